@@ -1,0 +1,66 @@
+// One module definition in, its compiled spec out: fields, table, schemas, permissions, routes.
+import type { Action, FieldDef, ModuleDef } from '../config/types.js'
+import { FIELD_TYPES, type SchemaContext } from './field-types.js'
+import { blindIndexColumnOf } from './metadata.js'
+import { modulePermissions } from './permissions.js'
+import { compileSchemas } from './schemas.js'
+import { compileTable } from './table.js'
+import type { DefaultSpec, FieldSpec, ModuleSpec, RouteSpec } from './types.js'
+
+export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
+  const entry = FIELD_TYPES[def.type]
+  return {
+    def,
+    name: def.name,
+    column: def.name,
+    storage: def.encrypted ? 'text' : entry.storage,
+    encrypted: def.encrypted,
+    blindIndexColumn: def.encrypted ? blindIndexColumnOf(def.name) : undefined,
+    writeOnly: def.type === 'password',
+    parseFilter: entry.parseFilter,
+    sortable: entry.sortable && !def.encrypted,
+    valueSchema: entry.valueSchema(def, context),
+    label: entry.label,
+  }
+}
+
+function compileDefaults(def: ModuleDef): DefaultSpec[] {
+  return def.fields.flatMap((field): DefaultSpec[] => {
+    if (field.default === '$now') return [{ field: field.name, value: { now: field.type === 'date' ? 'date' : 'datetime' } }]
+    if (field.default !== undefined) return [{ field: field.name, value: { literal: field.default } }]
+    // The state field starts at the first state of its list (D6).
+    if (field.state && field.enum?.[0] !== undefined) return [{ field: field.name, value: { literal: field.enum[0] } }]
+    return []
+  })
+}
+
+function compileRoutes(permissions: Readonly<Record<Action, string>>): RouteSpec[] {
+  return [
+    { operation: 'list', method: 'GET', url: '/', permission: permissions.ver },
+    { operation: 'get', method: 'GET', url: '/:id', permission: permissions.ver },
+    { operation: 'history', method: 'GET', url: '/:id/historial', permission: permissions.ver },
+    { operation: 'create', method: 'POST', url: '/', permission: permissions.crear },
+    { operation: 'update', method: 'PUT', url: '/:id', permission: permissions.editar },
+    { operation: 'remove', method: 'DELETE', url: '/:id', permission: permissions.eliminar },
+  ]
+}
+
+/** Pure: a module definition and the role names in, everything the engine needs out. */
+export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpec {
+  const fields = def.fields.map((f) => compileField(f, context))
+  const permissions = modulePermissions(def.name)
+  return {
+    def,
+    name: def.name,
+    prefix: def.prefix,
+    fields,
+    fieldsByName: new Map(fields.map((f) => [f.name, f])),
+    requiredFields: def.fields.filter((f) => f.required).map((f) => f.name),
+    stateField: def.fields.find((f) => f.state)?.name,
+    defaults: compileDefaults(def),
+    table: compileTable(def.name, fields),
+    schemas: compileSchemas(fields, def.prefix),
+    permissions,
+    routes: compileRoutes(permissions),
+  }
+}

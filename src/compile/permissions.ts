@@ -1,0 +1,49 @@
+// Permission names `{module}.{action}` (spec 5.2) and the roles that hold them (D21).
+import { ACTIONS, type Action, type RoleDef } from '../config/types.js'
+import type { RoleSpec } from './types.js'
+
+export const permissionName = (namespace: string, action: Action | '*'): string => `${namespace}.${action}`
+
+export function modulePermissions(name: string): Readonly<Record<Action, string>> {
+  return Object.fromEntries(ACTIONS.map((action) => [action, permissionName(name, action)])) as Record<Action, string>
+}
+
+/** Every concrete permission a namespace offers. */
+export interface Namespace {
+  readonly name: string
+  readonly actions: readonly Action[]
+}
+
+function expand(permission: string, namespaces: readonly Namespace[]): string[] {
+  const [moduleName, action] = permission.split('.')
+  return namespaces
+    .filter((ns) => moduleName === '*' || ns.name === moduleName)
+    .flatMap((ns) => ns.actions.filter((a) => action === '*' || a === action).map((a) => permissionName(ns.name, a)))
+}
+
+export function compileRole(def: RoleDef, namespaces: readonly Namespace[]): RoleSpec {
+  return {
+    name: def.name,
+    description: def.description,
+    permissions: def.permissions,
+    granted: new Set(def.permissions.flatMap((p) => expand(p, namespaces))),
+  }
+}
+
+function grantCovers(grant: string, wanted: string): boolean {
+  if (grant === '*.*') return true
+  const [gm, ga] = grant.split('.')
+  const [wm, wa] = wanted.split('.')
+  if (wm === '*') return false
+  if (gm !== wm) return false
+  return ga === '*' || (wa !== '*' && ga === wa)
+}
+
+/**
+ * Whether `actor` holds everything `target` holds, wildcards compared as written:
+ * only `*.*` covers `*.*`, so an administrador (every `{module}.*`) does not cover a
+ * superadmin. Nobody may give, edit or remove an account above their own (D21).
+ */
+export function roleCovers(actor: RoleSpec, target: RoleSpec): boolean {
+  return target.permissions.every((wanted) => actor.permissions.some((grant) => grantCovers(grant, wanted)))
+}

@@ -1,0 +1,52 @@
+// JSON Schemas of a module: create body, update body and record (response).
+import type { FieldSpec, ModuleSchemas } from './types.js'
+import type { JsonSchema } from './field-types.js'
+import { MASK, META } from './metadata.js'
+
+const STRING_TYPES = new Set(['string', 'text', 'password', 'role', 'date', 'datetime', 'time'])
+
+/** A field's schema in a request body: required ones cannot be empty; optional ones may be null. */
+function bodySchemaOf(field: FieldSpec): JsonSchema {
+  const base: JsonSchema = { ...field.valueSchema, ...(field.def.description === undefined ? {} : { description: field.def.description }) }
+  if (field.def.required) {
+    return STRING_TYPES.has(field.def.type) ? { ...base, minLength: Math.max(1, field.def.minLength ?? 1) } : base
+  }
+  const type = base['type']
+  if (typeof type !== 'string') return base // mixed: anything, null included
+  const enumValues = base['enum'] as readonly unknown[] | undefined
+  return { ...base, type: [type, 'null'], ...(enumValues === undefined ? {} : { enum: [...enumValues, null] }) }
+}
+
+function recordSchemaOf(field: FieldSpec): JsonSchema {
+  const body = bodySchemaOf({ ...field, def: { ...field.def, required: false } })
+  if (!field.encrypted) return body
+  return { anyOf: [body, { type: 'string', const: MASK }], description: `Cifrado en reposo; '${MASK}' sin el permiso descifrar.` }
+}
+
+const metadataSchema: Readonly<Record<string, JsonSchema>> = {
+  [META.created]: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS' },
+  [META.createdBy]: { type: 'string' },
+  [META.modified]: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS' },
+  [META.modifiedBy]: { type: 'string' },
+  [META.version]: { type: 'integer', minimum: 1 },
+  [META.hash]: { type: 'string', description: 'SHA-256 del registro almacenado (D17)' },
+}
+
+export function compileSchemas(fields: readonly FieldSpec[], prefix: string): ModuleSchemas {
+  const writable = Object.fromEntries(fields.map((f) => [f.name, bodySchemaOf(f)]))
+  const required = fields.filter((f) => f.def.required).map((f) => f.name)
+  const readable = fields.filter((f) => !f.writeOnly)
+  return {
+    create: { type: 'object', additionalProperties: false, required, properties: writable },
+    update: { type: 'object', additionalProperties: false, properties: writable },
+    record: {
+      type: 'object',
+      required: [META.id, ...Object.keys(metadataSchema)],
+      properties: {
+        [META.id]: { type: 'string', pattern: `^${prefix}-[0-9]{4}-[0-9]{5,}$` },
+        ...Object.fromEntries(readable.map((f) => [f.name, recordSchemaOf(f)])),
+        ...metadataSchema,
+      },
+    },
+  }
+}

@@ -1,0 +1,26 @@
+// The whole configuration compiled: every module, every role, the accounts module.
+import { ACTIONS, type ModulesConfig } from '../config/types.js'
+import { compileModule } from './module.js'
+import { compileRole, permissionName, type Namespace } from './permissions.js'
+import type { ModuleSpec, ServiceSpec } from './types.js'
+
+/** Pure: a validated ModulesConfig in, the ServiceSpec the engine serves out. */
+export function compileService(config: ModulesConfig): ServiceSpec {
+  const context = { roles: config.roles.map((r) => r.name) }
+  const modules = config.modules.map((m) => compileModule(m, context))
+  const moduleByName = new Map(modules.map((m) => [m.name, m]))
+  const auditPath = config.service.auditPath
+  const namespaces: Namespace[] = [
+    ...modules.map((m) => ({ name: m.name, actions: ACTIONS })),
+    { name: auditPath, actions: ['ver'] },
+  ]
+  const accountsModule = moduleByName.get(config.service.accounts.module) as ModuleSpec // checked by config rules
+  return {
+    service: config.service,
+    modules,
+    moduleByName,
+    roles: new Map(config.roles.map((r) => [r.name, compileRole(r, namespaces)])),
+    accounts: { ...config.service.accounts, spec: accountsModule },
+    audit: { path: auditPath, permission: permissionName(auditPath, 'ver') },
+  }
+}

@@ -1,0 +1,24 @@
+// The SQL table of a module: metadata columns, one column per field, blind-index
+// columns for encrypted fields, and the indexes that unique and `index: true` ask for.
+import type { ColumnSpec, FieldSpec, IndexSpec, TableSpec } from './types.js'
+import { META, META_COLUMNS, ROW_COLUMN } from './metadata.js'
+
+export function compileTable(name: string, fields: readonly FieldSpec[]): TableSpec {
+  const columns: ColumnSpec[] = [
+    { name: ROW_COLUMN, storage: 'integer', nullable: false, autoIncrement: true },
+    ...META_COLUMNS,
+  ]
+  const indexes: IndexSpec[] = [
+    { name: `ux_${name}__id`, columns: [META.id], unique: true, liveOnly: false },
+    { name: `ix_${name}__created_by`, columns: [META.createdBy], unique: false, liveOnly: true },
+  ]
+  for (const field of fields) {
+    columns.push({ name: field.column, storage: field.storage, nullable: true })
+    // Encrypted values are searched and kept unique through their blind index (D16).
+    const searchable = field.blindIndexColumn ?? field.column
+    if (field.blindIndexColumn !== undefined) columns.push({ name: field.blindIndexColumn, storage: 'text', nullable: true })
+    if (field.def.unique) indexes.push({ name: `ux_${name}_${field.name}`, columns: [searchable], unique: true, liveOnly: true, field: field.name })
+    else if (field.def.index) indexes.push({ name: `ix_${name}_${field.name}`, columns: [searchable], unique: false, liveOnly: true })
+  }
+  return { name, columns, indexes }
+}

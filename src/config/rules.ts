@@ -1,0 +1,143 @@
+// What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
+import type { ConfigProblem } from '../errors.js'
+import { didYouMean } from './suggest.js'
+import { ACTIONS, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
+import type { YamlSource } from './yaml-source.js'
+
+/** Path segments the service itself serves below BASE_PATH (spec section 4, D3). */
+const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi']
+
+/** Query parameters of a list (D11): a field cannot share their names. */
+const RESERVED_FIELDS = ['limit', 'offset', 'sort']
+
+const STRINGISH: readonly FieldType[] = ['string', 'text', 'password']
+const NUMERIC: readonly FieldType[] = ['integer', 'decimal']
+const NOT_ENCRYPTABLE: readonly FieldType[] = ['password', 'role', 'boolean']
+const NOT_COMPARABLE: readonly FieldType[] = ['array', 'mixed', 'password']
+
+type Report = (path: readonly (string | number)[], message: string, atKey?: boolean) => void
+
+function defaultFits(field: FieldDef): boolean {
+  const value = field.default
+  if (value === '$now') return field.type === 'date' || field.type === 'datetime'
+  if (field.enum !== undefined) return typeof value === 'string' && field.enum.includes(value)
+  switch (field.type) {
+    case 'integer': return Number.isInteger(value)
+    case 'decimal': return typeof value === 'number'
+    case 'boolean': return typeof value === 'boolean'
+    case 'array': return Array.isArray(value)
+    case 'mixed': return true
+    case 'password': return false
+    default: return typeof value === 'string'
+  }
+}
+
+function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
+  const at = (key: string) => ['modules', mod.name, 'fields', field.name, key]
+  const name = `${mod.name}.${field.name}`
+  if (field.enum !== undefined && field.type !== 'string')
+    report(at('enum'), `${name}: 'enum' solo se admite en campos de tipo string.`)
+  if (field.state && field.enum === undefined)
+    report(at('state'), `${name}: el campo de estado necesita 'enum' con la lista de estados.`)
+  if (field.default !== undefined && !defaultFits(field))
+    report(at('default'), `${name}: el valor por defecto no es válido para el tipo ${field.type}${field.enum ? ` (valores posibles: ${field.enum.join(', ')})` : ''}.`)
+  if (field.encrypted && NOT_ENCRYPTABLE.includes(field.type))
+    report(at('encrypted'), `${name}: un campo de tipo ${field.type} no se puede cifrar.`)
+  if (field.unique && NOT_COMPARABLE.includes(field.type))
+    report(at('unique'), `${name}: un campo de tipo ${field.type} no puede ser único.`)
+  if (field.index && NOT_COMPARABLE.includes(field.type))
+    report(at('index'), `${name}: un campo de tipo ${field.type} no se puede indexar.`)
+  for (const key of ['minimum', 'maximum'] as const)
+    if (field[key] !== undefined && !NUMERIC.includes(field.type))
+      report(at(key), `${name}: '${key}' solo se admite en campos integer o decimal.`)
+  for (const [key, value] of [['min_length', field.minLength], ['max_length', field.maxLength], ['pattern', field.pattern], ['format', field.format]] as const)
+    if (value !== undefined && !STRINGISH.includes(field.type))
+      report(at(key), `${name}: '${key}' solo se admite en campos string, text o password.`)
+  if (field.renamedFrom !== undefined && mod.fields.some((f) => f.name === field.renamedFrom))
+    report(at('renamed_from'), `${name}: 'renamed_from' nombra un campo que todavía existe (${field.renamedFrom}).`)
+}
+
+function checkModules(config: ModulesConfig, report: Report): void {
+  const prefixes = new Map<string, string>()
+  for (const mod of config.modules) {
+    if (RESERVED_PATHS.includes(mod.name) || mod.name === config.service.auditPath)
+      report(['modules', mod.name], `El nombre de módulo '${mod.name}' está reservado por el servicio.`, true)
+    const other = prefixes.get(mod.prefix)
+    if (other !== undefined) report(['modules', mod.name, 'prefix'], `El prefijo '${mod.prefix}' ya lo usa el módulo '${other}'.`)
+    prefixes.set(mod.prefix, mod.name)
+    const states = mod.fields.filter((f) => f.state)
+    for (const extra of states.slice(1))
+      report(['modules', mod.name, 'fields', extra.name, 'state'], `${mod.name}: solo puede haber un campo de estado (ya lo es '${states[0]?.name}').`)
+    for (const field of mod.fields) {
+      if (RESERVED_FIELDS.includes(field.name))
+        report(['modules', mod.name, 'fields', field.name], `${mod.name}: el nombre de campo '${field.name}' está reservado para los parámetros de lista.`, true)
+      checkField(mod, field, report)
+    }
+  }
+}
+
+function checkRoles(config: ModulesConfig, report: Report): void {
+  const namespaces = [...config.modules.map((m) => m.name), config.service.auditPath]
+  for (const role of config.roles) {
+    role.permissions.forEach((permission, index) => {
+      const [moduleName = '', action = ''] = permission.split('.')
+      const at = ['roles', role.name, 'permissions', index]
+      if (moduleName !== '*' && !namespaces.includes(moduleName))
+        report(at, `Rol ${role.name}: el permiso '${permission}' nombra un módulo que no existe.${didYouMean(moduleName, namespaces)}`)
+      else if (action !== '*' && !(ACTIONS as readonly string[]).includes(action))
+        report(at, `Rol ${role.name}: acción desconocida '${action}' (acciones: ${ACTIONS.join(', ')}).${didYouMean(action, ACTIONS)}`)
+      else if (moduleName === config.service.auditPath && action !== 'ver' && action !== '*')
+        report(at, `Rol ${role.name}: el registro de auditoría solo admite la acción 'ver'.`)
+    })
+  }
+}
+
+function checkAccounts(config: ModulesConfig, report: Report): void {
+  const accounts = config.service.accounts
+  const mod = config.modules.find((m) => m.name === accounts.module)
+  if (mod === undefined) {
+    report(['service', 'accounts', 'module'], `El módulo de cuentas '${accounts.module}' no existe.${didYouMean(accounts.module, config.modules.map((m) => m.name))}`)
+    return
+  }
+  const expect = (part: 'username' | 'password' | 'role' | 'active', type: FieldType, extra: (f: FieldDef) => string) => {
+    const field = mod.fields.find((f) => f.name === accounts[part])
+    if (field === undefined) report(['service', 'accounts', part], `El campo '${accounts[part]}' no existe en el módulo ${mod.name}.`)
+    else if (field.type !== type) report(['service', 'accounts', part], `El campo '${field.name}' debe ser de tipo ${type}.`)
+    else {
+      const problem = extra(field)
+      if (problem !== '') report(['service', 'accounts', part], problem)
+    }
+  }
+  expect('username', 'string', (f) => (f.unique && f.required && !f.encrypted ? '' : `El campo '${f.name}' debe ser obligatorio, único y sin cifrar.`))
+  expect('password', 'password', (f) => (f.required ? '' : `El campo '${f.name}' debe ser obligatorio.`))
+  expect('role', 'role', (f) => (f.required ? '' : `El campo '${f.name}' debe ser obligatorio.`))
+  expect('active', 'boolean', () => '')
+  accounts.profile.forEach((name, index) => {
+    const field = mod.fields.find((f) => f.name === name)
+    if (field === undefined || field.type === 'password')
+      report(['service', 'accounts', 'profile', index], `El campo de perfil '${name}' no existe en ${mod.name} o no se puede mostrar.`)
+  })
+}
+
+function checkService(config: ModulesConfig, report: Report): void {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: config.service.timezone })
+  } catch {
+    report(['service', 'timezone'], `Zona horaria desconocida '${config.service.timezone}' (ejemplo: Europe/Madrid).`)
+  }
+  if (config.service.list.defaultLimit > config.service.list.maxLimit)
+    report(['service', 'list', 'default_limit'], 'default_limit no puede ser mayor que max_limit.')
+  if (RESERVED_PATHS.includes(config.service.auditPath))
+    report(['service', 'audit_path'], `La ruta '${config.service.auditPath}' está reservada por el servicio.`)
+}
+
+/** Every cross-cutting problem of a configuration whose shape is already valid. */
+export function checkRules(config: ModulesConfig, source: YamlSource): ConfigProblem[] {
+  const problems: ConfigProblem[] = []
+  const report: Report = (path, message, atKey = false) => problems.push(source.problem(path, message, atKey))
+  checkService(config, report)
+  checkModules(config, report)
+  checkRoles(config, report)
+  checkAccounts(config, report)
+  return problems.sort((a, b) => a.line - b.line || a.column - b.column)
+}

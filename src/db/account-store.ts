@@ -1,0 +1,71 @@
+// What login and every authenticated request need to know about accounts and tokens.
+import { META } from '../compile/metadata.js'
+import type { AccountsSpec } from '../compile/types.js'
+import type { Database, Row } from './database.js'
+import { VALUE_CONVERSIONS } from './dialects/values.js'
+import { SYSTEM_TABLES } from './migrate/system-tables.js'
+
+export interface Credentials {
+  readonly id: string
+  readonly passwordHash: string
+  readonly active: boolean
+}
+
+export interface Account {
+  readonly id: string
+  readonly role: string
+  /** `_id`, the profile fields of modules.yaml and `_created` (spec 2.9). */
+  readonly profile: Readonly<Record<string, unknown>>
+}
+
+export interface AccountStore {
+  /** A live account by username, with its password hash, for login only. */
+  credentials(username: string): Promise<Credentials | undefined>
+  /** A live, active account: undefined when deleted or disabled (D20). */
+  activeAccount(id: string): Promise<Account | undefined>
+  count(): Promise<number>
+  isRevoked(jti: string): Promise<boolean>
+  /** Durable revocation (D20): survives restarts, seen by every instance on the database. */
+  revoke(jti: string, expiresAtSeconds: number, nowSeconds: number): Promise<void>
+}
+
+export function createAccountStore(database: Database, accounts: AccountsSpec): AccountStore {
+  const { db } = database
+  const table = accounts.spec.table.name
+  const toBool = VALUE_CONVERSIONS[database.dialect].boolean.fromDb
+  const isActive = (row: Row) => row[accounts.active] === null || row[accounts.active] === undefined || toBool(row[accounts.active]) === true
+  const live = () => db.selectFrom(table).where(META.deleted, 'is', null)
+
+  return {
+    async credentials(username) {
+      const row = await live().select([META.id, accounts.password, accounts.active]).where(accounts.username, '=', username).executeTakeFirst()
+      if (row === undefined) return undefined
+      return { id: String(row[META.id]), passwordHash: String(row[accounts.password] ?? ''), active: isActive(row) }
+    },
+    async activeAccount(id) {
+      const row = await live().select([META.id, META.created, accounts.role, accounts.active, ...accounts.profile]).where(META.id, '=', id).executeTakeFirst()
+      if (row === undefined || !isActive(row)) return undefined
+      return {
+        id,
+        role: String(row[accounts.role]),
+        profile: { [META.id]: id, ...Object.fromEntries(accounts.profile.map((f) => [f, row[f] ?? null])), [META.created]: row[META.created] },
+      }
+    },
+    async count() {
+      const row = await live().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+      return Number(row?.['n'] ?? 0)
+    },
+    async isRevoked(jti) {
+      const row = await db.selectFrom(SYSTEM_TABLES.revokedTokens).select('jti').where('jti', '=', jti).executeTakeFirst()
+      return row !== undefined
+    },
+    async revoke(jti, expiresAtSeconds, nowSeconds) {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto(SYSTEM_TABLES.revokedTokens).values({ jti, expires_at: expiresAtSeconds })
+          .onConflict((oc) => oc.column('jti').doNothing()).execute()
+        // Expired tokens are rejected by their signature check already: forget them.
+        await trx.deleteFrom(SYSTEM_TABLES.revokedTokens).where('expires_at', '<', nowSeconds).execute()
+      })
+    },
+  }
+}

@@ -1,0 +1,77 @@
+// The append-only audit chain (D18): each entry carries the previous entry's hash.
+import type { Db, Row } from './database.js'
+import { canonicalJson, sha256Hex } from './canonical.js'
+import { SYSTEM_TABLES } from './migrate/system-tables.js'
+
+export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'login' | 'login_fallido' | 'logout' | 'consultar'
+
+export interface AuditEvent {
+  readonly userId: string | null
+  readonly action: AuditAction
+  readonly module: string | null
+  readonly recordId: string | null
+  readonly version: number | null
+  readonly recordHash: string | null
+  /** Names of the fields changed or read, never their values. */
+  readonly fields: readonly string[]
+}
+
+export interface AuditEntry {
+  readonly seq: number
+  readonly at: string
+  readonly user_id: string | null
+  readonly action: AuditAction
+  readonly module: string | null
+  readonly record_id: string | null
+  readonly version: number | null
+  readonly record_hash: string | null
+  readonly fields: readonly string[]
+  readonly prev_hash: string
+  readonly hash: string
+}
+
+export const GENESIS_HASH = '0'.repeat(64)
+
+/** The hash of an entry: everything but `hash` itself, canonically. */
+export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'>): string {
+  return sha256Hex(canonicalJson(entry))
+}
+
+export function auditEntryFromRow(row: Row): AuditEntry {
+  return {
+    seq: Number(row['seq']),
+    at: String(row['at']),
+    user_id: (row['user_id'] as string | null) ?? null,
+    action: row['action'] as AuditAction,
+    module: (row['module'] as string | null) ?? null,
+    record_id: (row['record_id'] as string | null) ?? null,
+    version: row['version'] === null || row['version'] === undefined ? null : Number(row['version']),
+    record_hash: (row['record_hash'] as string | null) ?? null,
+    fields: JSON.parse(String(row['fields'])) as string[],
+    prev_hash: String(row['prev_hash']),
+    hash: String(row['hash']),
+  }
+}
+
+/**
+ * Appends entries after the current tail. Call inside the write transaction of the change
+ * it records: the write lock serialises the tail, so the chain never forks.
+ */
+export async function appendAudit(trx: Db, events: readonly AuditEvent[], at: string): Promise<void> {
+  if (events.length === 0) return
+  const tail = await trx.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst()
+  let seq = tail === undefined ? 0 : Number(tail['seq'])
+  let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])
+  const rows: Row[] = []
+  for (const event of events) {
+    seq += 1
+    const entry = {
+      seq, at, user_id: event.userId, action: event.action, module: event.module, record_id: event.recordId,
+      version: event.version, record_hash: event.recordHash, fields: [...event.fields], prev_hash: prev,
+    }
+    const hash = hashAuditEntry(entry)
+    rows.push({ ...entry, fields: JSON.stringify(entry.fields), hash })
+    prev = hash
+  }
+  await trx.insertInto(SYSTEM_TABLES.audit).values(rows).execute()
+}

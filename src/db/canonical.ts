@@ -1,0 +1,17 @@
+// Canonical JSON (keys sorted at every depth) and SHA-256: the basis of `_hash` (D17)
+// and of the audit chain (D18).
+import { createHash } from 'node:crypto'
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+}
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex')
+
+/** The text a scalar is encrypted and blind-indexed as: strings as they are, the rest as JSON. */
+export const plaintextOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))

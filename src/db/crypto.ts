@@ -1,0 +1,78 @@
+// Field encryption at rest (D14) and blind indexes (D16).
+// Stored form: `v1.<keyId>.<iv>.<tag>.<ciphertext>` (base64url parts). The key id lets
+// several keys coexist: the active one encrypts, every configured one decrypts.
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import { integrityError } from '../errors.js'
+
+export interface Keyring {
+  /** Id of the key that encrypts new values. */
+  readonly activeId: string
+  readonly keys: ReadonlyMap<string, Buffer>
+}
+
+export interface FieldCipher {
+  readonly activeKeyId: string
+  encrypt(plaintext: string, context: string): string
+  /** Throws an integrity error on an unknown key or a failed GCM tag: never garbage. */
+  decrypt(stored: string, context: string): string
+  keyIdOf(stored: string): string | undefined
+  /** Blind index under the active key. */
+  blindIndex(plaintext: string): string
+  /** Blind indexes under every key: matches values not yet rotated. */
+  blindIndexes(plaintext: string): readonly string[]
+}
+
+const VERSION = 'v1'
+
+export const keyIdOf = (key: Buffer): string =>
+  createHash('sha256').update('municipal-records key id').update(key).digest('hex').slice(0, 8)
+
+/** Parses a base64 32-byte key; throws a readable Error (startup refuses to go on). */
+export function parseKey(base64: string, source: string): Buffer {
+  const key = Buffer.from(base64.trim(), 'base64')
+  if (key.length !== 32) throw new Error(`${source}: la clave de cifrado debe ser de 32 bytes en base64 (tiene ${key.length})`)
+  return key
+}
+
+export function createKeyring(keys: readonly Buffer[]): Keyring {
+  const first = keys[0]
+  if (first === undefined) throw new Error('Se necesita al menos una clave de cifrado')
+  return { activeId: keyIdOf(first), keys: new Map(keys.map((k) => [keyIdOf(k), k])) }
+}
+
+const indexKeyOf = (key: Buffer): Buffer =>
+  Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'municipal-records blind index', 32))
+
+export function createFieldCipher(keyring: Keyring): FieldCipher {
+  const indexKeys = new Map([...keyring.keys].map(([id, key]) => [id, indexKeyOf(key)]))
+  const activeKey = keyring.keys.get(keyring.activeId) as Buffer
+  const activeIndexKey = indexKeys.get(keyring.activeId) as Buffer
+  const hmac = (key: Buffer, plaintext: string) => createHmac('sha256', key).update(plaintext, 'utf8').digest('base64url')
+
+  return {
+    activeKeyId: keyring.activeId,
+    encrypt(plaintext, context) {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv('aes-256-gcm', activeKey, iv)
+      cipher.setAAD(Buffer.from(context, 'utf8'))
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+      return [VERSION, keyring.activeId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
+    },
+    decrypt(stored, context) {
+      const [version, keyId = '', iv = '', tag = '', body = ''] = stored.split('.')
+      const key = keyring.keys.get(keyId)
+      if (version !== VERSION || key === undefined) throw integrityError(new Error(`valor cifrado con clave desconocida '${keyId}'`))
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+        decipher.setAAD(Buffer.from(context, 'utf8'))
+        decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
+      } catch (error) {
+        throw integrityError(error)
+      }
+    },
+    keyIdOf: (stored) => (stored.startsWith(`${VERSION}.`) ? stored.split('.')[1] : undefined),
+    blindIndex: (plaintext) => hmac(activeIndexKey, plaintext),
+    blindIndexes: (plaintext) => [...indexKeys.values()].map((key) => hmac(key, plaintext)),
+  }
+}

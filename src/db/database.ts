@@ -1,0 +1,21 @@
+// The database handle every db/ module works through: Kysely plus the few facts
+// that differ between dialects (they live in dialects/, nowhere else).
+import type { Kysely } from 'kysely'
+import type { Dialect } from '../compile/field-types.js'
+
+/** Tables are compiled from modules.yaml at startup, so their rows are plain records. */
+export type Row = Record<string, unknown>
+export type DynamicDb = Record<string, Row>
+export type Db = Kysely<DynamicDb>
+
+export interface Database {
+  readonly db: Db
+  readonly dialect: Dialect
+  /** Where the data is, for logs; never a password. */
+  readonly location: string
+  /** The index or column named by a unique-constraint violation, if `error` is one. */
+  uniqueViolation(error: unknown): string | undefined
+  /** A lock that did not clear in time: worth a 503 with retry-after, not a 500. */
+  isBusy(error: unknown): boolean
+  close(): Promise<void>
+}

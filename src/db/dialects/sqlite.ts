@@ -1,0 +1,74 @@
+// Embedded SQLite through better-sqlite3: WAL, a busy timeout, write transactions
+// that take the write lock up front (BEGIN IMMEDIATE) and reused prepared statements.
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely'
+import type { Database, DynamicDb } from '../database.js'
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  // A deferred transaction that reads and then writes can fail with SQLITE_BUSY when
+  // another process wrote in between; taking the lock first makes busy_timeout apply.
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: { database: SqliteDatabase }
+  constructor(config: { database: SqliteDatabase }) {
+    super(config)
+    this.#config = config
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.#config)
+  }
+}
+
+/** Kysely prepares every query; better-sqlite3 statements can be reused, so keep them. */
+function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>()
+  return {
+    close: () => raw.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql)
+      if (statement === undefined) {
+        if (cache.size >= 1000) cache.clear()
+        statement = raw.prepare(sql)
+        cache.set(sql, statement)
+      }
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>
+    },
+  }
+}
+
+export interface SqliteOptions {
+  readonly file: string
+  readonly busyTimeoutMs?: number
+}
+
+export function createSqliteDatabase(options: SqliteOptions): Database {
+  if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true })
+  const raw = new BetterSqlite3(options.file)
+  raw.pragma('journal_mode = WAL')
+  // FULL: an acknowledged write survives a power cut, not only a process crash.
+  raw.pragma('synchronous = FULL')
+  raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  const db = new Kysely<DynamicDb>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) })
+  return {
+    db,
+    dialect: 'sqlite',
+    location: options.file,
+    uniqueViolation(error) {
+      const e = error as { code?: string; message?: string }
+      if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return undefined
+      // "UNIQUE constraint failed: table.column"
+      return /failed: [^.]+\.([^, ]+)/.exec(e.message ?? '')?.[1]
+    },
+    isBusy: (error) => {
+      const code = (error as { code?: string })?.code ?? ''
+      return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED'
+    },
+    close: () => db.destroy(),
+  }
+}

@@ -1,0 +1,105 @@
+// The migration plan as data: a pure diff of the stored snapshot and modules.yaml.
+import type { ColumnSpec, IndexSpec, ModuleSpec, TableSpec } from '../../compile/types.js'
+import type { SchemaSnapshot } from './snapshot.js'
+
+export type MigrationStep =
+  | { readonly kind: 'create_table'; readonly table: TableSpec }
+  | { readonly kind: 'add_column'; readonly table: string; readonly column: ColumnSpec }
+  | { readonly kind: 'rename_column'; readonly table: string; readonly from: string; readonly to: string }
+  | { readonly kind: 'create_index'; readonly table: string; readonly index: IndexSpec }
+  | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
+  /** Existing rows must not hold the removed values (checked against the data). */
+  | { readonly kind: 'narrow_enum'; readonly table: string; readonly field: string; readonly removed: readonly string[] }
+  /** A field became required: existing rows must all have it (checked against the data). */
+  | { readonly kind: 'require_field'; readonly table: string; readonly field: string }
+  | { readonly kind: 'remove_module'; readonly table: string }
+  | { readonly kind: 'remove_field'; readonly table: string; readonly field: string }
+  | { readonly kind: 'change_type'; readonly table: string; readonly field: string; readonly from: string; readonly to: string }
+  | { readonly kind: 'encrypt_field' | 'decrypt_field'; readonly table: string; readonly field: string }
+
+/** Steps that rewrite or drop data: never applied at startup (issue #4: `records migrate`). */
+export const UNSAFE_KINDS: ReadonlySet<MigrationStep['kind']> = new Set([
+  'remove_module', 'remove_field', 'change_type', 'encrypt_field', 'decrypt_field',
+])
+
+export const isUnsafe = (step: MigrationStep): boolean => UNSAFE_KINDS.has(step.kind)
+
+const sameIndex = (a: IndexSpec, b: IndexSpec): boolean =>
+  a.unique === b.unique && a.liveOnly === b.liveOnly && a.columns.join(',') === b.columns.join(',')
+
+function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string]): MigrationStep[] {
+  const steps: MigrationStep[] = []
+  const table = spec.name
+  const oldColumns = new Set(before.table.columns.map((c) => c.name))
+  const renamedAway = new Set<string>()
+  for (const field of spec.fields) {
+    const previous = before.fields[field.name]
+    const from = field.def.renamedFrom
+    if (previous === undefined && from !== undefined && before.fields[from] !== undefined) {
+      steps.push({ kind: 'rename_column', table, from, to: field.name })
+      renamedAway.add(from)
+      const old = before.fields[from]
+      if (old !== undefined && (old.type !== field.def.type)) steps.push({ kind: 'change_type', table, field: field.name, from: old.type, to: field.def.type })
+      continue
+    }
+    if (previous === undefined) {
+      for (const column of spec.table.columns.filter((c) => c.name === field.column || c.name === field.blindIndexColumn))
+        if (!oldColumns.has(column.name)) steps.push({ kind: 'add_column', table, column })
+      if (field.def.required && field.def.default === undefined) steps.push({ kind: 'require_field', table, field: field.name })
+      continue
+    }
+    if (previous.type !== field.def.type) steps.push({ kind: 'change_type', table, field: field.name, from: previous.type, to: field.def.type })
+    if (previous.encrypted !== field.encrypted) steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })
+    const removed = (previous.enum ?? []).filter((v) => field.def.enum !== undefined && !field.def.enum.includes(v))
+    if (field.def.enum !== undefined && (previous.enum === undefined || removed.length > 0))
+      steps.push({ kind: 'narrow_enum', table, field: field.name, removed: previous.enum === undefined ? [] : removed })
+    if (field.def.required && !previous.required && field.def.default === undefined) steps.push({ kind: 'require_field', table, field: field.name })
+  }
+  for (const name of Object.keys(before.fields))
+    if (!spec.fieldsByName.has(name) && !renamedAway.has(name)) steps.push({ kind: 'remove_field', table, field: name })
+
+  const oldIndexes = new Map(before.table.indexes.map((i) => [i.name, i]))
+  const newIndexes = new Map(spec.table.indexes.map((i) => [i.name, i]))
+  for (const [name, index] of oldIndexes) {
+    const next = newIndexes.get(name)
+    if (next === undefined || !sameIndex(index, next)) steps.push({ kind: 'drop_index', table, name })
+  }
+  for (const [name, index] of newIndexes) {
+    const old = oldIndexes.get(name)
+    if (old === undefined || !sameIndex(old, index)) steps.push({ kind: 'create_index', table, index })
+  }
+  return steps
+}
+
+/** Pure: what must change in the database to serve `modules`, given what it was migrated to. */
+export function planMigration(before: SchemaSnapshot, modules: readonly ModuleSpec[]): MigrationStep[] {
+  const steps: MigrationStep[] = []
+  for (const spec of modules) {
+    const previous = before.modules[spec.name]
+    if (previous === undefined) {
+      steps.push({ kind: 'create_table', table: spec.table })
+      for (const index of spec.table.indexes) steps.push({ kind: 'create_index', table: spec.name, index })
+    } else steps.push(...planModule(spec, previous))
+  }
+  for (const name of Object.keys(before.modules))
+    if (!modules.some((m) => m.name === name)) steps.push({ kind: 'remove_module', table: name })
+  return steps
+}
+
+/** One line per step in plain Spanish, for logs and `records migrate --dry-run`. */
+export function describeStep(step: MigrationStep): string {
+  switch (step.kind) {
+    case 'create_table': return `Crear el módulo '${step.table.name}'`
+    case 'add_column': return `Añadir la columna '${step.column.name}' a '${step.table}'`
+    case 'rename_column': return `Renombrar '${step.table}.${step.from}' a '${step.to}' conservando los datos`
+    case 'create_index': return `Crear el índice ${step.index.unique ? 'único ' : ''}'${step.index.name}'`
+    case 'drop_index': return `Eliminar el índice '${step.name}'`
+    case 'narrow_enum': return `Restringir los valores de '${step.table}.${step.field}'${step.removed.length > 0 ? ` (se quitan: ${step.removed.join(', ')})` : ''}`
+    case 'require_field': return `Hacer obligatorio '${step.table}.${step.field}'`
+    case 'remove_module': return `Quitar el módulo '${step.table}' (sus datos se conservarían en la base de datos)`
+    case 'remove_field': return `Quitar el campo '${step.table}.${step.field}'`
+    case 'change_type': return `Cambiar el tipo de '${step.table}.${step.field}' de ${step.from} a ${step.to}`
+    case 'encrypt_field': return `Cifrar el campo '${step.table}.${step.field}' y sus valores existentes`
+    case 'decrypt_field': return `Descifrar el campo '${step.table}.${step.field}' y sus valores existentes`
+  }
+}

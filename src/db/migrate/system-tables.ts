@@ -1,0 +1,45 @@
+// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens.
+import { sql } from 'kysely'
+import type { Database } from '../database.js'
+
+export const SYSTEM_TABLES = {
+  schemaState: '_schema_state',
+  sequences: '_sequences',
+  audit: '_audit',
+  revokedTokens: '_revoked_tokens',
+} as const
+
+/** Idempotent: creates what is missing. */
+export async function createSystemTables(database: Database): Promise<void> {
+  const { db } = database
+  const bigint = sql.raw(database.dialect === 'sqlite' ? 'integer' : 'bigint')
+  await db.schema.createTable(SYSTEM_TABLES.schemaState).ifNotExists()
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('snapshot', 'text', (c) => c.notNull())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.sequences).ifNotExists()
+    .addColumn('prefix', 'text', (c) => c.notNull())
+    .addColumn('year', 'integer', (c) => c.notNull())
+    .addColumn('value', bigint, (c) => c.notNull())
+    .addPrimaryKeyConstraint('pk_sequences', ['prefix', 'year'])
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.audit).ifNotExists()
+    .addColumn('seq', bigint, (c) => c.primaryKey())
+    .addColumn('at', 'text', (c) => c.notNull())
+    .addColumn('user_id', 'text')
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('module', 'text')
+    .addColumn('record_id', 'text')
+    .addColumn('version', 'integer')
+    .addColumn('record_hash', 'text')
+    .addColumn('fields', 'text', (c) => c.notNull())
+    .addColumn('prev_hash', 'text', (c) => c.notNull())
+    .addColumn('hash', 'text', (c) => c.notNull())
+    .execute()
+  await db.schema.createIndex('ix_audit_record').ifNotExists().on(SYSTEM_TABLES.audit).columns(['module', 'record_id']).execute()
+  await db.schema.createIndex('ix_audit_user').ifNotExists().on(SYSTEM_TABLES.audit).columns(['user_id']).execute()
+  await db.schema.createTable(SYSTEM_TABLES.revokedTokens).ifNotExists()
+    .addColumn('jti', 'text', (c) => c.primaryKey())
+    .addColumn('expires_at', bigint, (c) => c.notNull())
+    .execute()
+}

@@ -1,0 +1,101 @@
+// API values <-> stored columns for one module: encryption and blind indexes (D14, D16),
+// password hashes (D22), JSON and boolean columns, masking (D15) and the `_hash` (D17).
+import bcrypt from 'bcryptjs'
+import type { Dialect } from '../compile/field-types.js'
+import { MASK, META, ROW_COLUMN } from '../compile/metadata.js'
+import type { FieldSpec, ModuleSpec } from '../compile/types.js'
+import { canonicalJson, plaintextOf, sha256Hex } from './canonical.js'
+import type { FieldCipher } from './crypto.js'
+import type { Row } from './database.js'
+import { VALUE_CONVERSIONS } from './dialects/values.js'
+
+export const BCRYPT_ROUNDS = 10
+
+/** Encryption is bound to the module and record: a value copied elsewhere fails its tag. */
+export const encryptionContext = (spec: ModuleSpec, recordId: string): string => `${spec.name}:${recordId}`
+
+export interface RecordCodec {
+  /** Replaces password values by their bcrypt hashes; slow, so run before a transaction. */
+  hashPasswords(spec: ModuleSpec, values: Row): Promise<Row>
+  /** Columns for the given field values: ciphertext, blind index, JSON, booleans. */
+  encode(spec: ModuleSpec, values: Row, recordId: string): Row
+  /** A stored row as the API shows it; encrypted values decrypted or masked. */
+  decode(spec: ModuleSpec, row: Row, reveal: boolean): Row
+  /** Plain value of one field of a stored row (for change detection). */
+  plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
+  /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
+  hash(spec: ModuleSpec, row: Row): string
+  /** Blind-index values that match `value` under any configured key. */
+  blindIndexes(value: unknown): readonly string[]
+}
+
+export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): RecordCodec {
+  const conversions = VALUE_CONVERSIONS[dialect]
+
+  const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
+    raw === null || raw === undefined ? null : field.encrypted ? raw : conversions[field.storage].fromDb(raw)
+
+  const codec: RecordCodec = {
+    async hashPasswords(spec, values) {
+      const out: Row = { ...values }
+      for (const field of spec.fields)
+        if (field.writeOnly && typeof values[field.name] === 'string')
+          out[field.name] = await bcrypt.hash(values[field.name] as string, BCRYPT_ROUNDS)
+      return out
+    },
+    encode(spec, values, recordId) {
+      const out: Row = {}
+      for (const [name, value] of Object.entries(values)) {
+        const field = spec.fieldsByName.get(name)
+        if (field === undefined) continue
+        if (value === null || value === undefined) {
+          out[field.column] = null
+          if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = null
+        } else if (field.encrypted) {
+          const plaintext = plaintextOf(value)
+          out[field.column] = cipher.encrypt(plaintext, encryptionContext(spec, recordId))
+          if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
+        } else out[field.column] = conversions[field.storage].toDb(value)
+      }
+      return out
+    },
+    plainValue(spec, field, row) {
+      const raw = row[field.column]
+      if (raw === null || raw === undefined) return null
+      if (!field.encrypted) return conversions[field.storage].fromDb(raw)
+      const plaintext = cipher.decrypt(String(raw), encryptionContext(spec, String(row[META.id])))
+      return field.def.type === 'string' || field.def.type === 'text' || field.def.type === 'date' ||
+        field.def.type === 'datetime' || field.def.type === 'time' ? plaintext : JSON.parse(plaintext)
+    },
+    decode(spec, row, reveal) {
+      const out: Row = { [META.id]: row[META.id] }
+      for (const field of spec.fields) {
+        if (field.writeOnly) continue
+        const raw = row[field.column]
+        out[field.name] = raw === null || raw === undefined ? null
+          : field.encrypted && !reveal ? MASK
+          : codec.plainValue(spec, field, row)
+      }
+      out[META.created] = row[META.created]
+      out[META.createdBy] = row[META.createdBy]
+      out[META.modified] = row[META.modified]
+      out[META.modifiedBy] = row[META.modifiedBy]
+      out[META.version] = Number(row[META.version])
+      out[META.hash] = row[META.hash]
+      if (row[META.deleted] !== null && row[META.deleted] !== undefined) out[META.deleted] = row[META.deleted]
+      return out
+    },
+    hash(spec, row) {
+      const stored: Row = {}
+      for (const column of spec.table.columns) {
+        if (column.name === ROW_COLUMN || column.name === META.hash || column.name.startsWith('_bidx_')) continue
+        const field = spec.fieldsByName.get(column.name)
+        const raw = row[column.name]
+        stored[column.name] = field === undefined ? (column.name === META.version ? Number(raw) : raw ?? null) : logicalStored(field, raw)
+      }
+      return sha256Hex(canonicalJson(stored))
+    },
+    blindIndexes: (value) => cipher.blindIndexes(plaintextOf(value)),
+  }
+  return codec
+}

@@ -1,0 +1,206 @@
+// Every read and write of module records: transactions, ids, encryption, hashes, audit.
+import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
+import type { ListQuery } from '../compile/list-query.js'
+import { META, ROW_COLUMN } from '../compile/metadata.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
+import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
+import { canonicalJson } from './canonical.js'
+import type { Database, Db, Row } from './database.js'
+import { VALUE_CONVERSIONS } from './dialects/values.js'
+import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import type { RecordCodec } from './record-codec.js'
+import { nextRecordId } from './sequences.js'
+
+export type ApiRecord = Readonly<Record<string, unknown>>
+
+export interface ReadOptions {
+  /** Caller holds `{module}.descifrar`: encrypted fields are decrypted, else masked (D15). */
+  readonly reveal: boolean
+}
+
+export interface WriteOptions extends ReadOptions {
+  readonly actor: string
+  /** If-Match version (D13); undefined: last write wins. */
+  readonly ifMatch?: number | undefined
+}
+
+export interface RecordStore {
+  list(spec: ModuleSpec, query: ListQuery, options: ReadOptions): Promise<{ records: ApiRecord[]; total: number }>
+  /** A live record; throws 404 `Registro no encontrado` otherwise (D10). */
+  get(spec: ModuleSpec, id: string, options: ReadOptions): Promise<ApiRecord>
+  create(spec: ModuleSpec, values: Row, options: WriteOptions): Promise<ApiRecord>
+  update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
+  remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
+  /** The audit entries of one record, deleted records included (D25). */
+  history(spec: ModuleSpec, id: string): Promise<AuditEntry[]>
+  /** Appends audit entries that belong to no record write (logins, logouts). */
+  audit(events: readonly AuditEvent[]): Promise<void>
+}
+
+export interface RecordStoreOptions {
+  readonly database: Database
+  readonly codec: RecordCodec
+  readonly timezone: string
+  readonly clock: () => Date
+}
+
+export function createRecordStore(options: RecordStoreOptions): RecordStore {
+  const { database, codec, timezone, clock } = options
+  const { db } = database
+  const conversions = VALUE_CONVERSIONS[database.dialect]
+
+  /** Runs a write transaction, turning constraint and lock errors into client errors. */
+  async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction().execute(work)
+    } catch (error) {
+      if (isAppError(error)) throw error
+      const violated = database.uniqueViolation(error)
+      if (violated !== undefined) {
+        const index = spec.table.indexes.find((i) => i.name === violated)
+        const field = index?.field ?? spec.fields.find((f) => f.column === violated || f.blindIndexColumn === violated)?.name
+        if (field !== undefined) throw uniqueConflict(field)
+      }
+      if (database.isBusy(error)) throw busy(error)
+      throw error
+    }
+  }
+
+  async function liveRow(trx: Db, spec: ModuleSpec, id: string): Promise<Row> {
+    const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null).executeTakeFirst()
+    if (row === undefined) throw recordNotFound()
+    return row
+  }
+
+  function checkVersion(row: Row, ifMatch: number | undefined): void {
+    const current = Number(row[META.version])
+    if (ifMatch !== undefined && ifMatch !== current) throw versionConflict(current)
+  }
+
+  function withDefaults(spec: ModuleSpec, values: Row, now: Date): Row {
+    const out: Row = { ...values }
+    for (const d of spec.defaults) {
+      if (out[d.field] !== undefined && out[d.field] !== null) continue
+      out[d.field] = 'literal' in d.value ? d.value.literal
+        : d.value.now === 'date' ? formatTimestamp(now, timezone).slice(0, 10) : formatTimestamp(now, timezone)
+    }
+    return out
+  }
+
+  function changedFields(spec: ModuleSpec, before: Row, changes: Row): string[] {
+    return Object.keys(changes).filter((name) => {
+      const field = spec.fieldsByName.get(name)
+      if (field === undefined) return false
+      if (field.writeOnly) return true
+      return canonicalJson(codec.plainValue(spec, field, before)) !== canonicalJson(changes[name] ?? null)
+    })
+  }
+
+
+  return {
+    async list(spec, query, { reveal }) {
+      let base = db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
+      for (const filter of query.filters) {
+        const field = spec.fieldsByName.get(filter.column)
+        base = filter.blind
+          ? base.where(filter.column, 'in', [...codec.blindIndexes(filter.value)])
+          : base.where(filter.column, '=', field === undefined ? filter.value : conversions[field.storage].toDb(filter.value) as never)
+      }
+      const direction = query.sort.descending ? 'desc' : 'asc'
+      let page = base.selectAll().orderBy(query.sort.column, direction)
+      if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
+      const [rows, count] = await Promise.all([
+        page.limit(query.limit).offset(query.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+      ])
+      return { records: rows.map((row) => codec.decode(spec, row, reveal)), total: Number(count?.['n'] ?? 0) }
+    },
+
+    async get(spec, id, { reveal }) {
+      return codec.decode(spec, await liveRow(db, spec, id), reveal)
+    },
+
+    async create(spec, values, { actor, reveal }) {
+      const now = clock()
+      const prepared = await codec.hashPasswords(spec, withDefaults(spec, values, now))
+      const stamp = formatTimestamp(now, timezone)
+      const row = await write(spec, async (trx) => {
+        const id = await nextRecordId(trx, spec.prefix, Number(stamp.slice(0, 4)))
+        const stored: Row = {
+          [META.id]: id, ...codec.encode(spec, prepared, id),
+          [META.created]: stamp, [META.createdBy]: actor, [META.modified]: stamp, [META.modifiedBy]: actor,
+          [META.version]: 1, [META.deleted]: null,
+        }
+        stored[META.hash] = codec.hash(spec, stored)
+        await trx.insertInto(spec.table.name).values(stored).execute()
+        await appendAudit(trx, [{
+          userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
+          recordHash: String(stored[META.hash]), fields: Object.keys(prepared).filter((k) => prepared[k] !== null),
+        }], formatExactTimestamp(now, timezone))
+        return stored
+      })
+      return codec.decode(spec, row, reveal)
+    },
+
+    async update(spec, id, changes, { actor, reveal, ifMatch }) {
+      const prepared = await codec.hashPasswords(spec, changes)
+      const row = await write(spec, async (trx) => {
+        const now = clock()
+        const stamp = formatTimestamp(now, timezone)
+        const current = await liveRow(trx, spec, id)
+        checkVersion(current, ifMatch)
+        const version = Number(current[META.version]) + 1
+        const next: Row = {
+          ...current, ...codec.encode(spec, prepared, id),
+          [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version,
+        }
+        next[META.hash] = codec.hash(spec, next)
+        const { [ROW_COLUMN]: _row, ...columns } = next
+        await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
+        await appendAudit(trx, [{
+          userId: actor, action: 'editar', module: spec.name, recordId: id, version,
+          recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
+        }], formatExactTimestamp(now, timezone))
+        return next
+      })
+      return codec.decode(spec, row, reveal)
+    },
+
+    async remove(spec, id, { actor, ifMatch }) {
+      await write(spec, async (trx) => {
+        const now = clock()
+        const stamp = formatTimestamp(now, timezone)
+        const current = await liveRow(trx, spec, id)
+        checkVersion(current, ifMatch)
+        const version = Number(current[META.version]) + 1
+        const next: Row = { ...current, [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
+        next[META.hash] = codec.hash(spec, next)
+        await trx.updateTable(spec.table.name)
+          .set({ [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version, [META.hash]: next[META.hash] })
+          .where(META.id, '=', id).execute()
+        await appendAudit(trx, [{
+          userId: actor, action: 'eliminar', module: spec.name, recordId: id, version, recordHash: String(next[META.hash]), fields: [],
+        }], formatExactTimestamp(now, timezone))
+      })
+    },
+
+    async history(spec, id) {
+      const exists = await db.selectFrom(spec.table.name).select(META.id).where(META.id, '=', id).executeTakeFirst()
+      if (exists === undefined) throw recordNotFound()
+      const rows = await db.selectFrom(SYSTEM_TABLES.audit).selectAll()
+        .where('module', '=', spec.name).where('record_id', '=', id).orderBy('seq', 'asc').execute()
+      return rows.map(auditEntryFromRow)
+    },
+
+    async audit(events) {
+      const now = clock()
+      try {
+        await db.transaction().execute((trx) => appendAudit(trx, events, formatExactTimestamp(now, timezone)))
+      } catch (error) {
+        if (database.isBusy(error)) throw busy(error)
+        throw error
+      }
+    },
+  }
+}

@@ -1,0 +1,128 @@
+// Every error the service can answer with. A client sees `message` and `details`;
+// `cause` is for logs only. A bare `throw new Error` elsewhere means a programmer's bug.
+
+export type ErrorCode =
+  | 'BAD_JSON'
+  | 'VALIDATION'
+  | 'REQUIRED'
+  | 'UNAUTHENTICATED'
+  | 'INVALID_TOKEN'
+  | 'BAD_CREDENTIALS'
+  | 'FORBIDDEN'
+  | 'RECORD_NOT_FOUND'
+  | 'ROUTE_NOT_FOUND'
+  | 'UNIQUE_CONFLICT'
+  | 'VERSION_CONFLICT'
+  | 'BODY_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'BUSY'
+  | 'UNAVAILABLE'
+  | 'INTEGRITY'
+  | 'INTERNAL'
+
+export interface ErrorDetail {
+  readonly field: string
+  readonly message: string
+}
+
+export interface AppErrorOptions {
+  readonly details?: readonly ErrorDetail[]
+  readonly cause?: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly details: readonly ErrorDetail[] | undefined
+  readonly headers: Readonly<Record<string, string>>
+
+  constructor(code: ErrorCode, statusCode: number, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'AppError'
+    this.code = code
+    this.statusCode = statusCode
+    this.details = options.details
+    this.headers = options.headers ?? {}
+  }
+}
+
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError
+
+export const MESSAGES = {
+  badJson: 'JSON inválido',
+  required: 'Datos requeridos',
+  invalid: 'Datos inválidos',
+  noToken: 'Token no proporcionado',
+  invalidToken: 'Token inválido o expirado',
+  badCredentials: 'Credenciales inválidas',
+  forbidden: 'Sin permisos para esta operación',
+  recordNotFound: 'Registro no encontrado',
+  routeNotFound: 'Ruta no encontrada',
+  versionConflict: 'Conflicto de versión',
+  bodyTooLarge: 'La solicitud supera el tamaño máximo permitido',
+  unsupportedMediaType: 'Tipo de contenido no admitido: envíe application/json',
+  rateLimited: 'Demasiadas solicitudes',
+  busy: 'Servicio ocupado, reintente en unos segundos',
+  unavailable: 'Servicio no disponible',
+  integrity: 'Error de integridad en los datos almacenados',
+  internal: 'Error interno del servidor',
+} as const
+
+export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
+
+export const validationFailed = (details: readonly ErrorDetail[]): AppError =>
+  new AppError('VALIDATION', 400, `${MESSAGES.invalid}: ${details.map((d) => d.message).join('; ')}`, { details })
+
+export const requiredMissing = (details: readonly ErrorDetail[]): AppError =>
+  new AppError('REQUIRED', 400, MESSAGES.required, { details })
+
+export const noToken = (): AppError => new AppError('UNAUTHENTICATED', 401, MESSAGES.noToken)
+export const invalidToken = (cause?: unknown): AppError =>
+  new AppError('INVALID_TOKEN', 401, MESSAGES.invalidToken, { cause })
+export const badCredentials = (): AppError => new AppError('BAD_CREDENTIALS', 401, MESSAGES.badCredentials)
+export const forbidden = (): AppError => new AppError('FORBIDDEN', 403, MESSAGES.forbidden)
+export const recordNotFound = (): AppError => new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordNotFound)
+export const routeNotFound = (): AppError => new AppError('ROUTE_NOT_FOUND', 404, MESSAGES.routeNotFound)
+
+export const uniqueConflict = (field: string): AppError =>
+  new AppError('UNIQUE_CONFLICT', 409, `Ya existe un registro con el mismo valor en '${field}'`, {
+    details: [{ field, message: `El valor de '${field}' ya está en uso` }],
+  })
+
+export const versionConflict = (current: number): AppError =>
+  new AppError('VERSION_CONFLICT', 409, MESSAGES.versionConflict, {
+    details: [{ field: '_version', message: `La versión actual es ${current}` }],
+  })
+
+export const bodyTooLarge = (): AppError => new AppError('BODY_TOO_LARGE', 413, MESSAGES.bodyTooLarge)
+export const unsupportedMediaType = (): AppError =>
+  new AppError('UNSUPPORTED_MEDIA_TYPE', 415, MESSAGES.unsupportedMediaType)
+
+export const rateLimited = (retryAfterSeconds: number): AppError =>
+  new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })
+
+export const busy = (cause?: unknown): AppError =>
+  new AppError('BUSY', 503, MESSAGES.busy, { cause, headers: { 'retry-after': '1' } })
+export const unavailable = (cause?: unknown): AppError => new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, { cause })
+export const integrityError = (cause?: unknown): AppError => new AppError('INTEGRITY', 500, MESSAGES.integrity, { cause })
+
+/** A problem in modules.yaml (or another configuration source), with its position. */
+export interface ConfigProblem {
+  readonly file: string
+  readonly line: number
+  readonly column: number
+  readonly message: string
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly ConfigProblem[]
+  constructor(problems: readonly ConfigProblem[]) {
+    super(problems.map(formatConfigProblem).join('\n'))
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+export const formatConfigProblem = (p: ConfigProblem): string => `${p.file}:${p.line}:${p.column}: ${p.message}`

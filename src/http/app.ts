@@ -1,0 +1,77 @@
+// Assembles the Fastify app from the compiled service: builds, never listens.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { ServiceSpec } from '../compile/types.js'
+import type { AccountStore } from '../db/account-store.js'
+import type { RecordStore } from '../db/record-store.js'
+import { routeNotFound } from '../errors.js'
+import authPlugin from './auth.js'
+import { createBodyAjv } from './body-validator.js'
+import { handleError } from './error-handler.js'
+import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
+import { healthRoutes } from './routes/health.js'
+import { recordRoutes } from './routes/records.js'
+import { sessionRoutes } from './routes/session.js'
+
+export interface AppDeps {
+  readonly store: RecordStore
+  readonly accounts: AccountStore
+  readonly jwtSecret: string
+  readonly basePath: string
+  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
+  readonly counterStore?: CounterStore
+  readonly trustProxy: boolean
+  readonly logger: FastifyServerOptions['logger']
+  readonly clock: () => Date
+  readonly ping: () => Promise<void>
+  /** Largest accepted body in bytes (D7: 1 MiB). */
+  readonly bodyLimit?: number
+}
+
+/** Logs the path and the names of query parameters only: filter values may be personal data. */
+const requestSerializer = (request: { method: string; url: string; ip: string; id: string }) => {
+  const [path = '', query] = request.url.split('?', 2)
+  const keys = query === undefined ? undefined : [...new URLSearchParams(query).keys()]
+  return { method: request.method, path, ...(keys === undefined ? {} : { query: keys }), remoteAddress: request.ip }
+}
+
+export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger === false || deps.logger === undefined ? false
+      : { ...(typeof deps.logger === 'object' ? deps.logger : {}), serializers: { req: requestSerializer } },
+    trustProxy: deps.trustProxy,
+    bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    requestIdHeader: false,
+  })
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler(() => {
+    throw routeNotFound()
+  })
+
+  // An empty body with a JSON content type is "no body" (DELETE from many clients), not an error.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined)
+    else parseJson(request, body as string, done)
+  })
+
+  await app.register(rateLimitPlugin, {
+    ipPerMinute: deps.rateLimits.ipPerMinute,
+    tokenPerHour: deps.rateLimits.tokenPerHour,
+    store: deps.counterStore ?? createMemoryCounterStore(),
+    clock: deps.clock,
+  })
+  await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
+
+  const ajv = createBodyAjv()
+  await app.register(async (api) => {
+    await api.register(healthRoutes, { ping: deps.ping })
+    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock })
+    for (const spec of service.modules)
+      await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv })
+  }, { prefix: deps.basePath === '/' ? '' : deps.basePath })
+  return app
+}

@@ -1,0 +1,85 @@
+// Bearer tokens (spec 5.1, D20) and permission checks (spec 5.2, D21).
+import { randomUUID } from 'node:crypto'
+import fastifyJwt from '@fastify/jwt'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { RoleSpec, ServiceSpec } from '../compile/types.js'
+import type { Account, AccountStore } from '../db/account-store.js'
+import { forbidden, invalidToken, noToken } from '../errors.js'
+
+export interface TokenClaims {
+  readonly sub: string
+  readonly jti: string
+  readonly iat?: number
+  readonly exp?: number
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: TokenClaims
+    user: TokenClaims
+  }
+}
+
+export interface AuthContext {
+  readonly account: Account
+  readonly role: RoleSpec
+  readonly claims: TokenClaims
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | undefined
+  }
+  interface FastifyInstance {
+    /** Verifies the bearer token and loads the account; throws 401 (D20). */
+    authenticate(request: FastifyRequest): Promise<AuthContext>
+    issueToken(accountId: string): Promise<string>
+  }
+}
+
+export interface AuthOptions {
+  readonly service: ServiceSpec
+  readonly accounts: AccountStore
+  readonly secret: string
+}
+
+/** 403 unless the caller's role holds `permission` (wildcards expanded at compile time). */
+export function requirePermission(auth: AuthContext, permission: string): void {
+  if (!auth.role.granted.has(permission)) throw forbidden()
+}
+
+export const holds = (auth: AuthContext, permission: string): boolean => auth.role.granted.has(permission)
+
+async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  await app.register(fastifyJwt, {
+    secret: options.secret,
+    sign: { algorithm: 'HS256', expiresIn: `${options.service.service.tokenDays}d` },
+    verify: { algorithms: ['HS256'] },
+  })
+  app.decorateRequest('auth', undefined)
+
+  app.decorate('issueToken', async (accountId: string) => app.jwt.sign({ sub: accountId, jti: randomUUID() }))
+
+  app.decorate('authenticate', async (request: FastifyRequest): Promise<AuthContext> => {
+    const header = request.headers.authorization
+    if (header === undefined || header.trim() === '') throw noToken()
+    if (!/^Bearer [A-Za-z0-9._~+/=-]+$/.test(header)) throw invalidToken()
+    let claims: TokenClaims
+    try {
+      claims = await request.jwtVerify<TokenClaims>()
+    } catch (error) {
+      throw invalidToken(error)
+    }
+    if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw invalidToken()
+    const [revoked, account] = await Promise.all([options.accounts.isRevoked(claims.jti), options.accounts.activeAccount(claims.sub)])
+    if (revoked || account === undefined) throw invalidToken()
+    const role = options.service.roles.get(account.role)
+    if (role === undefined) throw invalidToken()
+    const auth = { account, role, claims }
+    request.auth = auth
+    return auth
+  })
+}
+
+export default fp(authPlugin, { name: 'records-auth' })

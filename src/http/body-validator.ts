@@ -1,0 +1,115 @@
+// Request bodies of a module checked against its compiled schemas (D5, D7): metadata and
+// masked values dropped, unknown fields and wrong types named, missing ones reported as
+// 'Datos requeridos'. ajv's errors are worded in Spanish per field here.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import addFormatsPlugin from 'ajv-formats'
+import { FORMATS } from '../compile/formats.js'
+import { isMetadataKey, MASK } from '../compile/metadata.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { badJson, requiredMissing, validationFailed, type ErrorDetail } from '../errors.js'
+
+export type Body = Record<string, unknown>
+
+export interface BodyValidator {
+  create(body: unknown): Body
+  update(body: unknown): Body
+}
+
+const addFormats = addFormatsPlugin as unknown as (ajv: Ajv, formats: string[]) => Ajv
+
+export function createBodyAjv(): Ajv {
+  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, verbose: true })
+  addFormats(ajv, ['email', 'uri'])
+  for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: check })
+  return ajv
+}
+
+interface Problem extends ErrorDetail {
+  readonly missing: boolean
+}
+
+function describe(spec: ModuleSpec, error: ErrorObject): Problem {
+  const params = error.params as Record<string, unknown>
+  const name = error.instancePath.split('/')[1] ?? ''
+  const field = spec.fieldsByName.get(name)
+  const required = field?.def.required === true
+  const empty = error.data === null || error.data === ''
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params['missingProperty'])
+      return { field: missing, message: `El campo '${missing}' es obligatorio`, missing: true }
+    }
+    case 'additionalProperties': {
+      const unknown = String(params['additionalProperty'])
+      return { field: unknown, message: `Campo desconocido '${unknown}'`, missing: false }
+    }
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[]).filter((v) => v !== null).map(String)
+      return { field: name, message: `El campo '${name}' debe ser uno de: ${allowed.join(', ')}`, missing: false }
+    }
+    case 'minLength':
+      if (required && empty) return { field: name, message: `El campo '${name}' no puede estar vacío`, missing: true }
+      return { field: name, message: `El campo '${name}' debe tener al menos ${String(params['limit'])} caracteres`, missing: false }
+    case 'type':
+      if (required && empty) return { field: name, message: `El campo '${name}' es obligatorio`, missing: true }
+      return { field: name, message: `El campo '${name}' debe ser de tipo ${field?.label ?? String(params['type'])}`, missing: false }
+    case 'format':
+      return { field: name, message: `El campo '${name}' debe ser ${field?.label ?? `de formato ${String(params['format'])}`} válido`, missing: false }
+    case 'maxLength':
+      return { field: name, message: `El campo '${name}' admite como máximo ${String(params['limit'])} caracteres`, missing: false }
+    case 'maxItems':
+      return { field: name, message: `El campo '${name}' admite como máximo ${String(params['limit'])} elementos`, missing: false }
+    case 'minimum':
+    case 'maximum':
+      return { field: name, message: `El campo '${name}' debe ser ${error.keyword === 'minimum' ? '>=' : '<='} ${String(params['limit'])}`, missing: false }
+    case 'pattern':
+      return { field: name, message: `El campo '${name}' no tiene el formato esperado`, missing: false }
+    default:
+      return { field: name, message: `El campo '${name}' no es válido`, missing: false }
+  }
+}
+
+function report(spec: ModuleSpec, errors: readonly ErrorObject[]): never {
+  const seen = new Set<string>()
+  const problems = errors.map((e) => describe(spec, e)).filter((p) => !seen.has(p.message) && seen.add(p.message) !== undefined)
+  const details = problems.map(({ field, message }) => ({ field, message }))
+  throw problems.some((p) => p.missing) ? requiredMissing(details) : validationFailed(details)
+}
+
+/** Drops what a client may send but never applies: metadata (D7) and `***` on encrypted fields (D15). */
+function clean(spec: ModuleSpec, body: Body): Body {
+  const out: Body = {}
+  for (const [key, value] of Object.entries(body)) {
+    if (isMetadataKey(key)) continue
+    if (value === MASK && spec.fieldsByName.get(key)?.encrypted === true) continue
+    out[key] = value
+  }
+  return out
+}
+
+function asObject(body: unknown, orMissing: () => never): Body {
+  if (body === undefined) orMissing()
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badJson()
+  return body as Body
+}
+
+export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
+  const create: ValidateFunction = ajv.compile(spec.schemas.create)
+  const update: ValidateFunction = ajv.compile(spec.schemas.update)
+  const nothingSent = (): never => {
+    throw requiredMissing([{ field: '', message: 'Envíe al menos un campo del registro' }])
+  }
+  return {
+    create(body) {
+      const values = clean(spec, asObject(body, () => report(spec, spec.requiredFields.map((f) => ({ keyword: 'required', instancePath: '', schemaPath: '', params: { missingProperty: f } })))))
+      if (!create(values)) report(spec, create.errors ?? [])
+      return values
+    },
+    update(body) {
+      const values = clean(spec, asObject(body, nothingSent))
+      if (Object.keys(values).length === 0) nothingSent() // D7: an update with no fields
+      if (!update(values)) report(spec, update.errors ?? [])
+      return values
+    },
+  }
+}

@@ -1,0 +1,92 @@
+// The five record operations of one module (spec 4.4-4.8) and its history (D25).
+// Registered once per module with the module's path as prefix; handlers stay thin.
+import type { Ajv } from 'ajv'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { parseListQuery, type ListLimits } from '../../compile/list-query.js'
+import { META } from '../../compile/metadata.js'
+import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
+import type { RecordStore } from '../../db/record-store.js'
+import { forbidden } from '../../errors.js'
+import { guardAccountWrite } from '../account-guard.js'
+import { holds, requirePermission, type AuthContext } from '../auth.js'
+import { createBodyValidator } from '../body-validator.js'
+import { etagOf, parseIfMatch } from '../if-match.js'
+
+export interface RecordRoutesOptions {
+  readonly spec: ModuleSpec
+  readonly service: ServiceSpec
+  readonly store: RecordStore
+  readonly ajv: Ajv
+}
+
+type IdRequest = FastifyRequest<{ Params: { id: string } }>
+
+export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
+  const { spec, service, store } = options
+  const validator = createBodyValidator(spec, options.ajv)
+  const limits: ListLimits = service.service.list
+  const isAccounts = spec === service.accounts.spec
+  const roleField = service.accounts.role
+  const route = (operation: RouteSpec['operation']) => spec.routes.find((r) => r.operation === operation) as RouteSpec
+
+  /** Authenticates and checks the operation's permission: 401, then 403. */
+  const allow = async (request: FastifyRequest, operation: RouteSpec['operation']): Promise<AuthContext> => {
+    const auth = await app.authenticate(request)
+    requirePermission(auth, route(operation).permission)
+    return auth
+  }
+  const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
+
+  app.get('/', async (request) => {
+    const auth = await allow(request, 'list')
+    const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
+    if (query.filtersEncrypted && !reveal(auth)) throw forbidden() // D16
+    const { records, total } = await store.list(spec, query, { reveal: reveal(auth) })
+    return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
+  })
+
+  app.get('/:id', async (request: IdRequest, reply) => {
+    const auth = await allow(request, 'get')
+    const record = await store.get(spec, request.params.id, { reveal: reveal(auth) })
+    void reply.header('etag', etagOf(record[META.version]))
+    return { success: true, data: record }
+  })
+
+  app.get('/:id/historial', async (request: IdRequest) => {
+    await allow(request, 'history')
+    return { success: true, data: { entries: await store.history(spec, request.params.id) } }
+  })
+
+  app.post('/', async (request, reply) => {
+    const auth = await allow(request, 'create')
+    const values = validator.create(request.body)
+    if (isAccounts) guardAccountWrite(service, auth, { after: values[roleField] })
+    const record = await store.create(spec, values, { actor: auth.account.id, reveal: reveal(auth) })
+    void reply.code(201).header('etag', etagOf(record[META.version]))
+    return { success: true, data: record }
+  })
+
+  app.put('/:id', async (request: IdRequest, reply) => {
+    const auth = await allow(request, 'update')
+    const ifMatch = parseIfMatch(request.headers['if-match'])
+    const changes = validator.update(request.body)
+    if (isAccounts) {
+      const before = await store.get(spec, request.params.id, { reveal: true })
+      guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
+    }
+    const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch })
+    void reply.header('etag', etagOf(record[META.version]))
+    return { success: true, data: record }
+  })
+
+  app.delete('/:id', async (request: IdRequest) => {
+    const auth = await allow(request, 'remove')
+    const ifMatch = parseIfMatch(request.headers['if-match'])
+    if (isAccounts) {
+      const before = await store.get(spec, request.params.id, { reveal: true })
+      guardAccountWrite(service, auth, { before: before[roleField] })
+    }
+    await store.remove(spec, request.params.id, { actor: auth.account.id, reveal: false, ifMatch })
+    return { success: true, data: { message: 'Registro eliminado' } }
+  })
+}

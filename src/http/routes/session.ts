@@ -1,0 +1,55 @@
+// Login, logout and the current user (spec 4.1-4.3, D19, D20).
+import bcrypt from 'bcryptjs'
+import type { FastifyInstance } from 'fastify'
+import type { AccountStore } from '../../db/account-store.js'
+import type { RecordStore } from '../../db/record-store.js'
+import { badCredentials, requiredMissing } from '../../errors.js'
+
+export interface SessionRoutesOptions {
+  readonly accounts: AccountStore
+  readonly store: RecordStore
+  readonly accountsModule: string
+  readonly clock: () => Date
+}
+
+// Compared against when the username is unknown, so both answers take as long (D19).
+const DUMMY_HASH = bcrypt.hashSync('municipal-records: no such user', 10)
+
+function readLogin(body: unknown): { username: string; password: string } {
+  const b = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+  const missing = ['username', 'password'].filter((k) => typeof b[k] !== 'string' || b[k] === '')
+  if (missing.length > 0) throw requiredMissing(missing.map((field) => ({ field, message: `El campo '${field}' es obligatorio` })))
+  return { username: b['username'] as string, password: b['password'] as string }
+}
+
+export async function sessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): Promise<void> {
+  const { accounts, store, accountsModule } = options
+
+  app.post('/auth/login', async (request) => {
+    const { username, password } = readLogin(request.body)
+    const found = await accounts.credentials(username)
+    const matches = await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)
+    const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
+    if (account === undefined) {
+      await store.audit([{ userId: null, action: 'login_fallido', module: accountsModule, recordId: found?.id ?? null, version: null, recordHash: null, fields: [] }])
+      throw badCredentials()
+    }
+    const token = await app.issueToken(account.id)
+    await store.audit([{ userId: account.id, action: 'login', module: accountsModule, recordId: account.id, version: null, recordHash: null, fields: [] }])
+    const { _id: id, _created: _ignored, ...profile } = account.profile
+    return { success: true, data: { token, user: { id, ...profile } } }
+  })
+
+  app.post('/auth/logout', async (request) => {
+    const auth = await app.authenticate(request)
+    const now = Math.floor(options.clock().getTime() / 1000)
+    await accounts.revoke(auth.claims.jti, auth.claims.exp ?? now + 7 * 86400, now)
+    await store.audit([{ userId: auth.account.id, action: 'logout', module: accountsModule, recordId: auth.account.id, version: null, recordHash: null, fields: [] }])
+    return { success: true, data: { message: 'Sesión cerrada' } }
+  })
+
+  app.get('/me', async (request) => {
+    const auth = await app.authenticate(request)
+    return { success: true, data: auth.account.profile }
+  })
+}

@@ -1,0 +1,81 @@
+// Opens the whole service from settings: load -> validate -> compile -> migrate -> buildApp.
+// Used by `npm start`, `records serve` and the tests; never listens by itself.
+import { randomBytes } from 'node:crypto'
+import { sql } from 'kysely'
+import type { FastifyInstance, FastifyServerOptions } from 'fastify'
+import { compileService } from './compile/service.js'
+import type { ServiceSpec } from './compile/types.js'
+import { loadModulesConfig } from './config/load.js'
+import { createAccountStore } from './db/account-store.js'
+import { createDatabase } from './db/connect.js'
+import { createFieldCipher, createKeyring } from './db/crypto.js'
+import type { Database } from './db/database.js'
+import { applyMigration } from './db/migrate/apply.js'
+import { createRecordCodec } from './db/record-codec.js'
+import { createRecordStore, type RecordStore } from './db/record-store.js'
+import { buildApp } from './http/app.js'
+import type { Settings } from './settings.js'
+
+export interface OpenServiceOptions {
+  readonly logger?: FastifyServerOptions['logger']
+  readonly clock?: () => Date
+}
+
+export interface OpenService {
+  readonly app: FastifyInstance
+  readonly spec: ServiceSpec
+  readonly database: Database
+  readonly store: RecordStore
+  /** Migration steps applied at this start, in plain words. */
+  readonly migrated: readonly string[]
+  /** Set when this start created the first superadmin with a generated password. */
+  readonly initialAdmin: { readonly username: string; readonly password: string | undefined } | undefined
+  close(): Promise<void>
+}
+
+async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings) {
+  const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
+  if (superRole === undefined) throw new Error('modules.yaml no define ningún rol con el permiso *.* para el primer administrador')
+  const accounts = spec.accounts
+  const password = settings.adminPassword ?? randomBytes(12).toString('base64url')
+  const values: Record<string, unknown> = { [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name }
+  // Any other required text field of the accounts module gets a descriptive value.
+  for (const field of accounts.spec.fields)
+    if (field.def.required && values[field.name] === undefined && field.def.type === 'string') values[field.name] = 'Administrador inicial'
+  await store.create(accounts.spec, values, { actor: 'sistema', reveal: false })
+  return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
+}
+
+export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
+  const spec = compileService(loadModulesConfig(settings.modulesFile))
+  const database = createDatabase(settings.databaseUrl)
+  try {
+    const { applied } = await applyMigration(database, spec.modules)
+    const clock = options.clock ?? (() => new Date())
+    const cipher = createFieldCipher(createKeyring(settings.encryptionKeys))
+    const store = createRecordStore({ database, codec: createRecordCodec(database.dialect, cipher), timezone: spec.service.timezone, clock })
+    const accounts = createAccountStore(database, spec.accounts)
+    const initialAdmin = (await accounts.count()) === 0 ? await createInitialAdmin(spec, store, settings) : undefined
+    const app = await buildApp(spec, {
+      store,
+      accounts,
+      jwtSecret: settings.jwtSecret,
+      basePath: settings.basePath,
+      rateLimits: settings.rateLimits,
+      trustProxy: settings.trustProxy,
+      logger: options.logger ?? false,
+      clock,
+      ping: async () => void (await sql`select 1`.execute(database.db)),
+    })
+    return {
+      app, spec, database, store, migrated: applied, initialAdmin,
+      async close() {
+        await app.close()
+        await database.close()
+      },
+    }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+}

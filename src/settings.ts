@@ -1,0 +1,79 @@
+// Settings from the environment and a `.env` file (D1); secrets generated once into DATA_DIR.
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseKey } from './db/crypto.js'
+
+export interface Settings {
+  readonly port: number
+  readonly host: string
+  readonly basePath: string
+  readonly dataDir: string
+  readonly databaseUrl: string
+  readonly modulesFile: string
+  readonly jwtSecret: string
+  /** Active key first; the rest only decrypt (rotation, issue #3). */
+  readonly encryptionKeys: readonly Buffer[]
+  readonly adminUsername: string
+  readonly adminPassword: string | undefined
+  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
+  readonly trustProxy: boolean
+  readonly logLevel: string
+  /** Secrets that were generated because none was configured: warn, never print them. */
+  readonly generated: readonly string[]
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+function integer(env: Env, name: string, fallback: number, min = 1): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
+  return Number(raw)
+}
+
+/** Reads `file` or creates it with a fresh secret, readable by the owner only. */
+function secretFile(file: string, make: () => string, generated: string[], name: string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  writeFileSync(file, `${make()}\n`, { mode: 0o600, flag: 'wx' })
+  generated.push(name)
+  return readFileSync(file, 'utf8').trim()
+}
+
+export function loadSettings(env: Env = process.env, cwd = process.cwd()): Settings {
+  const dataDir = resolve(cwd, env['DATA_DIR'] || './data')
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const generated: string[] = []
+  const jwtSecret = env['JWT_SECRET'] || secretFile(join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'), generated, 'JWT_SECRET')
+  if (jwtSecret.length < 32) throw new Error('JWT_SECRET debe tener al menos 32 caracteres')
+  const keyText = env['RECORDS_ENCRYPTION_KEY']
+    ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
+    : secretFile(join(dataDir, 'encryption.key'), () => randomBytes(32).toString('base64'), generated, 'RECORDS_ENCRYPTION_KEY')
+  const encryptionKeys = keyText.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
+  const basePath = `/${(env['BASE_PATH'] ?? '/api').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '/')
+  return {
+    port: integer(env, 'PORT', 3000, 0),
+    host: env['HOST'] || '127.0.0.1',
+    basePath,
+    dataDir,
+    databaseUrl: env['DATABASE_URL'] || `sqlite:${join(dataDir, 'records.db')}`,
+    modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
+    jwtSecret,
+    encryptionKeys,
+    adminUsername: env['ADMIN_USERNAME'] || 'admin',
+    adminPassword: env['ADMIN_PASSWORD'] || undefined,
+    rateLimits: {
+      ipPerMinute: integer(env, 'RATE_LIMIT_IP_PER_MINUTE', 50),
+      tokenPerHour: integer(env, 'RATE_LIMIT_TOKEN_PER_HOUR', 1000),
+    },
+    trustProxy: ['1', 'true', 'yes', 'on'].includes((env['TRUST_PROXY'] ?? '').toLowerCase()),
+    logLevel: env['LOG_LEVEL'] || 'info',
+    generated,
+  }
+}
+
+/** Loads `.env` from the working directory into process.env when there is one. */
+export function loadDotEnv(cwd = process.cwd()): void {
+  const file = join(cwd, '.env')
+  if (existsSync(file)) process.loadEnvFile(file)
+}
