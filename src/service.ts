@@ -8,10 +8,12 @@ import type { ServiceSpec } from './compile/types.js'
 import { loadModulesConfig } from './config/load.js'
 import { createAccountStore } from './db/account-store.js'
 import { createDatabase } from './db/connect.js'
-import { createFieldCipher, createKeyring } from './db/crypto.js'
+import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
+import { checkKeyRegistry } from './db/key-registry.js'
+import { createReadAuditLog } from './db/read-audit.js'
 import type { Database } from './db/database.js'
 import { applyMigration } from './db/migrate/apply.js'
-import { createRecordCodec } from './db/record-codec.js'
+import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
 import type { Settings } from './settings.js'
@@ -26,6 +28,8 @@ export interface OpenService {
   readonly spec: ServiceSpec
   readonly database: Database
   readonly store: RecordStore
+  readonly codec: RecordCodec
+  readonly keyring: Keyring
   /** Migration steps applied at this start, in plain words. */
   readonly migrated: readonly string[]
   /** Set when this start created the first superadmin with a generated password. */
@@ -49,14 +53,21 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   const spec = compileService(loadModulesConfig(settings.modulesFile))
   const database = createDatabase(settings.databaseUrl)
+  let app: FastifyInstance | undefined
   try {
     const { applied } = await applyMigration(database, spec.modules)
     const clock = options.clock ?? (() => new Date())
-    const cipher = createFieldCipher(createKeyring(settings.encryptionKeys))
-    const store = createRecordStore({ database, codec: createRecordCodec(database.dialect, cipher), timezone: spec.service.timezone, clock })
+    const keyring = createKeyring(settings.encryptionKeys)
+    await checkKeyRegistry(database, keyring)
+    const cipher = createFieldCipher(keyring)
+    const codec = createRecordCodec(database.dialect, cipher)
+    const timezone = spec.service.timezone
+    const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+    const readAudit = createReadAuditLog({ database, timezone, clock, onError: (error) => onError(error) })
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit })
     const accounts = createAccountStore(database, spec.accounts)
     const initialAdmin = (await accounts.count()) === 0 ? await createInitialAdmin(spec, store, settings) : undefined
-    const app = await buildApp(spec, {
+    app = await buildApp(spec, {
       store,
       accounts,
       jwtSecret: settings.jwtSecret,
@@ -67,10 +78,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
       clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
+    const built = app
     return {
-      app, spec, database, store, migrated: applied, initialAdmin,
+      app: built, spec, database, store, codec, keyring, migrated: applied, initialAdmin,
       async close() {
-        await app.close()
+        await built.close()
+        await readAudit.close()
         await database.close()
       },
     }

@@ -28,7 +28,7 @@ export interface ListQuery {
 
 export const LIST_PARAMETERS = ['limit', 'offset', 'sort'] as const
 
-type QueryValue = string | readonly string[] | undefined
+export type QueryValue = string | readonly string[] | undefined
 
 function single(name: string, value: QueryValue, problems: ErrorDetail[]): string | undefined {
   if (value === undefined || typeof value === 'string') return value
@@ -72,12 +72,18 @@ function parseFilter(field: FieldSpec, raw: string, problems: ErrorDetail[]): Fi
     : { column: field.column, value, blind: false }
 }
 
-/** Checks every parameter and reports all problems at once as one 400. */
-export function parseListQuery(spec: ModuleSpec, query: Readonly<Record<string, QueryValue>>, limits: ListLimits): ListQuery {
-  const problems: ErrorDetail[] = []
+/** limit and offset alone (D11), for lists that are not of a module (the audit trail, D25). */
+export function parsePage(query: Readonly<Record<string, QueryValue>>, limits: ListLimits, problems: ErrorDetail[]): { limit: number; offset: number } {
   const limit = parseCount('limit', single('limit', query['limit'], problems), limits.defaultLimit, problems)
   if (limit < 1) problems.push({ field: 'limit', message: "El parámetro 'limit' debe ser al menos 1" })
   const offset = parseCount('offset', single('offset', query['offset'], problems), 0, problems)
+  return { limit: Math.min(limit, limits.maxLimit), offset }
+}
+
+/** Checks every parameter and reports all problems at once as one 400. */
+export function parseListQuery(spec: ModuleSpec, query: Readonly<Record<string, QueryValue>>, limits: ListLimits): ListQuery {
+  const problems: ErrorDetail[] = []
+  const { limit, offset } = parsePage(query, limits, problems)
   const sort = parseSort(spec, single('sort', query['sort'], problems), problems)
   const filters: Filter[] = []
   const names = Object.keys(query).filter((k) => !(LIST_PARAMETERS as readonly string[]).includes(k))
@@ -95,7 +101,7 @@ export function parseListQuery(spec: ModuleSpec, query: Readonly<Record<string, 
   }
   if (problems.length > 0) throw validationFailed(problems)
   return {
-    limit: Math.min(limit, limits.maxLimit), // D11: above the maximum clamps
+    limit, // D11: above the maximum it is clamped
     offset,
     filters,
     sort,

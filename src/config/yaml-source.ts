@@ -1,5 +1,5 @@
 // A parsed YAML document that can answer "where is this path?" for error messages.
-import { LineCounter, isMap, isPair, isScalar, parseDocument, type Document } from 'yaml'
+import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document } from 'yaml'
 import type { ConfigProblem } from '../errors.js'
 
 export type YamlPath = readonly (string | number)[]
@@ -31,7 +31,8 @@ export function parseYamlSource(text: string, file: string): YamlSource {
     for (const segment of path) {
       if (!isMap(node) && !(node !== null && typeof node === 'object' && 'items' in node)) break
       const items = (node as { items: unknown[] }).items
-      const item = typeof segment === 'number' ? items[segment] : items.find((i) => isPair(i) && isScalar(i.key) && i.key.value === segment)
+      // ajv's instancePath names a list item with a string ('0'), the rules with a number.
+      const item = typeof segment === 'number' || isSeq(node) ? items[Number(segment)] : items.find((i) => isPair(i) && isScalar(i.key) && i.key.value === segment)
       if (item === undefined) break
       if (isPair(item)) {
         const keyRange = isScalar(item.key) ? item.key.range : undefined

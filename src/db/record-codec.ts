@@ -27,6 +27,8 @@ export interface RecordCodec {
   hash(spec: ModuleSpec, row: Row): string
   /** Blind-index values that match `value` under any configured key. */
   blindIndexes(value: unknown): readonly string[]
+  /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
+  reencrypt(spec: ModuleSpec, row: Row): Row
 }
 
 export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): RecordCodec {
@@ -96,6 +98,18 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
       return sha256Hex(canonicalJson(stored))
     },
     blindIndexes: (value) => cipher.blindIndexes(plaintextOf(value)),
+    reencrypt(spec, row) {
+      const out: Row = {}
+      const context = encryptionContext(spec, String(row[META.id]))
+      for (const field of spec.fields) {
+        const raw = row[field.column]
+        if (!field.encrypted || typeof raw !== 'string' || cipher.keyIdOf(raw) === cipher.activeKeyId) continue
+        const plaintext = cipher.decrypt(raw, context)
+        out[field.column] = cipher.encrypt(plaintext, context)
+        if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
+      }
+      return out
+    },
   }
   return codec
 }

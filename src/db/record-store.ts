@@ -1,5 +1,6 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit.
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
+import type { AuditQuery } from '../compile/audit-query.js'
 import type { ListQuery } from '../compile/list-query.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
@@ -9,6 +10,7 @@ import { canonicalJson } from './canonical.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import type { ReadAuditLog } from './read-audit.js'
 import type { RecordCodec } from './record-codec.js'
 import { nextRecordId } from './sequences.js'
 
@@ -17,10 +19,11 @@ export type ApiRecord = Readonly<Record<string, unknown>>
 export interface ReadOptions {
   /** Caller holds `{module}.descifrar`: encrypted fields are decrypted, else masked (D15). */
   readonly reveal: boolean
+  /** Who reads: a read that reveals encrypted values is audited in their name. */
+  readonly actor: string
 }
 
 export interface WriteOptions extends ReadOptions {
-  readonly actor: string
   /** If-Match version (D13); undefined: last write wins. */
   readonly ifMatch?: number | undefined
 }
@@ -34,6 +37,8 @@ export interface RecordStore {
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
   /** The audit entries of one record, deleted records included (D25). */
   history(spec: ModuleSpec, id: string): Promise<AuditEntry[]>
+  /** The audit trail, newest last (D25). */
+  auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */
   audit(events: readonly AuditEvent[]): Promise<void>
 }
@@ -43,12 +48,27 @@ export interface RecordStoreOptions {
   readonly codec: RecordCodec
   readonly timezone: string
   readonly clock: () => Date
+  readonly readAudit: ReadAuditLog
 }
 
 export function createRecordStore(options: RecordStoreOptions): RecordStore {
   const { database, codec, timezone, clock } = options
   const { db } = database
   const conversions = VALUE_CONVERSIONS[database.dialect]
+
+  /** Audits the records whose encrypted values this read decrypts. */
+  function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): void {
+    if (!reveal) return
+    const encrypted = spec.fields.filter((f) => f.encrypted)
+    if (encrypted.length === 0) return
+    const events: AuditEvent[] = []
+    for (const row of rows) {
+      const fields = encrypted.filter((f) => row[f.column] !== null && row[f.column] !== undefined).map((f) => f.name)
+      if (fields.length > 0)
+        events.push({ userId: actor, action: 'consultar', module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), recordHash: null, fields })
+    }
+    options.readAudit.record(events)
+  }
 
   /** Runs a write transaction, turning constraint and lock errors into client errors. */
   async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
@@ -99,7 +119,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
 
 
   return {
-    async list(spec, query, { reveal }) {
+    async list(spec, query, read) {
       let base = db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
       for (const filter of query.filters) {
         const field = spec.fieldsByName.get(filter.column)
@@ -114,11 +134,16 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         page.limit(query.limit).offset(query.offset).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
       ])
-      return { records: rows.map((row) => codec.decode(spec, row, reveal)), total: Number(count?.['n'] ?? 0) }
+      const records = rows.map((row) => codec.decode(spec, row, read.reveal))
+      auditReveal(spec, rows, read)
+      return { records, total: Number(count?.['n'] ?? 0) }
     },
 
-    async get(spec, id, { reveal }) {
-      return codec.decode(spec, await liveRow(db, spec, id), reveal)
+    async get(spec, id, read) {
+      const row = await liveRow(db, spec, id)
+      const record = codec.decode(spec, row, read.reveal)
+      auditReveal(spec, [row], read)
+      return record
     },
 
     async create(spec, values, { actor, reveal }) {
@@ -191,6 +216,16 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const rows = await db.selectFrom(SYSTEM_TABLES.audit).selectAll()
         .where('module', '=', spec.name).where('record_id', '=', id).orderBy('seq', 'asc').execute()
       return rows.map(auditEntryFromRow)
+    },
+
+    async auditTrail(query) {
+      let base = db.selectFrom(SYSTEM_TABLES.audit)
+      for (const filter of query.filters) base = base.where(filter.column, '=', filter.value)
+      const [rows, count] = await Promise.all([
+        base.selectAll().orderBy('seq', 'asc').limit(query.limit).offset(query.offset).execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+      ])
+      return { entries: rows.map(auditEntryFromRow), total: Number(count?.['n'] ?? 0) }
     },
 
     async audit(events) {

@@ -8,6 +8,7 @@ import authPlugin from './auth.js'
 import { createBodyAjv } from './body-validator.js'
 import { handleError } from './error-handler.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
+import { auditRoutes } from './routes/audit.js'
 import { healthRoutes } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
@@ -70,6 +71,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   await app.register(async (api) => {
     await api.register(healthRoutes, { ping: deps.ping })
     await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock })
+    await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)
       await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv })
   }, { prefix: deps.basePath === '/' ? '' : deps.basePath })

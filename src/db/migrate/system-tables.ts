@@ -7,6 +7,7 @@ export const SYSTEM_TABLES = {
   sequences: '_sequences',
   audit: '_audit',
   revokedTokens: '_revoked_tokens',
+  keys: '_keys',
 } as const
 
 /** Idempotent: creates what is missing. */
@@ -41,5 +42,8 @@ export async function createSystemTables(database: Database): Promise<void> {
   await db.schema.createTable(SYSTEM_TABLES.revokedTokens).ifNotExists()
     .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', bigint, (c) => c.notNull())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
+    .addColumn('key_id', 'text', (c) => c.primaryKey())
     .execute()
 }

@@ -41,13 +41,13 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
     if (query.filtersEncrypted && !reveal(auth)) throw forbidden() // D16
-    const { records, total } = await store.list(spec, query, { reveal: reveal(auth) })
+    const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id })
     return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
   })
 
   app.get('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'get')
-    const record = await store.get(spec, request.params.id, { reveal: reveal(auth) })
+    const record = await store.get(spec, request.params.id, { reveal: reveal(auth), actor: auth.account.id })
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })
@@ -71,7 +71,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const ifMatch = parseIfMatch(request.headers['if-match'])
     const changes = validator.update(request.body)
     if (isAccounts) {
-      const before = await store.get(spec, request.params.id, { reveal: true })
+      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id })
       guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
     }
     const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch })
@@ -83,7 +83,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const auth = await allow(request, 'remove')
     const ifMatch = parseIfMatch(request.headers['if-match'])
     if (isAccounts) {
-      const before = await store.get(spec, request.params.id, { reveal: true })
+      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id })
       guardAccountWrite(service, auth, { before: before[roleField] })
     }
     await store.remove(spec, request.params.id, { actor: auth.account.id, reveal: false, ifMatch })

@@ -3,7 +3,7 @@ import bcrypt from 'bcryptjs'
 import type { FastifyInstance } from 'fastify'
 import type { AccountStore } from '../../db/account-store.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { badCredentials, requiredMissing } from '../../errors.js'
+import { badCredentials, badJson, requiredMissing } from '../../errors.js'
 
 export interface SessionRoutesOptions {
   readonly accounts: AccountStore
@@ -16,7 +16,9 @@ export interface SessionRoutesOptions {
 const DUMMY_HASH = bcrypt.hashSync('municipal-records: no such user', 10)
 
 function readLogin(body: unknown): { username: string; password: string } {
-  const b = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>
+  // No body at all is missing data; a JSON value that is not an object is bad JSON (D7).
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badJson()
+  const b = (body ?? {}) as Record<string, unknown>
   const missing = ['username', 'password'].filter((k) => typeof b[k] !== 'string' || b[k] === '')
   if (missing.length > 0) throw requiredMissing(missing.map((field) => ({ field, message: `El campo '${field}' es obligatorio` })))
   return { username: b['username'] as string, password: b['password'] as string }

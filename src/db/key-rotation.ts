@@ -1,0 +1,62 @@
+// Re-encrypts every value that is not under the active key, in batches of one
+// transaction each: an interrupted rotation resumes where it stopped (issue #3).
+import { formatExactTimestamp } from '../compile/time.js'
+import { META, ROW_COLUMN } from '../compile/metadata.js'
+import type { ServiceSpec } from '../compile/types.js'
+import { appendAudit, type AuditEvent } from './audit-log.js'
+import type { Database, Row } from './database.js'
+import { retireKeys } from './key-registry.js'
+import type { RecordCodec } from './record-codec.js'
+
+export interface RotationOptions {
+  readonly database: Database
+  readonly spec: ServiceSpec
+  readonly codec: RecordCodec
+  readonly activeKeyId: string
+  readonly timezone: string
+  readonly clock: () => Date
+  readonly batchSize?: number
+  /** Called after each committed batch (progress bars; tests interrupt here). */
+  readonly onBatch?: (progress: { readonly module: string; readonly rewritten: number }) => void | Promise<void>
+}
+
+export async function rotateEncryption(options: RotationOptions): Promise<{ rewritten: number }> {
+  const { database, codec, activeKeyId } = options
+  const batchSize = options.batchSize ?? 500
+  const activePrefix = `v1.${activeKeyId}.%`
+  let rewritten = 0
+  for (const spec of options.spec.modules) {
+    const encrypted = spec.fields.filter((f) => f.encrypted)
+    if (encrypted.length === 0) continue
+    let after = 0
+    for (;;) {
+      const done = await database.db.transaction().execute(async (trx) => {
+        // Deleted rows too: no value may stay under a retired key.
+        const rows = await trx.selectFrom(spec.table.name).selectAll()
+          .where(ROW_COLUMN, '>', after)
+          .where((eb) => eb.or(encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)]))))
+          .orderBy(ROW_COLUMN).limit(batchSize).execute()
+        if (rows.length === 0) return true
+        const events: AuditEvent[] = []
+        for (const row of rows) {
+          const changes = codec.reencrypt(spec, row)
+          const next: Row = { ...row, ...changes }
+          const hash = codec.hash(spec, next)
+          await trx.updateTable(spec.table.name).set({ ...changes, [META.hash]: hash }).where(META.id, '=', row[META.id] as string).execute()
+          events.push({
+            userId: null, action: 'recifrar', module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]),
+            recordHash: hash, fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
+          })
+        }
+        await appendAudit(trx, events, formatExactTimestamp(options.clock(), options.timezone))
+        after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
+        rewritten += rows.length
+        return false
+      })
+      if (done) break
+      await options.onBatch?.({ module: spec.name, rewritten })
+    }
+  }
+  await retireKeys(database, activeKeyId)
+  return { rewritten }
+}
