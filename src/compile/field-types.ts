@@ -71,7 +71,7 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeEntry>> = {
   datetime: { storage: 'text', label: 'fecha y hora AAAA-MM-DD HH:MM:SS', valueSchema: () => format('local-datetime'), parseFilter: when(isDateTime), sortable: true },
   time: { storage: 'text', label: 'hora HH:MM', valueSchema: () => format('hour-minute'), parseFilter: when(isTime), sortable: true },
   role: {
-    storage: 'text', label: 'rol', valueSchema: (_f, context) => ({ type: 'string', enum: context.roles }), sortable: true,
+    storage: 'text', label: 'nombre de rol', valueSchema: (_f, context) => ({ type: 'string', enum: context.roles }), sortable: true,
     parseFilter: anyString,
   },
   array: { storage: 'json', label: 'lista', valueSchema: () => ({ type: 'array', maxItems: 1000 }), parseFilter: null, sortable: false },

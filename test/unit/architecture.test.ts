@@ -1,0 +1,67 @@
+// The layering of STYLE.md section 2, and "modules live in modules.yaml, not in code".
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import t from 'tap'
+import { loadModulesConfig } from '../../src/config/load.js'
+
+const ROOT = new URL('../../', import.meta.url).pathname
+const SRC = join(ROOT, 'src')
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : []
+  })
+}
+
+const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }))
+const importsOf = (text: string) => [...text.matchAll(/^import .* from '([^']+)'/gm)].map((m) => m[1] as string)
+const layerOf = (path: string) => (path.includes('/') ? path.split('/')[0] : path.replace(/\.ts$/, ''))
+
+const FORBIDDEN: Record<string, RegExp[]> = {
+  errors: [/^\./],
+  config: [/\/(compile|db|http)\//, /^kysely|^fastify|^better-sqlite3/],
+  compile: [/^node:/, /^kysely/, /^fastify/, /\/(db|http)\//],
+  db: [/\/http\//, /^fastify/, /^@fastify/],
+  http: [/^kysely/, /^better-sqlite3/, /\/config\/load/],
+}
+
+t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {
+  for (const { path, text } of sources) {
+    const rules = FORBIDDEN[layerOf(path)] ?? []
+    const resolve = (spec: string) => (spec.startsWith('.') ? `/${relative(SRC, join(SRC, path, '..', spec))}` : spec)
+    const bad = importsOf(text).filter((spec) => rules.some((rule) => rule.test(layerOf(path) === 'errors' ? spec : resolve(spec))))
+    t.same(bad, [], `${path} imports only what its layer may`)
+  }
+  t.ok(sources.length > 20, 'the scan saw the sources')
+})
+
+t.test("http/ sees the store's types only, never its code", async (t) => {
+  for (const { path, text } of sources.filter((s) => s.path.startsWith('http/')))
+    t.same(text.match(/^import (?!type ).* from '[./]*\/db\/.*$/gm) ?? [], [], path)
+})
+
+t.test('config/ reads the disk only in load.ts', async (t) => {
+  for (const { path, text } of sources.filter((s) => s.path.startsWith('config/') && s.path !== 'config/load.ts'))
+    t.notMatch(text, /from 'node:fs'/, path)
+})
+
+t.test('no module name, state or field of modules.yaml appears in src/', async (t) => {
+  const config = loadModulesConfig(join(ROOT, 'modules.yaml'))
+  // The login body's keys and the accounts defaults are the specification's API (spec 4.1).
+  const allowed = new Set(['username', 'password', 'nombre', 'email', 'tipo', 'estado', 'descripcion', 'observaciones', 'fecha', 'categoria'])
+  const words = new Set<string>()
+  for (const mod of config.modules) {
+    words.add(mod.name)
+    for (const field of mod.fields) {
+      if (!allowed.has(field.name)) words.add(field.name)
+      for (const value of field.enum ?? []) words.add(value)
+    }
+  }
+  for (const role of config.roles) words.add(role.name)
+  for (const { path, text } of sources) {
+    const code = text.replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '')
+    const named = [...words].filter((word) => new RegExp(`['"\`]${word}['"\`.]`).test(code))
+    t.same(named, [], `${path} names no module, field, state or role`)
+  }
+})
