@@ -1,4 +1,5 @@
 // The migration plan as data: a pure diff of the stored snapshot and modules.yaml.
+import { blindIndexColumnOf } from '../../compile/metadata.js'
 import type { ColumnSpec, IndexSpec, ModuleSpec, TableSpec } from '../../compile/types.js'
 import type { SchemaSnapshot } from './snapshot.js'
 
@@ -33,14 +34,16 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
   const oldColumns = new Set(before.table.columns.map((c) => c.name))
   const renamedAway = new Set<string>()
   for (const field of spec.fields) {
-    const previous = before.fields[field.name]
     const from = field.def.renamedFrom
-    if (previous === undefined && from !== undefined && before.fields[from] !== undefined) {
+    const renamed = before.fields[field.name] === undefined && from !== undefined ? before.fields[from] : undefined
+    // A renamed field is then compared with its old self: a rename hides no other change.
+    const previous = before.fields[field.name] ?? renamed
+    if (renamed !== undefined && from !== undefined) {
       steps.push({ kind: 'rename_column', table, from, to: field.name })
+      // The blind index moves with its value (D16).
+      if (renamed.encrypted && field.blindIndexColumn !== undefined && oldColumns.has(blindIndexColumnOf(from)))
+        steps.push({ kind: 'rename_column', table, from: blindIndexColumnOf(from), to: field.blindIndexColumn })
       renamedAway.add(from)
-      const old = before.fields[from]
-      if (old !== undefined && (old.type !== field.def.type)) steps.push({ kind: 'change_type', table, field: field.name, from: old.type, to: field.def.type })
-      continue
     }
     if (previous === undefined) {
       for (const column of spec.table.columns.filter((c) => c.name === field.column || c.name === field.blindIndexColumn))

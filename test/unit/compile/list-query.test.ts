@@ -1,0 +1,167 @@
+// A list request's query string -> ListQuery, or one 400 naming every bad parameter (D11, D16).
+import t, { type Test } from 'tap'
+import { parseListQuery, type ListLimits } from '../../../src/compile/list-query.js'
+import { AppError, type ErrorDetail } from '../../../src/errors.js'
+import { moduleOf, shippedService } from '../support/config.js'
+
+const service = shippedService()
+const LIMITS: ListLimits = { defaultLimit: 100, maxLimit: 1000, maxFilters: 20 }
+const denuncias = moduleOf(service, 'denuncias')
+const vehiculos = moduleOf(service, 'vehiculos')
+type Query = Parameters<typeof parseListQuery>[1]
+const parse = (query: Query, spec = denuncias, limits = LIMITS) => parseListQuery(spec, query, limits)
+
+/** The details of the 400 that `query` must produce. */
+function rejected(t: Test, query: Query, spec = denuncias, limits = LIMITS): readonly ErrorDetail[] {
+  try {
+    parse(query, spec, limits)
+  } catch (error) {
+    t.ok(error instanceof AppError, 'an AppError')
+    if (!(error instanceof AppError)) throw error
+    t.equal(error.statusCode, 400)
+    t.equal(error.code, 'VALIDATION')
+    return error.details ?? []
+  }
+  t.fail('expected a 400')
+  return []
+}
+const fields = (details: readonly ErrorDetail[]) => details.map((d) => d.field)
+
+t.test('D11: no parameters: limit 100, offset 0, creation order, no filters', async (t) => {
+  t.strictSame(parse({}), { limit: 100, offset: 0, filters: [], sort: { column: '_row', descending: false }, filtersEncrypted: false })
+})
+
+t.test('D11: the default limit comes from modules.yaml service.list', async (t) => {
+  t.equal(parse({}, denuncias, { defaultLimit: 25, maxLimit: 50, maxFilters: 20 }).limit, 25)
+})
+
+t.test('D11: limit and offset are read as integers', async (t) => {
+  t.match(parse({ limit: '10', offset: '30' }), { limit: 10, offset: 30 })
+  t.match(parse({ limit: '1', offset: '0' }), { limit: 1, offset: 0 })
+})
+
+t.test('D11: limit above 1000 clamps to 1000', async (t) => {
+  t.equal(parse({ limit: '1001' }).limit, 1000)
+  t.equal(parse({ limit: '1000' }).limit, 1000)
+  t.equal(parse({ limit: '999999999999' }).limit, 1000)
+  t.equal(parse({ limit: '80' }, denuncias, { defaultLimit: 10, maxLimit: 50, maxFilters: 20 }).limit, 50, 'max_limit of modules.yaml')
+})
+
+t.test('D11: limit 0 is a 400 naming limit', async (t) => {
+  const details = rejected(t, { limit: '0' })
+  t.same(fields(details), ['limit'])
+  t.match(details[0]?.message, /al menos 1/)
+})
+
+t.test('D11: a negative offset is a 400 naming offset', async (t) => {
+  t.same(fields(rejected(t, { offset: '-1' })), ['offset'])
+})
+
+t.test('D11: a non-integer limit or offset is a 400', async (t) => {
+  for (const value of ['abc', '1.5', '', ' 5', '1e3', '-5', '0x10'])
+    t.same(fields(rejected(t, { limit: value })), ['limit'], `limit=${JSON.stringify(value)}`)
+  t.same(fields(rejected(t, { offset: '2.0' })), ['offset'])
+})
+
+t.test('D11: a repeated parameter is a 400 naming it', async (t) => {
+  t.same(fields(rejected(t, { limit: ['10', '20'] })), ['limit'])
+  t.same(fields(rejected(t, { sort: ['tipo', '-tipo'] })), ['sort'])
+  const details = rejected(t, { tipo: ['robo', 'hurto'] })
+  t.same(fields(details), ['tipo'])
+  t.match(details[0]?.message, /más de una vez/)
+})
+
+t.test('D11: every bad parameter is reported in the same 400', async (t) => {
+  t.same(fields(rejected(t, { limit: '0', offset: 'x', sort: 'testigos', nope: '1' })).sort(), ['limit', 'nope', 'offset', 'sort'])
+})
+
+t.test('D11: an unknown filter field is a 400 naming it', async (t) => {
+  const details = rejected(t, { tipoo: 'robo' })
+  t.strictSame(details, [{ field: 'tipoo', message: "Campo de filtro desconocido 'tipoo'" }])
+})
+
+t.test('D11: a filter on an array field is a 400 naming it', async (t) => {
+  const details = rejected(t, { testigos: 'x' })
+  t.same(fields(details), ['testigos'])
+  t.match(details[0]?.message, /No se puede filtrar por 'testigos'/)
+})
+
+t.test('D22: a password cannot be filtered', async (t) => {
+  t.same(fields(rejected(t, { password: 'secreto123' }, moduleOf(service, 'usuarios'))), ['password'])
+})
+
+t.test('D11: an enum filter outside the list is a 400 listing the allowed values', async (t) => {
+  const details = rejected(t, { estado: 'cerrada' })
+  t.strictSame(details, [{ field: 'estado', message: "Filtro 'estado' no válido: debe ser uno de: pendiente, investigacion, archivada, judicializada" }])
+})
+
+t.test('D21: a role filter must name one of the roles', async (t) => {
+  const usuarios = moduleOf(service, 'usuarios')
+  t.same(parse({ rol: 'agente' }, usuarios).filters, [{ column: 'rol', value: 'agente', blind: false }])
+  t.match(rejected(t, { rol: 'capitan' }, usuarios)[0]?.message, /superadmin, administrador, jefe, oficial, agente, consulta/)
+})
+
+t.test('D11: filters are exact values converted to the field type, combined with AND', async (t) => {
+  t.strictSame(parse({ km_actuales: '1200', estado: 'taller', fecha_itv: '2026-05-31', marca: 'Seat' }, vehiculos).filters, [
+    { column: 'km_actuales', value: 1200, blind: false },
+    { column: 'estado', value: 'taller', blind: false },
+    { column: 'fecha_itv', value: '2026-05-31', blind: false },
+    { column: 'marca', value: 'Seat', blind: false },
+  ])
+  t.strictSame(parse({ activo: 'false' }, moduleOf(service, 'usuarios')).filters, [{ column: 'activo', value: false, blind: false }])
+  t.strictSame(parse({ activo: 'true' }, moduleOf(service, 'usuarios')).filters, [{ column: 'activo', value: true, blind: false }])
+  t.strictSame(parse({ importe: '90.5' }, moduleOf(service, 'sanciones')).filters, [{ column: 'importe', value: 90.5, blind: false }])
+  t.strictSame(parse({ fecha_hechos: '2026-01-31 23:59:59' }).filters, [{ column: 'fecha_hechos', value: '2026-01-31 23:59:59', blind: false }])
+  t.strictSame(parse({ hora_inicio: '07:30' }, moduleOf(service, 'turnos')).filters, [{ column: 'hora_inicio', value: '07:30', blind: false }])
+})
+
+t.test('D11: a value that does not convert to the field type is a 400 naming the field', async (t) => {
+  t.same(fields(rejected(t, { km_actuales: 'mucho' }, vehiculos)), ['km_actuales'])
+  t.same(fields(rejected(t, { km_actuales: '1.5' }, vehiculos)), ['km_actuales'])
+  t.same(fields(rejected(t, { activo: 'si' }, moduleOf(service, 'usuarios'))), ['activo'])
+  t.same(fields(rejected(t, { fecha_itv: '2026-02-30' }, vehiculos)), ['fecha_itv'])
+  t.same(fields(rejected(t, { fecha_hechos: '2026-01-31' })), ['fecha_hechos'])
+  t.same(fields(rejected(t, { hora_inicio: '24:00' }, moduleOf(service, 'turnos'))), ['hora_inicio'])
+})
+
+t.test('D4: an open list (denuncias.tipo) accepts any value', async (t) => {
+  t.strictSame(parse({ tipo: 'estafa informática' }).filters, [{ column: 'tipo', value: 'estafa informática', blind: false }])
+})
+
+t.test('D16: a filter on an encrypted field goes through its blind index and flags filtersEncrypted', async (t) => {
+  const query = parse({ denunciante_dni: '12345678Z', tipo: 'robo' })
+  t.strictSame(query.filters, [
+    { column: '_bidx_denunciante_dni', value: '12345678Z', blind: true },
+    { column: 'tipo', value: 'robo', blind: false },
+  ])
+  t.equal(query.filtersEncrypted, true)
+  t.equal(parse({ tipo: 'robo' }).filtersEncrypted, false)
+})
+
+t.test('D11: _created_by and _modified_by are filterable metadata; other metadata is not', async (t) => {
+  t.strictSame(parse({ _created_by: 'USR-2026-00001', _modified_by: 'USR-2026-00002' }).filters, [
+    { column: '_created_by', value: 'USR-2026-00001', blind: false },
+    { column: '_modified_by', value: 'USR-2026-00002', blind: false },
+  ])
+  t.same(fields(rejected(t, { _hash: 'abc' })), ['_hash'])
+  t.same(fields(rejected(t, { _deleted: '2026-01-01 00:00:00' })), ['_deleted'])
+})
+
+t.test('D11: sort=field and sort=-field order by a scalar field', async (t) => {
+  t.strictSame(parse({ sort: 'fecha_hechos' }).sort, { column: 'fecha_hechos', descending: false })
+  t.strictSame(parse({ sort: '-prioridad' }).sort, { column: 'prioridad', descending: true })
+  t.strictSame(parse({ sort: '-_created' }).sort, { column: '_created', descending: true })
+  t.strictSame(parse({ sort: '_version' }).sort, { column: '_version', descending: false })
+})
+
+t.test('D11, D16: sort on an encrypted, array or unknown field is a 400 naming sort', async (t) => {
+  for (const sort of ['denunciante_dni', '-denunciante_dni', 'testigos', 'nada', '-', '_hash', '_row'])
+    t.strictSame(fields(rejected(t, { sort })), ['sort'], `sort=${sort}`)
+})
+
+t.test('D11: more filters than service.list.max_filters is a 400', async (t) => {
+  const limits = { ...LIMITS, maxFilters: 2 }
+  const details = rejected(t, { tipo: 'robo', estado: 'pendiente', prioridad: 'alta' }, denuncias, limits)
+  t.strictSame(details, [{ field: 'filtros', message: 'Demasiados filtros: como máximo 2' }])
+  t.equal(parse({ tipo: 'robo', estado: 'pendiente', limit: '5', offset: '1', sort: 'tipo' }, denuncias, limits).filters.length, 2, 'limit, offset and sort are not filters')
+})

@@ -1,0 +1,201 @@
+// The migration plan as data: a pure diff of the stored snapshot and modules.yaml (STYLE 5, issue #4).
+import t from 'tap'
+import { compileService } from '../../../src/compile/service.js'
+import type { ModulesConfig } from '../../../src/config/types.js'
+import { describeStep, isUnsafe, planMigration, type MigrationStep } from '../../../src/db/migrate/plan.js'
+import { EMPTY_SNAPSHOT, snapshotOf } from '../../../src/db/migrate/snapshot.js'
+import { editField, editModule, field, shippedConfig } from '../support/config.js'
+
+const base = shippedConfig()
+const specsOf = (config: ModulesConfig) => compileService(config).modules
+const baseline = snapshotOf(specsOf(base))
+/** The plan from the shipped configuration (as migrated) to `config`. */
+const planTo = (config: ModulesConfig): MigrationStep[] => planMigration(baseline, specsOf(config))
+const addField = (config: ModulesConfig, module: string, def: ReturnType<typeof field>) =>
+  editModule(config, module, (m) => ({ ...m, fields: [...m.fields, def] }))
+
+t.test('from an empty database every table is created with all its indexes', async (t) => {
+  const specs = specsOf(base)
+  const steps = planMigration(EMPTY_SNAPSHOT, specs)
+  t.strictSame(steps, specs.flatMap((m): MigrationStep[] => [
+    { kind: 'create_table', table: m.table },
+    ...m.table.indexes.map((index): MigrationStep => ({ kind: 'create_index', table: m.name, index })),
+  ]))
+  t.same(steps.filter((s) => s.kind === 'create_table').map((s) => s.kind === 'create_table' && s.table.name), specs.map((m) => m.name))
+  t.equal(steps.filter((s) => s.kind === 'create_index').length, 36, '2 per table + 18 for unique and index: true')
+  t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
+  t.notOk(steps.some(isUnsafe), 'creating is safe')
+})
+
+t.test('the configuration the database was migrated to plans nothing', async (t) => {
+  t.strictSame(planTo(base), [])
+})
+
+t.test('adding a field adds its column, nothing else', async (t) => {
+  const steps = planTo(addField(base, 'vehiculos', field('color', 'string')))
+  t.strictSame(steps, [{ kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } }])
+  t.notOk(steps.some(isUnsafe))
+})
+
+t.test('D16: adding an encrypted field adds its value column and its blind index column', async (t) => {
+  t.strictSame(planTo(addField(base, 'vehiculos', field('conductor_dni', 'string', { encrypted: true }))), [
+    { kind: 'add_column', table: 'vehiculos', column: { name: 'conductor_dni', storage: 'text', nullable: true } },
+    { kind: 'add_column', table: 'vehiculos', column: { name: '_bidx_conductor_dni', storage: 'text', nullable: true } },
+  ])
+})
+
+t.test('adding an indexed field adds its column and its index', async (t) => {
+  t.strictSame(planTo(addField(base, 'vehiculos', field('color', 'string', { index: true }))), [
+    { kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } },
+    { kind: 'create_index', table: 'vehiculos', index: { name: 'ix_vehiculos_color', columns: ['color'], unique: false, liveOnly: true } },
+  ])
+})
+
+t.test('D5: a new required field without a default must be checked against the existing rows', async (t) => {
+  t.strictSame(planTo(addField(base, 'vehiculos', field('color', 'string', { required: true }))), [
+    { kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } },
+    { kind: 'require_field', table: 'vehiculos', field: 'color' },
+  ])
+})
+
+t.test('D5: an existing field that becomes required (no default) must be checked too', async (t) => {
+  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, required: true }))), [
+    { kind: 'require_field', table: 'vehiculos', field: 'marca' },
+  ])
+  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, required: true, default: 'Seat' }))), [], 'a default fills it')
+})
+
+t.test('removing a field is remove_field, which is unsafe', async (t) => {
+  const steps = planTo(editModule(base, 'vehiculos', (m) => ({ ...m, fields: m.fields.filter((f) => f.name !== 'marca') })))
+  t.strictSame(steps, [{ kind: 'remove_field', table: 'vehiculos', field: 'marca' }])
+  t.equal(isUnsafe(steps[0] as MigrationStep), true)
+})
+
+t.test('removing an indexed field also drops its index', async (t) => {
+  t.strictSame(planTo(editModule(base, 'equipamiento', (m) => ({ ...m, fields: m.fields.filter((f) => f.name !== 'asignado_a') }))), [
+    { kind: 'remove_field', table: 'equipamiento', field: 'asignado_a' },
+    { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
+  ])
+})
+
+t.test('removing a module is remove_module, which is unsafe', async (t) => {
+  const steps = planTo({ ...base, modules: base.modules.filter((m) => m.name !== 'turnos') })
+  t.strictSame(steps, [{ kind: 'remove_module', table: 'turnos' }])
+  t.equal(isUnsafe(steps[0] as MigrationStep), true)
+})
+
+t.test('renamed_from renames the column and keeps the data (a safe step)', async (t) => {
+  const steps = planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca' })))
+  t.strictSame(steps, [{ kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' }])
+  t.equal(isUnsafe(steps[0] as MigrationStep), false)
+})
+
+t.test('renamed_from on an indexed field renames the column and rebuilds its index under the new name', async (t) => {
+  t.strictSame(planTo(editField(base, 'equipamiento', 'asignado_a', (f) => ({ ...f, name: 'responsable', renamedFrom: 'asignado_a' }))), [
+    { kind: 'rename_column', table: 'equipamiento', from: 'asignado_a', to: 'responsable' },
+    { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
+    { kind: 'create_index', table: 'equipamiento', index: { name: 'ix_equipamiento_responsable', columns: ['responsable'], unique: false, liveOnly: true } },
+  ])
+})
+
+t.test('D16: renamed_from on an encrypted field renames its blind index column too', async (t) => {
+  const steps = planTo(editField(base, 'personal', 'nif', (f) => ({ ...f, name: 'documento', renamedFrom: 'nif' })))
+  t.strictSame(steps, [
+    { kind: 'rename_column', table: 'personal', from: 'nif', to: 'documento' },
+    { kind: 'rename_column', table: 'personal', from: '_bidx_nif', to: '_bidx_documento' },
+    { kind: 'drop_index', table: 'personal', name: 'ux_personal_nif' },
+    { kind: 'create_index', table: 'personal', index: { name: 'ux_personal_documento', columns: ['_bidx_documento'], unique: true, liveOnly: true, field: 'documento' } },
+  ])
+})
+
+t.test('D14: renamed_from does not hide the other changes of the same field', async (t) => {
+  t.strictSame(planTo(editField(base, 'vehiculos', 'km_actuales', (f) => ({ ...f, name: 'kilometros', renamedFrom: 'km_actuales', type: 'decimal' }))), [
+    { kind: 'rename_column', table: 'vehiculos', from: 'km_actuales', to: 'kilometros' },
+    { kind: 'change_type', table: 'vehiculos', field: 'kilometros', from: 'integer', to: 'decimal' },
+  ])
+  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca', encrypted: true }))), [
+    { kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' },
+    { kind: 'encrypt_field', table: 'vehiculos', field: 'fabricante' },
+  ], 'an encrypted rename still encrypts the existing plaintext')
+  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca', required: true }))), [
+    { kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' },
+    { kind: 'require_field', table: 'vehiculos', field: 'fabricante' },
+  ])
+})
+
+t.test('renamed_from naming a field the database never had is an ordinary new field', async (t) => {
+  t.strictSame(planTo(addField(base, 'vehiculos', field('color', 'string', { renamedFrom: 'colour' }))), [
+    { kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } },
+  ])
+})
+
+t.test('changing a field type is change_type, which is unsafe', async (t) => {
+  const steps = planTo(editField(base, 'vehiculos', 'km_actuales', (f) => ({ ...f, type: 'decimal' })))
+  t.strictSame(steps, [{ kind: 'change_type', table: 'vehiculos', field: 'km_actuales', from: 'integer', to: 'decimal' }])
+  t.equal(isUnsafe(steps[0] as MigrationStep), true)
+})
+
+t.test('D14: turning encryption on or off is encrypt_field / decrypt_field, both unsafe', async (t) => {
+  const on = planTo(editField(base, 'vehiculos', 'bastidor', (f) => ({ ...f, encrypted: true })))
+  t.match(on, [{ kind: 'encrypt_field', table: 'vehiculos', field: 'bastidor' }])
+  t.ok(on.filter((s) => s.kind !== 'encrypt_field').every((s) => !isUnsafe(s)))
+  t.ok(on.every((s) => s.kind !== 'decrypt_field'))
+  const off = planTo(editField(base, 'personal', 'fecha_nacimiento', (f) => ({ ...f, encrypted: false })))
+  t.match(off, [{ kind: 'decrypt_field', table: 'personal', field: 'fecha_nacimiento' }])
+  t.equal(isUnsafe(on[0] as MigrationStep), true)
+  t.equal(isUnsafe(off[0] as MigrationStep), true)
+})
+
+t.test('D4: a narrower enum is narrow_enum naming the removed values; a wider one plans nothing', async (t) => {
+  t.strictSame(planTo(editField(base, 'vehiculos', 'estado', (f) => ({ ...f, enum: ['operativo', 'baja'] }))), [
+    { kind: 'narrow_enum', table: 'vehiculos', field: 'estado', removed: ['taller'] },
+  ])
+  t.strictSame(planTo(editField(base, 'vehiculos', 'estado', (f) => ({ ...f, enum: ['operativo', 'taller', 'baja', 'reserva'] }))), [])
+  const steps = planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, enum: ['Seat', 'Renault'] })))
+  t.strictSame(steps, [{ kind: 'narrow_enum', table: 'vehiculos', field: 'marca', removed: [] }], 'a free field that gets an enum')
+  t.equal(isUnsafe(steps[0] as MigrationStep), false, 'checked against the data, not refused outright')
+})
+
+t.test('index: true added creates the index; removed drops it', async (t) => {
+  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, index: true }))), [
+    { kind: 'create_index', table: 'vehiculos', index: { name: 'ix_vehiculos_marca', columns: ['marca'], unique: false, liveOnly: true } },
+  ])
+  t.strictSame(planTo(editField(base, 'equipamiento', 'asignado_a', (f) => ({ ...f, index: false }))), [
+    { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
+  ])
+})
+
+t.test('D12: unique added creates a unique index on live records', async (t) => {
+  t.strictSame(planTo(editField(base, 'turnos', 'vehiculo_asignado', (f) => ({ ...f, unique: true }))), [
+    { kind: 'create_index', table: 'turnos', index: { name: 'ux_turnos_vehiculo_asignado', columns: ['vehiculo_asignado'], unique: true, liveOnly: true, field: 'vehiculo_asignado' } },
+  ])
+})
+
+t.test('a tenth module is created with its table and indexes, the other nine untouched', async (t) => {
+  const withTenth = addTenth(base)
+  const steps = planTo(withTenth)
+  const spec = specsOf(withTenth).at(-1)
+  if (spec === undefined) return t.fail('no spec')
+  t.strictSame(steps, [
+    { kind: 'create_table', table: spec.table },
+    ...spec.table.indexes.map((index) => ({ kind: 'create_index', table: 'objetos', index })),
+  ])
+})
+
+function addTenth(config: ModulesConfig): ModulesConfig {
+  return { ...config, modules: [...config.modules, { name: 'objetos', prefix: 'OBJ', fields: [field('descripcion', 'text', { required: true })] }] }
+}
+
+t.test('every step is described in one Spanish line', async (t) => {
+  t.equal(describeStep({ kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' }), "Renombrar 'vehiculos.marca' a 'fabricante' conservando los datos")
+  t.equal(describeStep({ kind: 'narrow_enum', table: 'vehiculos', field: 'estado', removed: ['taller'] }), "Restringir los valores de 'vehiculos.estado' (se quitan: taller)")
+  t.equal(describeStep({ kind: 'remove_module', table: 'turnos' }), "Quitar el módulo 'turnos' (sus datos se conservarían en la base de datos)")
+  const all = planMigration(EMPTY_SNAPSHOT, specsOf(base))
+  t.ok(all.map(describeStep).every((line) => line.length > 0 && !line.includes('\n')))
+})
+
+t.test('the snapshot records what the plan compares: type, encryption, required and enum per field', async (t) => {
+  t.strictSame(baseline.modules['vehiculos']?.fields['estado'], { type: 'string', encrypted: false, required: false, enum: ['operativo', 'taller', 'baja'] })
+  t.strictSame(baseline.modules['personal']?.fields['nif'], { type: 'string', encrypted: true, required: false })
+  t.same(Object.keys(baseline.modules), base.modules.map((m) => m.name))
+})
