@@ -16,7 +16,7 @@ function files(dir: string): string[] {
 
 const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }))
 const importsOf = (text: string) => [...text.matchAll(/^import .* from '([^']+)'/gm)].map((m) => m[1] as string)
-const layerOf = (path: string) => (path.includes('/') ? path.split('/')[0] : path.replace(/\.ts$/, ''))
+const layerOf = (path: string): string => (path.includes('/') ? (path.split('/')[0] ?? '') : path.replace(/\.ts$/, ''))
 
 const FORBIDDEN: Record<string, RegExp[]> = {
   errors: [/^\./],
