@@ -54,6 +54,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   // An empty body with a JSON content type is "no body" (DELETE from many clients), not an error.
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
+  // Bodies are JSON only: text/plain, like every other type, is 415 (Fastify parses it by default).
+  app.removeContentTypeParser('text/plain')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) done(null, undefined)
     else parseJson(request, body as string, done)
