@@ -52,18 +52,18 @@ async function createIndex(trx: Trx, table: string, index: IndexSpec): Promise<v
   await builder.execute()
 }
 
-/** Live rows whose `column` is null, or holds one of `values`. */
-async function countLive(trx: Trx, table: string, column: string, values?: readonly string[]): Promise<number> {
+/** Live rows whose `column` is null, or holds a value outside `allowed`. */
+async function countLive(trx: Trx, table: string, column: string, allowed?: readonly string[]): Promise<number> {
   const base = trx.selectFrom(table).select(sql<number>`count(*)`.as('n')).where(META.deleted, 'is', null)
-  const query = values === undefined ? base.where(column, 'is', null) : base.where(column, 'in', [...values])
+  const query = allowed === undefined ? base.where(column, 'is', null) : base.where(column, 'is not', null).where(column, 'not in', [...allowed])
   const row = await query.executeTakeFirst()
   return Number(row?.n ?? 0)
 }
 
 async function checkData(trx: Trx, step: MigrationStep): Promise<string | undefined> {
-  if (step.kind === 'narrow_enum' && step.removed.length > 0) {
-    const n = await countLive(trx, step.table, step.field, step.removed)
-    return n > 0 ? `${n} registros de '${step.table}' tienen en '${step.field}' valores que se quitan (${step.removed.join(', ')})` : undefined
+  if (step.kind === 'narrow_enum') {
+    const n = await countLive(trx, step.table, step.field, step.allowed)
+    return n > 0 ? `${n} registros de '${step.table}' tienen en '${step.field}' valores fuera de la nueva lista (${step.allowed.join(', ')})` : undefined
   }
   if (step.kind === 'require_field') {
     const n = await countLive(trx, step.table, step.field)

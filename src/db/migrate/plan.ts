@@ -9,8 +9,8 @@ export type MigrationStep =
   | { readonly kind: 'rename_column'; readonly table: string; readonly from: string; readonly to: string }
   | { readonly kind: 'create_index'; readonly table: string; readonly index: IndexSpec }
   | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
-  /** Existing rows must not hold the removed values (checked against the data). */
-  | { readonly kind: 'narrow_enum'; readonly table: string; readonly field: string; readonly removed: readonly string[] }
+  /** Existing rows must hold only `allowed` values (checked against the data). */
+  | { readonly kind: 'narrow_enum'; readonly table: string; readonly field: string; readonly removed: readonly string[]; readonly allowed: readonly string[] }
   /** A field became required: existing rows must all have it (checked against the data). */
   | { readonly kind: 'require_field'; readonly table: string; readonly field: string }
   | { readonly kind: 'remove_module'; readonly table: string }
@@ -53,9 +53,11 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
     }
     if (previous.type !== field.def.type) steps.push({ kind: 'change_type', table, field: field.name, from: previous.type, to: field.def.type })
     if (previous.encrypted !== field.encrypted) steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })
+    const blind = spec.table.columns.find((c) => c.name === field.blindIndexColumn)
+    if (blind !== undefined && !oldColumns.has(blind.name) && previous.encrypted !== field.encrypted) steps.push({ kind: 'add_column', table, column: blind })
     const removed = (previous.enum ?? []).filter((v) => field.def.enum !== undefined && !field.def.enum.includes(v))
     if (field.def.enum !== undefined && (previous.enum === undefined || removed.length > 0))
-      steps.push({ kind: 'narrow_enum', table, field: field.name, removed: previous.enum === undefined ? [] : removed })
+      steps.push({ kind: 'narrow_enum', table, field: field.name, removed: previous.enum === undefined ? [] : removed, allowed: field.def.enum })
     if (field.def.required && !previous.required && field.def.default === undefined) steps.push({ kind: 'require_field', table, field: field.name })
   }
   for (const name of Object.keys(before.fields))

@@ -1,0 +1,131 @@
+// A real service on a real SQLite file in a temp dir, driven over HTTP by app.inject.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Test } from 'tap'
+import { openService, type OpenService, type OpenServiceOptions } from '../../src/service.js'
+import { loadSettings } from '../../src/settings.js'
+
+export const ADMIN = { username: 'admin', password: 'admin-password-1' }
+export const REPO_MODULES = new URL('../../modules.yaml', import.meta.url).pathname
+
+export interface Reply {
+  readonly status: number
+  readonly body: any
+  readonly headers: Record<string, string | string[] | number | undefined>
+}
+
+export interface RequestOptions {
+  readonly token?: string | undefined
+  readonly body?: unknown
+  readonly headers?: Record<string, string>
+  readonly rawBody?: string
+}
+
+export interface TestApi {
+  readonly service: OpenService
+  readonly dataDir: string
+  readonly base: string
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>
+  login(username?: string, password?: string): Promise<string>
+  /** Creates an account with `role` through the API and returns a token for it. */
+  userWithRole(role: string): Promise<{ token: string; id: string }>
+  create(module: string, body: unknown, token?: string): Promise<any>
+  adminToken(): Promise<string>
+}
+
+export interface StartOptions {
+  readonly env?: Record<string, string>
+  readonly dataDir?: string
+  readonly clock?: () => Date
+  readonly keepDir?: boolean
+  /** Forwarded to openService: e.g. `{ level: 'debug', stream }` to capture the logs. */
+  readonly logger?: OpenServiceOptions['logger']
+}
+
+export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'records-test-'))
+  const settings = loadSettings({
+    DATA_DIR: dataDir,
+    MODULES_FILE: REPO_MODULES,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    RATE_LIMIT_IP_PER_MINUTE: '100000',
+    RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+    ...options.env,
+  })
+  const service = await openService(settings, {
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  })
+  t.teardown(async () => {
+    await service.close()
+    if (options.dataDir === undefined && options.keepDir !== true) rmSync(dataDir, { recursive: true, force: true })
+  })
+  const base = settings.basePath === '/' ? '' : settings.basePath
+  let admin: string | undefined
+  let users = 0
+
+  const api: TestApi = {
+    service,
+    dataDir,
+    base,
+    async request(method, path, { token, body, headers = {}, rawBody } = {}) {
+      const response = await service.app.inject({
+        method: method as 'GET',
+        url: `${base}${path}`,
+        headers: {
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          ...(body === undefined && rawBody === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(rawBody !== undefined ? { payload: rawBody } : body === undefined ? {} : { payload: JSON.stringify(body) }),
+      })
+      let parsed: unknown
+      try {
+        parsed = response.json()
+      } catch {
+        parsed = response.body
+      }
+      return { status: response.statusCode, body: parsed, headers: response.headers }
+    },
+    async login(username = ADMIN.username, password = ADMIN.password) {
+      const reply = await api.request('POST', '/auth/login', { body: { username, password } })
+      if (reply.status !== 200) throw new Error(`login failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+      return reply.body.data.token as string
+    },
+    async adminToken() {
+      admin ??= await api.login()
+      return admin
+    },
+    async userWithRole(role) {
+      users += 1
+      const username = `${role}_${users}`
+      const password = `password-${role}-${users}`
+      const created = await api.request('POST', '/usuarios', {
+        token: await api.adminToken(),
+        body: { username, password, nombre: `Usuario ${role}`, rol: role },
+      })
+      if (created.status !== 201) throw new Error(`user create failed: ${JSON.stringify(created.body)}`)
+      return { token: await api.login(username, password), id: created.body.data._id as string }
+    },
+    async create(module, body, token) {
+      const reply = await api.request('POST', `/${module}`, { token: token ?? (await api.adminToken()), body })
+      if (reply.status !== 201) throw new Error(`create ${module} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+      return reply.body.data
+    },
+  }
+  return api
+}
+
+/** Valid bodies per module: only the required fields, plus what a test adds. */
+export const VALID: Record<string, () => Record<string, unknown>> = {
+  denuncias: () => ({ denunciante_nombre: 'Ana Pérez', tipo: 'hurto', fecha_hechos: '2026-11-20 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'Sustracción de cartera' }),
+  sanciones: () => ({ tipo: 'trafico', infractor_nombre: 'Luis Gómez', fecha_infraccion: '2026-11-19 08:00:00', lugar_infraccion: 'Calle Real 3', importe: 200 }),
+  atestados: () => ({ tipo: 'penal', juzgado: 'Juzgado de Instrucción nº 2' }),
+  personal: () => ({ tip: `TIP-${Math.random().toString(36).slice(2, 10)}`, nombre: 'Marta', apellidos: 'Ruiz Sanz', escala: 'oficial' }),
+  vehiculos: () => ({ matricula: `${Math.floor(Math.random() * 9000 + 1000)}-${Math.random().toString(36).slice(2, 5).toUpperCase()}`, tipo: 'patrulla' }),
+  sala092: () => ({ tipo_incidencia: 'urgente', descripcion: 'Ruidos en vivienda' }),
+  turnos: () => ({ agente_id: 'PER-2026-00001', fecha: '2026-11-23', tipo_turno: 'mañana' }),
+  equipamiento: () => ({ tipo: 'radio', nombre: 'Emisora portátil' }),
+}
