@@ -87,6 +87,13 @@ function clean(spec: ModuleSpec, body: Body): Body {
   return out
 }
 
+/** A JSON number beyond a double (1e400) parses to Infinity, which ajv's number type accepts. */
+function checkFinite(spec: ModuleSpec, values: Body): void {
+  const bad = Object.keys(values).filter((name) => typeof values[name] === 'number' && !Number.isFinite(values[name]))
+  if (bad.length > 0)
+    throw validationFailed(bad.map((name) => ({ field: name, message: `El campo '${name}' debe ser de tipo ${spec.fieldsByName.get(name)?.label ?? 'número'}` })))
+}
+
 function asObject(body: unknown, orMissing: () => never): Body {
   if (body === undefined) orMissing()
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badJson()
@@ -103,12 +110,14 @@ export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
     create(body) {
       const values = clean(spec, asObject(body, () => report(spec, spec.requiredFields.map((f) => ({ keyword: 'required', instancePath: '', schemaPath: '', params: { missingProperty: f } })))))
       if (!create(values)) report(spec, create.errors ?? [])
+      checkFinite(spec, values)
       return values
     },
     update(body) {
       const values = clean(spec, asObject(body, nothingSent))
       if (Object.keys(values).length === 0) nothingSent() // D7: an update with no fields
       if (!update(values)) report(spec, update.errors ?? [])
+      checkFinite(spec, values)
       return values
     },
   }
