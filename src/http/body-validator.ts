@@ -53,8 +53,11 @@ function describe(spec: ModuleSpec, error: ErrorObject): Problem {
     case 'type':
       if (required && empty) return { field: name, message: `El campo '${name}' es obligatorio`, missing: true }
       return { field: name, message: `El campo '${name}' debe ser de tipo ${field?.label ?? String(params['type'])}`, missing: false }
-    case 'format':
-      return { field: name, message: `El campo '${name}' debe ser ${field?.label ?? `de formato ${String(params['format'])}`} válido`, missing: false }
+    case 'format': {
+      const format = String(params['format'])
+      const expected = format === 'email' ? 'un correo electrónico válido' : format === 'uri' ? 'una URL válida' : `una ${field?.label ?? format} válida`
+      return { field: name, message: `El campo '${name}' debe ser ${expected}`, missing: false }
+    }
     case 'maxLength':
       return { field: name, message: `El campo '${name}' admite como máximo ${String(params['limit'])} caracteres`, missing: false }
     case 'maxItems':
