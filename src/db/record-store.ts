@@ -189,7 +189,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         }], formatExactTimestamp(now, timezone))
         return next
       })
-      return codec.decode(spec, row, reveal)
+      const record = codec.decode(spec, row, reveal)
+      // The response discloses every stored encrypted value, not only the ones sent (issue #3).
+      auditReveal(spec, [row], { reveal, actor })
+      return record
     },
 
     async remove(spec, id, { actor, ifMatch }) {

@@ -53,6 +53,9 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   raw.pragma('journal_mode = WAL')
   // FULL: an acknowledged write survives a power cut, not only a process crash.
   raw.pragma('synchronous = FULL')
+  // Overwritten and deleted content is zeroed, not left in free page space: after a key
+  // rotation no ciphertext under the retired key survives in the file (issue #3, D14).
+  raw.pragma('secure_delete = ON')
   raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
   const db = new Kysely<DynamicDb>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) })
   return {

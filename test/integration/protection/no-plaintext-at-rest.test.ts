@@ -1,0 +1,94 @@
+// D14: no plaintext of an encrypted field anywhere: not in any file under DATA_DIR (database,
+// WAL, shared memory, secrets) before or after a clean close, nor in debug logs (issue #3 done-when).
+import { rmSync } from 'node:fs'
+import { basename } from 'node:path'
+import t from 'tap'
+import { startTestApi, VALID, ADMIN } from '../../helpers/api.js'
+import { captureLogs, encryptedModules, filesUnder, markerFor, markerForms } from './support.js'
+
+t.test('D14: markers in every encrypted field of every module appear in no file under DATA_DIR nor in debug logs', async (t) => {
+  const logs = captureLogs()
+  const api = await startTestApi(t, { keepDir: true, logger: { level: 'debug', stream: logs.stream } })
+  t.teardown(() => rmSync(api.dataDir, { recursive: true, force: true }))
+  const token = await api.adminToken()
+  const markers: string[] = []
+  const secrets: string[] = [ADMIN.password, token]
+  const modules = encryptedModules(api)
+  t.same(modules.map((m) => m.spec.name).sort(), ['denuncias', 'personal', 'sala092', 'sanciones'], 'the modules that modules.yaml encrypts')
+
+  const fill = (fields: typeof modules[number]['fields']) => {
+    const values: Record<string, string> = {}
+    for (const field of fields) {
+      values[field.name] = markerFor(field)
+      markers.push(values[field.name] as string)
+    }
+    return values
+  }
+
+  for (const { spec, fields } of modules) {
+    const body = VALID[spec.name]
+    if (body === undefined) throw new Error(`no VALID body for ${spec.name}`)
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++) ids.push((await api.create(spec.name, { ...body(), ...fill(fields) }))._id)
+    // Updates write new markers over old ones; both must stay invisible.
+    const changed = fill(fields)
+    const updated = await api.request('PUT', `/${spec.name}/${ids[0]}`, { token, body: changed })
+    t.equal(updated.status, 200, `${spec.name}: update`)
+    // Exact-match filters on every encrypted field (D16) with a marker as the value.
+    for (const field of fields) {
+      const found = await api.request('GET', `/${spec.name}?${field.name}=${encodeURIComponent(changed[field.name] as string)}`, { token })
+      t.equal(found.body.data?.total, 1, `${spec.name}.${field.name}: the filter finds the record`)
+    }
+    await api.request('DELETE', `/${spec.name}/${ids[2]}`, { token })
+    t.equal((await api.request('GET', `/${spec.name}/${ids[1]}`, { token })).status, 200)
+  }
+
+  // Errors must not echo values either: a validation error and a unique conflict.
+  const leaked = markerFor(api.service.spec.moduleByName.get('denuncias')!.fields.find((f) => f.encrypted)!)
+  markers.push(leaked)
+  const invalid = await api.request('POST', '/denuncias', { token, body: { denunciante_dni: leaked, tipo: 42 } })
+  t.equal(invalid.status, 400)
+  t.notOk(JSON.stringify(invalid.body).includes(leaked), 'a 400 does not echo the encrypted value')
+  const nif = markerFor(api.service.spec.moduleByName.get('personal')!.fieldsByName.get('nif')!)
+  markers.push(nif)
+  await api.create('personal', { ...VALID['personal']!(), nif })
+  const duplicate = await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif } })
+  t.equal(duplicate.status, 409)
+  t.notOk(JSON.stringify(duplicate.body).includes(nif), 'a 409 does not echo the encrypted value')
+
+  // Accounts: passwords (D22) and tokens belong to the same rule for logs.
+  const user = await api.userWithRole('agente')
+  secrets.push(user.token, 'password-agente-1')
+  const wrong = `wrong-${markerFor(api.service.spec.moduleByName.get('denuncias')!.fields[0]!)}`
+  secrets.push(wrong)
+  t.equal((await api.request('POST', '/auth/login', { body: { username: 'agente_1', password: wrong } })).status, 401)
+  t.equal((await api.request('POST', '/auth/logout', { token: user.token })).status, 200)
+
+  // Positive control: a plain (not encrypted) field's value must be found, or the scan proves nothing.
+  const control = `CONTROL${Date.now()}plain`
+  await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_nombre: control })
+
+  const scan = (when: string) => {
+    const files = filesUnder(api.dataDir).filter((f) => basename(f.path) !== 'encryption.key')
+    t.ok(files.some((f) => basename(f.path) === 'records.db'), `${when}: the database file is scanned`)
+    t.ok(files.some((f) => f.bytes.includes(Buffer.from(control))), `${when}: the scan does find a plain field's value`)
+    let hits = 0
+    for (const file of files)
+      for (const value of [...markers, ...secrets.filter((s) => s !== token && s !== user.token)])
+        for (const form of markerForms(value))
+          if (file.bytes.includes(form)) {
+            hits += 1
+            t.fail(`${when}: '${value}' found in ${basename(file.path)}`)
+          }
+    t.equal(hits, 0, `${when}: no marker or password in ${files.map((f) => basename(f.path)).join(', ')}`)
+  }
+  // Reads are audited in batches: wait for the flush so the WAL holds the audit rows too.
+  await new Promise((resolve) => setTimeout(resolve, 1200))
+  scan('while open (WAL not checkpointed)')
+  await api.service.close()
+  scan('after close (WAL checkpointed)')
+
+  const text = logs.text()
+  t.ok(text.includes('"level":20') || text.includes('incoming request'), 'debug logs were captured')
+  for (const value of [...markers, ...secrets]) t.notOk(text.includes(value), `logs do not contain '${value.slice(0, 12)}…'`)
+})
