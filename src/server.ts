@@ -11,7 +11,9 @@ export async function serve(): Promise<void> {
   const log = service.app.log
   for (const name of settings.generated)
     log.warn(`${name} no estaba configurado: se ha generado uno en ${settings.dataDir} (permisos 0600). Configure ${name} en producción.`)
-  for (const step of service.migrated) log.info({ step }, 'migración aplicada')
+  // A new database takes dozens of steps: one line says so, the steps go to debug.
+  if (service.migrated.length > 0) log.info(`Esquema actualizado desde modules.yaml: ${service.migrated.length} cambios aplicados`)
+  for (const step of service.migrated) log.debug({ step }, 'migración aplicada')
   const address = await service.app.listen({ port: settings.port, host: settings.host })
   const base = `${address}${settings.basePath === '/' ? '' : settings.basePath}`
   log.info(`Servicio disponible en ${base} (base de datos ${service.database.location})`)
