@@ -62,12 +62,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const cipher = createFieldCipher(keyring)
     const codec = createRecordCodec(database.dialect, cipher)
     const timezone = spec.service.timezone
+    // The app is built after the store it serves: errors of a later flush reach its log.
     const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-    const readAudit = createReadAuditLog({ database, timezone, clock, onError: (error) => onError(error) })
+    const readAudit = createReadAuditLog({ database, timezone, clock, onError })
     const store = createRecordStore({ database, codec, timezone, clock, readAudit })
     const accounts = createAccountStore(database, spec.accounts)
     const initialAdmin = (await accounts.count()) === 0 ? await createInitialAdmin(spec, store, settings) : undefined
-    app = await buildApp(spec, {
+    const built = await buildApp(spec, {
       store,
       accounts,
       jwtSecret: settings.jwtSecret,
@@ -78,7 +79,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
-    const built = app
+    app = built
     return {
       app: built, spec, database, store, codec, keyring, migrated: applied, initialAdmin,
       async close() {

@@ -34,7 +34,9 @@ export const SORTABLE_META: readonly string[] = [META.created, META.modified, ME
 /** Keys starting with `_` in a request body are metadata: ignored, never applied (D7). */
 export const isMetadataKey = (key: string): boolean => key.startsWith('_')
 
-export const blindIndexColumnOf = (field: string): string => `_bidx_${field}`
+const BLIND_INDEX_PREFIX = '_bidx_'
+export const blindIndexColumnOf = (field: string): string => `${BLIND_INDEX_PREFIX}${field}`
+export const isBlindIndexColumn = (column: string): boolean => column.startsWith(BLIND_INDEX_PREFIX)
 
 /** The masked value of an encrypted field for callers without `{module}.descifrar` (D15). */
 export const MASK = '***'

@@ -2,7 +2,7 @@
 // password hashes (D22), JSON and boolean columns, masking (D15) and the `_hash` (D17).
 import bcrypt from 'bcryptjs'
 import type { Dialect } from '../compile/field-types.js'
-import { MASK, META, ROW_COLUMN } from '../compile/metadata.js'
+import { isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { canonicalJson, plaintextOf, sha256Hex } from './canonical.js'
 import type { FieldCipher } from './crypto.js'
@@ -90,7 +90,7 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
     hash(spec, row) {
       const stored: Row = {}
       for (const column of spec.table.columns) {
-        if (column.name === ROW_COLUMN || column.name === META.hash || column.name.startsWith('_bidx_')) continue
+        if (column.name === ROW_COLUMN || column.name === META.hash || isBlindIndexColumn(column.name)) continue
         const field = spec.fieldsByName.get(column.name)
         const raw = row[column.name]
         stored[column.name] = field === undefined ? (column.name === META.version ? Number(raw) : raw ?? null) : logicalStored(field, raw)

@@ -1,19 +1,8 @@
 // D4, D5, D7: what a create or update body must look like, for every module.
 import t from 'tap'
+import { D5_REQUIRED } from '../../fixtures/decisions.js'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 
-/** D5, written out so the test checks modules.yaml against the decision, not against itself. */
-const REQUIRED: Record<string, readonly string[]> = {
-  denuncias: ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'],
-  sanciones: ['tipo', 'infractor_nombre', 'fecha_infraccion', 'lugar_infraccion', 'importe'],
-  atestados: ['tipo', 'juzgado'],
-  personal: ['tip', 'nombre', 'apellidos', 'escala'],
-  vehiculos: ['matricula', 'tipo'],
-  sala092: ['tipo_incidencia', 'descripcion'],
-  turnos: ['agente_id', 'fecha', 'tipo_turno'],
-  equipamiento: ['tipo', 'nombre'],
-  usuarios: ['username', 'password', 'nombre', 'rol'],
-}
 
 let users = 0
 const BODIES: Record<string, () => Record<string, unknown>> = {
@@ -41,7 +30,7 @@ async function post(api: TestApi, module: string, body: unknown) {
 
 t.test('D5: a create missing a required field is 400 Datos requeridos naming it, in every module', async (t) => {
   const api = await startTestApi(t)
-  for (const [module, required] of Object.entries(REQUIRED)) {
+  for (const [module, required] of Object.entries(D5_REQUIRED)) {
     t.same([...(api.service.spec.modules.find((m) => m.name === module)?.requiredFields ?? [])].sort(), [...required].sort(), `${module}: modules.yaml matches D5`)
     for (const field of required) {
       const { [field]: _dropped, ...body } = BODIES[module]!()
@@ -64,7 +53,7 @@ t.test('D5: a create without any body names every required field', async (t) => 
 
 t.test('D5: an empty string for a required field is 400 Datos requeridos naming it, in every module', async (t) => {
   const api = await startTestApi(t)
-  for (const [module, required] of Object.entries(REQUIRED)) {
+  for (const [module, required] of Object.entries(D5_REQUIRED)) {
     for (const field of required) {
       const reply = await post(api, module, { ...BODIES[module]!(), [field]: '' })
       t.equal(reply.status, 400, `${module}.${field} = ''`)
@@ -76,7 +65,7 @@ t.test('D5: an empty string for a required field is 400 Datos requeridos naming 
 
 t.test('D7: an unknown field is 400 naming it in error and details, in every module', async (t) => {
   const api = await startTestApi(t)
-  for (const module of Object.keys(REQUIRED)) {
+  for (const module of Object.keys(D5_REQUIRED)) {
     const reply = await post(api, module, { ...BODIES[module]!(), campo_inventado: 'x' })
     t.equal(reply.status, 400, module)
     t.match(reply.body.error, /campo_inventado/, `${module}: error names the field`)
@@ -248,7 +237,7 @@ t.test('D7: an update with no fields is 400 Datos requeridos', async (t) => {
 t.test('D5: an update cannot empty a required field, with null or with an empty string', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
-  for (const [module, required] of Object.entries(REQUIRED)) {
+  for (const [module, required] of Object.entries(D5_REQUIRED)) {
     const { _id } = await api.create(module, BODIES[module]!())
     for (const field of required) {
       for (const value of [null, '']) {
