@@ -11,12 +11,14 @@ export interface TokenClaims {
   readonly sub: string
   readonly jti: string
   readonly iat?: number
-  readonly exp?: number
+  /** Always present: the service signs every token with an expiry (D20). */
+  readonly exp: number
 }
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
-    payload: TokenClaims
+    /** What the service signs; the signer adds iat and exp. */
+    payload: Pick<TokenClaims, 'sub' | 'jti'>
     user: TokenClaims
   }
 }
@@ -71,7 +73,7 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     } catch (error) {
       throw invalidToken(error)
     }
-    if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw invalidToken()
+    if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number') throw invalidToken()
     const [revoked, account] = await Promise.all([options.accounts.isRevoked(claims.jti), options.accounts.activeAccount(claims.sub)])
     if (revoked || account === undefined) throw invalidToken()
     const role = options.service.roles.get(account.role)

@@ -45,7 +45,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   app.post('/auth/logout', async (request) => {
     const auth = await app.authenticate(request)
     const now = Math.floor(options.clock().getTime() / 1000)
-    await accounts.revoke(auth.claims.jti, auth.claims.exp ?? now + 7 * 86400, now)
+    await accounts.revoke(auth.claims.jti, auth.claims.exp, now)
     await store.audit([{ userId: auth.account.id, action: 'logout', module: accountsModule, recordId: auth.account.id, version: null, recordHash: null, fields: [] }])
     return { success: true, data: { message: 'Sesión cerrada' } }
   })

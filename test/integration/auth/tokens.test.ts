@@ -42,6 +42,7 @@ t.test('D20: tokens the service did not issue, or no longer honours, are 401 Tok
     expired: forgeToken({ secret, claims: { sub, iat: now - 8 * 86400, exp: now - 60 } }),
     'unknown user': forgeToken({ secret, claims: { sub: 'USR-2026-99999' } }),
     'no jti': forgeToken({ secret, claims: { sub, jti: undefined } }),
+    'no expiry': forgeToken({ secret, claims: { sub, exp: undefined } }),
     'no sub': forgeToken({ secret }),
   }
   for (const [name, token] of Object.entries(cases))
