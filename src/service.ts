@@ -1,6 +1,7 @@
 // Opens the whole service from settings: load -> validate -> compile -> migrate -> buildApp.
 // Used by `npm start`, `records serve` and the tests; never listens by itself.
 import { randomBytes } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { compileService } from './compile/service.js'
@@ -35,6 +36,18 @@ export interface OpenService {
   /** Set when this start created the first superadmin with a generated password. */
   readonly initialAdmin: { readonly username: string; readonly password: string | undefined } | undefined
   close(): Promise<void>
+}
+
+/** package.json's version, from src/ (tests) or dist/src/ (npm start). */
+function serviceVersion(): string {
+  for (const candidate of ['../package.json', '../../package.json']) {
+    const file = new URL(candidate, import.meta.url)
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'municipal-records' && pkg.version !== undefined) return pkg.version
+    }
+  }
+  return '0.0.0'
 }
 
 async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings) {
@@ -75,6 +88,8 @@ export async function openService(settings: Settings, options: OpenServiceOption
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
       trustProxy: settings.trustProxy,
+      corsOrigins: settings.corsOrigins,
+      version: serviceVersion(),
       logger: options.logger ?? false,
       clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),

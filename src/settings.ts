@@ -18,6 +18,8 @@ export interface Settings {
   readonly adminPassword: string | undefined
   readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
   readonly trustProxy: boolean
+  /** CORS_ORIGINS: browser origins allowed to call the API; empty (the default) sends no CORS headers. */
+  readonly corsOrigins: readonly string[]
   readonly logLevel: string
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
@@ -30,6 +32,14 @@ function integer(env: Env, name: string, fallback: number, min = 1): number {
   if (raw === undefined || raw === '') return fallback
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
   return Number(raw)
+}
+
+/** `https://a.example, https://b.example` or `*`; each origin is scheme://host[:port], no path. */
+function corsOrigins(raw: string | undefined): string[] {
+  const origins = (raw ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o !== '')
+  const bad = origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o))
+  if (bad.length > 0) throw new Error(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
+  return origins
 }
 
 /** Reads `file` or creates it with a fresh secret, readable by the owner only. */
@@ -67,6 +77,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
       tokenPerHour: integer(env, 'RATE_LIMIT_TOKEN_PER_HOUR', 1000),
     },
     trustProxy: ['1', 'true', 'yes', 'on'].includes((env['TRUST_PROXY'] ?? '').toLowerCase()),
+    corsOrigins: corsOrigins(env['CORS_ORIGINS']),
     logLevel: env['LOG_LEVEL'] || 'info',
     generated,
   }

@@ -1,4 +1,6 @@
 // Assembles the Fastify app from the compiled service: builds, never listens.
+import fastifyCors from '@fastify/cors'
+import fastifyHelmet from '@fastify/helmet'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
@@ -6,9 +8,12 @@ import type { RecordStore } from '../db/record-store.js'
 import { routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import { createBodyAjv } from './body-validator.js'
+import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
+import { loggerOptions, requestIdOf } from './logging.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
 import { auditRoutes } from './routes/audit.js'
+import { docsRoutes } from './routes/docs.js'
 import { healthRoutes } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
@@ -26,25 +31,28 @@ export interface AppDeps {
   readonly ping: () => Promise<void>
   /** Largest accepted body in bytes (D7: 1 MiB). */
   readonly bodyLimit?: number
+  /** Browser origins allowed to call the API (CORS_ORIGINS); empty: no CORS headers at all. */
+  readonly corsOrigins?: readonly string[]
+  /** The service's version, shown in the OpenAPI document. */
+  readonly version?: string
 }
 
-/** Logs the path and the names of query parameters only: filter values may be personal data. */
-const requestSerializer = (request: { method: string; url: string; ip: string; id: string }) => {
-  const [path = '', query] = request.url.split('?', 2)
-  const keys = query === undefined ? undefined : [...new URLSearchParams(query).keys()]
-  return { method: request.method, path, ...(keys === undefined ? {} : { query: keys }), remoteAddress: request.ip }
+/** Headers a browser client may send and read across origins. */
+const CORS_HEADERS = {
+  allowedHeaders: ['authorization', 'content-type', 'if-match', 'x-request-id'],
+  exposedHeaders: ['etag', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
 }
 
 export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: deps.logger === false || deps.logger === undefined ? false
-      : { ...(typeof deps.logger === 'object' ? deps.logger : {}), serializers: { req: requestSerializer } },
+    logger: loggerOptions(deps.logger),
     trustProxy: deps.trustProxy,
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     requestIdHeader: false,
+    genReqId: requestIdOf,
   })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(() => {
@@ -61,6 +69,14 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     else parseJson(request, body as string, done)
   })
 
+  // First hooks of every request: even a 429 or a 404 carries its id and the security headers.
+  app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
+  // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
+  await app.register(fastifyHelmet, { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } })
+  const origins = deps.corsOrigins ?? []
+  if (origins.length > 0)
+    await app.register(fastifyCors, { origin: origins.includes('*') ? '*' : [...origins], methods: ['GET', 'POST', 'PUT', 'DELETE'], maxAge: 600, ...CORS_HEADERS })
+
   await app.register(rateLimitPlugin, {
     ipPerMinute: deps.rateLimits.ipPerMinute,
     tokenPerHour: deps.rateLimits.tokenPerHour,
@@ -72,6 +88,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   const ajv = createBodyAjv()
   await app.register(async (api) => {
     await api.register(healthRoutes, { ping: deps.ping })
+    const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
+    await api.register(docsRoutes, { document, basePath: deps.basePath })
     await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)

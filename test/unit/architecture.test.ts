@@ -24,6 +24,8 @@ const FORBIDDEN: Record<string, RegExp[]> = {
   compile: [/^node:/, /^kysely/, /^fastify/, /\/(db|http)\//],
   db: [/\/http\//, /^fastify/, /^@fastify/],
   http: [/^kysely/, /^better-sqlite3/, /\/config\/load/],
+  // The OpenAPI generator is pure like compile/: a `records openapi` command and the app share it.
+  openapi: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|config\/load)/],
 }
 
 t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {

@@ -1,0 +1,144 @@
+// The envelope of spec 2.1 and every error answer of errors.ts, as OpenAPI components.
+// Messages come from errors.ts: the document says what the error handler sends.
+import { MESSAGES } from '../errors.js'
+import type { JsonSchema } from '../compile/field-types.js'
+
+export type OpenApiObject = Readonly<Record<string, unknown>>
+
+export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): OpenApiObject =>
+  ({ $ref: `#/components/${kind}/${name}` })
+
+/** `{ success: true, data }` around a data schema. */
+export const successEnvelope = (data: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['success', 'data'],
+  properties: { success: { const: true }, data },
+})
+
+export const messageData: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } }
+
+const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['success', 'error'],
+  properties: {
+    success: { const: false },
+    error: { type: 'string', description: 'Frase en español para mostrar a la persona usuaria.' },
+    details: {
+      type: 'array',
+      description: 'Un elemento por problema, con el campo al que se refiere (D7).',
+      items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+    },
+  },
+}
+
+const RATE_HEADERS: Readonly<Record<string, OpenApiObject>> = {
+  'x-ratelimit-limit': { description: 'Límite de la ventana más ajustada (D24).', schema: { type: 'integer' } },
+  'x-ratelimit-remaining': { description: 'Solicitudes que quedan en esa ventana.', schema: { type: 'integer' } },
+  'x-ratelimit-reset': { description: 'Segundos hasta que la ventana se reinicia.', schema: { type: 'integer' } },
+}
+
+export const HEADERS: Readonly<Record<string, OpenApiObject>> = {
+  'x-request-id': { description: 'Identificador de la solicitud, el mismo que llevan sus líneas de log.', schema: { type: 'string' } },
+  ...RATE_HEADERS,
+  'retry-after': { description: 'Segundos que conviene esperar antes de reintentar.', schema: { type: 'integer' } },
+  etag: { description: 'Versión del registro, `"<_version>"`, para If-Match (D13).', schema: { type: 'string' } },
+}
+
+/** Headers of every answer that passed the rate limits. */
+export const commonHeaders = (extra: readonly string[] = []): OpenApiObject =>
+  Object.fromEntries(['x-request-id', ...Object.keys(RATE_HEADERS), ...extra].map((name) => [name, ref('headers', name)]))
+
+interface ErrorCase { readonly summary: string; readonly error: string; readonly details?: readonly { field: string; message: string }[] }
+
+function errorResponse(description: string, cases: Readonly<Record<string, ErrorCase>>, headers: readonly string[] = []): OpenApiObject {
+  const examples = Object.fromEntries(Object.entries(cases).map(([name, c]) => [name, {
+    summary: c.summary,
+    value: { success: false, error: c.error, ...(c.details === undefined ? {} : { details: c.details }) },
+  }]))
+  return {
+    description,
+    headers: Object.fromEntries(['x-request-id', ...headers].map((name) => [name, ref('headers', name)])),
+    content: { 'application/json': { schema: ref('schemas', 'Error'), examples } },
+  }
+}
+
+/** Error answers by component name, with the HTTP status each stands for. */
+export const ERROR_RESPONSES: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> = {
+  BadRequest: {
+    status: '400',
+    response: errorResponse('Datos no válidos (D5, D7, D11).', {
+      required: { summary: 'Faltan campos obligatorios', error: MESSAGES.required, details: [{ field: 'campo', message: "El campo 'campo' es obligatorio" }] },
+      invalid: { summary: 'Tipo, valor o campo desconocido', error: `${MESSAGES.invalid}: …`, details: [{ field: 'campo', message: '…' }] },
+      badJson: { summary: 'El cuerpo no es un objeto JSON', error: MESSAGES.badJson },
+    }),
+  },
+  Unauthorized: {
+    status: '401',
+    response: errorResponse('Sin token, o token inválido, caducado o revocado (D20).', {
+      noToken: { summary: 'Sin cabecera Authorization', error: MESSAGES.noToken },
+      invalidToken: { summary: 'Token inválido, caducado o revocado', error: MESSAGES.invalidToken },
+    }),
+  },
+  BadCredentials: {
+    status: '401',
+    response: errorResponse('Usuario o contraseña incorrectos, o cuenta desactivada (D19).', {
+      badCredentials: { summary: 'Credenciales inválidas', error: MESSAGES.badCredentials },
+    }),
+  },
+  Forbidden: {
+    status: '403',
+    response: errorResponse('El rol no tiene el permiso de la operación (spec 5.2).', {
+      forbidden: { summary: 'Sin permiso', error: MESSAGES.forbidden },
+    }),
+  },
+  NotFound: {
+    status: '404',
+    response: errorResponse('El registro no existe o está eliminado (D10).', {
+      recordNotFound: { summary: 'Registro no encontrado', error: MESSAGES.recordNotFound },
+    }),
+  },
+  Conflict: {
+    status: '409',
+    response: errorResponse('Valor único repetido (D12) o versión distinta de If-Match (D13).', {
+      unique: { summary: 'Valor único repetido', error: "Ya existe un registro con el mismo valor en 'campo'", details: [{ field: 'campo', message: "El valor de 'campo' ya está en uso" }] },
+      version: { summary: 'Conflicto de versión', error: MESSAGES.versionConflict, details: [{ field: '_version', message: 'La versión actual es 2' }] },
+    }),
+  },
+  TooLarge: {
+    status: '413',
+    response: errorResponse('Cuerpo de más de 1 MiB (D7).', { bodyTooLarge: { summary: 'Demasiado grande', error: MESSAGES.bodyTooLarge } }),
+  },
+  UnsupportedMediaType: {
+    status: '415',
+    response: errorResponse('El cuerpo no es application/json.', { unsupported: { summary: 'Tipo no admitido', error: MESSAGES.unsupportedMediaType } }),
+  },
+  TooManyRequests: {
+    status: '429',
+    response: errorResponse('Límite de solicitudes superado (spec 8, D24).', {
+      rateLimited: { summary: 'Demasiadas solicitudes', error: MESSAGES.rateLimited },
+    }, [...Object.keys(RATE_HEADERS), 'retry-after']),
+  },
+  InternalError: {
+    status: '500',
+    response: errorResponse('Error inesperado: se registra con el identificador de la solicitud, nunca se muestra (D23).', {
+      internal: { summary: 'Error interno', error: MESSAGES.internal },
+    }),
+  },
+  Unavailable: {
+    status: '503',
+    response: errorResponse('Base de datos inaccesible u ocupada.', {
+      unavailable: { summary: 'No disponible', error: MESSAGES.unavailable },
+      busy: { summary: 'Ocupado', error: MESSAGES.busy },
+    }, ['retry-after']),
+  },
+}
+
+export const errorComponents = {
+  schemas: { Error: errorSchema },
+  responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, e]) => [name, e.response])),
+  headers: HEADERS,
+}
+
+/** `{ "400": $ref BadRequest, ... }` for the named error responses. */
+export const errorRefs = (names: readonly (keyof typeof ERROR_RESPONSES)[]): OpenApiObject =>
+  Object.fromEntries(names.map((name) => [ERROR_RESPONSES[name]?.status ?? '500', ref('responses', name)]))

@@ -1,0 +1,140 @@
+// The paths that are not a module's: session (spec 4.1-4.3), audit trail (D25), and the
+// extra endpoints of D3 (health, this document, the docs page).
+import { AUDIT_FILTERS } from '../compile/audit-query.js'
+import type { JsonSchema } from '../compile/field-types.js'
+import { META } from '../compile/metadata.js'
+import type { ServiceSpec } from '../compile/types.js'
+import { exampleValue } from './examples.js'
+import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenApiObject } from './responses.js'
+
+type Paths = Record<string, Record<string, OpenApiObject>>
+
+const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject =>
+  ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
+
+const AUDIT_ACTIONS = ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar', 'recifrar'] as const
+
+/** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
+export const auditEntrySchema: JsonSchema = {
+  type: 'object',
+  required: ['seq', 'at', 'user_id', 'action', 'module', 'record_id', 'version', 'record_hash', 'fields', 'prev_hash', 'hash'],
+  properties: {
+    seq: { type: 'integer' },
+    at: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS.mmm' },
+    user_id: { type: ['string', 'null'] },
+    action: { type: 'string', enum: AUDIT_ACTIONS },
+    module: { type: ['string', 'null'] },
+    record_id: { type: ['string', 'null'] },
+    version: { type: ['integer', 'null'] },
+    record_hash: { type: ['string', 'null'] },
+    fields: { type: 'array', items: { type: 'string' }, description: 'Nombres de los campos, nunca sus valores.' },
+    prev_hash: { type: 'string' },
+    hash: { type: 'string' },
+  },
+}
+
+function profileSchemas(service: ServiceSpec): Record<string, JsonSchema> {
+  const record = service.accounts.spec.schemas.record['properties'] as Record<string, JsonSchema>
+  return Object.fromEntries(service.accounts.profile.map((name) => [name, record[name] ?? {}]))
+}
+
+function sessionPaths(service: ServiceSpec): Paths {
+  const profile = profileSchemas(service)
+  const accounts = service.accounts.spec
+  const profileExample = Object.fromEntries(service.accounts.profile.map((name) => {
+    const field = accounts.fieldsByName.get(name)
+    return [name, field === undefined ? null : exampleValue(field) ?? null]
+  }))
+  const userId = `${accounts.prefix}-2026-00001`
+  return {
+    '/auth/login': { post: {
+      operationId: 'login', tags: ['sesion'], summary: 'Iniciar sesión',
+      description: 'Devuelve un token bearer válido durante `token_days` días (spec 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`.',
+      security: [],
+      requestBody: { required: true, content: json({
+        type: 'object', required: ['username', 'password'],
+        properties: { username: { type: 'string', minLength: 1 }, password: { type: 'string', minLength: 1, format: 'password' } },
+      }, { username: 'admin', password: 'su-contraseña' }) },
+      responses: {
+        200: { description: 'Token y usuario', headers: commonHeaders(), content: json(successEnvelope({
+          type: 'object', required: ['token', 'user'],
+          properties: { token: { type: 'string' }, user: { type: 'object', required: ['id', ...Object.keys(profile)], properties: { id: { type: 'string' }, ...profile } } },
+        }), { success: true, data: { token: 'eyJhbGciOiJIUzI1NiJ9.…', user: { id: userId, ...profileExample } } }) },
+        ...errorRefs(['BadRequest', 'BadCredentials', 'TooManyRequests', 'InternalError']),
+      },
+    } },
+    '/auth/logout': { post: {
+      operationId: 'logout', tags: ['sesion'], summary: 'Cerrar sesión',
+      description: 'Revoca el token de forma duradera (D20).', security: [{ bearer: [] }],
+      responses: {
+        200: { description: 'Sesión cerrada', headers: commonHeaders(), content: json(successEnvelope(messageData), { success: true, data: { message: 'Sesión cerrada' } }) },
+        ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
+      },
+    } },
+    '/me': { get: {
+      operationId: 'me', tags: ['sesion'], summary: 'Usuario actual',
+      description: 'El usuario del token (spec 2.9).', security: [{ bearer: [] }],
+      responses: {
+        200: { description: 'Usuario actual', headers: commonHeaders(), content: json(successEnvelope({
+          type: 'object', required: [META.id, ...Object.keys(profile), META.created],
+          properties: { [META.id]: { type: 'string' }, ...profile, [META.created]: { type: 'string' } },
+        }), { success: true, data: { [META.id]: userId, ...profileExample, [META.created]: '2026-01-15 10:31:02' } }) },
+        ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
+      },
+    } },
+  }
+}
+
+function auditPaths(service: ServiceSpec): Paths {
+  const filters = Object.keys(AUDIT_FILTERS).map((name) => ({
+    name, in: 'query', required: false, schema: name === 'accion' ? { type: 'string', enum: AUDIT_ACTIONS } : { type: 'string' },
+    description: 'Filtro exacto.',
+  }))
+  return {
+    [`/${service.audit.path}`]: { get: {
+      operationId: 'audit_trail', tags: [service.audit.path], summary: 'Registro de auditoría',
+      description: `Entradas de la cadena de auditoría, de la más antigua a la más reciente (D25).\n\n**Permiso necesario:** \`${service.audit.permission}\`.`,
+      'x-permission': service.audit.permission,
+      security: [{ bearer: [] }],
+      parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ...filters],
+      responses: {
+        200: { description: 'Una página de entradas', headers: commonHeaders(), content: json(successEnvelope({
+          type: 'object', required: ['entries', 'total', 'limit', 'offset'],
+          properties: { entries: { type: 'array', items: ref('schemas', 'EntradaAuditoria') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } },
+        })) },
+        ...errorRefs(['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError']),
+      },
+    } },
+  }
+}
+
+const publicPaths: Paths = {
+  '/health': { get: {
+    operationId: 'health', tags: ['sistema'], summary: 'Estado del servicio',
+    description: 'Sin token y sin límite de solicitudes; 503 si la base de datos no responde (D3).', security: [],
+    responses: {
+      200: { description: 'El servicio y su base de datos responden', content: json(successEnvelope({
+        type: 'object', required: ['status'], properties: { status: { const: 'ok' } },
+      }), { success: true, data: { status: 'ok' } }) },
+      ...errorRefs(['Unavailable']),
+    },
+  } },
+  '/openapi.json': { get: {
+    operationId: 'openapi', tags: ['sistema'], summary: 'Este documento OpenAPI', description: 'Sin token (D3).', security: [],
+    responses: {
+      200: { description: 'Documento OpenAPI 3.1', headers: commonHeaders(), content: json({ type: 'object' }) },
+      ...errorRefs(['TooManyRequests']),
+    },
+  } },
+  '/docs': { get: {
+    operationId: 'docs', tags: ['sistema'], summary: 'Página de documentación interactiva', description: 'Sin token (D3).', security: [],
+    responses: {
+      200: { description: 'Página HTML', headers: commonHeaders(), content: { 'text/html': { schema: { type: 'string' } } } },
+      ...errorRefs(['TooManyRequests']),
+    },
+  } },
+}
+
+export function servicePaths(service: ServiceSpec): Paths {
+  return { ...sessionPaths(service), ...auditPaths(service), ...publicPaths }
+}

@@ -1,0 +1,105 @@
+// buildOpenApiDocument is pure: the compiled service in, OpenAPI 3.1 out (issue #5, D3).
+// The schemas it publishes are the objects that validate requests, not copies.
+import { join } from 'node:path'
+import t from 'tap'
+import { createBodyAjv } from '../../../src/http/body-validator.js'
+import { compileService } from '../../../src/compile/service.js'
+import { loadModulesConfig } from '../../../src/config/load.js'
+import { MESSAGES } from '../../../src/errors.js'
+import { buildOpenApiDocument } from '../../../src/openapi/document.js'
+import { moduleComponentNames, openApiPath } from '../../../src/openapi/module-paths.js'
+
+const ROOT = new URL('../../../', import.meta.url).pathname
+const service = compileService(loadModulesConfig(join(ROOT, 'modules.yaml')))
+const doc = buildOpenApiDocument(service, { basePath: '/api', version: '1.2.3' }) as any
+
+t.test('the same input gives the same document (no clock, no randomness)', async (t) => {
+  t.same(buildOpenApiDocument(service, { basePath: '/api', version: '1.2.3' }), doc)
+  t.equal(doc.openapi, '3.1.0')
+  t.equal(doc.info.version, '1.2.3', 'the version comes from the options')
+  t.same(doc.servers, [{ url: '/api', description: 'Este servicio' }], 'paths are relative to BASE_PATH')
+  t.same(buildOpenApiDocument(service, { basePath: '/', version: '1' }).servers, [{ url: '/', description: 'Este servicio' }])
+})
+
+t.test('every route of every module is a path, with its permission as x-permission and in words', async (t) => {
+  t.equal(service.modules.length, 9)
+  for (const spec of service.modules)
+    for (const route of spec.routes) {
+      const operation = doc.paths[openApiPath(`/${spec.name}`, route.url)]?.[route.method.toLowerCase()]
+      if (!t.ok(operation, `${route.method} /${spec.name}${route.url}`)) continue
+      t.equal(operation['x-permission'], route.permission)
+      t.match(operation.description, `**Permiso necesario:** \`${route.permission}\``)
+      t.same(operation.security, [{ bearer: [] }])
+      t.same(operation.tags, [spec.name])
+    }
+  t.same(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: doc.components.securitySchemes.bearer.description })
+  t.same(doc.paths['/auth/login'].post.security, [], 'login needs no token')
+  for (const path of ['/health', '/openapi.json', '/docs']) t.same(doc.paths[path].get.security, [], `${path} needs no token (D3)`)
+  t.equal(doc.paths['/auditoria'].get['x-permission'], 'auditoria.ver')
+})
+
+t.test('request bodies are the compiled schemas themselves: required fields and enums included (D5)', async (t) => {
+  for (const spec of service.modules) {
+    const names = moduleComponentNames(spec)
+    t.equal(doc.components.schemas[names.create], spec.schemas.create, `${spec.name}: the create schema is the validating object`)
+    t.equal(doc.components.schemas[names.update], spec.schemas.update, `${spec.name}: the update schema is the validating object`)
+    t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, { $ref: `#/components/schemas/${names.create}` })
+  }
+  const denuncias = doc.components.schemas.DenunciasAlta
+  t.same(denuncias.required, ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'], 'D5 for denuncias')
+  t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
+  t.same(doc.components.schemas.UsuariosAlta.properties.rol.enum, [...service.roles.keys()], 'roles from modules.yaml')
+})
+
+t.test('examples are valid bodies: the ajv that validates requests accepts them', async (t) => {
+  const ajv = createBodyAjv()
+  for (const spec of service.modules) {
+    const post = doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].example
+    const put = doc.paths[`/${spec.name}/{id}`].put.requestBody.content['application/json'].example
+    t.ok(ajv.validate(spec.schemas.create, post), `${spec.name}: create example ${JSON.stringify(ajv.errors)}`)
+    t.ok(ajv.validate(spec.schemas.update, put) && Object.keys(put).length > 0, `${spec.name}: update example`)
+    const record = doc.paths[`/${spec.name}/{id}`].get.responses['200'].content['application/json'].example.data
+    t.ok(ajv.validate(spec.schemas.record, record), `${spec.name}: record example ${JSON.stringify(ajv.errors)}`)
+  }
+})
+
+t.test('list parameters: limit, offset, sort and one exact filter per filterable field (D11, D16)', async (t) => {
+  for (const spec of service.modules) {
+    const params = doc.paths[`/${spec.name}`].get.parameters as any[]
+    const names = params.map((p) => p.name ?? p.$ref.split('/').pop())
+    const filterable = spec.fields.filter((f) => f.parseFilter !== null).map((f) => f.name)
+    t.same(names, ['limit', 'offset', 'sort', ...filterable, '_created_by', '_modified_by'], spec.name)
+    for (const field of spec.fields.filter((f) => f.parseFilter === null)) t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
+  }
+  const estado = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'estado')
+  t.same(estado.schema, { type: 'string', enum: ['pendiente', 'investigacion', 'archivada', 'judicializada'] })
+  const dni = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'denunciante_dni')
+  t.match(dni.description, 'denuncias.descifrar', 'an encrypted filter names the permission it needs')
+  t.same(doc.components.parameters.limit.schema, { type: 'integer', minimum: 1, default: 100 })
+})
+
+t.test('answers: envelopes per status with the messages of errors.ts', async (t) => {
+  const create = doc.paths['/denuncias'].post.responses
+  t.same(Object.keys(create).sort(), ['201', '400', '401', '403', '409', '413', '415', '429', '500'])
+  const get = doc.paths['/denuncias/{id}'].get.responses
+  t.same(Object.keys(get).sort(), ['200', '401', '403', '404', '429', '500'])
+  const responses = doc.components.responses
+  const messages = (name: string) => Object.values(responses[name].content['application/json'].examples).map((e: any) => e.value.error)
+  t.ok(messages('BadRequest').includes(MESSAGES.required))
+  t.same(messages('Forbidden'), ['Sin permisos para esta operación'])
+  t.same(messages('NotFound'), ['Registro no encontrado'])
+  t.same(messages('TooManyRequests'), ['Demasiadas solicitudes'])
+  t.same(messages('InternalError'), ['Error interno del servidor'])
+  t.ok(messages('Unauthorized').includes(MESSAGES.noToken) && messages('Unauthorized').includes(MESSAGES.invalidToken))
+  t.ok(responses.TooManyRequests.headers['retry-after'])
+  t.same(doc.paths['/denuncias/{id}'].delete.responses['200'].content['application/json'].example, { success: true, data: { message: 'Registro eliminado' } })
+})
+
+t.test('a new module in modules.yaml shows up with no code change', async (t) => {
+  const tenth = compileService(loadModulesConfig(join(ROOT, 'test/fixtures/modules/valid/tenth-module.yaml')))
+  const added = tenth.modules.find((m) => !service.moduleByName.has(m.name))
+  if (!t.ok(added, 'the fixture adds a module')) return
+  const tenthDoc = buildOpenApiDocument(tenth, { basePath: '/api', version: '1' }) as any
+  t.ok(tenthDoc.paths[`/${added.name}`].get && tenthDoc.paths[`/${added.name}/{id}`].delete)
+  t.ok(tenthDoc.tags.some((tag: any) => tag.name === added.name))
+})
