@@ -1,0 +1,87 @@
+// The docs page in a real headless Chromium (issue #5): it loads from this process with helmet's
+// CSP, lists the nine modules, and a person can log in, authorize with the token and call a list.
+// Needs /usr/bin/chromium (Debian's package; .ci/run installs it). Without it, outside CI, the
+// test is skipped loudly; in CI (CI set) a missing browser is a failure.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Locator } from 'playwright-core'
+import t from 'tap'
+import { ADMIN, startTestApi } from '../../helpers/api.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+/** "Try it out" starts on (tryItOutEnabled); click it only if a person would have to. */
+async function tryItOut(operation: Locator): Promise<void> {
+  const button = operation.locator('.try-out__btn')
+  if (await button.count() > 0 && /try it out/i.test((await button.first().textContent()) ?? '')) await button.first().click()
+}
+
+t.test('the docs page lists the nine modules and a call made from it succeeds', async (t) => {
+  if (!existsSync(CHROMIUM)) {
+    if (process.env['CI'] !== undefined) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
+    console.error(`\n*** SKIPPED: the docs page browser test needs ${CHROMIUM} (apt-get install chromium) ***\n`)
+    return t.skip(`SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the browser test`)
+  }
+  const api = await startTestApi(t)
+  const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
+  const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: ARGS })
+  t.teardown(async () => {
+    await context.close()
+    rmSync(userDataDir, { recursive: true, force: true })
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const problems: string[] = []
+  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
+  page.on('pageerror', (error) => problems.push(error.message))
+  const outside: string[] = []
+  page.on('request', (request) => { if (!request.url().startsWith(address)) outside.push(request.url()) })
+
+  t.teardown(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-page.png'), fullPage: true }).catch(() => undefined)
+  })
+  await page.goto(`${address}/api/docs`)
+  await page.waitForSelector('.opblock-tag-section', { timeout: 30_000 })
+  const tags = await page.locator('.opblock-tag-section h3 .opblock-tag, .opblock-tag-section .opblock-tag').evaluateAll(
+    (nodes) => nodes.map((n) => n.getAttribute('data-tag')).filter((n): n is string => n !== null))
+  const modules = api.service.spec.modules.map((m) => m.name)
+  t.equal(modules.length, 9)
+  for (const name of modules) t.ok(tags.includes(name), `the page lists ${name}`)
+
+  // Log in from the page: the login operation, "Try it out", the credentials, Execute.
+  await page.locator('[data-tag="sesion"]').first().click()
+  const login = page.locator('#operations-sesion-login')
+  await login.locator('.opblock-summary').click()
+  await tryItOut(login)
+  await login.locator('textarea.body-param__text').fill(JSON.stringify({ username: ADMIN.username, password: ADMIN.password }))
+  await login.locator('.execute').click()
+  const loginBody = login.locator('.live-responses-table .response-col_description pre.microlight, .live-responses-table .highlight-code pre').first()
+  await loginBody.waitFor({ timeout: 30_000 })
+  const token = /"token": "([^"]+)"/.exec((await loginBody.textContent()) ?? '')?.[1]
+  if (token === undefined) return t.fail('the login answer shows a token')
+
+  // Authorize with the token, as a person pastes it.
+  await page.locator('.auth-wrapper .authorize').click()
+  await page.locator('.modal-ux input[type="text"], .modal-ux input:not([type])').first().fill(token)
+  await page.locator('.modal-ux .auth-btn-wrapper .authorize').click()
+  await page.locator('.modal-ux .btn-done').click()
+
+  // GET /denuncias from the page.
+  await page.locator('[data-tag="denuncias"]').first().click()
+  const list = page.locator('#operations-denuncias-list_Denuncias')
+  await list.locator('.opblock-summary').click()
+  await tryItOut(list)
+  await list.locator('.execute').click()
+  const status = list.locator('.live-responses-table .response .response-col_status').first()
+  await status.waitFor({ timeout: 30_000 })
+  t.equal((await status.textContent())?.trim(), '200', 'the list called from the page answers 200')
+  t.match((await list.locator('.live-responses-table').textContent()) ?? '', /"success": true/)
+
+  t.same(outside, [], 'the page fetched nothing from another origin (no CDN)')
+  t.same(problems.filter((p) => /Content Security Policy|Refused/i.test(p)), [], 'no CSP violation')
+})
