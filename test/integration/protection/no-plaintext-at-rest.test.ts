@@ -1,5 +1,6 @@
 // D14: no plaintext of an encrypted field anywhere: not in any file under DATA_DIR (database,
-// WAL, shared memory, secrets) before or after a clean close, nor in debug logs (issue #3 done-when).
+// WAL, shared memory, secrets) before or after a clean close, nor in debug logs (issue #3 done-when;
+// issue #5: no token, password or plaintext marker in the logs of a full CRUD run).
 import { rmSync } from 'node:fs'
 import { basename } from 'node:path'
 import t from 'tap'
@@ -90,5 +91,14 @@ t.test('D14: markers in every encrypted field of every module appear in no file 
 
   const text = logs.text()
   t.ok(text.includes('"level":20') || text.includes('incoming request'), 'debug logs were captured')
+  // Issue #5: the scan covers every request of the run, each line tied to its request id.
+  const lines = text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+  const requestLines = lines.filter((l) => l['req'] !== undefined || l['res'] !== undefined)
+  t.ok(requestLines.some((l) => (l['req'] as { path?: string } | undefined)?.path === '/api/auth/login'), 'the logins were logged')
+  const incoming = lines.filter((l) => l['msg'] === 'incoming request').length
+  t.ok(incoming > 30, `the CRUD run's requests were logged (${incoming})`)
+  t.equal(lines.filter((l) => l['msg'] === 'request completed').length, incoming, 'each with its completion line')
+  t.same(requestLines.filter((l) => typeof l['reqId'] !== 'string'), [], 'each request line carries its request id')
+  t.notMatch(text, /Bearer /, 'no authorization header')
   for (const value of [...markers, ...secrets]) t.notOk(text.includes(value), `logs do not contain '${value.slice(0, 12)}…'`)
 })
