@@ -4,6 +4,9 @@ import { MigrationRefused } from './db/migrate/apply.js'
 import { openService } from './service.js'
 import { loadDotEnv, loadSettings } from './settings.js'
 
+/** How long a stop waits for requests in flight before it gives up. */
+const SHUTDOWN_GRACE_MS = 30_000
+
 export async function serve(): Promise<void> {
   loadDotEnv()
   const settings = loadSettings()
@@ -29,9 +32,20 @@ export async function serve(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    log.info({ signal }, 'deteniendo el servicio')
-    await service.close()
-    process.exit(0)
+    log.info({ signal }, 'deteniendo el servicio: no se aceptan conexiones nuevas y se terminan las solicitudes en curso')
+    // A request that never ends must not keep the process alive for ever.
+    setTimeout(() => {
+      log.error(`el servicio no se detuvo en ${SHUTDOWN_GRACE_MS / 1000} s: se fuerza la salida`)
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS).unref()
+    try {
+      await service.close() // Fastify waits for requests in flight, then the read-audit buffer and the database close
+      log.info('servicio detenido: base de datos cerrada')
+      process.exit(0)
+    } catch (error) {
+      log.error({ err: error }, 'error al detener el servicio')
+      process.exit(1)
+    }
   }
   process.once('SIGTERM', () => void stop('SIGTERM'))
   process.once('SIGINT', () => void stop('SIGINT'))

@@ -19,9 +19,9 @@ export const REDACTED_PATHS: readonly string[] = [
   'req.body', 'body', '*.body', 'password', '*.password', 'token', '*.token', 'data.token',
 ]
 
-const requestSerializer = (request: { method?: unknown; url?: unknown; ip?: unknown }) => {
-  // Anything logged as `req` goes through here: keep only what a request line needs.
-  if (typeof request?.url !== 'string') return { method: request?.method }
+const requestSerializer = (request: { method: string; url: string; ip: string }) => {
+  // Anything logged as `req` goes through here, not only requests: keep what a request line needs.
+  if (typeof request?.url !== 'string') return { method: String(request?.method), path: '' }
   const [path = '', query] = request.url.split('?', 2)
   const keys = query === undefined ? undefined : [...new URLSearchParams(query).keys()]
   return { method: request.method, path, ...(keys === undefined ? {} : { query: keys }), remoteAddress: request.ip }
