@@ -1,0 +1,22 @@
+// Online backup of the embedded SQLite database (operators, issue #5): SQLite's backup API
+// copies a consistent snapshot page by page while the service keeps serving.
+import { existsSync } from 'node:fs'
+import BetterSqlite3 from 'better-sqlite3'
+
+export interface BackupResult {
+  readonly destination: string
+  readonly pages: number
+}
+
+/** Copies `sourceFile` to `destination` (which must not exist yet) with the online backup API. */
+export async function backupSqlite(sourceFile: string, destination: string): Promise<BackupResult> {
+  if (!existsSync(sourceFile)) throw new Error(`No existe la base de datos '${sourceFile}'`)
+  if (existsSync(destination)) throw new Error(`'${destination}' ya existe: no se sobrescribe una copia`)
+  const source = new BetterSqlite3(sourceFile, { fileMustExist: true })
+  try {
+    const { totalPages } = await source.backup(destination)
+    return { destination, pages: totalPages }
+  } finally {
+    source.close()
+  }
+}
