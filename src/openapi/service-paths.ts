@@ -60,7 +60,7 @@ function sessionPaths(service: ServiceSpec): Paths {
           type: 'object', required: ['token', 'user'],
           properties: { token: { type: 'string' }, user: { type: 'object', required: ['id', ...Object.keys(profile)], properties: { id: { type: 'string' }, ...profile } } },
         }), { success: true, data: { token: 'eyJhbGciOiJIUzI1NiJ9.…', user: { id: userId, ...profileExample } } }) },
-        ...errorRefs(['BadRequest', 'BadCredentials', 'TooManyRequests', 'InternalError']),
+        ...errorRefs(['BadRequest', 'BadCredentials', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError']),
       },
     } },
     '/auth/logout': { post: {
