@@ -23,7 +23,7 @@ function overview(commands: readonly Command[]): string {
 /** The one line a failure prints: the reason, never a stack. */
 export function describeFailure(error: unknown): string {
   if (error instanceof CliError || error instanceof ConfigError || error instanceof MigrationRefused) return error.message
-  if (isAppError(error)) return [error.message, ...(error.details ?? []).map((d) => `  - ${d.message}`)].join('\n')
+  if (isAppError(error)) return [error.message, ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`)].join('\n')
   return error instanceof Error ? error.message : String(error)
 }
 
