@@ -1,5 +1,4 @@
 // `records serve`: the service itself, what `npm start` runs.
-import { serve } from '../../serve.js'
 import type { Command } from '../command.js'
 
 const serveCommand: Command = {
@@ -17,6 +16,8 @@ Salida: 1 si no puede arrancar (con el motivo); 0 tras una parada ordenada.`,
   options: {},
   positionals: { min: 0, max: 0 },
   async run() {
+    // Loaded on use: Fastify and its plugins would slow every other subcommand's start.
+    const { serve } = await import('../../serve.js')
     await serve()
     // Keeps running until a signal stops it (serve() exits the process then).
     return new Promise<number>(() => undefined)
