@@ -68,7 +68,7 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
           head === undefined ? 'La cadena está vacía.' : `Cabeza de la cadena: ${head.seq}:${head.hash}`])
       else {
         const [first] = problems
-        printLines(input, [`ALTERADA: ${first?.message ?? ''}`, ...(problems.length > 1 ? [`(${problems.length - 1} problemas más; --json los lista todos)`] : [])])
+        printLines(input, [`ALTERADA: ${first?.message ?? ''}`, ...(problems.length > 1 ? [`(${problems.length - 1} ${problems.length === 2 ? 'problema más' : 'problemas más'}; --json los lista todos)`] : [])])
       }
       return problems.length === 0 ? 0 : 1
     })
