@@ -2,10 +2,10 @@
 // it can be kept off the machine, and --expect-head detects a truncated tail (issue #4).
 import BetterSqlite3 from 'better-sqlite3'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { api, createCli } from './support.js'
 
-async function populated(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function populated(t: Test) {
   const cli = createCli(t)
   await cli.withService(async (service, token) => {
     for (const n of [1, 2, 3]) await api(service, token, 'POST', '/equipamiento', { tipo: 'radio', nombre: `Emisora ${n}` })
