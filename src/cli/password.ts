@@ -12,8 +12,9 @@ function promptHidden(input: CommandInput, question: string): Promise<string> {
   const { stdin, stderr } = input
   return new Promise((resolve, reject) => {
     let typed = ''
-    stderr.write(question)
+    // Echo off before the question shows: an answer typed (or pasted) at once is not echoed.
     stdin.setRawMode(true)
+    stderr.write(question)
     stdin.resume()
     stdin.setEncoding('utf8')
     const done = (error?: Error) => {

@@ -25,7 +25,7 @@ export interface Cli {
   run(args: readonly string[], options?: { input?: string; env?: Record<string, string> }): Promise<Run>
   /** The database file opened read-only, for what the API never shows (ciphertext, archives). */
   raw<T>(work: (db: BetterSqlite3.Database) => T): T
-  /** The service (as `npm start` opens it) for API checks; closed before returning. */
+  /** The service (as `npm start` opens it) and an ADMIN token, for API checks; closed before returning. */
   withService<T>(work: (service: OpenService, token: string) => Promise<T>, modulesFile?: string): Promise<T>
 }
 
@@ -62,7 +62,8 @@ export function createCli(t: Test, env: Record<string, string> = {}): Cli {
       const service = await openService(settings)
       try {
         const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password } })
-        return await work(service, login.json().data.token as string)
+        // No token when the database has no such admin (its first account came from the CLI).
+        return await work(service, login.statusCode === 200 ? (login.json().data.token as string) : '')
       } finally {
         await service.close()
       }
