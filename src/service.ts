@@ -14,6 +14,7 @@ import { checkKeyRegistry } from './db/key-registry.js'
 import { createReadAuditLog } from './db/read-audit.js'
 import type { Database } from './db/database.js'
 import { applyMigration } from './db/migrate/apply.js'
+import { createSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
@@ -68,13 +69,14 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const database = createDatabase(settings.databaseUrl)
   let app: FastifyInstance | undefined
   try {
-    const { applied } = await applyMigration(database, spec.modules)
     const clock = options.clock ?? (() => new Date())
     const keyring = createKeyring(settings.encryptionKeys)
+    await createSystemTables(database)
     await checkKeyRegistry(database, keyring)
     const cipher = createFieldCipher(keyring)
     const codec = createRecordCodec(database.dialect, cipher)
     const timezone = spec.service.timezone
+    const { applied } = await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
     // The app is built after the store it serves: errors of a later flush reach its log.
     const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })

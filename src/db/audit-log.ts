@@ -3,7 +3,7 @@ import type { Db, Row } from './database.js'
 import { canonicalJson, sha256Hex } from './canonical.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 
-export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'login' | 'login_fallido' | 'logout' | 'consultar' | 'recifrar'
+export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'login' | 'login_fallido' | 'logout' | 'consultar' | 'recifrar' | 'migrar'
 
 export interface AuditEvent {
   readonly userId: string | null

@@ -93,6 +93,8 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
         if (column.name === ROW_COLUMN || column.name === META.hash || isBlindIndexColumn(column.name)) continue
         const field = spec.fieldsByName.get(column.name)
         const raw = row[column.name]
+        // An empty field is left out: adding a field to modules.yaml changes no existing hash.
+        if (field !== undefined && (raw === null || raw === undefined)) continue
         stored[column.name] = field === undefined ? (column.name === META.version ? Number(raw) : raw ?? null) : logicalStored(field, raw)
       }
       return sha256Hex(canonicalJson(stored))

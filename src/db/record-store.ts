@@ -12,7 +12,7 @@ import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import type { ReadAuditLog } from './read-audit.js'
 import type { RecordCodec } from './record-codec.js'
-import { nextRecordId } from './sequences.js'
+import { reserveRecordIds } from './sequences.js'
 
 export type ApiRecord = Readonly<Record<string, unknown>>
 
@@ -28,11 +28,23 @@ export interface WriteOptions extends ReadOptions {
   readonly ifMatch?: number | undefined
 }
 
+export interface BulkWriteOptions {
+  readonly actor: string
+  readonly batchSize?: number
+  /** Called after each batch with the number of records inserted so far. */
+  readonly onProgress?: (done: number) => void
+}
+
 export interface RecordStore {
   list(spec: ModuleSpec, query: ListQuery, options: ReadOptions): Promise<{ records: ApiRecord[]; total: number }>
   /** A live record; throws 404 `Registro no encontrado` otherwise (D10). */
   get(spec: ModuleSpec, id: string, options: ReadOptions): Promise<ApiRecord>
   create(spec: ModuleSpec, values: Row, options: WriteOptions): Promise<ApiRecord>
+  /**
+   * Creates many validated records in ONE transaction, inserted and audited in batches:
+   * all of them or none (bulk import). Same ids, defaults, encryption, hashes and audit as create.
+   */
+  createMany(spec: ModuleSpec, values: readonly Row[], options: BulkWriteOptions): Promise<number>
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
   /** The audit entries of one record, deleted records included (D25). */
@@ -118,6 +130,32 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   }
 
 
+  /** The one insert path of records: ids, metadata, encryption, `_hash` and 'crear' entries. */
+  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
+    const stamp = formatTimestamp(now, timezone)
+    const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    const rows: Row[] = []
+    const events: AuditEvent[] = []
+    prepared.forEach((values, i) => {
+      const id = ids[i] as string
+      const stored: Row = {
+        [META.id]: id, ...codec.encode(spec, values, id),
+        [META.created]: stamp, [META.createdBy]: actor, [META.modified]: stamp, [META.modifiedBy]: actor,
+        [META.version]: 1, [META.deleted]: null,
+      }
+      stored[META.hash] = codec.hash(spec, stored)
+      rows.push(stored)
+      events.push({
+        userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
+        recordHash: String(stored[META.hash]), fields: Object.keys(values).filter((k) => values[k] !== null),
+      })
+    })
+    // One statement per row keeps each under the driver's parameter limit; they are prepared once.
+    for (const row of rows) await trx.insertInto(spec.table.name).values(row).execute()
+    await appendAudit(trx, events, formatExactTimestamp(now, timezone))
+    return rows
+  }
+
   return {
     async list(spec, query, read) {
       let base = db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
@@ -149,23 +187,21 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     async create(spec, values, { actor, reveal }) {
       const now = clock()
       const prepared = await codec.hashPasswords(spec, withDefaults(spec, values, now))
-      const stamp = formatTimestamp(now, timezone)
-      const row = await write(spec, async (trx) => {
-        const id = await nextRecordId(trx, spec.prefix, Number(stamp.slice(0, 4)))
-        const stored: Row = {
-          [META.id]: id, ...codec.encode(spec, prepared, id),
-          [META.created]: stamp, [META.createdBy]: actor, [META.modified]: stamp, [META.modifiedBy]: actor,
-          [META.version]: 1, [META.deleted]: null,
+      const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
+      return codec.decode(spec, row as Row, reveal)
+    },
+
+    async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
+      const now = clock()
+      await write(spec, async (trx) => {
+        for (let start = 0; start < values.length; start += batchSize) {
+          const batch: Row[] = []
+          for (const value of values.slice(start, start + batchSize)) batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
+          await insertRecords(trx, spec, batch, actor, now)
+          onProgress?.(Math.min(start + batchSize, values.length))
         }
-        stored[META.hash] = codec.hash(spec, stored)
-        await trx.insertInto(spec.table.name).values(stored).execute()
-        await appendAudit(trx, [{
-          userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
-          recordHash: String(stored[META.hash]), fields: Object.keys(prepared).filter((k) => prepared[k] !== null),
-        }], formatExactTimestamp(now, timezone))
-        return stored
       })
-      return codec.decode(spec, row, reveal)
+      return values.length
     },
 
     async update(spec, id, changes, { actor, reveal, ifMatch }) {

@@ -8,10 +8,17 @@ export const formatRecordId = (prefix: string, year: number, n: number): string 
 
 /** Must run inside the write transaction that inserts the record: a rollback gives the number back. */
 export async function nextRecordId(trx: Db, prefix: string, year: number): Promise<string> {
+  const [id] = await reserveRecordIds(trx, prefix, year, 1)
+  return id as string
+}
+
+/** `count` consecutive ids in one statement (bulk import); same transaction rule as nextRecordId. */
+export async function reserveRecordIds(trx: Db, prefix: string, year: number, count: number): Promise<string[]> {
   const table = SYSTEM_TABLES.sequences
-  const row = await trx.insertInto(table).values({ prefix, year, value: 1 })
-    .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + 1` }))
+  const row = await trx.insertInto(table).values({ prefix, year, value: count })
+    .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + ${count}` }))
     .returning('value')
     .executeTakeFirstOrThrow()
-  return formatRecordId(prefix, year, Number(row['value']))
+  const last = Number(row['value'])
+  return Array.from({ length: count }, (_, i) => formatRecordId(prefix, year, last - count + 1 + i))
 }

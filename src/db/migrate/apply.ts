@@ -1,14 +1,15 @@
-// Executes a migration plan in one transaction: all of it or none of it.
-import { sql, type Transaction } from 'kysely'
-import { COLUMN_TYPES, type Dialect } from '../../compile/field-types.js'
-import { META } from '../../compile/metadata.js'
-import type { ColumnSpec, IndexSpec, ModuleSpec } from '../../compile/types.js'
-import type { Database, DynamicDb } from '../database.js'
-import { createSystemTables } from './system-tables.js'
-import { isUnsafe, describeStep, planMigration, type MigrationStep } from './plan.js'
+// Reviews and executes a migration plan in one transaction: all of it or none of it.
+// The server applies only safe plans at startup; `records migrate` reviews the rest.
+import { formatExactTimestamp } from '../../compile/time.js'
+import type { ModuleSpec } from '../../compile/types.js'
+import type { Database } from '../database.js'
+import type { RecordCodec } from '../record-codec.js'
+import { affectedRecords } from './affected.js'
+import { describeStep, isUnsafe, planMigration, type MigrationStep } from './plan.js'
+import { rewriteRecords, rewritesData } from './rewrite.js'
 import { EMPTY_SNAPSHOT, snapshotOf, type SchemaSnapshot } from './snapshot.js'
-
-type Trx = Transaction<DynamicDb>
+import { stepQueries, type StepContext } from './step-queries.js'
+import { createSystemTables } from './system-tables.js'
 
 export class MigrationRefused extends Error {
   readonly steps: readonly string[]
@@ -25,90 +26,102 @@ export async function readSnapshot(database: Database): Promise<SchemaSnapshot> 
   return row === undefined ? EMPTY_SNAPSHOT : (JSON.parse(String(row['snapshot'])) as SchemaSnapshot)
 }
 
-function addColumn(trx: Trx, dialect: Dialect, table: string, column: ColumnSpec) {
-  const type = sql.raw(COLUMN_TYPES[column.storage][dialect])
-  return trx.schema.alterTable(table).addColumn(column.name, type, (c) => (column.nullable ? c : c.notNull()))
+/** Kinds that take values out of the API (kept in archived columns or tables). */
+const DATA_LOSS: ReadonlySet<MigrationStep['kind']> = new Set(['remove_module', 'remove_field', 'change_type'])
+/** Kinds whose existing values a live record would fail (left as they are if allowed). */
+const DATA_CHECKED: ReadonlySet<MigrationStep['kind']> = new Set(['narrow_enum', 'require_field'])
+
+export interface ReviewedStep {
+  readonly step: MigrationStep
+  readonly description: string
+  /** The SQL it runs, compiled by Kysely; value rewrites are described in words. */
+  readonly sql: readonly string[]
+  /** Records whose data the step would take out of the API or leave invalid. */
+  readonly affected: readonly string[]
+  /** Needs `allowDataLoss`: refused otherwise. */
+  readonly blocked: boolean
 }
 
-async function createTable(trx: Trx, dialect: Dialect, spec: MigrationStep & { kind: 'create_table' }): Promise<void> {
-  let builder = trx.schema.createTable(spec.table.name)
-  for (const column of spec.table.columns) {
-    if (column.autoIncrement === true) {
-      // SQLite: an INTEGER PRIMARY KEY is the rowid, ordered and never reused here.
-      builder = dialect === 'sqlite'
-        ? builder.addColumn(column.name, 'integer', (c) => c.primaryKey())
-        : builder.addColumn(column.name, 'bigserial', (c) => c.primaryKey())
-      continue
-    }
-    builder = builder.addColumn(column.name, sql.raw(COLUMN_TYPES[column.storage][dialect]), (c) => (column.nullable ? c : c.notNull()))
+export interface MigrationReview {
+  readonly steps: readonly ReviewedStep[]
+  readonly blocked: boolean
+}
+
+export interface MigrationOptions {
+  readonly codec: RecordCodec
+  readonly clock: () => Date
+  readonly timezone: string
+  /** Apply steps that take data out of the API (archived, never dropped). */
+  readonly allowDataLoss?: boolean
+  /** Startup: refuse every unsafe kind, even those `records migrate` may apply. */
+  readonly safeOnly?: boolean
+}
+
+const compactStamp = (at: string): string => at.replace(/\D/g, '').slice(0, 14)
+
+function contextFor(database: Database, db: StepContext['db'], before: SchemaSnapshot, modules: readonly ModuleSpec[], at: string): StepContext {
+  return { db, dialect: database.dialect, before, modules, archiveName: (name) => `_archived_${compactStamp(at)}_${name}` }
+}
+
+function rewriteSql(database: Database, step: MigrationStep): string[] {
+  if (!rewritesData(step) || step.kind === 'create_table') return []
+  const compiled = database.db.updateTable(step.table).set({ _hash: '…' }).where('_id', '=', '…').compile().sql
+  return [`-- por cada registro cuyo contenido cambia: valores ${step.kind === 'encrypt_field' ? 'cifrados' : step.kind === 'decrypt_field' ? 'descifrados' : 'sin cambios'}, nuevo _hash y entrada 'migrar' en la auditoría`, compiled]
+}
+
+/** The plan with its SQL and the records each step affects; changes nothing but system tables. */
+export async function reviewMigration(database: Database, modules: readonly ModuleSpec[], clock: () => Date, timezone: string): Promise<MigrationReview> {
+  const before = await readSnapshot(database)
+  const context = contextFor(database, database.db, before, modules, formatExactTimestamp(clock(), timezone))
+  const steps: ReviewedStep[] = []
+  for (const step of planMigration(before, modules)) {
+    const affected = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind) ? await affectedRecords(database.db, before, step) : []
+    steps.push({
+      step,
+      description: describeStep(step),
+      sql: [...stepQueries(context, step).map((q) => `${q.compile().sql};`), ...rewriteSql(database, step)],
+      affected,
+      blocked: affected.length > 0,
+    })
   }
-  await builder.execute()
-}
-
-async function createIndex(trx: Trx, table: string, index: IndexSpec): Promise<void> {
-  let builder = trx.schema.createIndex(index.name).on(table).columns([...index.columns])
-  if (index.unique) builder = builder.unique()
-  if (index.liveOnly) builder = builder.where(sql.ref(META.deleted), 'is', null)
-  await builder.execute()
-}
-
-/** Live rows whose `column` is null, or holds a value outside `allowed`. */
-async function countLive(trx: Trx, table: string, column: string, allowed?: readonly string[]): Promise<number> {
-  const base = trx.selectFrom(table).select(sql<number>`count(*)`.as('n')).where(META.deleted, 'is', null)
-  const query = allowed === undefined ? base.where(column, 'is', null) : base.where(column, 'is not', null).where(column, 'not in', [...allowed])
-  const row = await query.executeTakeFirst()
-  return Number(row?.n ?? 0)
-}
-
-async function checkData(trx: Trx, step: MigrationStep): Promise<string | undefined> {
-  if (step.kind === 'narrow_enum') {
-    const n = await countLive(trx, step.table, step.field, step.allowed)
-    return n > 0 ? `${n} registros de '${step.table}' tienen en '${step.field}' valores fuera de la nueva lista (${step.allowed.join(', ')})` : undefined
-  }
-  if (step.kind === 'require_field') {
-    const n = await countLive(trx, step.table, step.field)
-    return n > 0 ? `${n} registros de '${step.table}' no tienen valor en el nuevo campo obligatorio '${step.field}' y no hay valor por defecto` : undefined
-  }
-  return undefined
-}
-
-async function applyStep(trx: Trx, dialect: Dialect, step: MigrationStep): Promise<void> {
-  switch (step.kind) {
-    case 'create_table': return createTable(trx, dialect, step)
-    case 'add_column': return void (await addColumn(trx, dialect, step.table, step.column).execute())
-    case 'rename_column': return void (await trx.schema.alterTable(step.table).renameColumn(step.from, step.to).execute())
-    case 'create_index': return createIndex(trx, step.table, step.index)
-    case 'drop_index': return void (await trx.schema.dropIndex(step.name).ifExists().execute())
-    default: return // data checks only, or unsafe kinds refused before we get here
-  }
+  return { steps, blocked: steps.some((s) => s.blocked) }
 }
 
 export interface MigrationResult {
   readonly applied: readonly string[]
+  /** Records whose stored values or `_hash` the migration rewrote. */
+  readonly rewritten: number
 }
 
 /**
- * Brings the database to `modules`: safe steps are applied in one transaction with the
- * new snapshot; unsafe ones, or data that a step would invalidate, refuse it whole.
+ * Brings the database to `modules` in one transaction with the new snapshot. Refused whole
+ * when a step would take data out of the API without `allowDataLoss`; at startup
+ * (`safeOnly`) every unsafe kind is refused and left to `records migrate`.
  */
-export async function applyMigration(database: Database, modules: readonly ModuleSpec[]): Promise<MigrationResult> {
+export async function applyMigration(database: Database, modules: readonly ModuleSpec[], options: MigrationOptions): Promise<MigrationResult> {
   const before = await readSnapshot(database)
   const steps = planMigration(before, modules)
   const unsafe = steps.filter(isUnsafe)
-  if (unsafe.length > 0)
-    throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run`', unsafe.map(describeStep))
-  if (steps.length === 0) return { applied: [] }
-  await database.db.transaction().execute(async (trx) => {
-    const blocked: string[] = []
-    for (const step of steps) {
-      const reason = await checkData(trx, step)
-      if (reason !== undefined) blocked.push(reason)
+  if (options.safeOnly === true && unsafe.length > 0)
+    throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`', unsafe.map(describeStep))
+  if (steps.length === 0) return { applied: [], rewritten: 0 }
+  const at = formatExactTimestamp(options.clock(), options.timezone)
+  const rewritten = await database.db.transaction().execute(async (trx) => {
+    if (options.allowDataLoss !== true) {
+      const blocked: string[] = []
+      for (const step of steps) {
+        const affected = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind) ? await affectedRecords(trx, before, step) : []
+        if (affected.length > 0) blocked.push(`${describeStep(step)}: ${affected.length} registros afectados (${affected.slice(0, 10).join(', ')}${affected.length > 10 ? ', …' : ''})`)
+      }
+      if (blocked.length > 0) throw new MigrationRefused('Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`)', blocked)
     }
-    if (blocked.length > 0) throw new MigrationRefused('Los datos existentes impiden el cambio', blocked)
-    for (const step of steps) await applyStep(trx, database.dialect, step)
+    const context = contextFor(database, trx, before, modules, at)
+    for (const step of steps) for (const query of stepQueries(context, step)) await query.execute()
+    const count = await rewriteRecords({ trx, codec: options.codec, modules, steps, at })
     const snapshot = JSON.stringify(snapshotOf(modules))
     await trx.insertInto('_schema_state').values({ id: 1, snapshot })
       .onConflict((oc) => oc.column('id').doUpdateSet({ snapshot })).execute()
+    return count
   })
-  return { applied: steps.map(describeStep) }
+  return { applied: steps.map(describeStep), rewritten }
 }

@@ -87,6 +87,8 @@ export function expectedHash(spec: ModuleSpec, raw: Record<string, unknown>): st
   for (const [column, value] of Object.entries(raw)) {
     if (column === '_hash' || column === '_row' || column.startsWith('_bidx_')) continue
     const field = spec.fields.find((f) => f.column === column)
+    // An empty field is left out, so adding a field to modules.yaml changes no stored hash (issue #4).
+    if (value === null && field !== undefined) continue
     if (value === null || field === undefined || field.encrypted) stored[column] = value
     else if (field.def.type === 'array' || field.def.type === 'mixed') stored[column] = JSON.parse(String(value))
     else if (field.def.type === 'boolean') stored[column] = value === 1

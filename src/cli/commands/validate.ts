@@ -1,0 +1,41 @@
+// `records validate [file]`: modules.yaml loaded and checked exactly as the server does.
+import { resolve } from 'node:path'
+import { compileService } from '../../compile/service.js'
+import { loadModulesConfig } from '../../config/load.js'
+import { ConfigError, formatConfigProblem } from '../../errors.js'
+import { JSON_OPTION, flag, type Command } from '../command.js'
+import { printJson, printLines } from '../output.js'
+
+const validate: Command = {
+  name: 'validate',
+  summary: 'Comprueba modules.yaml como lo haría el servidor al arrancar',
+  help: `
+Uso: records validate [fichero] [--json]
+
+Carga y comprueba una definición de módulos (por defecto MODULES_FILE o ./modules.yaml)
+exactamente como el servidor al arrancar: sintaxis YAML, forma (schema/modules.schema.json)
+y reglas entre módulos. Muestra cada problema como fichero:línea:columna: frase.
+
+  --json   {"valid": bool, "file", "modules", "problems": [{file, line, column, message}]}
+
+Salida: 0 si es válida, 1 si tiene algún problema.`,
+  options: JSON_OPTION,
+  positionals: { min: 0, max: 1 },
+  async run(input) {
+    const file = resolve(input.cwd, input.positionals[0] ?? (input.env['MODULES_FILE'] || './modules.yaml'))
+    try {
+      const spec = compileService(loadModulesConfig(file))
+      const modules = spec.modules.map((m) => m.name)
+      if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [] })
+      else printLines(input, [`${file}: válido (${modules.length} módulos, ${spec.roles.size} roles)`])
+      return 0
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems: error.problems })
+      else printLines(input, [...error.problems.map(formatConfigProblem), `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`])
+      return 1
+    }
+  },
+}
+
+export const commands = [validate]

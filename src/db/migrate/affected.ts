@@ -1,0 +1,35 @@
+// Which stored records a migration step would touch, by id: what `records migrate` lists
+// when it refuses a change, so an administrator sees exactly whose data is at stake.
+import { META } from '../../compile/metadata.js'
+import type { Db } from '../database.js'
+import type { MigrationStep } from './plan.js'
+import type { SchemaSnapshot } from './snapshot.js'
+import { oldColumnsOf } from './step-queries.js'
+
+async function ids(query: { execute(): Promise<Record<string, unknown>[]> }): Promise<string[]> {
+  return (await query.execute()).map((row) => String(row[META.id]))
+}
+
+/**
+ * Records a step would rewrite, invalidate or take out of the API; [] when it is harmless.
+ * Deleted records count for removals and type changes (their values would go too), only
+ * live ones for the checks a live record must pass (enum values, required fields).
+ */
+export async function affectedRecords(db: Db, before: SchemaSnapshot, step: MigrationStep): Promise<string[]> {
+  const base = (table: string) => db.selectFrom(table).select(META.id).orderBy(META.id)
+  switch (step.kind) {
+    case 'narrow_enum':
+      return ids(base(step.table).where(META.deleted, 'is', null).where(step.field, 'is not', null).where(step.field, 'not in', [...step.allowed]))
+    case 'require_field':
+      return ids(base(step.table).where(META.deleted, 'is', null).where(step.field, 'is', null))
+    case 'remove_field':
+    case 'change_type': {
+      const [column] = oldColumnsOf(before, step.table, step.field)
+      return column === undefined ? [] : ids(base(step.table).where(column, 'is not', null))
+    }
+    case 'remove_module':
+      return ids(base(step.table))
+    default:
+      return []
+  }
+}

@@ -1,0 +1,79 @@
+// After the DDL of a migration: stored values that must change with it (a field turned
+// encrypted or plain) and every `_hash` the new shape changes (renamed, archived fields),
+// each change in the audit chain as `migrar`, so `records audit verify` still holds (D17, D18).
+import { META, ROW_COLUMN } from '../../compile/metadata.js'
+import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
+import { appendAudit, type AuditEvent } from '../audit-log.js'
+import type { Db, Row } from '../database.js'
+import type { RecordCodec } from '../record-codec.js'
+import type { MigrationStep } from './plan.js'
+
+const PAGE = 500
+
+/** Kinds after which stored rows may need new values or a new hash. */
+const REWRITING: ReadonlySet<MigrationStep['kind']> = new Set(['rename_column', 'encrypt_field', 'decrypt_field', 'remove_field', 'change_type'])
+
+export const rewritesData = (step: MigrationStep): boolean => REWRITING.has(step.kind)
+
+interface FieldChange {
+  readonly field: FieldSpec
+  /** The field as it was stored before: its value is read with this view. */
+  readonly stored: FieldSpec
+}
+
+function valueChanges(spec: ModuleSpec, steps: readonly MigrationStep[]): FieldChange[] {
+  const changes: FieldChange[] = []
+  for (const step of steps) {
+    if (step.table !== spec.name || (step.kind !== 'encrypt_field' && step.kind !== 'decrypt_field')) continue
+    const field = spec.fieldsByName.get(step.field)
+    if (field !== undefined) changes.push({ field, stored: { ...field, encrypted: step.kind === 'decrypt_field' } })
+  }
+  return changes
+}
+
+export interface RewriteOptions {
+  readonly trx: Db
+  readonly codec: RecordCodec
+  readonly modules: readonly ModuleSpec[]
+  readonly steps: readonly MigrationStep[]
+  /** The audit time of the entries, `YYYY-MM-DD HH:MM:SS.mmm`. */
+  readonly at: string
+}
+
+/** Rewrites what the steps require, deleted records included; returns how many records changed. */
+export async function rewriteRecords(options: RewriteOptions): Promise<number> {
+  const { trx, codec } = options
+  let rewritten = 0
+  for (const spec of options.modules) {
+    const steps = options.steps.filter((s) => s.kind !== 'create_table' && s.table === spec.name && rewritesData(s))
+    if (steps.length === 0) continue
+    const changes = valueChanges(spec, steps)
+    const touched = [...new Set(steps.map((s) => ('field' in s ? s.field : s.kind === 'rename_column' ? s.to : '')).filter((f) => f !== ''))]
+    for (let after = 0; ;) {
+      const rows = await trx.selectFrom(spec.table.name).selectAll().where(ROW_COLUMN, '>', after).orderBy(ROW_COLUMN).limit(PAGE).execute()
+      if (rows.length === 0) break
+      const events: AuditEvent[] = []
+      for (const row of rows) {
+        const id = String(row[META.id])
+        let next: Row = { ...row }
+        for (const { field, stored } of changes) {
+          if (row[field.column] === null || row[field.column] === undefined) continue
+          next = { ...next, ...codec.encode(spec, { [field.name]: codec.plainValue(spec, stored, row) }, id) }
+        }
+        const hash = codec.hash(spec, next)
+        if (hash === row[META.hash]) continue
+        const set: Row = { [META.hash]: hash }
+        for (const { field } of changes) {
+          set[field.column] = next[field.column]
+          if (field.blindIndexColumn !== undefined) set[field.blindIndexColumn] = next[field.blindIndexColumn]
+        }
+        await trx.updateTable(spec.table.name).set(set).where(META.id, '=', id).execute()
+        events.push({ userId: null, action: 'migrar', module: spec.name, recordId: id, version: Number(row[META.version]), recordHash: hash, fields: touched })
+      }
+      await appendAudit(trx, events, options.at)
+      rewritten += events.length
+      after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
+    }
+  }
+  return rewritten
+}

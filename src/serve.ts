@@ -1,0 +1,51 @@
+// `records serve` (and `npm start`): settings -> openService -> listen, and a clean stop
+// on SIGTERM/SIGINT. Failing to start throws: the caller prints the reason and exits 1.
+import { openService } from './service.js'
+import { loadDotEnv, loadSettings } from './settings.js'
+
+/** How long a stop waits for requests in flight before it gives up. */
+const SHUTDOWN_GRACE_MS = 30_000
+
+export async function serve(): Promise<void> {
+  loadDotEnv()
+  const settings = loadSettings()
+  const service = await openService(settings, { logger: { level: settings.logLevel } })
+  const log = service.app.log
+  for (const name of settings.generated)
+    log.warn(`${name} no estaba configurado: se ha generado uno en ${settings.dataDir} (permisos 0600). Configure ${name} en producción.`)
+  // A new database takes dozens of steps: one line says so, the steps go to debug.
+  if (service.migrated.length > 0) log.info(`Esquema actualizado desde modules.yaml: ${service.migrated.length} cambios aplicados`)
+  for (const step of service.migrated) log.debug({ step }, 'migración aplicada')
+  const address = await service.app.listen({ port: settings.port, host: settings.host })
+  const base = `${address}${settings.basePath === '/' ? '' : settings.basePath}`
+  log.info(`Servicio disponible en ${base} (base de datos ${service.database.location})`)
+  if (service.initialAdmin !== undefined) {
+    const { username, password } = service.initialAdmin
+    log.warn(password === undefined
+      ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
+      : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. Se muestra solo esta vez: cámbiela.`)
+  }
+  log.info(`Inicie sesión: curl -X POST ${base}/auth/login -H 'content-type: application/json' -d '{"username":"…","password":"…"}'`)
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'deteniendo el servicio: no se aceptan conexiones nuevas y se terminan las solicitudes en curso')
+    // A request that never ends must not keep the process alive for ever.
+    setTimeout(() => {
+      log.error(`el servicio no se detuvo en ${SHUTDOWN_GRACE_MS / 1000} s: se fuerza la salida`)
+      process.exit(1)
+    }, SHUTDOWN_GRACE_MS).unref()
+    try {
+      await service.close() // Fastify waits for requests in flight, then the read-audit buffer and the database close
+      log.info('servicio detenido: base de datos cerrada')
+      process.exit(0)
+    } catch (error) {
+      log.error({ err: error }, 'error al detener el servicio')
+      process.exit(1)
+    }
+  }
+  process.once('SIGTERM', () => void stop('SIGTERM'))
+  process.once('SIGINT', () => void stop('SIGINT'))
+}

@@ -1,0 +1,81 @@
+// `records user ...`: accounts without the API, with its validation, hashes (D22) and audit
+// chain (D18); passwords only from a terminal or --password-stdin, never argv (issue #4).
+import t from 'tap'
+import { api, createCli, noStack } from './support.js'
+
+t.test('the first superadmin and the life of an account, all audited', async (t) => {
+  const cli = createCli(t)
+  const add = await cli.run(['user', 'add', 'jgarcia', '--role', 'superadmin', '--field', 'nombre=Juana García', '--password-stdin'], { input: 'clave-secreta-1\n' })
+  t.equal(add.status, 0, add.stderr)
+  t.match(add.stdout, /^Cuenta creada: 'jgarcia' \(USR-\d{4}-00001\) con el rol 'superadmin'\n$/)
+  const hash = cli.raw((db) => db.prepare("select password from usuarios where username = 'jgarcia'").get()) as { password: string }
+  t.match(hash.password, /^\$2[aby]\$10\$/, 'the password is stored as a bcrypt hash (D22)')
+  t.notMatch(hash.password, /clave-secreta-1/)
+
+  const list = JSON.parse((await cli.run(['user', 'list', '--json'])).stdout)
+  t.match(list, [{ username: 'jgarcia', role: 'superadmin', active: true, profile: { nombre: 'Juana García' } }])
+  t.equal(list.length, 1, 'the CLI created the first account: no initial admin is generated')
+
+  const login = (password: string) => cli.withService(async (service) =>
+    (await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'jgarcia', password } })).statusCode)
+  t.equal(await login('clave-secreta-1'), 200, 'the account logs in through the API')
+
+  t.equal((await cli.run(['user', 'passwd', 'jgarcia', '--password-stdin'], { input: 'otra-clave-2\n' })).status, 0)
+  t.equal(await login('clave-secreta-1'), 401, 'the old password no longer works')
+  t.equal(await login('otra-clave-2'), 200)
+
+  t.match((await cli.run(['user', 'disable', 'jgarcia'])).stdout, /Cuenta desactivada: 'jgarcia'/)
+  t.equal(await login('otra-clave-2'), 401, 'a disabled account cannot log in (D20)')
+  t.match(JSON.parse((await cli.run(['user', 'list', '--json'])).stdout), [{ active: false }])
+  t.equal((await cli.run(['user', 'enable', 'jgarcia'])).status, 0)
+  t.equal(await login('otra-clave-2'), 200)
+
+  t.equal((await cli.run(['user', 'role', 'jgarcia', 'consulta'])).status, 0)
+  t.match((await cli.run(['user', 'list'])).stdout, /USR-\d{4}-00001 {2}jgarcia {2}consulta {2}activa/)
+
+  const trail = cli.raw((db) => db.prepare("select action, user_id, fields from _audit where action in ('crear', 'editar') order by seq").all())
+  t.match(trail, [
+    { action: 'crear', user_id: /^cli:/ },
+    { action: 'editar', fields: '["password"]' },
+    { action: 'editar', fields: '["activo"]' },
+    { action: 'editar', fields: '["activo"]' },
+    { action: 'editar', fields: '["rol"]' },
+  ], 'every write is in the audit chain, in the name of the CLI user')
+  t.equal((await cli.run(['audit', 'verify'])).status, 0, 'and the chain verifies')
+})
+
+t.test('the API\'s validation and messages apply; no password from argv or without a terminal', async (t) => {
+  const cli = createCli(t)
+  const short = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--field', 'nombre=Ana', '--password-stdin'], { input: 'corta\n' })
+  t.equal(short.status, 1)
+  t.equal(short.stderr, "records: Datos inválidos: El campo 'password' debe tener al menos 8 caracteres\n")
+  const role = await cli.run(['user', 'add', 'ana', '--role', 'capitan', '--field', 'nombre=Ana', '--password-stdin'], { input: 'larga-clave-1\n' })
+  t.match(role.stderr, /El campo 'rol' debe ser uno de: superadmin, administrador/)
+  const missing = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--password-stdin'], { input: 'larga-clave-1\n' })
+  t.match(missing.stderr, /Datos requeridos\n {2}- El campo 'nombre' es obligatorio/)
+  const noTty = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--field', 'nombre=Ana'])
+  t.equal(noTty.stderr, 'records: No hay terminal para preguntar la contraseña: use --password-stdin\n')
+  const argv = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--password', 'x'])
+  t.equal(argv.status, 2, 'there is no --password option')
+  const nobody = await cli.run(['user', 'passwd', 'nadie', '--password-stdin'], { input: 'larga-clave-1\n' })
+  t.equal(nobody.stderr, "records: No existe ninguna cuenta con el usuario 'nadie'\n")
+  const emptyStdin = await cli.run(['user', 'passwd', 'nadie', '--password-stdin'])
+  t.match(emptyStdin.stderr, /la entrada estándar no trae ninguna contraseña/)
+  for (const run of [short, role, missing, noTty, nobody]) {
+    t.equal(run.status, 1)
+    t.ok(noStack(run))
+  }
+  t.same(JSON.parse((await cli.run(['user', 'list', '--json'])).stdout), [], 'nothing was created')
+})
+
+t.test('accounts created by the CLI work with the API next to those created by it', async (t) => {
+  const cli = createCli(t)
+  t.equal((await cli.run(['migrate'])).status, 0)
+  await cli.withService(async (service, token) => {
+    t.equal((await api(service, token, 'GET', '/usuarios')).body.data.total, 1, 'the initial admin of the service')
+  })
+  t.equal((await cli.run(['user', 'add', 'oficial1', '--role', 'oficial', '--field', 'nombre=Pedro', '--field', 'email=p@example.org', '--password-stdin'], { input: 'clave-oficial-1' })).status, 0)
+  await cli.withService(async (service, token) => {
+    t.match(await api(service, token, 'GET', '/usuarios?username=oficial1'), { body: { data: { total: 1, records: [{ rol: 'oficial', email: 'p@example.org' }] } } })
+  })
+})

@@ -1,0 +1,50 @@
+// `records validate` checks modules.yaml exactly as the server does (issue #4).
+import { join } from 'node:path'
+import t from 'tap'
+import { REPO_MODULES } from '../../helpers/api.js'
+import { createCli, noStack, ROOT } from './support.js'
+
+const INVALID = join(ROOT, 'test/fixtures/modules/invalid')
+
+t.test('the shipped modules.yaml is valid: exit 0', async (t) => {
+  const cli = createCli(t)
+  const run = await cli.run(['validate'])
+  t.equal(run.status, 0)
+  t.equal(run.stdout, `${REPO_MODULES}: válido (9 módulos, 6 roles)\n`)
+  const json = await cli.run(['validate', REPO_MODULES, '--json'])
+  t.match(JSON.parse(json.stdout), { valid: true, problems: [], modules: ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento', 'usuarios'] })
+})
+
+t.test('every problem is printed as file:line:column and a sentence; exit 1', async (t) => {
+  const cli = createCli(t)
+  const file = join(INVALID, 'three-rule-problems.yaml')
+  const run = await cli.run(['validate', file])
+  t.equal(run.status, 1)
+  t.same(run.stdout.trim().split('\n'), [
+    `${file}:5:13: Zona horaria desconocida 'Mars/Olympus' (ejemplo: Europe/Madrid).`,
+    `${file}:25:13: El prefijo 'USR' ya lo usa el módulo 'usuarios'.`,
+    `${file}:28:41: notas.etiquetas: un campo de tipo array no puede ser único.`,
+    `3 problemas en ${file}`,
+  ])
+  t.ok(noStack(run))
+})
+
+t.test('shape, syntax and "did you mean" problems, as the loader reports them (--json)', async (t) => {
+  const cli = createCli(t)
+  for (const [fixture, pattern] of [
+    ['yaml-syntax.yaml', /YAML no válido/],
+    ['bad-field-type-did-you-mean.yaml', /¿Quería decir/],
+    ['three-shape-problems.yaml', /Falta la clave obligatoria|Clave desconocida|Debe ser de tipo/],
+  ] as const) {
+    const run = await cli.run(['validate', join(INVALID, fixture), '--json'])
+    t.equal(run.status, 1, fixture)
+    const report = JSON.parse(run.stdout)
+    t.equal(report.valid, false)
+    t.ok(report.problems.length > 0)
+    t.ok(report.problems.every((p: { line: number; column: number; file: string }) => p.line >= 1 && p.column >= 1 && p.file.endsWith(fixture)))
+    t.match(report.problems.map((p: { message: string }) => p.message).join('\n'), pattern, fixture)
+  }
+  const missing = await cli.run(['validate', 'no-such.yaml'])
+  t.equal(missing.status, 1)
+  t.match(missing.stdout, /no-such\.yaml:1:1: No se puede cargar la definición de módulos: el fichero no existe/)
+})
