@@ -40,7 +40,7 @@ export interface OpenService {
 }
 
 /** package.json's version, from src/ (tests) or dist/src/ (npm start). */
-function serviceVersion(): string {
+export function serviceVersion(): string {
   for (const candidate of ['../package.json', '../../package.json']) {
     const file = new URL(candidate, import.meta.url)
     if (existsSync(file)) {

@@ -50,6 +50,11 @@ function secretFile(file: string, make: () => string, generated: string[], name:
   return readFileSync(file, 'utf8').trim()
 }
 
+/** BASE_PATH normalized: `/api` by default, `/` for none, never a trailing slash (D1). */
+export function basePathOf(env: Env = process.env): string {
+  return `/${(env['BASE_PATH'] ?? '/api').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '/')
+}
+
 export function loadSettings(env: Env = process.env, cwd = process.cwd()): Settings {
   const dataDir = resolve(cwd, env['DATA_DIR'] || './data')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
@@ -60,7 +65,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
     : secretFile(join(dataDir, 'encryption.key'), () => randomBytes(32).toString('base64'), generated, 'RECORDS_ENCRYPTION_KEY')
   const encryptionKeys = keyText.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
-  const basePath = `/${(env['BASE_PATH'] ?? '/api').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '/')
+  const basePath = basePathOf(env)
   return {
     port: integer(env, 'PORT', 3000, 0),
     host: env['HOST'] || '127.0.0.1',

@@ -1,0 +1,44 @@
+// `records backup [file]`: an online copy of the embedded SQLite database with SQLite's backup
+// API, safe while the service runs (README, operators). PostgreSQL has its own tools (pg_dump).
+import { mkdirSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { backupSqlite } from '../../db/backup.js'
+import { CliError, flag, type Command, JSON_OPTION } from '../command.js'
+import { settingsOf } from '../environment.js'
+import { printJson, printLines } from '../output.js'
+
+const backup: Command = {
+  name: 'backup',
+  summary: 'Copia en línea de la base de datos SQLite, con el servicio en marcha',
+  help: `
+Uso: records backup [fichero] [--json]
+
+Copia la base de datos SQLite (DATABASE_URL o DATA_DIR/records.db) con la API de copia en
+línea de SQLite: una instantánea coherente aunque el servicio siga escribiendo. Por defecto
+en DATA_DIR/backups/records-<fecha>.db. Nunca sobrescribe un fichero existente.
+La clave de cifrado no va en la copia: guárdela aparte.
+
+  --json   {"destination", "pages"}
+
+Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no es SQLite o falla.`,
+  options: JSON_OPTION,
+  positionals: { min: 0, max: 1 },
+  async run(input) {
+    const settings = settingsOf(input)
+    if (!settings.databaseUrl.startsWith('sqlite:')) throw new CliError('La copia en línea es para sqlite:; para PostgreSQL use pg_dump')
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+    const destination = resolve(input.cwd, input.positionals[0] ?? join(settings.dataDir, 'backups', `records-${stamp}.db`))
+    mkdirSync(dirname(destination), { recursive: true, mode: 0o700 })
+    let result
+    try {
+      result = await backupSqlite(settings.databaseUrl.slice('sqlite:'.length), destination)
+    } catch (error) {
+      throw new CliError(error instanceof Error ? error.message : String(error))
+    }
+    if (flag(input, 'json')) printJson(input, result)
+    else printLines(input, [`Copia creada: ${result.destination} (${result.pages} páginas). Guarde la clave de cifrado aparte.`])
+    return 0
+  },
+}
+
+export const commands = [backup]
