@@ -52,7 +52,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = createDatabase(settings.databaseUrl)
+  const database = createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
   try {
     const { applied } = await applyMigration(database, spec.modules)

@@ -87,8 +87,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     }
   }
 
-  async function liveRow(trx: Db, spec: ModuleSpec, id: string): Promise<Row> {
-    const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null).executeTakeFirst()
+  /** The live row; in a write, locked until commit so a concurrent update waits and then sees it (D13). */
+  async function liveRow(trx: Db, spec: ModuleSpec, id: string, forWrite = false): Promise<Row> {
+    const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null)
+      .$if(forWrite && database.rowLocks, (q) => q.forUpdate()).executeTakeFirst()
     if (row === undefined) throw recordNotFound()
     return row
   }
@@ -159,10 +161,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         }
         stored[META.hash] = codec.hash(spec, stored)
         await trx.insertInto(spec.table.name).values(stored).execute()
-        await appendAudit(trx, [{
+        await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
           recordHash: String(stored[META.hash]), fields: Object.keys(prepared).filter((k) => prepared[k] !== null),
-        }], formatExactTimestamp(now, timezone))
+        }] })
         return stored
       })
       return codec.decode(spec, row, reveal)
@@ -173,7 +175,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const row = await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
-        const current = await liveRow(trx, spec, id)
+        const current = await liveRow(trx, spec, id, true)
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
         const next: Row = {
@@ -183,10 +185,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         next[META.hash] = codec.hash(spec, next)
         const { [ROW_COLUMN]: _row, ...columns } = next
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
-        await appendAudit(trx, [{
+        await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,
           recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
-        }], formatExactTimestamp(now, timezone))
+        }] })
         return next
       })
       const record = codec.decode(spec, row, reveal)
@@ -199,7 +201,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
-        const current = await liveRow(trx, spec, id)
+        const current = await liveRow(trx, spec, id, true)
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
         const next: Row = { ...current, [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
@@ -207,9 +209,9 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         await trx.updateTable(spec.table.name)
           .set({ [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version, [META.hash]: next[META.hash] })
           .where(META.id, '=', id).execute()
-        await appendAudit(trx, [{
+        await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'eliminar', module: spec.name, recordId: id, version, recordHash: String(next[META.hash]), fields: [],
-        }], formatExactTimestamp(now, timezone))
+        }] })
       })
     },
 
@@ -234,7 +236,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     async audit(events) {
       const now = clock()
       try {
-        await db.transaction().execute((trx) => appendAudit(trx, events, formatExactTimestamp(now, timezone)))
+        await db.transaction().execute((trx) => appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) }))
       } catch (error) {
         if (database.isBusy(error)) throw busy(error)
         throw error

@@ -72,6 +72,8 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
       const code = (error as { code?: string })?.code ?? ''
       return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED'
     },
+    lock: async () => undefined,
+    rowLocks: false,
     close: () => db.destroy(),
   }
 }

@@ -3,7 +3,8 @@ import { sql, type Transaction } from 'kysely'
 import { COLUMN_TYPES, type Dialect } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ColumnSpec, IndexSpec, ModuleSpec } from '../../compile/types.js'
-import type { Database, DynamicDb } from '../database.js'
+import type { Database, Db, DynamicDb } from '../database.js'
+import { DDL_TYPES } from '../dialects/ddl.js'
 import { createSystemTables } from './system-tables.js'
 import { isUnsafe, describeStep, planMigration, type MigrationStep } from './plan.js'
 import { EMPTY_SNAPSHOT, snapshotOf, type SchemaSnapshot } from './snapshot.js'
@@ -19,10 +20,14 @@ export class MigrationRefused extends Error {
   }
 }
 
-export async function readSnapshot(database: Database): Promise<SchemaSnapshot> {
-  await createSystemTables(database)
-  const row = await database.db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirst()
+async function snapshotIn(db: Db, dialect: Dialect): Promise<SchemaSnapshot> {
+  await createSystemTables(db, dialect)
+  const row = await db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirst()
   return row === undefined ? EMPTY_SNAPSHOT : (JSON.parse(String(row['snapshot'])) as SchemaSnapshot)
+}
+
+export async function readSnapshot(database: Database): Promise<SchemaSnapshot> {
+  return snapshotIn(database.db, database.dialect)
 }
 
 function addColumn(trx: Trx, dialect: Dialect, table: string, column: ColumnSpec) {
@@ -34,10 +39,7 @@ async function createTable(trx: Trx, dialect: Dialect, spec: MigrationStep & { k
   let builder = trx.schema.createTable(spec.table.name)
   for (const column of spec.table.columns) {
     if (column.autoIncrement === true) {
-      // SQLite: an INTEGER PRIMARY KEY is the rowid, ordered and never reused here.
-      builder = dialect === 'sqlite'
-        ? builder.addColumn(column.name, 'integer', (c) => c.primaryKey())
-        : builder.addColumn(column.name, 'bigserial', (c) => c.primaryKey())
+      builder = builder.addColumn(column.name, sql.raw(DDL_TYPES[dialect].rowId), (c) => c.primaryKey())
       continue
     }
     builder = builder.addColumn(column.name, sql.raw(COLUMN_TYPES[column.storage][dialect]), (c) => (column.nullable ? c : c.notNull()))
@@ -92,13 +94,15 @@ export interface MigrationResult {
  * new snapshot; unsafe ones, or data that a step would invalidate, refuse it whole.
  */
 export async function applyMigration(database: Database, modules: readonly ModuleSpec[]): Promise<MigrationResult> {
-  const before = await readSnapshot(database)
-  const steps = planMigration(before, modules)
-  const unsafe = steps.filter(isUnsafe)
-  if (unsafe.length > 0)
-    throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run`', unsafe.map(describeStep))
-  if (steps.length === 0) return { applied: [] }
-  await database.db.transaction().execute(async (trx) => {
+  // Instances starting together on one PostgreSQL take turns: the second finds nothing to do.
+  return database.db.transaction().execute(async (trx) => {
+    await database.lock(trx, 'migration')
+    const before = await snapshotIn(trx, database.dialect)
+    const steps = planMigration(before, modules)
+    const unsafe = steps.filter(isUnsafe)
+    if (unsafe.length > 0)
+      throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run`', unsafe.map(describeStep))
+    if (steps.length === 0) return { applied: [] }
     const blocked: string[] = []
     for (const step of steps) {
       const reason = await checkData(trx, step)
@@ -109,6 +113,6 @@ export async function applyMigration(database: Database, modules: readonly Modul
     const snapshot = JSON.stringify(snapshotOf(modules))
     await trx.insertInto('_schema_state').values({ id: 1, snapshot })
       .onConflict((oc) => oc.column('id').doUpdateSet({ snapshot })).execute()
+    return { applied: steps.map(describeStep) }
   })
-  return { applied: steps.map(describeStep) }
 }
