@@ -178,12 +178,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         const current = await liveRow(trx, spec, id, true)
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
-        const next: Row = {
-          ...current, ...codec.encode(spec, prepared, id),
-          [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version,
-        }
-        next[META.hash] = codec.hash(spec, next)
-        const { [ROW_COLUMN]: _row, ...columns } = next
+        // Only what changes is written: a value read back is not in the form a column takes (jsonb).
+        const columns: Row = { ...codec.encode(spec, prepared, id), [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
+        const next: Row = { ...current, ...columns }
+        columns[META.hash] = next[META.hash] = codec.hash(spec, next)
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,

@@ -56,7 +56,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     ADMIN_PASSWORD: ADMIN.password,
     RATE_LIMIT_IP_PER_MINUTE: '100000',
     RATE_LIMIT_TOKEN_PER_HOUR: '100000',
-    ...(ON_POSTGRES ? { DATABASE_URL: urlOf(await databaseFor(dataDir)) } : {}),
+    ...(await databaseEnv(dataDir)),
     ...options.env,
   })
   const service = await openService(settings, {
@@ -121,6 +121,11 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     },
   }
   return api
+}
+
+/** The DATABASE_URL a test that opens the service itself must pass for `dataDir` ({} on SQLite). */
+export async function databaseEnv(dataDir: string): Promise<Record<string, string>> {
+  return ON_POSTGRES ? { DATABASE_URL: urlOf(await databaseFor(dataDir)) } : {}
 }
 
 /** Copies a test installation (its files and, on PostgreSQL, its database) from one data directory to another. */
