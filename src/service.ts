@@ -16,6 +16,7 @@ import { applyMigration } from './db/migrate/apply.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
+import { createRedisCounterStore, type ClosableCounterStore } from './http/redis-counter-store.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -50,10 +51,26 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
 
+/** Shared counters when REDIS_URL is set; a Redis outage is logged at most once a minute. */
+function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): ClosableCounterStore | undefined {
+  if (settings.redisUrl === undefined) return undefined
+  let lastReport = 0
+  return createRedisCounterStore({
+    url: settings.redisUrl,
+    keyPrefix: settings.redisKeyPrefix,
+    onError(error) {
+      if (Date.now() - lastReport < 60_000) return
+      lastReport = Date.now()
+      log()?.warn({ err: error }, 'Redis no responde: los límites de peticiones se cuentan por instancia hasta que vuelva')
+    },
+  })
+}
+
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   const spec = compileService(loadModulesConfig(settings.modulesFile))
   const database = createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
+  const counterStore = sharedCounters(settings, () => app?.log)
   try {
     const { applied } = await applyMigration(database, spec.modules)
     const clock = options.clock ?? (() => new Date())
@@ -74,6 +91,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
+      ...(counterStore === undefined ? {} : { counterStore }),
       trustProxy: settings.trustProxy,
       logger: options.logger ?? false,
       clock,
@@ -85,10 +103,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
       async close() {
         await built.close()
         await readAudit.close()
+        await counterStore?.close()
         await database.close()
       },
     }
   } catch (error) {
+    await counterStore?.close()
     await database.close()
     throw error
   }

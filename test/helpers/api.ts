@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { openService, type OpenService, type OpenServiceOptions } from '../../src/service.js'
 import { loadSettings } from '../../src/settings.js'
-import { cloneDatabaseFor, databaseFor, ON_POSTGRES, urlOf } from './postgres.js'
+import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
 
 export { ON_POSTGRES }
 
@@ -57,6 +57,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     RATE_LIMIT_IP_PER_MINUTE: '100000',
     RATE_LIMIT_TOKEN_PER_HOUR: '100000',
     ...(await databaseEnv(dataDir)),
+    ...(ON_POSTGRES ? redisEnv() : {}),
     ...options.env,
   })
   const service = await openService(settings, {

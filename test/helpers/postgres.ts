@@ -8,6 +8,14 @@ import t from 'tap'
 export const ON_POSTGRES = process.env['RECORDS_TEST_DATABASE'] === 'postgres'
 export const ADMIN_URL = process.env['RECORDS_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test'
 
+/** Set by scripts/test-postgres.mjs when Redis answers: rate limits then count in Redis too. */
+export const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || undefined
+
+/** REDIS_URL and a key prefix nobody else uses, for one service under test. */
+export function redisEnv(): Record<string, string> {
+  return REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `records-test:${process.pid}:${randomBytes(4).toString('hex')}:` }
+}
+
 /** A URL to `database` on the test server. */
 export function urlOf(database: string): string {
   const url = new URL(ADMIN_URL)
