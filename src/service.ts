@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { compileService } from './compile/service.js'
+import { isAppError } from './errors.js'
 import type { ServiceSpec } from './compile/types.js'
 import { loadModulesConfig } from './config/load.js'
 import { createAccountStore } from './db/account-store.js'
@@ -84,7 +85,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })
     const store = createRecordStore({ database, codec, timezone, clock, readAudit })
     const accounts = createAccountStore(database, spec.accounts)
-    const initialAdmin = (await accounts.count()) === 0 ? await createInitialAdmin(spec, store, settings) : undefined
+    // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
+    const initialAdmin = (await accounts.count()) === 0
+      ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
+        if (isAppError(error) && error.statusCode === 409) return undefined
+        throw error
+      })
+      : undefined
     const built = await buildApp(spec, {
       store,
       accounts,
