@@ -27,5 +27,7 @@ export interface Database {
   lock(trx: Db, name: LockName): Promise<void>
   /** The dialect has `SELECT ... FOR UPDATE` (PostgreSQL); SQLite writers never overlap. */
   readonly rowLocks: boolean
+  /** After rows were inserted with explicit values of a generated key (a copy): new rows continue after the largest. */
+  continueGenerated(trx: Db, table: string, column: string): Promise<void>
   close(): Promise<void>
 }

@@ -56,6 +56,9 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
       await sql`select pg_advisory_xact_lock(${LOCK_KEYS[name]})`.execute(trx)
     },
     rowLocks: true,
+    async continueGenerated(trx: Db, table: string, column: string) {
+      await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(trx)
+    },
     close: () => db.destroy(),
   }
 }

@@ -74,6 +74,8 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
     },
     lock: async () => undefined,
     rowLocks: false,
+    // An INTEGER PRIMARY KEY continues after the largest rowid by itself.
+    continueGenerated: async () => undefined,
     close: () => db.destroy(),
   }
 }
