@@ -7,6 +7,7 @@ import { routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import { createBodyAjv } from './body-validator.js'
 import { handleError } from './error-handler.js'
+import nulGuard from './nul-guard.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
 import { auditRoutes } from './routes/audit.js'
 import { healthRoutes } from './routes/health.js'
@@ -67,6 +68,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     store: deps.counterStore ?? createMemoryCounterStore(),
     clock: deps.clock,
   })
+  await app.register(nulGuard)
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
 
   const ajv = createBodyAjv()
