@@ -53,6 +53,8 @@ export async function createTestDatabase(template?: string): Promise<string> {
     ? `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`
     : `create database ${name} template ${template}`))
   created.push(name)
+  // Throwaway databases need no fsync per commit (the service's own durability is PostgreSQL's setting).
+  await admin((c) => c.query(`alter database ${name} set synchronous_commit = off`))
   if (!dropScheduled) {
     dropScheduled = true
     t.teardown(dropTestDatabases)
