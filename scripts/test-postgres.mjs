@@ -1,12 +1,13 @@
 // The PostgreSQL half of `npm test` (issue #8): the whole integration suite again, on a fresh
 // PostgreSQL database per data directory, with rate limits counted in Redis, plus the
-// multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; with CI=true
+// multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
 // a missing PostgreSQL or Redis fails the run.
 import { spawnSync } from 'node:child_process'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 
-const CI = process.env.CI === 'true'
+// Any CI value but '', 0 or false counts: CI systems set CI=true, .ci/run may set CI=1.
+const CI = !['', '0', 'false', 'no'].includes((process.env.CI ?? '').toLowerCase())
 const postgresUrl = process.env.RECORDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const redisUrl = process.env.RECORDS_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
@@ -45,7 +46,7 @@ const postgres = await postgresAnswers()
 if (postgres !== true) {
   loud([
     `PostgreSQL is not reachable at ${postgresUrl.replace(/:[^:@/]+@/, ':***@')} (${postgres}).`,
-    CI ? 'CI=true: the PostgreSQL half of the suite is required. FAILING.' : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
+    CI ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.' : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
     'Start it (see README, "Deployment") or set RECORDS_TEST_POSTGRES_URL.',
   ])
   process.exit(CI ? 1 : 0)
@@ -54,7 +55,7 @@ const redis = await redisAnswers()
 if (redis !== true) {
   loud([
     `Redis is not reachable at ${redisUrl} (${redis}).`,
-    CI ? 'CI=true: Redis is required. FAILING.' : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
+    CI ? 'CI is set: Redis is required. FAILING.' : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
   ])
   if (CI) process.exit(1)
 }

@@ -8,6 +8,9 @@ import t from 'tap'
 export const ON_POSTGRES = process.env['RECORDS_TEST_DATABASE'] === 'postgres'
 export const ADMIN_URL = process.env['RECORDS_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test'
 
+/** In CI (any CI value but '', 0 or false) a missing PostgreSQL or Redis fails instead of skipping. */
+export const IN_CI = !['', '0', 'false', 'no'].includes((process.env['CI'] ?? '').toLowerCase())
+
 /** Set by scripts/test-postgres.mjs when Redis answers: rate limits then count in Redis too. */
 export const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || undefined
 

@@ -11,12 +11,12 @@ import { createFieldCipher } from '../../../src/db/crypto.js'
 import { createRecordCodec } from '../../../src/db/record-codec.js'
 import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
 import { copyTestData, startTestApi, VALID } from '../../helpers/api.js'
-import { createTestDatabase, postgresReachable, urlOf } from '../../helpers/postgres.js'
+import { createTestDatabase, IN_CI, postgresReachable, urlOf } from '../../helpers/postgres.js'
 
 const reachable = await postgresReachable()
 if (!reachable) {
   const message = 'PostgreSQL IS NOT REACHABLE: the copy is tested SQLite -> SQLite only'
-  if (process.env['CI'] === 'true') t.fail(`${message} (CI=true requires PostgreSQL)`)
+  if (IN_CI) t.fail(`${message} (CI requires PostgreSQL)`)
   else t.comment(`!!! ${message} !!!`)
 }
 

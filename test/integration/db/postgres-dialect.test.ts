@@ -3,7 +3,7 @@
 import t from 'tap'
 import { sql } from 'kysely'
 import { createPostgresDatabase, redactUrl } from '../../../src/db/dialects/postgres.js'
-import { createTestDatabase, postgresReachable, urlOf } from '../../helpers/postgres.js'
+import { createTestDatabase, IN_CI, postgresReachable, urlOf } from '../../helpers/postgres.js'
 
 t.test('the location never shows the password', async (t) => {
   t.equal(redactUrl('postgres://app:s3cret@db.example:5432/records'), 'postgres://app:***@db.example:5432/records')
@@ -13,7 +13,7 @@ t.test('the location never shows the password', async (t) => {
 
 const reachable = await postgresReachable()
 const skip = reachable ? false : 'POSTGRESQL IS NOT REACHABLE'
-if (!reachable && process.env['CI'] === 'true') t.fail('PostgreSQL is required with CI=true')
+if (!reachable && IN_CI) t.fail('PostgreSQL is required in CI')
 
 t.test('errors, locks and numbers', { skip }, async (t) => {
   const database = createPostgresDatabase({ url: urlOf(await createTestDatabase()), poolSize: 3 })

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import t from 'tap'
 import { createRedisCounterStore } from '../../../src/http/redis-counter-store.js'
+import { IN_CI } from '../../helpers/postgres.js'
 
 const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || 'redis://127.0.0.1:6379'
 const prefix = () => `records-test:${process.pid}:${randomBytes(4).toString('hex')}:`
@@ -23,7 +24,7 @@ async function redisAnswers(): Promise<boolean> {
 
 const reachable = await redisAnswers()
 const skip = reachable ? false : `REDIS IS NOT REACHABLE at ${REDIS_URL}`
-if (!reachable && process.env['CI'] === 'true') t.fail(`${skip} (CI=true requires Redis)`)
+if (!reachable && IN_CI) t.fail(`${skip} (CI requires Redis)`)
 
 t.test('two stores on one Redis count together, per key and per window', { skip }, async (t) => {
   const keyPrefix = prefix()
