@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { compileService } from './compile/service.js'
+import { isAppError } from './errors.js'
 import type { ServiceSpec } from './compile/types.js'
 import { loadModulesConfig } from './config/load.js'
 import { createAccountStore } from './db/account-store.js'
@@ -18,6 +19,7 @@ import { createSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
+import { createRedisCounterStore, type ClosableCounterStore } from './http/redis-counter-store.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -64,14 +66,30 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
 
+/** Shared counters when REDIS_URL is set; a Redis outage is logged at most once a minute. */
+function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): ClosableCounterStore | undefined {
+  if (settings.redisUrl === undefined) return undefined
+  let lastReport = 0
+  return createRedisCounterStore({
+    url: settings.redisUrl,
+    keyPrefix: settings.redisKeyPrefix,
+    onError(error) {
+      if (Date.now() - lastReport < 60_000) return
+      lastReport = Date.now()
+      log()?.warn({ err: error }, 'Redis no responde: los límites de peticiones se cuentan por instancia hasta que vuelva')
+    },
+  })
+}
+
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = createDatabase(settings.databaseUrl)
+  const database = createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
+  const counterStore = sharedCounters(settings, () => app?.log)
   try {
     const clock = options.clock ?? (() => new Date())
     const keyring = createKeyring(settings.encryptionKeys)
-    await createSystemTables(database)
+    await createSystemTables(database.db, database.dialect)
     await checkKeyRegistry(database, keyring)
     const cipher = createFieldCipher(keyring)
     const codec = createRecordCodec(database.dialect, cipher)
@@ -82,13 +100,20 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })
     const store = createRecordStore({ database, codec, timezone, clock, readAudit })
     const accounts = createAccountStore(database, spec.accounts)
-    const initialAdmin = (await accounts.count()) === 0 ? await createInitialAdmin(spec, store, settings) : undefined
+    // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
+    const initialAdmin = (await accounts.count()) === 0
+      ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
+        if (isAppError(error) && error.statusCode === 409) return undefined
+        throw error
+      })
+      : undefined
     const built = await buildApp(spec, {
       store,
       accounts,
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
+      ...(counterStore === undefined ? {} : { counterStore }),
       trustProxy: settings.trustProxy,
       corsOrigins: settings.corsOrigins,
       version: serviceVersion(),
@@ -102,10 +127,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
       async close() {
         await built.close()
         await readAudit.close()
+        await counterStore?.close()
         await database.close()
       },
     }
   } catch (error) {
+    await counterStore?.close()
     await database.close()
     throw error
   }

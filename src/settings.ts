@@ -10,6 +10,11 @@ export interface Settings {
   readonly basePath: string
   readonly dataDir: string
   readonly databaseUrl: string
+  /** PostgreSQL connections per instance (issue #8). */
+  readonly databasePoolSize: number
+  /** Shared rate-limit counters for many instances; per-process counters without it (issue #8). */
+  readonly redisUrl: string | undefined
+  readonly redisKeyPrefix: string
   readonly modulesFile: string
   readonly jwtSecret: string
   /** Active key first; the rest only decrypt (rotation, issue #3). */
@@ -72,6 +77,9 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     basePath,
     dataDir,
     databaseUrl: env['DATABASE_URL'] || `sqlite:${join(dataDir, 'records.db')}`,
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10),
+    redisUrl: env['REDIS_URL'] || undefined,
+    redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'records:',
     modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
     jwtSecret,
     encryptionKeys,

@@ -54,7 +54,7 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     const clock = () => new Date()
     const timezone = spec.service.timezone
     const keyring = createKeyring(settings.encryptionKeys)
-    await createSystemTables(database)
+    await createSystemTables(database.db, database.dialect)
     await checkKeyRegistry(database, keyring)
     const codec = createRecordCodec(database.dialect, createFieldCipher(keyring))
     if (options.migrate !== false) await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })

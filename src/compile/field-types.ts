@@ -11,7 +11,7 @@ export type JsonSchema = Readonly<Record<string, unknown>>
 export const COLUMN_TYPES: Readonly<Record<StorageKind, Readonly<Record<Dialect, string>>>> = {
   text: { sqlite: 'text', postgres: 'text' },
   integer: { sqlite: 'integer', postgres: 'bigint' },
-  real: { sqlite: 'real', postgres: 'double precision' },
+  real: { sqlite: 'real', postgres: 'numeric' },
   boolean: { sqlite: 'integer', postgres: 'boolean' },
   json: { sqlite: 'text', postgres: 'jsonb' },
 }

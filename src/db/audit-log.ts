@@ -1,5 +1,5 @@
 // The append-only audit chain (D18): each entry carries the previous entry's hash.
-import type { Db, Row } from './database.js'
+import type { Database, Db, Row } from './database.js'
 import { canonicalJson, sha256Hex } from './canonical.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 
@@ -53,12 +53,23 @@ export function auditEntryFromRow(row: Row): AuditEntry {
   }
 }
 
+export interface AppendOptions {
+  readonly database: Database
+  /** The write transaction of the change the entries record. */
+  readonly trx: Db
+  readonly events: readonly AuditEvent[]
+  readonly at: string
+}
+
 /**
- * Appends entries after the current tail. Call inside the write transaction of the change
- * it records: the write lock serialises the tail, so the chain never forks.
+ * Appends entries after the current tail, inside the write transaction of the change they
+ * record. The tail is locked first (SQLite: its write lock; PostgreSQL: an advisory lock held
+ * to commit), so concurrent writers on any instance still form one chain. The lock is the
+ * last one a write takes, so its holder never waits on another and no deadlock can form.
  */
-export async function appendAudit(trx: Db, events: readonly AuditEvent[], at: string): Promise<void> {
+export async function appendAudit({ database, trx, events, at }: AppendOptions): Promise<void> {
   if (events.length === 0) return
+  await database.lock(trx, 'audit')
   const tail = await trx.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst()
   let seq = tail === undefined ? 0 : Number(tail['seq'])
   let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])

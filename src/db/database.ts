@@ -8,6 +8,9 @@ export type Row = Record<string, unknown>
 export type DynamicDb = Record<string, Row>
 export type Db = Kysely<DynamicDb>
 
+/** Writers that must take turns across connections and instances (issue #8). */
+export type LockName = 'audit' | 'migration'
+
 export interface Database {
   readonly db: Db
   readonly dialect: Dialect
@@ -17,5 +20,14 @@ export interface Database {
   uniqueViolation(error: unknown): string | undefined
   /** A lock that did not clear in time: worth a 503 with retry-after, not a 500. */
   isBusy(error: unknown): boolean
+  /**
+   * Serializes `name` until `trx` ends. PostgreSQL: a transaction-scoped advisory lock;
+   * SQLite: nothing to do, its write transactions already hold the one write lock.
+   */
+  lock(trx: Db, name: LockName): Promise<void>
+  /** The dialect has `SELECT ... FOR UPDATE` (PostgreSQL); SQLite writers never overlap. */
+  readonly rowLocks: boolean
+  /** After rows were inserted with explicit values of a generated key (a copy): new rows continue after the largest. */
+  continueGenerated(trx: Db, table: string, column: string): Promise<void>
   close(): Promise<void>
 }

@@ -35,7 +35,9 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
         const rows = await trx.selectFrom(spec.table.name).selectAll()
           .where(ROW_COLUMN, '>', after)
           .where((eb) => eb.or(encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)]))))
-          .orderBy(ROW_COLUMN).limit(batchSize).execute()
+          .orderBy(ROW_COLUMN).limit(batchSize)
+          // A request editing the same record waits, instead of being overwritten by this batch.
+          .$if(database.rowLocks, (q) => q.forUpdate()).execute()
         if (rows.length === 0) return true
         const events: AuditEvent[] = []
         for (const row of rows) {
@@ -48,7 +50,7 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
             recordHash: hash, fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
           })
         }
-        await appendAudit(trx, events, formatExactTimestamp(options.clock(), options.timezone))
+        await appendAudit({ database, trx, events, at: formatExactTimestamp(options.clock(), options.timezone) })
         after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
         rewritten += rows.length
         return false

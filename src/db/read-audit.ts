@@ -36,7 +36,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     pending = []
     const at = formatExactTimestamp(options.clock(), options.timezone)
     writing = writing
-      .then(() => options.database.db.transaction().execute((trx) => appendAudit(trx, batch, at)))
+      .then(() => options.database.db.transaction().execute((trx) => appendAudit({ database: options.database, trx, events: batch, at })))
       .catch((error: unknown) => {
         pending = [...batch, ...pending] // kept for the next flush
         options.onError(error)

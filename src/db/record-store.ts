@@ -99,8 +99,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     }
   }
 
-  async function liveRow(trx: Db, spec: ModuleSpec, id: string): Promise<Row> {
-    const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null).executeTakeFirst()
+  /** The live row; in a write, locked until commit so a concurrent update waits and then sees it (D13). */
+  async function liveRow(trx: Db, spec: ModuleSpec, id: string, forWrite = false): Promise<Row> {
+    const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null)
+      .$if(forWrite && database.rowLocks, (q) => q.forUpdate()).executeTakeFirst()
     if (row === undefined) throw recordNotFound()
     return row
   }
@@ -152,7 +154,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     })
     // One statement per row keeps each under the driver's parameter limit; they are prepared once.
     for (const row of rows) await trx.insertInto(spec.table.name).values(row).execute()
-    await appendAudit(trx, events, formatExactTimestamp(now, timezone))
+    await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
     return rows
   }
 
@@ -209,20 +211,18 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const row = await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
-        const current = await liveRow(trx, spec, id)
+        const current = await liveRow(trx, spec, id, true)
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
-        const next: Row = {
-          ...current, ...codec.encode(spec, prepared, id),
-          [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version,
-        }
-        next[META.hash] = codec.hash(spec, next)
-        const { [ROW_COLUMN]: _row, ...columns } = next
+        // Only what changes is written: a value read back is not in the form a column takes (jsonb).
+        const columns: Row = { ...codec.encode(spec, prepared, id), [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
+        const next: Row = { ...current, ...columns }
+        columns[META.hash] = next[META.hash] = codec.hash(spec, next)
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
-        await appendAudit(trx, [{
+        await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,
           recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
-        }], formatExactTimestamp(now, timezone))
+        }] })
         return next
       })
       const record = codec.decode(spec, row, reveal)
@@ -235,7 +235,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
-        const current = await liveRow(trx, spec, id)
+        const current = await liveRow(trx, spec, id, true)
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
         const next: Row = { ...current, [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
@@ -243,9 +243,9 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         await trx.updateTable(spec.table.name)
           .set({ [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version, [META.hash]: next[META.hash] })
           .where(META.id, '=', id).execute()
-        await appendAudit(trx, [{
+        await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'eliminar', module: spec.name, recordId: id, version, recordHash: String(next[META.hash]), fields: [],
-        }], formatExactTimestamp(now, timezone))
+        }] })
       })
     },
 
@@ -270,7 +270,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     async audit(events) {
       const now = clock()
       try {
-        await db.transaction().execute((trx) => appendAudit(trx, events, formatExactTimestamp(now, timezone)))
+        await db.transaction().execute((trx) => appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) }))
       } catch (error) {
         if (database.isBusy(error)) throw busy(error)
         throw error

@@ -11,6 +11,7 @@ import { createBodyAjv } from './body-validator.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
+import nulGuard from './nul-guard.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
 import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
@@ -83,6 +84,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     store: deps.counterStore ?? createMemoryCounterStore(),
     clock: deps.clock,
   })
+  await app.register(nulGuard)
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
 
   const ajv = createBodyAjv()

@@ -1,10 +1,14 @@
-// A real service on a real SQLite file in a temp dir, driven over HTTP by app.inject.
-import { mkdtempSync, rmSync } from 'node:fs'
+// A real service on a real SQLite file in a temp dir (or, with RECORDS_TEST_DATABASE=postgres,
+// a fresh PostgreSQL database per data directory), driven over HTTP by app.inject.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { openService, type OpenService, type OpenServiceOptions } from '../../src/service.js'
 import { loadSettings } from '../../src/settings.js'
+import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
+
+export { ON_POSTGRES }
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' }
 export const REPO_MODULES = new URL('../../modules.yaml', import.meta.url).pathname
@@ -52,6 +56,8 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     ADMIN_PASSWORD: ADMIN.password,
     RATE_LIMIT_IP_PER_MINUTE: '100000',
     RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+    ...(await databaseEnv(dataDir)),
+    ...(ON_POSTGRES ? redisEnv() : {}),
     ...options.env,
   })
   const service = await openService(settings, {
@@ -116,6 +122,17 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     },
   }
   return api
+}
+
+/** The DATABASE_URL a test that opens the service itself must pass for `dataDir` ({} on SQLite). */
+export async function databaseEnv(dataDir: string): Promise<Record<string, string>> {
+  return ON_POSTGRES ? { DATABASE_URL: urlOf(await databaseFor(dataDir)) } : {}
+}
+
+/** Copies a test installation (its files and, on PostgreSQL, its database) from one data directory to another. */
+export async function copyTestData(from: string, to: string): Promise<void> {
+  cpSync(from, to, { recursive: true })
+  if (ON_POSTGRES) await cloneDatabaseFor(from, to)
 }
 
 /** Valid bodies per module: only the required fields, plus what a test adds. */

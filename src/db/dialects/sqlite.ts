@@ -72,6 +72,10 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
       const code = (error as { code?: string })?.code ?? ''
       return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED'
     },
+    lock: async () => undefined,
+    rowLocks: false,
+    // An INTEGER PRIMARY KEY continues after the largest rowid by itself.
+    continueGenerated: async () => undefined,
     close: () => db.destroy(),
   }
 }

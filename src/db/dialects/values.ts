@@ -8,6 +8,18 @@ interface Conversion {
 const same: Conversion = { toDb: (v) => v, fromDb: (v) => v }
 const toNumber = (v: unknown) => (v === null || v === undefined ? v : Number(v))
 
+/**
+ * A value bound for a jsonb column. `pg` sends it as JSON text (a bare array would go as a
+ * PostgreSQL array), and the codec can still tell it from a value read back: `_hash` is
+ * computed before the insert and must equal the hash of the row as stored (D17).
+ */
+class JsonParam {
+  constructor(readonly value: unknown) {}
+  toPostgres(): string {
+    return JSON.stringify(this.value)
+  }
+}
+
 export const VALUE_CONVERSIONS: Readonly<Record<Dialect, Readonly<Record<StorageKind, Conversion>>>> = {
   sqlite: {
     text: same,
@@ -21,6 +33,6 @@ export const VALUE_CONVERSIONS: Readonly<Record<Dialect, Readonly<Record<Storage
     integer: { toDb: (v) => v, fromDb: toNumber },
     real: { toDb: (v) => v, fromDb: toNumber },
     boolean: same,
-    json: { toDb: (v) => JSON.stringify(v), fromDb: (v) => v },
+    json: { toDb: (v) => new JsonParam(v), fromDb: (v) => (v instanceof JsonParam ? v.value : v) },
   },
 }

@@ -2,7 +2,8 @@
 // The server applies only safe plans at startup; `records migrate` reviews the rest.
 import { formatExactTimestamp } from '../../compile/time.js'
 import type { ModuleSpec } from '../../compile/types.js'
-import type { Database } from '../database.js'
+import type { Dialect } from '../../compile/field-types.js'
+import type { Database, Db } from '../database.js'
 import type { RecordCodec } from '../record-codec.js'
 import { affectedRecords } from './affected.js'
 import { describeStep, isUnsafe, planMigration, type MigrationStep } from './plan.js'
@@ -20,10 +21,14 @@ export class MigrationRefused extends Error {
   }
 }
 
-export async function readSnapshot(database: Database): Promise<SchemaSnapshot> {
-  await createSystemTables(database)
-  const row = await database.db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirst()
+async function snapshotIn(db: Db, dialect: Dialect): Promise<SchemaSnapshot> {
+  await createSystemTables(db, dialect)
+  const row = await db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirst()
   return row === undefined ? EMPTY_SNAPSHOT : (JSON.parse(String(row['snapshot'])) as SchemaSnapshot)
+}
+
+export async function readSnapshot(database: Database): Promise<SchemaSnapshot> {
+  return snapshotIn(database.db, database.dialect)
 }
 
 /** Kinds that take values out of the API (kept in archived columns or tables). */
@@ -99,14 +104,16 @@ export interface MigrationResult {
  * (`safeOnly`) every unsafe kind is refused and left to `records migrate`.
  */
 export async function applyMigration(database: Database, modules: readonly ModuleSpec[], options: MigrationOptions): Promise<MigrationResult> {
-  const before = await readSnapshot(database)
-  const steps = planMigration(before, modules)
-  const unsafe = steps.filter(isUnsafe)
-  if (options.safeOnly === true && unsafe.length > 0)
-    throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`', unsafe.map(describeStep))
-  if (steps.length === 0) return { applied: [], rewritten: 0 }
-  const at = formatExactTimestamp(options.clock(), options.timezone)
-  const rewritten = await database.db.transaction().execute(async (trx) => {
+  // Instances starting together on one PostgreSQL take turns: the second finds nothing to do.
+  return database.db.transaction().execute(async (trx) => {
+    await database.lock(trx, 'migration')
+    const before = await snapshotIn(trx, database.dialect)
+    const steps = planMigration(before, modules)
+    const unsafe = steps.filter(isUnsafe)
+    if (options.safeOnly === true && unsafe.length > 0)
+      throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`', unsafe.map(describeStep))
+    if (steps.length === 0) return { applied: [], rewritten: 0 }
+    const at = formatExactTimestamp(options.clock(), options.timezone)
     if (options.allowDataLoss !== true) {
       const blocked: string[] = []
       for (const step of steps) {
@@ -117,11 +124,10 @@ export async function applyMigration(database: Database, modules: readonly Modul
     }
     const context = contextFor(database, trx, before, modules, at)
     for (const step of steps) for (const query of stepQueries(context, step)) await query.execute()
-    const count = await rewriteRecords({ trx, codec: options.codec, modules, steps, at })
+    const rewritten = await rewriteRecords({ database, trx, codec: options.codec, modules, steps, at })
     const snapshot = JSON.stringify(snapshotOf(modules))
     await trx.insertInto('_schema_state').values({ id: 1, snapshot })
       .onConflict((oc) => oc.column('id').doUpdateSet({ snapshot })).execute()
-    return count
+    return { applied: steps.map(describeStep), rewritten }
   })
-  return { applied: steps.map(describeStep), rewritten }
 }

@@ -4,7 +4,7 @@
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
 import { appendAudit, type AuditEvent } from '../audit-log.js'
-import type { Db, Row } from '../database.js'
+import type { Database, Db, Row } from '../database.js'
 import type { RecordCodec } from '../record-codec.js'
 import type { MigrationStep } from './plan.js'
 
@@ -32,6 +32,7 @@ function valueChanges(spec: ModuleSpec, steps: readonly MigrationStep[]): FieldC
 }
 
 export interface RewriteOptions {
+  readonly database: Database
   readonly trx: Db
   readonly codec: RecordCodec
   readonly modules: readonly ModuleSpec[]
@@ -70,7 +71,7 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
         await trx.updateTable(spec.table.name).set(set).where(META.id, '=', id).execute()
         events.push({ userId: null, action: 'migrar', module: spec.name, recordId: id, version: Number(row[META.version]), recordHash: hash, fields: touched })
       }
-      await appendAudit(trx, events, options.at)
+      await appendAudit({ database: options.database, trx, events, at: options.at })
       rewritten += events.length
       after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
     }

@@ -5,6 +5,7 @@ import { COLUMN_TYPES, type Dialect } from '../../compile/field-types.js'
 import { blindIndexColumnOf, META } from '../../compile/metadata.js'
 import type { ColumnSpec, IndexSpec, ModuleSpec, TableSpec } from '../../compile/types.js'
 import type { Db } from '../database.js'
+import { DDL_TYPES } from '../dialects/ddl.js'
 import type { MigrationStep } from './plan.js'
 import type { SchemaSnapshot } from './snapshot.js'
 
@@ -28,8 +29,7 @@ function createTable(context: StepContext, table: TableSpec): StepQuery {
   let builder = context.db.schema.createTable(table.name)
   for (const column of table.columns) {
     if (column.autoIncrement === true) {
-      // SQLite: an INTEGER PRIMARY KEY is the rowid, ordered and never reused here.
-      builder = builder.addColumn(column.name, context.dialect === 'sqlite' ? 'integer' : 'bigserial', (c) => c.primaryKey())
+      builder = builder.addColumn(column.name, sql.raw(DDL_TYPES[context.dialect].rowId), (c) => c.primaryKey())
       continue
     }
     builder = builder.addColumn(column.name, columnType(context.dialect, column), (c) => (column.nullable ? c : c.notNull()))

@@ -1,6 +1,8 @@
 // The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens.
 import { sql } from 'kysely'
-import type { Database } from '../database.js'
+import type { Dialect } from '../../compile/field-types.js'
+import type { Db } from '../database.js'
+import { DDL_TYPES } from '../dialects/ddl.js'
 
 export const SYSTEM_TABLES = {
   schemaState: '_schema_state',
@@ -10,10 +12,9 @@ export const SYSTEM_TABLES = {
   keys: '_keys',
 } as const
 
-/** Idempotent: creates what is missing. */
-export async function createSystemTables(database: Database): Promise<void> {
-  const { db } = database
-  const bigint = sql.raw(database.dialect === 'sqlite' ? 'integer' : 'bigint')
+/** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
+export async function createSystemTables(db: Db, dialect: Dialect): Promise<void> {
+  const bigint = sql.raw(DDL_TYPES[dialect].bigint)
   await db.schema.createTable(SYSTEM_TABLES.schemaState).ifNotExists()
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('snapshot', 'text', (c) => c.notNull())

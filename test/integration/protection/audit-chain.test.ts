@@ -1,13 +1,13 @@
 // D18: every change and session event is an audit entry chained to the previous one; the
 // verification routine reports a clean database as clean and names each tampering done
 // directly in SQLite (issue #3 done-when). Entries name fields, never values (D14).
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 import { verifyIntegrity, type IntegrityProblem } from '../../../src/db/verify-integrity.js'
-import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
+import { copyTestData, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { auditRows, expectedHash, markerFor, rawRow, tamper } from './support.js'
 
 interface History {
@@ -54,7 +54,7 @@ t.teardown(() => rmSync(template.dir, { recursive: true, force: true }))
 
 async function busyService(t: Test): Promise<History> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-chain-'))
-  cpSync(template.dir, dataDir, { recursive: true })
+  await copyTestData(template.dir, dataDir)
   const api = await startTestApi(t, { dataDir })
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   return { api, markers: template.markers, ids: template.ids }

@@ -9,8 +9,8 @@ import t from 'tap'
 import { keyIdOf } from '../../../src/db/crypto.js'
 import { rotateEncryption } from '../../../src/db/key-rotation.js'
 import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
-import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
-import { filesUnder, newKey } from './support.js'
+import { ON_POSTGRES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
+import { filesUnder, newKey, storedText } from './support.js'
 
 const PER_MODULE: Record<string, number> = { denuncias: 3000, sanciones: 2500, personal: 2000, sala092: 2500 }
 const TOTAL = Object.values(PER_MODULE).reduce((a, b) => a + b, 0)
@@ -55,7 +55,7 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   // 1. 10,000 records under the old key, through the store (the API would only add HTTP time).
   const seeded = await startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: oldKey } })
   // Seeding only: no fsync per commit (the service itself runs with synchronous = FULL).
-  await sql`pragma synchronous = off`.execute(seeded.service.database.db)
+  if (!ON_POSTGRES) await sql`pragma synchronous = off`.execute(seeded.service.database.db)
   const expected = new Map<string, { module: string; values: Record<string, string> }>()
   for (const [module, count] of Object.entries(PER_MODULE)) {
     const spec = seeded.service.spec.moduleByName.get(module)!
@@ -126,11 +126,19 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   const { rows } = await sql<{ n: number }>`select count(*) as n from _audit where action = 'recifrar'`.execute(only.service.database.db)
   t.equal(Number(rows[0]?.n), TOTAL, 'one recifrar audit entry per record')
   lap('verify')
+  if (ON_POSTGRES) {
+    // PostgreSQL keeps superseded row versions until VACUUM (README, deployment): the live rows are checked here.
+    const text = await storedText(only)
+    t.notOk(text.includes(`v1.${oldId}.`), 'no row holds a ciphertext under the retired key')
+    t.ok(text.includes(`v1.${newId}.`), 'while the new key id is found (the scan works)')
+  }
   await only.service.close()
 
-  // Not only the rows: no byte of any file keeps a ciphertext under the retired key (free page space included).
-  const leftovers = filesUnder(dataDir).filter((f) => f.bytes.includes(Buffer.from(`v1.${oldId}.`)))
-  t.same(leftovers.map((f) => f.path), [], 'no file holds a ciphertext under the retired key')
-  t.ok(filesUnder(dataDir).some((f) => f.bytes.includes(Buffer.from(`v1.${newId}.`))), 'while the new key id is found (the scan works)')
+  if (!ON_POSTGRES) {
+    // Not only the rows: no byte of any file keeps a ciphertext under the retired key (free page space included).
+    const leftovers = filesUnder(dataDir).filter((f) => f.bytes.includes(Buffer.from(`v1.${oldId}.`)))
+    t.same(leftovers.map((f) => f.path), [], 'no file holds a ciphertext under the retired key')
+    t.ok(filesUnder(dataDir).some((f) => f.bytes.includes(Buffer.from(`v1.${newId}.`))), 'while the new key id is found (the scan works)')
+  }
   t.comment(`times (ms): ${JSON.stringify(times)}`)
 })

@@ -1,4 +1,4 @@
-// Shared tools of the data-protection suite (D14-D18, D25): markers, raw SQLite access,
+// Shared tools of the data-protection suite (D14-D18, D25): markers, raw database access,
 // an independent recomputation of `_hash`, and captured logs.
 import { createHash, randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { sql, type RawBuilder } from 'kysely'
 import type { FieldSpec, ModuleSpec } from '../../../src/compile/types.js'
+import { SYSTEM_TABLES } from '../../../src/db/migrate/system-tables.js'
 import type { TestApi } from '../../helpers/api.js'
 
 /** The roles of D21, in the order of the decision. */
@@ -52,12 +53,23 @@ export function markerForms(marker: string): Buffer[] {
   return [Buffer.from(marker, 'utf8'), Buffer.from(marker, 'utf16le'), Buffer.from(Buffer.from(marker).toString('base64').slice(0, -4), 'utf8')]
 }
 
-/** The raw stored row, straight from SQLite, no codec involved. */
+/** The raw stored row, straight from the database, no codec involved. */
 export async function rawRow(api: TestApi, table: string, id: string): Promise<Record<string, unknown>> {
   const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where _id = ${id}`.execute(api.service.database.db)
   const row = rows.rows[0]
   if (row === undefined) throw new Error(`no row ${table}/${id}`)
   return row
+}
+
+/**
+ * Every row of every table, as text: what an administrator with database access sees. On
+ * PostgreSQL this stands in for scanning the SQLite file (the files are the server's).
+ */
+export async function storedText(api: TestApi): Promise<string> {
+  const tables = [...api.service.spec.modules.map((m) => m.table.name), ...Object.values(SYSTEM_TABLES)]
+  const parts: string[] = []
+  for (const table of tables) parts.push(JSON.stringify(await api.service.database.db.selectFrom(table).selectAll().execute()))
+  return parts.join('\n')
 }
 
 /** Runs SQL behind the service's back, as an administrator with database access would. */
@@ -90,8 +102,9 @@ export function expectedHash(spec: ModuleSpec, raw: Record<string, unknown>): st
     // An empty field is left out, so adding a field to modules.yaml changes no stored hash (issue #4).
     if (value === null && field !== undefined) continue
     if (value === null || field === undefined || field.encrypted) stored[column] = value
-    else if (field.def.type === 'array' || field.def.type === 'mixed') stored[column] = JSON.parse(String(value))
-    else if (field.def.type === 'boolean') stored[column] = value === 1
+    // SQLite hands JSON over as text and booleans as 0/1; PostgreSQL as jsonb and boolean.
+    else if (field.def.type === 'array' || field.def.type === 'mixed') stored[column] = typeof value === 'string' ? JSON.parse(value) : value
+    else if (field.def.type === 'boolean') stored[column] = value === 1 || value === true
     else stored[column] = value
   }
   return createHash('sha256').update(canonical(stored), 'utf8').digest('hex')

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { openService } from '../../../src/service.js'
 import { loadSettings } from '../../../src/settings.js'
-import { ADMIN, REPO_MODULES, startTestApi, VALID } from '../../helpers/api.js'
+import { ADMIN, databaseEnv, REPO_MODULES, startTestApi, VALID } from '../../helpers/api.js'
 
 const OBJETOS_PERDIDOS = `
   objetos_perdidos:
@@ -128,7 +128,7 @@ t.test('a tenth module and its evolution, on one data directory', async (t) => {
     t.not(without, full, 'the field was taken out')
     const reduced = join(dir, 'modules-reduced.yaml')
     writeFileSync(reduced, without)
-    const settings = loadSettings({ DATA_DIR: dataDir, MODULES_FILE: reduced, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password })
+    const settings = loadSettings({ DATA_DIR: dataDir, MODULES_FILE: reduced, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...(await databaseEnv(dataDir)) })
     await t.rejects(openService(settings), /records migrate/, 'refused, pointing at `records migrate`')
     await t.rejects(openService(settings), /lugar_hallazgo/, 'naming the field')
 
@@ -144,7 +144,7 @@ t.test('a tenth module and its evolution, on one data directory', async (t) => {
   t.test('a removed module makes the start refuse too', async (t) => {
     const reduced = join(dir, 'modules-no-obp.yaml')
     copyFileSync(REPO_MODULES, reduced)
-    const settings = loadSettings({ DATA_DIR: dataDir, MODULES_FILE: reduced, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password })
+    const settings = loadSettings({ DATA_DIR: dataDir, MODULES_FILE: reduced, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...(await databaseEnv(dataDir)) })
     await t.rejects(openService(settings), /records migrate/)
     const api = await startTestApi(t, { env, dataDir, clock })
     t.equal((await api.request('GET', '/objetos_perdidos', { token: await api.adminToken() })).body.data.total, 3, 'still all there')

@@ -1,0 +1,75 @@
+// The PostgreSQL half of `npm test` (issue #8): the whole integration suite again, on a fresh
+// PostgreSQL database per data directory, with rate limits counted in Redis, plus the
+// multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
+// a missing PostgreSQL or Redis fails the run.
+import { spawnSync } from 'node:child_process'
+import pg from 'pg'
+import { Redis } from 'ioredis'
+
+// Any CI value but '', 0 or false counts: CI systems set CI=true, .ci/run may set CI=1.
+const CI = !['', '0', 'false', 'no'].includes((process.env.CI ?? '').toLowerCase())
+const postgresUrl = process.env.RECORDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
+const redisUrl = process.env.RECORDS_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
+
+function loud(lines) {
+  const bar = '!'.repeat(78)
+  console.error(`\n${bar}\n${lines.map((l) => `!!! ${l}`).join('\n')}\n${bar}\n`)
+}
+
+async function postgresAnswers() {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('select 1')
+    return true
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+async function redisAnswers() {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null })
+  redis.on('error', () => undefined)
+  try {
+    await redis.connect()
+    return (await redis.ping()) === 'PONG' || 'no PONG'
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  } finally {
+    redis.disconnect()
+  }
+}
+
+const postgres = await postgresAnswers()
+if (postgres !== true) {
+  loud([
+    `PostgreSQL is not reachable at ${postgresUrl.replace(/:[^:@/]+@/, ':***@')} (${postgres}).`,
+    CI ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.' : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
+    'Start it (see README, "Deployment") or set RECORDS_TEST_POSTGRES_URL.',
+  ])
+  process.exit(CI ? 1 : 0)
+}
+const redis = await redisAnswers()
+if (redis !== true) {
+  loud([
+    `Redis is not reachable at ${redisUrl} (${redis}).`,
+    CI ? 'CI is set: Redis is required. FAILING.' : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
+  ])
+  if (CI) process.exit(1)
+}
+
+console.log(`PostgreSQL pass: test/integration on ${postgresUrl.replace(/:[^:@/]+@/, ':***@')}${redis === true ? ` with Redis ${redisUrl}` : ''}`)
+const started = Date.now()
+const result = spawnSync('npx', ['tap', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/integration'])], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    RECORDS_TEST_DATABASE: 'postgres',
+    RECORDS_TEST_POSTGRES_URL: postgresUrl,
+    ...(redis === true ? { RECORDS_TEST_REDIS_URL: redisUrl } : {}),
+  },
+})
+console.log(`PostgreSQL pass: ${result.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`)
+process.exit(result.status ?? 1)

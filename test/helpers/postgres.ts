@@ -1,0 +1,92 @@
+// The PostgreSQL half of the suite (issue #8): RECORDS_TEST_DATABASE=postgres runs every
+// integration test on a fresh PostgreSQL database per data directory, dropped when the
+// test file ends. The server is RECORDS_TEST_POSTGRES_URL (default: the local one).
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import t from 'tap'
+
+export const ON_POSTGRES = process.env['RECORDS_TEST_DATABASE'] === 'postgres'
+export const ADMIN_URL = process.env['RECORDS_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test'
+
+/** In CI (any CI value but '', 0 or false) a missing PostgreSQL or Redis fails instead of skipping. */
+export const IN_CI = !['', '0', 'false', 'no'].includes((process.env['CI'] ?? '').toLowerCase())
+
+/** Set by scripts/test-postgres.mjs when Redis answers: rate limits then count in Redis too. */
+export const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || undefined
+
+/** REDIS_URL and a key prefix nobody else uses, for one service under test. */
+export function redisEnv(): Record<string, string> {
+  return REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `records-test:${process.pid}:${randomBytes(4).toString('hex')}:` }
+}
+
+/** A URL to `database` on the test server. */
+export function urlOf(database: string): string {
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** True when the test server answers. */
+export async function postgresReachable(): Promise<boolean> {
+  try {
+    await admin((c) => c.query('select 1'))
+    return true
+  } catch {
+    return false
+  }
+}
+
+const created: string[] = []
+let dropScheduled = false
+
+/** Creates a fresh database (byte-order collation, as SQLite compares) or one cloned from `template`. */
+export async function createTestDatabase(template?: string): Promise<string> {
+  const name = `records_pg_${process.pid}_${randomBytes(4).toString('hex')}`
+  await admin((c) => c.query(template === undefined
+    ? `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`
+    : `create database ${name} template ${template}`))
+  created.push(name)
+  // Throwaway databases need no fsync per commit (the service's own durability is PostgreSQL's setting).
+  await admin((c) => c.query(`alter database ${name} set synchronous_commit = off`))
+  if (!dropScheduled) {
+    dropScheduled = true
+    t.teardown(dropTestDatabases)
+  }
+  return name
+}
+
+export async function dropTestDatabases(): Promise<void> {
+  const names = created.splice(0)
+  if (names.length > 0) await admin(async (c) => {
+    for (const name of names) await c.query(`drop database if exists ${name} with (force)`)
+  })
+}
+
+const byDataDir = new Map<string, string>()
+
+/** The database that belongs to a test data directory: the same one on every restart. */
+export async function databaseFor(dataDir: string): Promise<string> {
+  let name = byDataDir.get(dataDir)
+  if (name === undefined) {
+    name = await createTestDatabase()
+    byDataDir.set(dataDir, name)
+  }
+  return name
+}
+
+/** `cpSync(from, to)` for the database: `to` gets a copy of `from`'s database (no open connections to it). */
+export async function cloneDatabaseFor(from: string, to: string): Promise<void> {
+  const source = byDataDir.get(from)
+  if (source === undefined) throw new Error(`no test database for ${from}`)
+  byDataDir.set(to, await createTestDatabase(source))
+}
