@@ -17,5 +17,10 @@ export interface Database {
   uniqueViolation(error: unknown): string | undefined
   /** A lock that did not clear in time: worth a 503 with retry-after, not a 500. */
   isBusy(error: unknown): boolean
+  /**
+   * A number that changes whenever another connection commits (SQLite `PRAGMA data_version`);
+   * undefined where the dialect has no such cheap signal. Lets caches skip re-reading (issue #7).
+   */
+  dataVersion?(): number
   close(): Promise<void>
 }

@@ -7,6 +7,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
+import { generationCache, type ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
@@ -49,12 +50,25 @@ export interface RecordStoreOptions {
   readonly timezone: string
   readonly clock: () => Date
   readonly readAudit: ReadAuditLog
+  /** Told of every write of a module, inside its transaction: caches elsewhere expire (issue #7). */
+  readonly changes?: ChangeWatch
 }
 
 export function createRecordStore(options: RecordStoreOptions): RecordStore {
   const { database, codec, timezone, clock } = options
   const { db } = database
   const conversions = VALUE_CONVERSIONS[database.dialect]
+  /**
+   * Totals of lists, per module and filter set, until the module's next write: an exact
+   * count (spec 4.4) that a large table pays once per write, not once per page (issue #7).
+   */
+  const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
+  function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {
+    if (options.changes === undefined) return count()
+    let cache = totals.get(spec.name)
+    if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
+    return cache(key, count)
+  }
 
   /** Audits the records whose encrypted values this read decrypts. */
   function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): void {
@@ -130,13 +144,14 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const direction = query.sort.descending ? 'desc' : 'asc'
       let page = base.selectAll().orderBy(query.sort.column, direction)
       if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
-      const [rows, count] = await Promise.all([
+      const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
+      const [rows, total] = await Promise.all([
         page.limit(query.limit).offset(query.offset).execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+        cachedTotal(spec, JSON.stringify(query.filters), count),
       ])
       const records = rows.map((row) => codec.decode(spec, row, read.reveal))
       auditReveal(spec, rows, read)
-      return { records, total: Number(count?.['n'] ?? 0) }
+      return { records, total }
     },
 
     async get(spec, id, read) {
@@ -159,6 +174,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         }
         stored[META.hash] = codec.hash(spec, stored)
         await trx.insertInto(spec.table.name).values(stored).execute()
+        await options.changes?.bump(trx, spec.name)
         await appendAudit(trx, [{
           userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
           recordHash: String(stored[META.hash]), fields: Object.keys(prepared).filter((k) => prepared[k] !== null),
@@ -183,6 +199,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         next[META.hash] = codec.hash(spec, next)
         const { [ROW_COLUMN]: _row, ...columns } = next
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
+        await options.changes?.bump(trx, spec.name)
         await appendAudit(trx, [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,
           recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
@@ -207,6 +224,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         await trx.updateTable(spec.table.name)
           .set({ [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version, [META.hash]: next[META.hash] })
           .where(META.id, '=', id).execute()
+        await options.changes?.bump(trx, spec.name)
         await appendAudit(trx, [{
           userId: actor, action: 'eliminar', module: spec.name, recordId: id, version, recordHash: String(next[META.hash]), fields: [],
         }], formatExactTimestamp(now, timezone))

@@ -57,6 +57,7 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   // rotation no ciphertext under the retired key survives in the file (issue #3, D14).
   raw.pragma('secure_delete = ON')
   raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  const dataVersion = raw.prepare('pragma data_version').pluck()
   const db = new Kysely<DynamicDb>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) })
   return {
     db,
@@ -72,6 +73,7 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
       const code = (error as { code?: string })?.code ?? ''
       return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED'
     },
+    dataVersion: () => dataVersion.get() as number,
     close: () => db.destroy(),
   }
 }
