@@ -27,9 +27,15 @@ export function createChangeWatch(database: Database): ChangeWatch {
   let seenVersion: number | undefined
   let localBumps = 0
   let seenLocalBumps = 0
+  /** Lookups of one synchronous run (one request's checks) share one look at the database. */
+  let checkedThisRun = false
+  const endRun = () => void (checkedThisRun = false)
 
   /** Forgets what was read when anything may have changed since. */
   function expire(): void {
+    if (checkedThisRun && localBumps === seenLocalBumps) return
+    checkedThisRun = true
+    queueMicrotask(endRun)
     const version = database.dataVersion?.()
     if (version === undefined || version !== seenVersion || localBumps !== seenLocalBumps) {
       known.clear()
