@@ -4,6 +4,7 @@
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 // See README.md, section "Performance", for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -36,6 +37,9 @@ const PASSWORD = 'bench-password-1'
 const root = resolve(import.meta.dirname, '../..')
 const log = (line: string) => void process.stderr.write(`${line}\n`)
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T
+/** The serializer Fastify compiles from a response schema (its own fast-json-stringify). */
+const fastifySerializer = (schema: object): ((payload: unknown) => string) =>
+  (createRequire(createRequire(import.meta.url).resolve('fastify'))('fast-json-stringify') as (s: object) => (p: unknown) => string)(schema)
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
 interface Scenario {
@@ -129,7 +133,7 @@ async function runSize(size: number): Promise<SizeReport> {
     }
 
     const inProcess = await openService(settings)
-    const listCost: ListCost = await measureListCost(inProcess, spec, (payload) => JSON.stringify(payload), Math.min(size, 10_000) - 100)
+    const listCost: ListCost = await measureListCost(inProcess, spec, fastifySerializer(spec.schemas.responses.list), Math.min(size, 10_000) - 100)
     await inProcess.close()
     return { records: size, seedSeconds, startupMs: service.startupMs, peakRssMiB, listCost, scenarios: results }
   } finally {

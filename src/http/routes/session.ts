@@ -2,6 +2,7 @@
 import bcrypt from 'bcryptjs'
 import type { FastifyInstance } from 'fastify'
 import type { AccountStore } from '../../db/account-store.js'
+import { BCRYPT_ROUNDS } from '../../db/record-codec.js'
 import type { RecordStore } from '../../db/record-store.js'
 import { badCredentials, badJson, requiredMissing } from '../../errors.js'
 
@@ -13,7 +14,10 @@ export interface SessionRoutesOptions {
 }
 
 // Compared against when the username is unknown, so both answers take as long (D19).
-const DUMMY_HASH = bcrypt.hashSync('municipal-records: no such user', 10)
+// A constant (bcrypt of 'municipal-records: no such user'), not hashed at import: that
+// cost ~70 ms of every start (issue #7). Its cost factor must be the one passwords get.
+const DUMMY_HASH = '$2b$10$QIJpzpz5j.swFo68hnaTAOXXal2z4XLFdVpNHiZtqVniodk1FVhiy'
+if (bcrypt.getRounds(DUMMY_HASH) !== BCRYPT_ROUNDS) throw new Error('DUMMY_HASH must use BCRYPT_ROUNDS')
 
 function readLogin(body: unknown): { username: string; password: string } {
   // No body at all is missing data; a JSON value that is not an object is bad JSON (D7).
