@@ -1,4 +1,5 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit.
+import type { CompiledQuery } from 'kysely'
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import type { AuditQuery } from '../compile/audit-query.js'
 import type { ListQuery } from '../compile/list-query.js'
@@ -101,6 +102,18 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     }
   }
 
+  /** GET by id compiled once per module; each call only swaps the id parameter (issue #7). */
+  const getQueries = new Map<string, CompiledQuery<Row>>()
+  function getQuery(spec: ModuleSpec, id: string): CompiledQuery<Row> {
+    let compiled = getQueries.get(spec.name)
+    if (compiled === undefined) {
+      compiled = db.selectFrom(spec.table.name).selectAll().where(META.id, '=', '').where(META.deleted, 'is', null).compile()
+      if (compiled.parameters.length !== 1) throw new Error('the GET query must take the id as its only parameter')
+      getQueries.set(spec.name, compiled)
+    }
+    return { ...compiled, parameters: [id] }
+  }
+
   async function liveRow(trx: Db, spec: ModuleSpec, id: string): Promise<Row> {
     const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null).executeTakeFirst()
     if (row === undefined) throw recordNotFound()
@@ -155,7 +168,8 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     },
 
     async get(spec, id, read) {
-      const row = await liveRow(db, spec, id)
+      const row = (await db.executeQuery(getQuery(spec, id))).rows[0]
+      if (row === undefined) throw recordNotFound()
       const record = codec.decode(spec, row, read.reveal)
       auditReveal(spec, [row], read)
       return record
