@@ -99,7 +99,7 @@ async function runSize(size: number): Promise<SizeReport> {
     const bare = await startChild(join(root, 'dist/scripts/bench/bare-server.js'), {
       BENCH_DB: join(dataDir, 'records.db'), BENCH_BARE_DB: join(dataDir, 'bare.db'),
       BENCH_JWT_SECRET: settings.jwtSecret, BENCH_KEY: (settings.encryptionKeys[0] as Buffer).toString('base64'),
-    }, '/bare/health')
+    }, '/bare/health', args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bare')}`] : [])
     log(`service healthy in ${service.startupMs.toFixed(0)} ms`)
     const loginResponse = await fetch(`http://127.0.0.1:${service.port}/api/auth/login`, {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }),
@@ -117,13 +117,15 @@ async function runSize(size: number): Promise<SizeReport> {
           const order = round % 2 === 0 ? ['service', 'bare'] as const : ['bare', 'service'] as const
           const figures: Partial<Record<'service' | 'bare', LoadFigures>> = {}
           for (const target of order)
-            figures[target] = await measureLoad(target === 'service' ? service.port : bare.port, scenario[target], options)
+            figures[target] = await measureLoad((target === 'service' ? service : bare).port, () => (target === 'service' ? service : bare).cpuSeconds(), scenario[target], options)
           runs.push(figures as { service: LoadFigures; bare: LoadFigures })
           log(`${scenario.name} round ${round + 1}: service ${figures.service?.rps.toFixed(0)} req/s, bare ${figures.bare?.rps.toFixed(0)} req/s`)
         }
         results.push({
           name: scenario.name, title: scenario.title, rounds: runs,
           ratio: median(runs.map((r) => (r.bare.rps === 0 ? 0 : r.service.rps / r.bare.rps))),
+          cpuRatio: median(runs.map((r) => (r.service.cpuUsPerRequest === undefined || r.bare.cpuUsPerRequest === undefined || r.service.cpuUsPerRequest === 0
+            ? Number.NaN : r.bare.cpuUsPerRequest / r.service.cpuUsPerRequest))),
         })
       }
     } finally {

@@ -13,6 +13,8 @@ export interface LoadFigures {
   readonly p99: number
   readonly errors: number
   readonly requests: number
+  /** CPU time the target process spent per request, in µs: robust to other load on the machine. */
+  readonly cpuUsPerRequest: number | undefined
 }
 
 export interface LoadOptions {
@@ -37,10 +39,14 @@ async function drive(port: number, request: LoadRequest, options: LoadOptions, d
   })
 }
 
-export async function measureLoad(port: number, request: LoadRequest, options: LoadOptions): Promise<LoadFigures> {
+export async function measureLoad(port: number, cpuSeconds: () => number | undefined, request: LoadRequest, options: LoadOptions): Promise<LoadFigures> {
   if (options.warmupSeconds > 0) await drive(port, request, options, options.warmupSeconds)
+  const cpuBefore = cpuSeconds()
   const result = await drive(port, request, options, options.durationSeconds)
+  const cpuAfter = cpuSeconds()
+  const served = result.requests.total
   return {
+    cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined || served === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / served,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,

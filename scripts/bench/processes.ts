@@ -26,9 +26,13 @@ export interface Child {
   readonly startupMs: number
   /** Peak resident set (VmHWM) so far, in MiB; undefined off Linux. */
   peakRssMiB(): number | undefined
+  /** CPU seconds (user + system) the process has used so far; undefined off Linux. */
+  cpuSeconds(): number | undefined
   stop(): Promise<void>
 }
 
+/** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux the bench will meet. */
+const CLOCK_TICKS = 100
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export async function startChild(script: string, env: Record<string, string>, readyPath: string, nodeArgs: readonly string[] = []): Promise<Child> {
@@ -62,6 +66,15 @@ export async function startChild(script: string, env: Record<string, string>, re
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8')
         const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1]
         return kb === undefined ? undefined : Number(kb) / 1024
+      } catch {
+        return undefined
+      }
+    },
+    cpuSeconds() {
+      try {
+        // Fields 14 and 15 of /proc/<pid>/stat, after the parenthesised command name.
+        const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+        return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
       } catch {
         return undefined
       }

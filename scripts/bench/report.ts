@@ -9,6 +9,8 @@ export interface ScenarioReport {
   readonly title: string
   readonly rounds: readonly { readonly service: LoadFigures; readonly bare: LoadFigures }[]
   readonly ratio: number
+  /** bare CPU µs per request / service CPU µs per request, median over rounds. */
+  readonly cpuRatio: number
 }
 
 export interface SizeReport {
@@ -35,6 +37,7 @@ const summary = (runs: readonly LoadFigures[]) => ({
   p50: median(runs.map((r) => r.p50)),
   p99: median(runs.map((r) => r.p99)),
   errors: runs.reduce((n, r) => n + r.errors, 0),
+  cpuUs: median(runs.map((r) => r.cpuUsPerRequest ?? Number.NaN)),
 })
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED')
 const pad = (text: string, width: number) => text.padStart(width)
@@ -44,8 +47,14 @@ function growth(reports: readonly SizeReport[]) {
   if (first === undefined || reports.length < 2) return []
   return reports.slice(1).flatMap((later) => later.scenarios.map((s) => {
     const base = first.scenarios.find((f) => f.name === s.name)
-    const before = base === undefined ? 0 : summary(base.rounds.map((r) => r.service)).rps
-    return { scenario: s.name, from: first.records, to: later.records, ratio: before === 0 ? 0 : summary(s.rounds.map((r) => r.service)).rps / before }
+    const before = base === undefined ? undefined : summary(base.rounds.map((r) => r.service))
+    const after = summary(s.rounds.map((r) => r.service))
+    return {
+      scenario: s.name, from: first.records, to: later.records,
+      ratio: before === undefined || before.rps === 0 ? 0 : after.rps / before.rps,
+      /** CPU per request at the first size / at the later one: the same comparison, robust to machine load. */
+      cpuRatio: before === undefined ? Number.NaN : before.cpuUs / after.cpuUs,
+    }
   }))
 }
 
@@ -54,7 +63,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
     const out = reports.map((r) => ({
       ...r,
       scenarios: r.scenarios.map((s) => ({
-        name: s.name, title: s.title, ratio: s.ratio,
+        name: s.name, title: s.title, ratio: s.ratio, cpuRatio: s.cpuRatio,
         service: summary(s.rounds.map((x) => x.service)), bare: summary(s.rounds.map((x) => x.bare)), rounds: s.rounds,
       })),
     }))
@@ -64,13 +73,13 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
   console.log(`\nnpm run bench: ${run.connections} connections, ${run.warmupSeconds} s warm-up + ${run.durationSeconds} s per scenario and target, ${run.rounds} rounds interleaved; medians`)
   for (const report of reports) {
     console.log(`\n== ${report.records.toLocaleString('en')} denuncias (seeded in ${report.seedSeconds.toFixed(1)} s)`)
-    console.log(`${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)} |${pad('bare req/s', 11)}${pad('p50', 6)}${pad('p99', 6)} |${pad('ratio', 7)}  target`)
+    console.log(`${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('cpu µs', 8)} |${pad('bare req/s', 11)}${pad('p50', 6)}${pad('p99', 6)}${pad('cpu µs', 8)} |${pad('ratio', 7)}${pad('cpu', 7)}  target (req/s ratio)`)
     for (const s of report.scenarios) {
       const svc = summary(s.rounds.map((r) => r.service))
       const bare = summary(s.rounds.map((r) => r.bare))
       const target = TARGET_RATIO[s.name]
-      console.log(`${`${s.name} ${s.title}`.padEnd(30)}${pad(svc.rps.toFixed(0), 9)}${pad(String(svc.p50), 8)}${pad(String(svc.p99), 8)}${pad(String(svc.errors), 8)} |` +
-        `${pad(bare.rps.toFixed(0), 11)}${pad(String(bare.p50), 6)}${pad(String(bare.p99), 6)} |${pad(`${s.ratio.toFixed(2)}x`, 7)}  ` +
+      console.log(`${`${s.name} ${s.title}`.padEnd(30)}${pad(svc.rps.toFixed(0), 9)}${pad(String(svc.p50), 8)}${pad(String(svc.p99), 8)}${pad(String(svc.errors), 8)}${pad(svc.cpuUs.toFixed(0), 8)} |` +
+        `${pad(bare.rps.toFixed(0), 11)}${pad(String(bare.p50), 6)}${pad(String(bare.p99), 6)}${pad(bare.cpuUs.toFixed(0), 8)} |${pad(`${s.ratio.toFixed(2)}x`, 7)}${pad(`${s.cpuRatio.toFixed(2)}x`, 7)}  ` +
         (target === undefined ? '-' : `>= ${target.toFixed(2)}x ${verdict(s.ratio >= target)}`))
     }
     console.log(`startup to healthy /health: ${report.startupMs.toFixed(0)} ms (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`)
@@ -80,9 +89,9 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
   }
   const grown = growth(reports)
   if (grown.length > 0) {
-    console.log('\ngrowth (service req/s at the larger size / at the first size; S1, S3 target >= 0.70x):')
+    console.log('\ngrowth (service at the larger size / at the first size, req/s and inverse CPU per request; S1, S3 target >= 0.70x):')
     for (const g of grown)
-      console.log(`  ${g.scenario} ${g.from.toLocaleString('en')} -> ${g.to.toLocaleString('en')}: ${g.ratio.toFixed(2)}x` +
+      console.log(`  ${g.scenario} ${g.from.toLocaleString('en')} -> ${g.to.toLocaleString('en')}: ${g.ratio.toFixed(2)}x req/s, ${g.cpuRatio.toFixed(2)}x cpu` +
         (g.scenario === 'S1' || g.scenario === 'S3' ? ` ${verdict(g.ratio >= 0.7)}` : ''))
   }
 }
