@@ -3,7 +3,7 @@
 //   npm run bench -- --records 10000,1000000       the same at each size, plus growth ratios
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 // See README.md, section "Performance", for what is measured and how.
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdtempSync, mkdirSync, openSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -91,6 +91,10 @@ async function runSize(size: number): Promise<SizeReport> {
     const seedSeconds = (performance.now() - seedStart) / 1000
     log(`${size.toLocaleString('en')} denuncias seeded in ${seedSeconds.toFixed(1)} s`)
     await seeding.close()
+    // The seed's writes reach the disk now, not during the service's first commit at startup.
+    const file = openSync(join(dataDir, 'records.db'), 'r')
+    fsyncSync(file)
+    closeSync(file)
 
     const profileDir = join(root, 'test-artifacts', 'profiles')
     if (args.profile) mkdirSync(profileDir, { recursive: true })
