@@ -9,6 +9,7 @@ import { isAppError } from './errors.js'
 import type { ServiceSpec } from './compile/types.js'
 import { loadModulesConfig } from './config/load.js'
 import { createAccountStore } from './db/account-store.js'
+import { createChangeWatch } from './db/change-watch.js'
 import { createDatabase } from './db/connect.js'
 import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
 import { checkKeyRegistry } from './db/key-registry.js'
@@ -98,8 +99,9 @@ export async function openService(settings: Settings, options: OpenServiceOption
     // The app is built after the store it serves: errors of a later flush reach its log.
     const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit })
-    const accounts = createAccountStore(database, spec.accounts)
+    const changes = createChangeWatch(database)
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
+    const accounts = createAccountStore(database, spec.accounts, changes)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {

@@ -32,11 +32,45 @@ const metadataSchema: Readonly<Record<string, JsonSchema>> = {
   [META.hash]: { type: 'string', description: 'SHA-256 del registro almacenado (D17)' },
 }
 
+const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean'])
+
+/** A field in a response serializer: its plain type when it has one, else untyped. */
+function serializedSchemaOf(field: FieldSpec): JsonSchema {
+  const type = field.valueSchema['type']
+  return field.encrypted || typeof type !== 'string' || !SCALAR_TYPES.has(type) ? {} : { type: [type, 'null'] }
+}
+
+/** Properties in the order the codec writes them, so the text is the one JSON.stringify gave. */
+function serializedRecordOf(readable: readonly FieldSpec[]): JsonSchema {
+  const text = { type: 'string' }
+  return {
+    type: 'object',
+    properties: {
+      [META.id]: text,
+      ...Object.fromEntries(readable.map((f) => [f.name, serializedSchemaOf(f)])),
+      [META.created]: text, [META.createdBy]: text, [META.modified]: text, [META.modifiedBy]: text,
+      [META.version]: { type: 'integer' }, [META.hash]: text, [META.deleted]: text,
+    },
+  }
+}
+
 export function compileSchemas(fields: readonly FieldSpec[], prefix: string): ModuleSchemas {
   const writable = Object.fromEntries(fields.map((f) => [f.name, bodySchemaOf(f)]))
   const required = fields.filter((f) => f.def.required).map((f) => f.name)
   const readable = fields.filter((f) => !f.writeOnly)
+  const serialized = serializedRecordOf(readable)
+  const integer = { type: 'integer' }
   return {
+    responses: {
+      one: { type: 'object', properties: { success: { type: 'boolean' }, data: serialized } },
+      list: {
+        type: 'object',
+        properties: {
+          success: { type: 'boolean' },
+          data: { type: 'object', properties: { records: { type: 'array', items: serialized }, total: integer, limit: integer, offset: integer } },
+        },
+      },
+    },
     create: { type: 'object', additionalProperties: false, required, properties: writable },
     update: { type: 'object', additionalProperties: false, properties: writable },
     record: {

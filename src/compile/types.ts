@@ -46,6 +46,12 @@ export interface ModuleSchemas {
   readonly create: JsonSchema
   readonly update: JsonSchema
   readonly record: JsonSchema
+  /**
+   * What the success responses are serialized by (fast-json-stringify through Fastify,
+   * issue #7): the record's shape with plain types only. Encrypted, array and mixed values
+   * are left untyped (written as JSON.stringify would) so masking never meets a type.
+   */
+  readonly responses: { readonly one: JsonSchema; readonly list: JsonSchema }
 }
 
 export type RouteOperation = 'list' | 'get' | 'create' | 'update' | 'remove' | 'history'

@@ -1,6 +1,7 @@
 // What login and every authenticated request need to know about accounts and tokens.
 import { META } from '../compile/metadata.js'
 import type { AccountsSpec } from '../compile/types.js'
+import { generationCache, type ChangeWatch } from './change-watch.js'
 import type { Database, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
@@ -29,8 +30,12 @@ export interface AccountStore {
   revoke(jti: string, expiresAtSeconds: number, nowSeconds: number): Promise<void>
 }
 
-export function createAccountStore(database: Database, accounts: AccountsSpec): AccountStore {
+/** Key of the revocations' generation in the change watch. */
+export const REVOCATIONS = '_revoked'
+export function createAccountStore(database: Database, accounts: AccountsSpec, changes?: ChangeWatch): AccountStore {
   const { db } = database
+  const accountCache = changes === undefined ? undefined : generationCache<Account | undefined>(changes, accounts.spec.name)
+  const revokedCache = changes === undefined ? undefined : generationCache<boolean>(changes, REVOCATIONS)
   const table = accounts.spec.table.name
   const toBool = VALUE_CONVERSIONS[database.dialect].boolean.fromDb
   const isActive = (row: Row) => row[accounts.active] === null || row[accounts.active] === undefined || toBool(row[accounts.active]) === true
@@ -43,21 +48,14 @@ export function createAccountStore(database: Database, accounts: AccountsSpec): 
       return { id: String(row[META.id]), passwordHash: String(row[accounts.password] ?? ''), active: isActive(row) }
     },
     async activeAccount(id) {
-      const row = await live().select([META.id, META.created, accounts.role, accounts.active, ...accounts.profile]).where(META.id, '=', id).executeTakeFirst()
-      if (row === undefined || !isActive(row)) return undefined
-      return {
-        id,
-        role: String(row[accounts.role]),
-        profile: { [META.id]: id, ...Object.fromEntries(accounts.profile.map((f) => [f, row[f] ?? null])), [META.created]: row[META.created] },
-      }
+      return accountCache === undefined ? loadAccount(id) : accountCache(id, () => loadAccount(id))
     },
     async count() {
       const row = await live().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
       return Number(row?.['n'] ?? 0)
     },
     async isRevoked(jti) {
-      const row = await db.selectFrom(SYSTEM_TABLES.revokedTokens).select('jti').where('jti', '=', jti).executeTakeFirst()
-      return row !== undefined
+      return revokedCache === undefined ? loadRevoked(jti) : revokedCache(jti, () => loadRevoked(jti))
     },
     async revoke(jti, expiresAtSeconds, nowSeconds) {
       await db.transaction().execute(async (trx) => {
@@ -65,7 +63,23 @@ export function createAccountStore(database: Database, accounts: AccountsSpec): 
           .onConflict((oc) => oc.column('jti').doNothing()).execute()
         // Expired tokens are rejected by their signature check already: forget them.
         await trx.deleteFrom(SYSTEM_TABLES.revokedTokens).where('expires_at', '<', nowSeconds).execute()
+        await changes?.bump(trx, REVOCATIONS)
       })
     },
+  }
+
+  async function loadAccount(id: string): Promise<Account | undefined> {
+    const row = await live().select([META.id, META.created, accounts.role, accounts.active, ...accounts.profile]).where(META.id, '=', id).executeTakeFirst()
+    if (row === undefined || !isActive(row)) return undefined
+    return {
+      id,
+      role: String(row[accounts.role]),
+      profile: { [META.id]: id, ...Object.fromEntries(accounts.profile.map((f) => [f, row[f] ?? null])), [META.created]: row[META.created] },
+    }
+  }
+
+  async function loadRevoked(jti: string): Promise<boolean> {
+    const row = await db.selectFrom(SYSTEM_TABLES.revokedTokens).select('jti').where('jti', '=', jti).executeTakeFirst()
+    return row !== undefined
   }
 }

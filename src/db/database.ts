@@ -29,5 +29,10 @@ export interface Database {
   readonly rowLocks: boolean
   /** After rows were inserted with explicit values of a generated key (a copy): new rows continue after the largest. */
   continueGenerated(trx: Db, table: string, column: string): Promise<void>
+  /**
+   * A number that changes whenever another connection commits (SQLite `PRAGMA data_version`);
+   * undefined where the dialect has no such cheap signal. Lets caches skip re-reading (issue #7).
+   */
+  dataVersion?(): number
   close(): Promise<void>
 }

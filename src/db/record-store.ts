@@ -1,4 +1,5 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit.
+import type { CompiledQuery } from 'kysely'
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import type { AuditQuery } from '../compile/audit-query.js'
 import type { ListQuery } from '../compile/list-query.js'
@@ -7,6 +8,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
+import { generationCache, type ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
@@ -61,12 +63,25 @@ export interface RecordStoreOptions {
   readonly timezone: string
   readonly clock: () => Date
   readonly readAudit: ReadAuditLog
+  /** Told of every write of a module, inside its transaction: caches elsewhere expire (issue #7). */
+  readonly changes?: ChangeWatch
 }
 
 export function createRecordStore(options: RecordStoreOptions): RecordStore {
   const { database, codec, timezone, clock } = options
   const { db } = database
   const conversions = VALUE_CONVERSIONS[database.dialect]
+  /**
+   * Totals of lists, per module and filter set, until the module's next write: an exact
+   * count (spec 4.4) that a large table pays once per write, not once per page (issue #7).
+   */
+  const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
+  function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {
+    if (options.changes === undefined) return count()
+    let cache = totals.get(spec.name)
+    if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
+    return cache(key, count)
+  }
 
   /** Audits the records whose encrypted values this read decrypts. */
   function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): void {
@@ -97,6 +112,18 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       if (database.isBusy(error)) throw busy(error)
       throw error
     }
+  }
+
+  /** GET by id compiled once per module; each call only swaps the id parameter (issue #7). */
+  const getQueries = new Map<string, CompiledQuery<Row>>()
+  function getQuery(spec: ModuleSpec, id: string): CompiledQuery<Row> {
+    let compiled = getQueries.get(spec.name)
+    if (compiled === undefined) {
+      compiled = db.selectFrom(spec.table.name).selectAll().where(META.id, '=', '').where(META.deleted, 'is', null).compile()
+      if (compiled.parameters.length !== 1) throw new Error('the GET query must take the id as its only parameter')
+      getQueries.set(spec.name, compiled)
+    }
+    return { ...compiled, parameters: [id] }
   }
 
   /** The live row; in a write, locked until commit so a concurrent update waits and then sees it (D13). */
@@ -154,6 +181,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     })
     // One statement per row keeps each under the driver's parameter limit; they are prepared once.
     for (const row of rows) await trx.insertInto(spec.table.name).values(row).execute()
+    await options.changes?.bump(trx, spec.name)
     await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
     return rows
   }
@@ -170,17 +198,19 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const direction = query.sort.descending ? 'desc' : 'asc'
       let page = base.selectAll().orderBy(query.sort.column, direction)
       if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
-      const [rows, count] = await Promise.all([
+      const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
+      const [rows, total] = await Promise.all([
         page.limit(query.limit).offset(query.offset).execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+        cachedTotal(spec, JSON.stringify(query.filters), count),
       ])
       const records = rows.map((row) => codec.decode(spec, row, read.reveal))
       auditReveal(spec, rows, read)
-      return { records, total: Number(count?.['n'] ?? 0) }
+      return { records, total }
     },
 
     async get(spec, id, read) {
-      const row = await liveRow(db, spec, id)
+      const row = (await db.executeQuery(getQuery(spec, id))).rows[0]
+      if (row === undefined) throw recordNotFound()
       const record = codec.decode(spec, row, read.reveal)
       auditReveal(spec, [row], read)
       return record
@@ -219,6 +249,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         const next: Row = { ...current, ...columns }
         columns[META.hash] = next[META.hash] = codec.hash(spec, next)
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
+        await options.changes?.bump(trx, spec.name)
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,
           recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
@@ -243,6 +274,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         await trx.updateTable(spec.table.name)
           .set({ [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version, [META.hash]: next[META.hash] })
           .where(META.id, '=', id).execute()
+        await options.changes?.bump(trx, spec.name)
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'eliminar', module: spec.name, recordId: id, version, recordHash: String(next[META.hash]), fields: [],
         }] })

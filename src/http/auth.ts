@@ -69,7 +69,8 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     if (!/^Bearer [A-Za-z0-9._~+/=-]+$/.test(header)) throw invalidToken()
     let claims: TokenClaims
     try {
-      claims = await request.jwtVerify<TokenClaims>()
+      // The plugin's verifier, compiled once; request.jwtVerify() re-merges options per call (issue #7).
+      claims = app.jwt.verify<TokenClaims>(header.slice('Bearer '.length))
     } catch (error) {
       throw invalidToken(error)
     }

@@ -18,7 +18,8 @@ export interface BodyValidator {
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv, formats: string[]) => Ajv
 
 export function createBodyAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, verbose: true })
+  // The schemas are compiled from a validated modules.yaml: no need to check them against the meta-schema.
+  const ajv = new Ajv({ validateSchema: false, allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, verbose: true })
   addFormats(ajv, ['email', 'uri'])
   for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: check })
   return ajv
@@ -103,9 +104,21 @@ function asObject(body: unknown, orMissing: () => never): Body {
   return body as Body
 }
 
+/** Compiled on first use, once: a start compiles nothing it does not serve (issue #7). */
+function lazily(ajv: Ajv, schema: object): ValidateFunction {
+  let compiled: ValidateFunction | undefined
+  const validate = ((data: unknown) => {
+    compiled ??= ajv.compile(schema)
+    const ok = compiled(data)
+    validate.errors = compiled.errors
+    return ok
+  }) as ValidateFunction
+  return validate
+}
+
 export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
-  const create: ValidateFunction = ajv.compile(spec.schemas.create)
-  const update: ValidateFunction = ajv.compile(spec.schemas.update)
+  const create = lazily(ajv, spec.schemas.create)
+  const update = lazily(ajv, spec.schemas.update)
   const nothingSent = (): never => {
     throw requiredMissing([{ field: '', message: 'Envíe al menos un campo del registro' }])
   }

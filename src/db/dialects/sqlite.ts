@@ -57,6 +57,7 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   // rotation no ciphertext under the retired key survives in the file (issue #3, D14).
   raw.pragma('secure_delete = ON')
   raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  const dataVersion = raw.prepare('pragma data_version').pluck()
   const db = new Kysely<DynamicDb>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) })
   return {
     db,
@@ -76,6 +77,7 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
     rowLocks: false,
     // An INTEGER PRIMARY KEY continues after the largest rowid by itself.
     continueGenerated: async () => undefined,
+    dataVersion: () => dataVersion.get() as number,
     close: () => db.destroy(),
   }
 }

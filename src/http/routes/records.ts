@@ -1,8 +1,9 @@
 // The five record operations of one module (spec 4.4-4.8) and its history (D25).
 // Registered once per module with the module's path as prefix; handlers stay thin.
 import type { Ajv } from 'ajv'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parseListQuery, type ListLimits } from '../../compile/list-query.js'
+import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
 import type { RecordStore } from '../../db/record-store.js'
@@ -21,6 +22,15 @@ export interface RecordRoutesOptions {
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
 
+/**
+ * Success bodies through the module's compiled serializer (fast-json-stringify, compiled by
+ * Fastify on first use and cached per route). Set only once the result is in hand: an error
+ * thrown before goes out through the error handler's envelope untouched.
+ */
+function serializeWith(reply: FastifyReply, schema: JsonSchema): void {
+  void reply.serializer(reply.compileSerializationSchema(schema))
+}
+
 export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
   const { spec, service, store } = options
   const validator = createBodyValidator(spec, options.ajv)
@@ -37,17 +47,19 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   }
   const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
 
-  app.get('/', async (request) => {
+  app.get('/', async (request, reply) => {
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
     if (query.filtersEncrypted && !reveal(auth)) throw forbidden() // D16
     const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id })
+    serializeWith(reply, spec.schemas.responses.list)
     return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
   })
 
   app.get('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'get')
     const record = await store.get(spec, request.params.id, { reveal: reveal(auth), actor: auth.account.id })
+    serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })
@@ -62,6 +74,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const values = validator.create(request.body)
     if (isAccounts) guardAccountWrite(service, auth, { after: values[roleField] })
     const record = await store.create(spec, values, { actor: auth.account.id, reveal: reveal(auth) })
+    serializeWith(reply, spec.schemas.responses.one)
     void reply.code(201).header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })
@@ -75,6 +88,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
     }
     const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch })
+    serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })

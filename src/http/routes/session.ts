@@ -13,7 +13,10 @@ export interface SessionRoutesOptions {
 }
 
 // Compared against when the username is unknown, so both answers take as long (D19).
-const DUMMY_HASH = bcrypt.hashSync('municipal-records: no such user', 10)
+// A constant (bcrypt of 'municipal-records: no such user'), not hashed at import: that
+// cost ~70 ms of every start (issue #7). Its cost factor is the one passwords get
+// (BCRYPT_ROUNDS, checked by test/unit/http/dummy-hash.test.ts).
+export const DUMMY_HASH = '$2b$10$QIJpzpz5j.swFo68hnaTAOXXal2z4XLFdVpNHiZtqVniodk1FVhiy'
 
 function readLogin(body: unknown): { username: string; password: string } {
   // No body at all is missing data; a JSON value that is not an object is bad JSON (D7).

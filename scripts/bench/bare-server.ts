@@ -1,0 +1,107 @@
+// The bare stack the service is measured against (issue #7): a minimal Fastify server that
+// does only what no records service can skip. Each route verifies the JWT; then
+//   GET  /bare/denuncias/:id  reads one row with better-sqlite3 and decrypts its three values;
+//   GET  /bare/denuncias      reads one page and its count, decrypting every encrypted value;
+//   POST /bare/denuncias      encrypts three values and inserts one row (its own file, same pragmas);
+//   POST /bare/auth/login     checks a bcrypt hash and signs a token.
+// No permissions, validation, audit, hashes or rate limits. Run as a child of scripts/bench.ts:
+// BENCH_DB, BENCH_BARE_DB, BENCH_JWT_SECRET, BENCH_KEY (base64) and PORT in the environment.
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto'
+import fastifyJwt from '@fastify/jwt'
+import bcrypt from 'bcryptjs'
+import BetterSqlite3 from 'better-sqlite3'
+import Fastify, { type FastifyRequest } from 'fastify'
+import { keyIdOf } from '../../src/db/crypto.js'
+
+const env = (name: string): string => {
+  const value = process.env[name]
+  if (value === undefined || value === '') throw new Error(`${name} is required`)
+  return value
+}
+const key = Buffer.from(env('BENCH_KEY'), 'base64')
+const keyId = keyIdOf(key)
+const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio'] as const
+
+function decrypt(stored: string, context: string): string {
+  const [, , iv = '', tag = '', body = ''] = stored.split('.')
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+  decipher.setAAD(Buffer.from(context))
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
+}
+function encrypt(plaintext: string, context: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  cipher.setAAD(Buffer.from(context))
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+  return ['v1', keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
+}
+type Row = Record<string, unknown>
+function decryptRow(row: Row): Row {
+  for (const name of ENCRYPTED) {
+    const raw = row[name]
+    if (typeof raw === 'string') row[name] = decrypt(raw, `denuncias:${String(row['_id'])}`)
+  }
+  return row
+}
+
+const open = (file: string) => {
+  const db = new BetterSqlite3(file)
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = FULL')
+  db.pragma('busy_timeout = 5000')
+  return db
+}
+const db = open(env('BENCH_DB'))
+const writes = open(env('BENCH_BARE_DB'))
+writes.exec('create table if not exists bare_denuncias (_row integer primary key, _id text not null, data text not null, denunciante_dni text, denunciante_telefono text, denunciante_domicilio text)')
+
+const getOne = db.prepare('select * from denuncias where _id = ? and _deleted is null')
+const page = db.prepare('select * from denuncias where _deleted is null order by _row limit ? offset ?')
+const count = db.prepare('select count(*) as n from denuncias where _deleted is null')
+const filteredPage = db.prepare('select * from denuncias where _deleted is null and estado = ? and prioridad = ? order by _row limit ? offset ?')
+const filteredCount = db.prepare('select count(*) as n from denuncias where _deleted is null and estado = ? and prioridad = ?')
+const insert = writes.prepare('insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values (?, ?, ?, ?, ?)')
+const account = db.prepare('select _id, password from usuarios where username = ? and _deleted is null')
+
+const app = Fastify({ logger: false })
+await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), sign: { expiresIn: '7d' } })
+const verify = (request: FastifyRequest) => request.jwtVerify()
+app.get('/bare/health', async () => ({ success: true }))
+
+app.get<{ Params: { id: string } }>('/bare/denuncias/:id', async (request, reply) => {
+  await verify(request)
+  const row = getOne.get(request.params.id) as Row | undefined
+  if (row === undefined) return reply.code(404).send({ success: false })
+  return { success: true, data: decryptRow(row) }
+})
+
+app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (request) => {
+  await verify(request)
+  const limit = Number(request.query['limit'] ?? 100)
+  const offset = Number(request.query['offset'] ?? 0)
+  const { estado, prioridad } = request.query
+  const rows = (estado !== undefined && prioridad !== undefined
+    ? filteredPage.all(estado, prioridad, limit, offset) : page.all(limit, offset)) as Row[]
+  const total = (estado !== undefined && prioridad !== undefined ? filteredCount.get(estado, prioridad) : count.get()) as { n: number }
+  return { success: true, data: { records: rows.map(decryptRow), total: total.n, limit, offset } }
+})
+
+app.post<{ Body: Row }>('/bare/denuncias', async (request, reply) => {
+  await verify(request)
+  const body = request.body
+  const id = randomUUID()
+  const sealed = ENCRYPTED.map((name) => (typeof body[name] === 'string' ? encrypt(body[name] as string, `denuncias:${id}`) : null))
+  insert.run(id, JSON.stringify(body), ...sealed)
+  return reply.code(201).send({ success: true, data: { _id: id, ...body } })
+})
+
+app.post<{ Body: { username: string; password: string } }>('/bare/auth/login', async (request, reply) => {
+  const found = account.get(request.body.username) as { _id: string; password: string } | undefined
+  if (found === undefined || !(await bcrypt.compare(request.body.password, found.password))) return reply.code(401).send({ success: false })
+  return { success: true, data: { token: app.jwt.sign({ sub: found._id, jti: randomUUID() }) } }
+})
+
+const address = await app.listen({ port: Number(env('PORT')), host: '127.0.0.1' })
+console.log(`listening ${address}`)
+process.once('SIGTERM', () => void app.close().then(() => process.exit(0)))

@@ -1,0 +1,91 @@
+// Cheap, cross-process change detection for what the service caches (issue #7, D20):
+// every write of a module bumps that module's generation in the same transaction, and
+// revocations bump their own. A generation is a row of `_sequences` (prefix `_gen:<key>`,
+// year 0), so it is shared by every process and instance on the database.
+//
+// Reading generations costs one primary-key lookup per key. On SQLite even that is
+// skipped in the common case: `PRAGMA data_version` (no table read) changes whenever
+// another connection commits, and this process counts its own bumps; while neither moved,
+// the generations read last are still the current ones. Dialects without such a signal
+// (PostgreSQL) read the row each time, which is still cheaper than the lookups it replaces.
+import { sql } from 'kysely'
+import type { Database, Db } from './database.js'
+import { SYSTEM_TABLES } from './migrate/system-tables.js'
+
+export interface ChangeWatch {
+  /** Current generation of `key`; equal values mean no write of `key` in between. */
+  generation(key: string): Promise<number>
+  /** Call inside the write transaction that changes `key`'s data. */
+  bump(trx: Db, key: string): Promise<void>
+}
+
+const prefixOf = (key: string) => `_gen:${key}`
+
+export function createChangeWatch(database: Database): ChangeWatch {
+  const { db } = database
+  const known = new Map<string, number>()
+  let seenVersion: number | undefined
+  let localBumps = 0
+  let seenLocalBumps = 0
+  /** Lookups of one synchronous run (one request's checks) share one look at the database. */
+  let checkedThisRun = false
+  const endRun = () => void (checkedThisRun = false)
+
+  /** Forgets what was read when anything may have changed since. */
+  function expire(): void {
+    if (checkedThisRun && localBumps === seenLocalBumps) return
+    checkedThisRun = true
+    queueMicrotask(endRun)
+    const version = database.dataVersion?.()
+    if (version === undefined || version !== seenVersion || localBumps !== seenLocalBumps) {
+      known.clear()
+      seenVersion = version
+      seenLocalBumps = localBumps
+    }
+  }
+
+  return {
+    async generation(key) {
+      expire()
+      const cached = known.get(key)
+      if (cached !== undefined) return cached
+      const row = await db.selectFrom(SYSTEM_TABLES.sequences).select('value')
+        .where('prefix', '=', prefixOf(key)).where('year', '=', 0).executeTakeFirst()
+      const value = row === undefined ? 0 : Number(row['value'])
+      // A bump that began while reading makes this value suspect: keep it for this call only.
+      if (seenLocalBumps === localBumps) known.set(key, value)
+      return value
+    },
+    async bump(trx, key) {
+      localBumps += 1
+      const table = SYSTEM_TABLES.sequences
+      await trx.insertInto(table).values({ prefix: prefixOf(key), year: 0, value: 1 })
+        .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + 1` }))
+        .execute()
+      localBumps += 1
+    },
+  }
+}
+
+/** Entries kept per cache; a full cache starts over. */
+const CACHE_LIMIT = 10_000
+
+/**
+ * Remembers answers for one generation of `key`: once a write of `key` commits anywhere
+ * (any process), the next lookup sees a new generation and every older answer is dropped.
+ */
+export function generationCache<T>(changes: ChangeWatch, key: string): (id: string, load: () => Promise<T>) => Promise<T> {
+  let generation = -1
+  const entries = new Map<string, T>()
+  return async (id, load) => {
+    const current = await changes.generation(key)
+    if (current !== generation || entries.size >= CACHE_LIMIT) {
+      entries.clear()
+      generation = current
+    }
+    if (entries.has(id)) return entries.get(id) as T
+    const value = await load()
+    if (generation === current) entries.set(id, value)
+    return value
+  }
+}
