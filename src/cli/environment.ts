@@ -6,6 +6,7 @@ import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { loadModulesConfig } from '../config/load.js'
 import { createAccountStore, type AccountStore } from '../db/account-store.js'
+import { createChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
 import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
@@ -59,10 +60,12 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     const codec = createRecordCodec(database.dialect, createFieldCipher(keyring))
     if (options.migrate !== false) await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
     const readAudit = createReadAuditLog({ database, timezone, clock, onError: () => undefined })
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit })
+    // Writes bump the generations a running service watches, so it sees them at once (D20).
+    const changes = createChangeWatch(database)
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
     return {
       settings, spec, database, keyring, codec, store, clock,
-      accounts: createAccountStore(database, spec.accounts),
+      accounts: createAccountStore(database, spec.accounts, changes),
       actor: cliActor(),
       async close() {
         await readAudit.close()

@@ -32,10 +32,10 @@ export interface AccountStore {
 
 /** Key of the revocations' generation in the change watch. */
 export const REVOCATIONS = '_revoked'
-export function createAccountStore(database: Database, accounts: AccountsSpec, changes?: ChangeWatch): AccountStore {
+export function createAccountStore(database: Database, accounts: AccountsSpec, changes: ChangeWatch): AccountStore {
   const { db } = database
-  const accountCache = changes === undefined ? undefined : generationCache<Account | undefined>(changes, accounts.spec.name)
-  const revokedCache = changes === undefined ? undefined : generationCache<boolean>(changes, REVOCATIONS)
+  const accountCache = generationCache<Account | undefined>(changes, accounts.spec.name)
+  const revokedCache = generationCache<boolean>(changes, REVOCATIONS)
   const table = accounts.spec.table.name
   const toBool = VALUE_CONVERSIONS[database.dialect].boolean.fromDb
   const isActive = (row: Row) => row[accounts.active] === null || row[accounts.active] === undefined || toBool(row[accounts.active]) === true
@@ -48,14 +48,14 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
       return { id: String(row[META.id]), passwordHash: String(row[accounts.password] ?? ''), active: isActive(row) }
     },
     async activeAccount(id) {
-      return accountCache === undefined ? loadAccount(id) : accountCache(id, () => loadAccount(id))
+      return accountCache(id, () => loadAccount(id))
     },
     async count() {
       const row = await live().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
       return Number(row?.['n'] ?? 0)
     },
     async isRevoked(jti) {
-      return revokedCache === undefined ? loadRevoked(jti) : revokedCache(jti, () => loadRevoked(jti))
+      return revokedCache(jti, () => loadRevoked(jti))
     },
     async revoke(jti, expiresAtSeconds, nowSeconds) {
       await db.transaction().execute(async (trx) => {
@@ -63,7 +63,7 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
           .onConflict((oc) => oc.column('jti').doNothing()).execute()
         // Expired tokens are rejected by their signature check already: forget them.
         await trx.deleteFrom(SYSTEM_TABLES.revokedTokens).where('expires_at', '<', nowSeconds).execute()
-        await changes?.bump(trx, REVOCATIONS)
+        await changes.bump(trx, REVOCATIONS)
       })
     },
   }

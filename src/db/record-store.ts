@@ -64,7 +64,8 @@ export interface RecordStoreOptions {
   readonly clock: () => Date
   readonly readAudit: ReadAuditLog
   /** Told of every write of a module, inside its transaction: caches elsewhere expire (issue #7). */
-  readonly changes?: ChangeWatch
+  /** Every writer passes one: a running service's caches rely on the bumps (D20). */
+  readonly changes: ChangeWatch
 }
 
 export function createRecordStore(options: RecordStoreOptions): RecordStore {
@@ -77,7 +78,6 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
    */
   const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
   function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {
-    if (options.changes === undefined) return count()
     let cache = totals.get(spec.name)
     if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
     return cache(key, count)
@@ -181,7 +181,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     })
     // One statement per row keeps each under the driver's parameter limit; they are prepared once.
     for (const row of rows) await trx.insertInto(spec.table.name).values(row).execute()
-    await options.changes?.bump(trx, spec.name)
+    await options.changes.bump(trx, spec.name)
     await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
     return rows
   }
@@ -249,7 +249,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         const next: Row = { ...current, ...columns }
         columns[META.hash] = next[META.hash] = codec.hash(spec, next)
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
-        await options.changes?.bump(trx, spec.name)
+        await options.changes.bump(trx, spec.name)
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,
           recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
@@ -274,7 +274,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         await trx.updateTable(spec.table.name)
           .set({ [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version, [META.hash]: next[META.hash] })
           .where(META.id, '=', id).execute()
-        await options.changes?.bump(trx, spec.name)
+        await options.changes.bump(trx, spec.name)
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'eliminar', module: spec.name, recordId: id, version, recordHash: String(next[META.hash]), fields: [],
         }] })

@@ -79,3 +79,19 @@ t.test('accounts created by the CLI work with the API next to those created by i
     t.match(await api(service, token, 'GET', '/usuarios?username=oficial1'), { body: { data: { total: 1, records: [{ rol: 'oficial', email: 'p@example.org' }] } } })
   })
 })
+
+t.test('a running service sees a CLI disable or role change at once (D20, issue #7 caches)', async (t) => {
+  const cli = createCli(t)
+  t.equal((await cli.run(['user', 'add', 'agente', '--role', 'superadmin', '--field', 'nombre=Agente Uno', '--password-stdin'], { input: 'clave-agente-1\n' })).status, 0)
+  await cli.withService(async (service) => {
+    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'agente', password: 'clave-agente-1' } })
+    const token = login.json().data.token as string
+    const list = async () => (await api(service, token, 'GET', '/denuncias')).status
+    t.equal(await list(), 200)
+    t.equal(await list(), 200, 'a second request, answered from the cached account state')
+    t.equal((await cli.run(['user', 'role', 'agente', 'consulta'])).status, 0)
+    t.equal((await api(service, token, 'POST', '/denuncias', {})).status, 403, 'the new role applies to the next request')
+    t.equal((await cli.run(['user', 'disable', 'agente'])).status, 0)
+    t.equal(await list(), 401, 'the token of a disabled account stops working at once')
+  })
+})
