@@ -45,6 +45,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     requestIdHeader: false,
+    // A malformed URL (`/api/%`) is refused before routing, outside setErrorHandler: without
+    // this it left as Fastify's own `{error, code, message, statusCode}` (issue #6).
+    frameworkErrors: handleError,
   })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(() => {
