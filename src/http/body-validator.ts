@@ -97,6 +97,25 @@ function checkFinite(spec: ModuleSpec, values: Body): void {
     throw validationFailed(bad.map((name) => ({ field: name, message: `El campo '${name}' debe ser de tipo ${spec.fieldsByName.get(name)?.label ?? 'número'}` })))
 }
 
+/** Half of a UTF-16 surrogate pair without its other half: JSON lets `"\ud800"` through. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value)
+  if (value === null || typeof value !== 'object') return false
+  return Object.entries(value).some(([key, inner]) => LONE_SURROGATE.test(key) || hasLoneSurrogate(inner))
+}
+
+/**
+ * Text that is not valid Unicode cannot be stored as written: SQLite keeps UTF-8, where a lone
+ * surrogate becomes U+FFFD, so the record would read back changed and fail nothing (issue #6).
+ */
+function checkWellFormed(values: Body): void {
+  const bad = Object.keys(values).filter((name) => hasLoneSurrogate(values[name]))
+  if (bad.length > 0)
+    throw validationFailed(bad.map((name) => ({ field: name, message: `El campo '${name}' contiene caracteres Unicode no válidos` })))
+}
+
 function asObject(body: unknown, orMissing: () => never): Body {
   if (body === undefined) orMissing()
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badJson()
@@ -114,6 +133,7 @@ export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
       const values = clean(spec, asObject(body, () => report(spec, spec.requiredFields.map((f) => ({ keyword: 'required', instancePath: '', schemaPath: '', params: { missingProperty: f } })))))
       if (!create(values)) report(spec, create.errors ?? [])
       checkFinite(spec, values)
+      checkWellFormed(values)
       return values
     },
     update(body) {
@@ -121,6 +141,7 @@ export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
       if (Object.keys(values).length === 0) nothingSent() // D7: an update with no fields
       if (!update(values)) report(spec, update.errors ?? [])
       checkFinite(spec, values)
+      checkWellFormed(values)
       return values
     },
   }
