@@ -3,10 +3,11 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { RecordStore } from '../db/record-store.js'
-import { routeNotFound } from '../errors.js'
+import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import { createBodyAjv } from './body-validator.js'
 import { handleError } from './error-handler.js'
+import { createLoginThrottle } from './login-throttle.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
 import { auditRoutes } from './routes/audit.js'
 import { healthRoutes } from './routes/health.js'
@@ -26,6 +27,12 @@ export interface AppDeps {
   readonly ping: () => Promise<void>
   /** Largest accepted body in bytes (D7: 1 MiB). */
   readonly bodyLimit?: number
+  /** Slow clients: whole-request and idle-socket timeouts in milliseconds (issue #6). */
+  readonly timeouts?: { readonly requestMs: number; readonly connectionMs: number }
+  /** Longest accepted query string (issue #6). */
+  readonly maxQueryLength?: number
+  /** Failed logins in a row before a username is locked, and for how long (issue #6). */
+  readonly loginLock?: { readonly maxFailures: number; readonly lockSeconds: number }
 }
 
 /** Logs the path and the names of query parameters only: filter values may be personal data. */
@@ -36,11 +43,19 @@ const requestSerializer = (request: { method: string; url: string; ip: string; i
 }
 
 export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
+  const requestMs = deps.timeouts?.requestMs ?? 30_000
+  const connectionMs = deps.timeouts?.connectionMs ?? 72_000
   const app = Fastify({
     logger: deps.logger === false || deps.logger === undefined ? false
       : { ...(typeof deps.logger === 'object' ? deps.logger : {}), serializers: { req: requestSerializer } },
     trustProxy: deps.trustProxy,
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+    // Slowloris: the whole request (headers and body) must arrive within requestTimeout, and
+    // Node checks that on an interval, 30 s by default: check at a quarter of the timeout.
+    requestTimeout: requestMs,
+    connectionTimeout: connectionMs,
+    keepAliveTimeout: connectionMs,
+    http: { connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestMs / 4))), headersTimeout: requestMs },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
@@ -52,6 +67,11 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(() => {
     throw routeNotFound()
+  })
+  const maxQueryLength = deps.maxQueryLength ?? 4096
+  app.addHook('onRequest', async (request) => {
+    const at = request.url.indexOf('?')
+    if (at >= 0 && request.url.length - at - 1 > maxQueryLength) throw queryTooLong(maxQueryLength)
   })
 
   // An empty body with a JSON content type is "no body" (DELETE from many clients), not an error.
@@ -75,7 +95,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   const ajv = createBodyAjv()
   await app.register(async (api) => {
     await api.register(healthRoutes, { ping: deps.ping })
-    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock })
+    const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }
+    const throttle = createLoginThrottle({ maxFailures: lock.maxFailures, lockMs: lock.lockSeconds * 1000, clock: deps.clock })
+    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock, throttle })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)
       await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv })
