@@ -103,3 +103,16 @@ t.test('slow clients: a request trickling in, a body never finished and an idle 
   const health = await fetch(`${address}/api/health`)
   t.equal(health.status, 200, 'the server still serves')
 })
+
+t.test('array and mixed values nest at most 32 levels: deeper is a 400, never a stack overflow', async (t) => {
+  const api = await startTestApi(t)
+  const token = await api.adminToken()
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+  for (const depth of [33, 5000, 100_000]) {
+    const reply = await api.request('POST', '/atestados', { token, rawBody: `{"tipo":"penal","juzgado":"J1","imputados":${nested(depth)}}` })
+    assertError(t, reply, 400, /como máximo 32 niveles de anidamiento/, `depth ${depth}`)
+  }
+  const ok = await api.request('POST', '/atestados', { token, rawBody: `{"tipo":"penal","juzgado":"J1","imputados":${nested(32)}}` })
+  t.equal(ok.status, 201, '32 levels are stored')
+  t.equal(JSON.stringify(ok.body.data.imputados), nested(32), 'and read back as sent')
+})
