@@ -24,7 +24,8 @@ export function envelopeProblem(status: number, body: unknown): string | undefin
   if (b['success'] !== false || typeof b['error'] !== 'string' || b['error'] === '') return 'bad error body'
   if (!['error,success', 'details,error,success'].includes(keys)) return `extra keys ${keys}`
   if (b['details'] !== undefined && !Array.isArray(b['details'])) return 'details is not an array'
-  if (/\bat .*\.(ts|js):\d+|sqlite/i.test(JSON.stringify(b))) return 'stack or driver text in the message'
+  // Client input may be echoed ("Campo de filtro desconocido 'sqlite_master'"); driver errors may not.
+  if (/\bat .*\.(ts|js):\d+|SQLITE_[A-Z]|no such (column|table)|syntax error|near "[^"]*": /.test(JSON.stringify(b))) return 'stack or driver text in the message'
   return undefined
 }
 
