@@ -17,7 +17,11 @@ function fromFastify(error: FastifyError): AppError | undefined {
 export function handleError(error: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply): void {
   const known = isAppError(error) ? error : fromFastify(error as FastifyError)
   if (known === undefined || known.statusCode >= 500) {
-    request.log.error({ err: known?.cause ?? error }, 'request failed')
+    if (known?.code === 'INTEGRITY')
+      // Stored data failed its check: changed outside the service, or a key is missing. The client
+      // gets a clear 500; operators get one fatal line to alert on, naming the record (issue #6).
+      request.log.fatal({ err: known.cause ?? error, alert: 'integridad' }, 'request failed: integrity alert, stored data altered or unreadable')
+    else request.log.error({ err: known?.cause ?? error }, 'request failed')
     const status = known?.statusCode ?? 500
     void reply.code(status).headers(known?.headers ?? {}).send({ success: false, error: known?.message ?? MESSAGES.internal })
     return
