@@ -1,12 +1,12 @@
 // Issue #6.5: memory stays flat across a long run of mixed requests (reads, writes, refusals,
-// bad tokens). `npm test` sends 2,000; `HARDENING_REQUESTS=100000` the long run. The heap
+// bad tokens). `npm test` sends 1,500; `HARDENING_REQUESTS=100000` the long run. The heap
 // after a full GC may grow at most MAX_GROWTH_MB past its level after the warm-up.
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 
-const REQUESTS = Number(process.env['HARDENING_REQUESTS'] ?? 2000)
+const REQUESTS = Number(process.env['HARDENING_REQUESTS'] ?? 1500)
 const WARM_UP = 500
 /** Caches fill during the warm-up; what may still move is allocator noise and SQLite's page cache, outside the JS heap. */
 const MAX_GROWTH_MB = 8
