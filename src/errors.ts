@@ -96,12 +96,24 @@ export const versionConflict = (current: number): AppError =>
     details: [{ field: '_version', message: `La versión actual es ${current}` }],
   })
 
+export const queryTooLong = (max: number): AppError =>
+  new AppError('VALIDATION', 400, `La consulta es demasiado larga: como máximo ${max} caracteres`, {
+    details: [{ field: 'url', message: `La cadena de consulta admite como máximo ${max} caracteres` }],
+  })
+
 export const bodyTooLarge = (): AppError => new AppError('BODY_TOO_LARGE', 413, MESSAGES.bodyTooLarge)
 export const unsupportedMediaType = (): AppError =>
   new AppError('UNSUPPORTED_MEDIA_TYPE', 415, MESSAGES.unsupportedMediaType)
 
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })
+
+/** One username locked after repeated failed logins (issue #6): the 429 of D23, explained in details. */
+export const loginLocked = (retryAfterSeconds: number): AppError =>
+  new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, {
+    headers: { 'retry-after': String(retryAfterSeconds) },
+    details: [{ field: 'username', message: `Demasiados intentos fallidos con este usuario: reintente dentro de ${retryAfterSeconds} segundos` }],
+  })
 
 export const busy = (cause?: unknown): AppError =>
   new AppError('BUSY', 503, MESSAGES.busy, { cause, headers: { 'retry-after': '1' } })

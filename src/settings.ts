@@ -25,6 +25,12 @@ export interface Settings {
   readonly trustProxy: boolean
   /** CORS_ORIGINS: browser origins allowed to call the API; empty (the default) sends no CORS headers. */
   readonly corsOrigins: readonly string[]
+  /** Slow clients (issue #6): a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-alive included) closes. */
+  readonly timeouts: { readonly requestMs: number; readonly connectionMs: number }
+  /** Longest accepted query string in characters (issue #6). */
+  readonly maxQueryLength: number
+  /** Per-username lock after failed logins (issue #6). */
+  readonly loginLock: { readonly maxFailures: number; readonly lockSeconds: number }
   readonly logLevel: string
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
@@ -91,6 +97,9 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     },
     trustProxy: ['1', 'true', 'yes', 'on'].includes((env['TRUST_PROXY'] ?? '').toLowerCase()),
     corsOrigins: corsOrigins(env['CORS_ORIGINS']),
+    timeouts: { requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000), connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 72_000) },
+    maxQueryLength: integer(env, 'MAX_QUERY_LENGTH', 4096),
+    loginLock: { maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5), lockSeconds: integer(env, 'LOGIN_LOCK_SECONDS', 300) },
     logLevel: env['LOG_LEVEL'] || 'info',
     generated,
   }

@@ -38,11 +38,12 @@ function single(name: string, value: QueryValue, problems: ErrorDetail[]): strin
 
 function parseCount(name: string, raw: string | undefined, fallback: number, problems: ErrorDetail[]): number {
   if (raw === undefined) return fallback
-  if (!/^\d{1,15}$/.test(raw)) {
+  if (!/^\d+$/.test(raw)) {
     problems.push({ field: name, message: `El parámetro '${name}' debe ser un número entero no negativo` })
     return fallback
   }
-  return Number(raw)
+  // Any count of digits is an integer: a huge limit clamps (D11), a huge offset is past the end.
+  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER)
 }
 
 function parseSort(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): ListQuery['sort'] {

@@ -61,14 +61,14 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
     decrypt(stored, context) {
       const [version, keyId = '', iv = '', tag = '', body = ''] = stored.split('.')
       const key = keyring.keys.get(keyId)
-      if (version !== VERSION || key === undefined) throw integrityError(new Error(`valor cifrado con clave desconocida '${keyId}'`))
+      if (version !== VERSION || key === undefined) throw integrityError(new Error(`${context}: valor cifrado con clave desconocida '${keyId}'`))
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
         decipher.setAAD(Buffer.from(context, 'utf8'))
         decipher.setAuthTag(Buffer.from(tag, 'base64url'))
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
       } catch (error) {
-        throw integrityError(error)
+        throw integrityError(new Error(`${context}: el valor cifrado no verifica (alterado o de otro registro)`, { cause: error }))
       }
     },
     keyIdOf: (stored) => (stored.startsWith(`${VERSION}.`) ? stored.split('.')[1] : undefined),

@@ -5,13 +5,14 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { RecordStore } from '../db/record-store.js'
-import { routeNotFound } from '../errors.js'
+import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import { createBodyAjv } from './body-validator.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
 import nulGuard from './nul-guard.js'
+import { createLoginThrottle } from './login-throttle.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
 import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
@@ -36,6 +37,12 @@ export interface AppDeps {
   readonly corsOrigins?: readonly string[]
   /** The service's version, shown in the OpenAPI document. */
   readonly version?: string
+  /** Slow clients: whole-request and idle-socket timeouts in milliseconds (issue #6). */
+  readonly timeouts?: { readonly requestMs: number; readonly connectionMs: number }
+  /** Longest accepted query string (issue #6). */
+  readonly maxQueryLength?: number
+  /** Failed logins in a row before a username is locked, and for how long (issue #6). */
+  readonly loginLock?: { readonly maxFailures: number; readonly lockSeconds: number }
 }
 
 /** Headers a browser client may send and read across origins. */
@@ -45,19 +52,35 @@ const CORS_HEADERS = {
 }
 
 export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
+  const requestMs = deps.timeouts?.requestMs ?? 30_000
+  const connectionMs = deps.timeouts?.connectionMs ?? 72_000
   const app = Fastify({
     logger: loggerOptions(deps.logger),
     trustProxy: deps.trustProxy,
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+    // Slowloris: the whole request (headers and body) must arrive within requestTimeout, and
+    // Node checks that on an interval, 30 s by default: check at a quarter of the timeout.
+    requestTimeout: requestMs,
+    connectionTimeout: connectionMs,
+    keepAliveTimeout: connectionMs,
+    http: { connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestMs / 4))), headersTimeout: requestMs },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // A malformed URL (`/api/%`) is refused before routing, outside setErrorHandler: without
+    // this it left as Fastify's own `{error, code, message, statusCode}` (issue #6).
+    frameworkErrors: handleError,
   })
   app.setErrorHandler(handleError)
   app.setNotFoundHandler(() => {
     throw routeNotFound()
+  })
+  const maxQueryLength = deps.maxQueryLength ?? 4096
+  app.addHook('onRequest', async (request) => {
+    const at = request.url.indexOf('?')
+    if (at >= 0 && request.url.length - at - 1 > maxQueryLength) throw queryTooLong(maxQueryLength)
   })
 
   // An empty body with a JSON content type is "no body" (DELETE from many clients), not an error.
@@ -92,7 +115,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     await api.register(healthRoutes, { ping: deps.ping })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
-    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock })
+    const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }
+    const throttle = createLoginThrottle({ maxFailures: lock.maxFailures, lockMs: lock.lockSeconds * 1000, clock: deps.clock })
+    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock, throttle })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)
       await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv })

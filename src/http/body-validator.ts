@@ -98,6 +98,43 @@ function checkFinite(spec: ModuleSpec, values: Body): void {
     throw validationFailed(bad.map((name) => ({ field: name, message: `El campo '${name}' debe ser de tipo ${spec.fieldsByName.get(name)?.label ?? 'número'}` })))
 }
 
+/** Half of a UTF-16 surrogate pair without its other half: JSON lets `"\ud800"` through. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/** Deepest nesting an array or mixed value may have: deeper JSON is junk, and recursion over it overflows. */
+export const MAX_DEPTH = 32
+
+/** What is wrong inside one value, walked without recursion (a 5000-deep array must not overflow the stack). */
+function valueProblem(value: unknown): 'unicode' | 'depth' | undefined {
+  const stack: [unknown, number][] = [[value, 0]]
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [current, depth] = item
+    if (typeof current === 'string') {
+      if (LONE_SURROGATE.test(current)) return 'unicode'
+    } else if (current !== null && typeof current === 'object') {
+      if (depth >= MAX_DEPTH) return 'depth'
+      for (const [key, inner] of Object.entries(current)) {
+        if (LONE_SURROGATE.test(key)) return 'unicode'
+        stack.push([inner, depth + 1])
+      }
+    }
+  }
+  return undefined
+}
+
+/**
+ * Text that is not valid Unicode cannot be stored as written: SQLite keeps UTF-8, where a lone
+ * surrogate becomes U+FFFD, so the record would read back changed and fail nothing (issue #6).
+ */
+function checkValues(values: Body): void {
+  const details: ErrorDetail[] = []
+  for (const [name, value] of Object.entries(values)) {
+    const problem = valueProblem(value)
+    if (problem === 'unicode') details.push({ field: name, message: `El campo '${name}' contiene caracteres Unicode no válidos` })
+    if (problem === 'depth') details.push({ field: name, message: `El campo '${name}' admite como máximo ${MAX_DEPTH} niveles de anidamiento` })
+  }
+  if (details.length > 0) throw validationFailed(details)
+}
+
 function asObject(body: unknown, orMissing: () => never): Body {
   if (body === undefined) orMissing()
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badJson()
@@ -127,6 +164,7 @@ export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
       const values = clean(spec, asObject(body, () => report(spec, spec.requiredFields.map((f) => ({ keyword: 'required', instancePath: '', schemaPath: '', params: { missingProperty: f } })))))
       if (!create(values)) report(spec, create.errors ?? [])
       checkFinite(spec, values)
+      checkValues(values)
       return values
     },
     update(body) {
@@ -134,6 +172,7 @@ export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
       if (Object.keys(values).length === 0) nothingSent() // D7: an update with no fields
       if (!update(values)) report(spec, update.errors ?? [])
       checkFinite(spec, values)
+      checkValues(values)
       return values
     },
   }

@@ -3,13 +3,15 @@ import bcrypt from 'bcryptjs'
 import type { FastifyInstance } from 'fastify'
 import type { AccountStore } from '../../db/account-store.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { badCredentials, badJson, requiredMissing } from '../../errors.js'
+import { badCredentials, badJson, loginLocked, requiredMissing } from '../../errors.js'
+import type { LoginThrottle } from '../login-throttle.js'
 
 export interface SessionRoutesOptions {
   readonly accounts: AccountStore
   readonly store: RecordStore
   readonly accountsModule: string
   readonly clock: () => Date
+  readonly throttle: LoginThrottle
 }
 
 // Compared against when the username is unknown, so both answers take as long (D19).
@@ -28,17 +30,26 @@ function readLogin(body: unknown): { username: string; password: string } {
 }
 
 export async function sessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): Promise<void> {
-  const { accounts, store, accountsModule } = options
+  const { accounts, store, accountsModule, throttle } = options
 
   app.post('/auth/login', async (request) => {
     const { username, password } = readLogin(request.body)
+    const failed = async (recordId: string | null) =>
+      store.audit([{ userId: null, action: 'login_fallido', module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
+    const waitMs = throttle.waitMs(username)
+    if (waitMs > 0) {
+      await failed(null) // no lookup: the answer is the same for every username
+      throw loginLocked(Math.ceil(waitMs / 1000))
+    }
     const found = await accounts.credentials(username)
     const matches = await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)
     const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
     if (account === undefined) {
-      await store.audit([{ userId: null, action: 'login_fallido', module: accountsModule, recordId: found?.id ?? null, version: null, recordHash: null, fields: [] }])
+      throttle.failed(username)
+      await failed(found?.id ?? null)
       throw badCredentials()
     }
+    throttle.succeeded(username)
     const token = await app.issueToken(account.id)
     await store.audit([{ userId: account.id, action: 'login', module: accountsModule, recordId: account.id, version: null, recordHash: null, fields: [] }])
     const { _id: id, _created: _ignored, ...profile } = account.profile

@@ -44,6 +44,9 @@ t.test('D11: limit above 1000 clamps to 1000', async (t) => {
   t.equal(parse({ limit: '1001' }).limit, 1000)
   t.equal(parse({ limit: '1000' }).limit, 1000)
   t.equal(parse({ limit: '999999999999' }).limit, 1000)
+  t.equal(parse({ limit: '9'.repeat(16) }).limit, 1000, '16 digits clamp too (issue #6)')
+  t.equal(parse({ limit: '9'.repeat(400) }).limit, 1000, 'beyond a double clamps too')
+  t.equal(parse({ offset: '9'.repeat(30) }).offset, Number.MAX_SAFE_INTEGER, 'a huge offset is past any end, not an error')
   t.equal(parse({ limit: '80' }, denuncias, { defaultLimit: 10, maxLimit: 50, maxFilters: 20 }).limit, 50, 'max_limit of modules.yaml')
 })
 
