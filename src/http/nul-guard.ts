@@ -7,20 +7,29 @@ import { validationFailed, type ErrorDetail } from '../errors.js'
 const NUL = '\u0000'
 const detail = (field: string): ErrorDetail => ({ field, message: `'${field}' contiene un carácter nulo (U+0000), que no se admite` })
 
-/** Paths (`campo`, `lista[0]`, `objeto.clave`) of the strings and keys in `value` that hold a NUL. */
-function nulPaths(value: unknown, path: string, out: string[]): void {
-  if (out.length >= 10) return
-  if (typeof value === 'string') {
-    if (value.includes(NUL)) out.push(path)
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulPaths(item, `${path}[${i}]`, out))
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = path === '' ? key : `${path}.${key}`
-      if (key.includes(NUL)) out.push(at)
-      else nulPaths(item, at, out)
+/**
+ * Paths (`campo`, `lista[0]`, `objeto.clave`) of the strings and keys in `value` that hold a NUL,
+ * walked without recursion: a deeply nested body is the body validator's to refuse (MAX_DEPTH),
+ * not a stack overflow here (issue #6).
+ */
+function nulPaths(value: unknown): string[] {
+  const out: string[] = []
+  const stack: Array<[unknown, string]> = [[value, '']]
+  while (stack.length > 0 && out.length < 10) {
+    const [current, path] = stack.pop() as [unknown, string]
+    if (typeof current === 'string') {
+      if (current.includes(NUL)) out.push(path)
+    } else if (Array.isArray(current)) {
+      current.forEach((item, i) => stack.push([item, `${path}[${i}]`]))
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, item] of Object.entries(current)) {
+        const at = path === '' ? key : `${path}.${key}`
+        if (key.includes(NUL)) out.push(at)
+        else stack.push([item, at])
+      }
     }
   }
+  return out.sort()
 }
 
 function urlNulFields(request: FastifyRequest): string[] {
@@ -37,8 +46,7 @@ async function nulGuard(app: FastifyInstance): Promise<void> {
     if (fields.length > 0) throw validationFailed(fields.map(detail))
   })
   app.addHook('preValidation', async (request) => {
-    const fields: string[] = []
-    nulPaths(request.body, '', fields)
+    const fields = nulPaths(request.body)
     if (fields.length > 0) throw validationFailed(fields.map((f) => detail(f === '' ? 'cuerpo' : f)))
   })
 }

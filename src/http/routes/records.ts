@@ -28,7 +28,8 @@ type IdRequest = FastifyRequest<{ Params: { id: string } }>
  * thrown before goes out through the error handler's envelope untouched.
  */
 function serializeWith(reply: FastifyReply, schema: JsonSchema): void {
-  void reply.serializer(reply.compileSerializationSchema(schema))
+  // Fastify sets the JSON content type itself only for its default serializer.
+  void reply.serializer(reply.compileSerializationSchema(schema)).type('application/json; charset=utf-8')
 }
 
 export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {

@@ -17,7 +17,7 @@ t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (
       headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     })
-    return { status: response.statusCode, text: response.body }
+    return { status: response.statusCode, text: response.body, type: response.headers['content-type'] }
   }
   const denuncia = { ...VALID['denuncias']!(), denunciante_nombre: TRICKY, denunciante_dni: TRICKY, testigos: [{ nombre: TRICKY, edad: 40 }, 'x', 1.5, null], observaciones: null }
   const created = await raw('POST', '/denuncias', denuncia)
@@ -31,7 +31,7 @@ t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (
   const sancion = await raw('POST', '/sanciones', { ...VALID['sanciones']!(), importe: 12.5, puntos_carnet: 3, fecha_notificacion: '2026-11-20' })
   t.equal(JSON.parse(sancion.text).data.importe, 12.5, 'decimal kept')
   t.equal(JSON.parse(sancion.text).data.puntos_carnet, 3, 'integer kept')
-  const bodies: Record<string, { status: number; text: string }> = {
+  const bodies: Record<string, { status: number; text: string; type: unknown }> = {
     create: created,
     'create (numbers, dates)': sancion,
     get: await raw('GET', `/denuncias/${record._id}`),
@@ -44,6 +44,7 @@ t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (
   for (const [what, reply] of Object.entries(bodies)) {
     t.ok(reply.status === 200 || reply.status === 201, `${what}: ${reply.status}`)
     t.equal(reply.text, JSON.stringify(JSON.parse(reply.text)), `${what}: byte-identical to JSON.stringify`)
+    t.equal(reply.type, 'application/json; charset=utf-8', `${what}: still labelled JSON (a browser client needs it)`)
   }
   t.equal(JSON.parse(bodies['get masked']!.text).data.denunciante_dni, '***', 'masked value written as the mask')
   t.equal(typeof JSON.parse(bodies['list of accounts (booleans)']!.text).data.records[0].activo, 'boolean')
