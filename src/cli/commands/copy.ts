@@ -1,0 +1,69 @@
+// `records copy --from <url> --to <url>`: moves a whole installation (an embedded SQLite one to
+// PostgreSQL, typically) with every record, account, audit entry, sequence and hash as it is,
+// so `records audit verify` on the target checks the same chain (issue #8).
+import { existsSync } from 'node:fs'
+import { createDatabase } from '../../db/connect.js'
+import { copyDatabase } from '../../db/copy.js'
+import { createFieldCipher } from '../../db/crypto.js'
+import { createRecordCodec } from '../../db/record-codec.js'
+import { CliError, flag, stringOption, type Command, JSON_OPTION } from '../command.js'
+import { withEnvironment } from '../environment.js'
+import { printJson, printLines } from '../output.js'
+
+const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
+
+const copy: Command = {
+  name: 'copy',
+  summary: 'Copia una instalación entera a otra base de datos vacía (SQLite -> PostgreSQL)',
+  help: `
+Uso: records copy --from <url> --to <url> [--json]
+
+Copia todo lo que hay en la base de datos de origen (registros, también los eliminados, cuentas,
+auditoría, secuencias de identificadores, tokens revocados, registro de claves) a una base de
+datos de destino vacía, en una sola transacción: todo o nada. Los valores cifrados y los _hash
+pasan tal cual, así que la cadena de auditoría sigue verificando en el destino.
+
+  --from url   sqlite:/ruta/records.db o postgres://usuario@host:5432/base
+  --to url     igual; debe estar vacía (se crea su esquema desde modules.yaml)
+  --json       {"from", "to", "tables": {tabla: filas}}
+
+El origen debe estar al día con modules.yaml (arranque el servicio sobre él o use records
+migrate antes). Use la misma RECORDS_ENCRYPTION_KEY (y claves antiguas) que el origen.
+Después: DATABASE_URL=<destino> records audit verify.
+
+Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no está al día o falla.`,
+  options: { ...JSON_OPTION, from: { type: 'string' }, to: { type: 'string' } },
+  positionals: { min: 0, max: 0 },
+  async run(input) {
+    const from = stringOption(input, 'from')
+    const to = stringOption(input, 'to')
+    if (from === undefined || to === undefined) throw new CliError('Faltan --from y --to. Vea records copy --help', 2)
+    if (from === to) throw new CliError('El origen y el destino son la misma base de datos')
+    if (from.startsWith('sqlite:') && !existsSync(from.slice('sqlite:'.length))) throw new CliError(`No existe la base de datos de origen '${from}'`)
+    const env = { ...input.env, DATABASE_URL: from }
+    const result = await withEnvironment(input, async (source) => {
+      const target = createDatabase(to)
+      try {
+        const codec = createRecordCodec(target.dialect, createFieldCipher(source.keyring))
+        return await copyDatabase({
+          source: source.database, target, modules: source.spec.modules,
+          migration: { codec, clock: source.clock, timezone: source.spec.service.timezone },
+          onProgress: ({ table, rows }) => {
+            if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${rows} filas`.padEnd(60))
+          },
+        })
+      } finally {
+        if (input.stderr.isTTY === true) input.stderr.write('\n')
+        await target.close()
+      }
+    }, { env, migrate: false })
+    if (flag(input, 'json')) printJson(input, { from: redact(from), to: redact(to), tables: result.tables })
+    else printLines(input, [
+      ...Object.entries(result.tables).map(([table, rows]) => `${table}: ${rows} filas`),
+      `Copia terminada de ${redact(from)} a ${redact(to)}. Compruébela con: DATABASE_URL=<destino> records audit verify`,
+    ])
+    return 0
+  },
+}
+
+export const commands = [copy]
