@@ -16,7 +16,7 @@ import { checkKeyRegistry } from './db/key-registry.js'
 import { createReadAuditLog } from './db/read-audit.js'
 import type { Database } from './db/database.js'
 import { applyMigration } from './db/migrate/apply.js'
-import { createSystemTables } from './db/migrate/system-tables.js'
+import { ensureSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
@@ -90,7 +90,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
   try {
     const clock = options.clock ?? (() => new Date())
     const keyring = createKeyring(settings.encryptionKeys)
-    await createSystemTables(database.db, database.dialect)
+    await ensureSystemTables(database)
     await checkKeyRegistry(database, keyring)
     const cipher = createFieldCipher(keyring)
     const codec = createRecordCodec(database.dialect, cipher)

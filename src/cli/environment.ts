@@ -12,7 +12,7 @@ import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
 import { checkKeyRegistry } from '../db/key-registry.js'
 import { applyMigration } from '../db/migrate/apply.js'
-import { createSystemTables } from '../db/migrate/system-tables.js'
+import { ensureSystemTables } from '../db/migrate/system-tables.js'
 import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type RecordStore } from '../db/record-store.js'
@@ -55,7 +55,7 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     const clock = () => new Date()
     const timezone = spec.service.timezone
     const keyring = createKeyring(settings.encryptionKeys)
-    await createSystemTables(database.db, database.dialect)
+    await ensureSystemTables(database)
     await checkKeyRegistry(database, keyring)
     const codec = createRecordCodec(database.dialect, createFieldCipher(keyring))
     if (options.migrate !== false) await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })

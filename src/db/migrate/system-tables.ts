@@ -1,7 +1,7 @@
 // The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens.
 import { sql } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
-import type { Db } from '../database.js'
+import type { Database, Db } from '../database.js'
 import { DDL_TYPES } from '../dialects/ddl.js'
 
 export const SYSTEM_TABLES = {
@@ -47,4 +47,15 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
   await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
     .addColumn('key_id', 'text', (c) => c.primaryKey())
     .execute()
+}
+
+/**
+ * createSystemTables under the migration lock, in its own transaction: instances starting
+ * together on one PostgreSQL would otherwise race on CREATE TABLE IF NOT EXISTS (issue #8).
+ */
+export async function ensureSystemTables(database: Database): Promise<void> {
+  await database.db.transaction().execute(async (trx) => {
+    await database.lock(trx, 'migration')
+    await createSystemTables(trx, database.dialect)
+  })
 }
