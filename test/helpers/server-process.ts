@@ -7,6 +7,8 @@ const ROOT = new URL('../../', import.meta.url).pathname
 export interface ServerProcess {
   readonly base: string
   readonly child: ChildProcess
+  /** Resolves with the exit code once the process is gone (after a kill, say). */
+  readonly exited: Promise<number | null>
   output(): string
   stop(): Promise<number | null>
 }
@@ -27,13 +29,14 @@ export async function startServerProcess(t: Test, env: Record<string, string>): 
   const deadline = Date.now() + 90_000
   let base: string | undefined
   while (base === undefined && Date.now() < deadline && child.exitCode === null) {
-    base = /Servicio disponible en (http:\/\/[^ ]+)/.exec(output)?.[1]
+    base = /Servicio disponible en (http:\/\/[^ "]+)/.exec(output)?.[1]
     if (base === undefined) await new Promise((r) => setTimeout(r, 100))
   }
   if (base === undefined) throw new Error(`the server did not start:\n${output}`)
   return {
     base,
     child,
+    exited,
     output: () => output,
     async stop() {
       child.kill('SIGTERM')

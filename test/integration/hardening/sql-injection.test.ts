@@ -54,7 +54,9 @@ t.test('SQL injection through every filter, sort and path parameter of every mod
     for (const name of ['modulo', 'registro', 'usuario', 'accion'])
       await get(`/auditoria?${name}=${encodeURIComponent(payload)}`, [200, 400])
   t.equal(await snapshot(database, service), before, `${requests} injection attempts changed nothing`)
-  const tables = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table'`.execute(database.db)
+  const tables = database.dialect === 'sqlite'
+    ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table'`.execute(database.db)
+    : await sql<{ n: number }>`select count(*) as n from information_schema.tables where table_schema = current_schema()`.execute(database.db)
   t.ok(Number(tables.rows[0]?.n) > service.modules.length, 'every table is still there')
 })
 

@@ -38,7 +38,7 @@ export async function snapshot(database: Database, service: ServiceSpec): Promis
   const { db } = database
   const parts: unknown[] = []
   for (const spec of service.modules) {
-    const r = await sql<{ n: number; v: number; h: string }>`select count(*) as n, total(_version) as v, max(_modified) as h from ${sql.table(spec.table.name)}`.execute(db)
+    const r = await sql<{ n: number; v: number; h: string }>`select count(*) as n, coalesce(sum(_version), 0) as v, max(_modified) as h from ${sql.table(spec.table.name)}`.execute(db)
     parts.push([spec.name, r.rows[0]])
   }
   parts.push((await sql`select prefix, year, value from ${sql.table(SYSTEM_TABLES.sequences)} order by prefix, year`.execute(db)).rows)
