@@ -15,6 +15,7 @@ export interface BareStore {
   page(limit: number, offset: number, filter: Filter | undefined): Promise<{ rows: Row[]; total: number }>
   insert(id: string, data: string, sealed: readonly (string | null)[]): Promise<void>
   account(username: string): Promise<Account | undefined>
+  close(): Promise<void>
 }
 
 const SQL = {
@@ -58,6 +59,10 @@ function sqliteStore(file: string, writesFile: string): BareStore {
     },
     async insert(id, data, sealed) { insert.run(id, data, ...sealed) },
     async account(username) { return account.get(username) as Account | undefined },
+    async close() {
+      db.close()
+      writes.close()
+    },
   }
 }
 
@@ -77,6 +82,7 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
     },
     async insert(id, data, sealed) { await run('insert', [id, data, ...sealed]) },
     async account(username) { return (await run('account', [username]))[0] as Account | undefined },
+    close: () => pool.end(),
   }
 }
 
