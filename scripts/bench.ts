@@ -83,7 +83,10 @@ function scenarios(size: number, year: number): Scenario[] {
 
 async function runSize(size: number): Promise<SizeReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
-  const database = await openBenchDatabase(databaseKind, dataDir, adminUrl)
+  const database = await openBenchDatabase(databaseKind, dataDir, adminUrl).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  })
   log(`database: ${database.label}`)
   const env = {
     ...database.serviceEnv, DATA_DIR: dataDir, ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml'),
