@@ -2,8 +2,10 @@
 //   npm run bench                                  10,000 denuncias, 3 rounds of 5 s per scenario
 //   npm run bench -- --records 10000,1000000       the same at each size, plus growth ratios
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
+//   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
+//   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
 // See README.md, section "Performance", for what is measured and how.
-import { closeSync, fsyncSync, mkdtempSync, mkdirSync, openSync, rmSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -11,6 +13,7 @@ import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { openService } from '../src/service.js'
 import { loadSettings } from '../src/settings.js'
+import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
 import { startChild } from './bench/processes.js'
@@ -27,8 +30,14 @@ const { values: args } = parseArgs({
     scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    database: { type: 'string' },
+    'database-url': { type: 'string' },
   },
 })
+// --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
+const databaseKind = (args.database ?? (args['database-url'] === undefined ? 'sqlite' : 'postgres')) as DatabaseKind
+if (databaseKind !== 'sqlite' && databaseKind !== 'postgres') throw new Error(`--database must be sqlite or postgres, not ${String(args.database)}`)
+const adminUrl = args['database-url'] ?? DEFAULT_ADMIN_URL
 const sizes = String(args.records).split(',').map((s) => Number(s.replace(/_/g, '')))
 const rounds = Number(args.rounds)
 const load = { connections: Number(args.connections), durationSeconds: Number(args.duration), warmupSeconds: Number(args.warmup) }
@@ -74,8 +83,13 @@ function scenarios(size: number, year: number): Scenario[] {
 
 async function runSize(size: number): Promise<SizeReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
+  const database = await openBenchDatabase(databaseKind, dataDir, adminUrl).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw error
+  })
+  log(`database: ${database.label}`)
   const env = {
-    DATA_DIR: dataDir, ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml'),
+    ...database.serviceEnv, DATA_DIR: dataDir, ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml'),
     RATE_LIMIT_IP_PER_MINUTE: '1000000000', RATE_LIMIT_TOKEN_PER_HOUR: '1000000000', LOG_LEVEL: 'error',
   }
   try {
@@ -92,16 +106,14 @@ async function runSize(size: number): Promise<SizeReport> {
     log(`${size.toLocaleString('en')} denuncias seeded in ${seedSeconds.toFixed(1)} s`)
     await seeding.close()
     // The seed's writes reach the disk now, not during the service's first commit at startup.
-    const file = openSync(join(dataDir, 'records.db'), 'r')
-    fsyncSync(file)
-    closeSync(file)
+    await database.settle()
 
     const profileDir = join(root, 'test-artifacts', 'profiles')
     if (args.profile) mkdirSync(profileDir, { recursive: true })
     const service = await startChild(join(root, 'dist/src/server.js'), env, '/api/health',
       args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])
     const bare = await startChild(join(root, 'dist/scripts/bench/bare-server.js'), {
-      BENCH_DB: join(dataDir, 'records.db'), BENCH_BARE_DB: join(dataDir, 'bare.db'),
+      ...database.bareEnv,
       BENCH_JWT_SECRET: settings.jwtSecret, BENCH_KEY: (settings.encryptionKeys[0] as Buffer).toString('base64'),
     }, '/bare/health', args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bare')}`] : [])
     log(`service healthy in ${service.startupMs.toFixed(0)} ms`)
@@ -141,8 +153,9 @@ async function runSize(size: number): Promise<SizeReport> {
     const inProcess = await openService(settings)
     const listCost: ListCost = await measureListCost(inProcess, spec, fastifySerializer(spec.schemas.responses.list), Math.min(size, 10_000) - 100)
     await inProcess.close()
-    return { records: size, seedSeconds, startupMs: service.startupMs, peakRssMiB, listCost, scenarios: results }
+    return { records: size, database: database.label, seedSeconds, startupMs: service.startupMs, peakRssMiB, listCost, scenarios: results }
   } finally {
+    await database.drop()
     rmSync(dataDir, { recursive: true, force: true })
   }
 }

@@ -1,17 +1,19 @@
 // The bare stack the service is measured against (issue #7): a minimal Fastify server that
 // does only what no records service can skip. Each route verifies the JWT; then
-//   GET  /bare/denuncias/:id  reads one row with better-sqlite3 and decrypts its three values;
+//   GET  /bare/denuncias/:id  reads one row and decrypts its three values;
 //   GET  /bare/denuncias      reads one page and its count, decrypting every encrypted value;
-//   POST /bare/denuncias      encrypts three values and inserts one row (its own file, same pragmas);
+//   POST /bare/denuncias      encrypts three values and inserts one row (its own file or table);
 //   POST /bare/auth/login     checks a bcrypt hash and signs a token.
-// No permissions, validation, audit, hashes or rate limits. Run as a child of scripts/bench.ts:
-// BENCH_DB, BENCH_BARE_DB, BENCH_JWT_SECRET, BENCH_KEY (base64) and PORT in the environment.
+// No permissions, validation, audit, hashes or rate limits. Reads and writes go through
+// better-sqlite3 or a `pg` Pool (scripts/bench/bare-store.ts). Run as a child of scripts/bench.ts:
+// BENCH_DB and BENCH_BARE_DB (SQLite) or BENCH_DATABASE_URL and BENCH_POOL_SIZE (PostgreSQL),
+// BENCH_JWT_SECRET, BENCH_KEY (base64) and PORT in the environment.
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto'
 import fastifyJwt from '@fastify/jwt'
 import bcrypt from 'bcryptjs'
-import BetterSqlite3 from 'better-sqlite3'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { keyIdOf } from '../../src/db/crypto.js'
+import { openBareStore, type Row } from './bare-store.js'
 
 const env = (name: string): string => {
   const value = process.env[name]
@@ -36,7 +38,6 @@ function encrypt(plaintext: string, context: string): string {
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
   return ['v1', keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
 }
-type Row = Record<string, unknown>
 function decryptRow(row: Row): Row {
   for (const name of ENCRYPTED) {
     const raw = row[name]
@@ -45,24 +46,7 @@ function decryptRow(row: Row): Row {
   return row
 }
 
-const open = (file: string) => {
-  const db = new BetterSqlite3(file)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = FULL')
-  db.pragma('busy_timeout = 5000')
-  return db
-}
-const db = open(env('BENCH_DB'))
-const writes = open(env('BENCH_BARE_DB'))
-writes.exec('create table if not exists bare_denuncias (_row integer primary key, _id text not null, data text not null, denunciante_dni text, denunciante_telefono text, denunciante_domicilio text)')
-
-const getOne = db.prepare('select * from denuncias where _id = ? and _deleted is null')
-const page = db.prepare('select * from denuncias where _deleted is null order by _row limit ? offset ?')
-const count = db.prepare('select count(*) as n from denuncias where _deleted is null')
-const filteredPage = db.prepare('select * from denuncias where _deleted is null and estado = ? and prioridad = ? order by _row limit ? offset ?')
-const filteredCount = db.prepare('select count(*) as n from denuncias where _deleted is null and estado = ? and prioridad = ?')
-const insert = writes.prepare('insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values (?, ?, ?, ?, ?)')
-const account = db.prepare('select _id, password from usuarios where username = ? and _deleted is null')
+const store = await openBareStore(env, (name) => process.env[name] || undefined)
 
 const app = Fastify({ logger: false })
 await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), sign: { expiresIn: '7d' } })
@@ -71,7 +55,7 @@ app.get('/bare/health', async () => ({ success: true }))
 
 app.get<{ Params: { id: string } }>('/bare/denuncias/:id', async (request, reply) => {
   await verify(request)
-  const row = getOne.get(request.params.id) as Row | undefined
+  const row = await store.getOne(request.params.id)
   if (row === undefined) return reply.code(404).send({ success: false })
   return { success: true, data: decryptRow(row) }
 })
@@ -81,10 +65,8 @@ app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (reque
   const limit = Number(request.query['limit'] ?? 100)
   const offset = Number(request.query['offset'] ?? 0)
   const { estado, prioridad } = request.query
-  const rows = (estado !== undefined && prioridad !== undefined
-    ? filteredPage.all(estado, prioridad, limit, offset) : page.all(limit, offset)) as Row[]
-  const total = (estado !== undefined && prioridad !== undefined ? filteredCount.get(estado, prioridad) : count.get()) as { n: number }
-  return { success: true, data: { records: rows.map(decryptRow), total: total.n, limit, offset } }
+  const { rows, total } = await store.page(limit, offset, estado !== undefined && prioridad !== undefined ? { estado, prioridad } : undefined)
+  return { success: true, data: { records: rows.map(decryptRow), total, limit, offset } }
 })
 
 app.post<{ Body: Row }>('/bare/denuncias', async (request, reply) => {
@@ -92,12 +74,12 @@ app.post<{ Body: Row }>('/bare/denuncias', async (request, reply) => {
   const body = request.body
   const id = randomUUID()
   const sealed = ENCRYPTED.map((name) => (typeof body[name] === 'string' ? encrypt(body[name] as string, `denuncias:${id}`) : null))
-  insert.run(id, JSON.stringify(body), ...sealed)
+  await store.insert(id, JSON.stringify(body), sealed)
   return reply.code(201).send({ success: true, data: { _id: id, ...body } })
 })
 
 app.post<{ Body: { username: string; password: string } }>('/bare/auth/login', async (request, reply) => {
-  const found = account.get(request.body.username) as { _id: string; password: string } | undefined
+  const found = await store.account(request.body.username)
   if (found === undefined || !(await bcrypt.compare(request.body.password, found.password))) return reply.code(401).send({ success: false })
   return { success: true, data: { token: app.jwt.sign({ sub: found._id, jti: randomUUID() }) } }
 })

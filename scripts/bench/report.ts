@@ -15,6 +15,8 @@ export interface ScenarioReport {
 
 export interface SizeReport {
   readonly records: number
+  /** Which database both the service and the bare stack ran on. */
+  readonly database: string
   readonly seedSeconds: number
   readonly startupMs: number
   readonly peakRssMiB: number | undefined
@@ -72,7 +74,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
   }
   console.log(`\nnpm run bench: ${run.connections} connections, ${run.warmupSeconds} s warm-up + ${run.durationSeconds} s per scenario and target, ${run.rounds} rounds interleaved; medians`)
   for (const report of reports) {
-    console.log(`\n== ${report.records.toLocaleString('en')} denuncias (seeded in ${report.seedSeconds.toFixed(1)} s)`)
+    console.log(`\n== ${report.records.toLocaleString('en')} denuncias on ${report.database} (seeded in ${report.seedSeconds.toFixed(1)} s)`)
     console.log(`${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('cpu µs', 8)} |${pad('bare req/s', 11)}${pad('p50', 6)}${pad('p99', 6)}${pad('cpu µs', 8)} |${pad('ratio', 7)}${pad('cpu', 7)}  target (req/s ratio)`)
     for (const s of report.scenarios) {
       const svc = summary(s.rounds.map((r) => r.service))
@@ -85,7 +87,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
     console.log(`startup to healthy /health: ${report.startupMs.toFixed(0)} ms (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`)
     console.log(`peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`)
     const c = report.listCost
-    console.log(`one list page (100 records): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`)
+    console.log(`one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`)
   }
   const grown = growth(reports)
   if (grown.length > 0) {

@@ -1,8 +1,9 @@
 // The benchmark's fast path for N denuncias: the record store's bulk write (`createMany`, the
 // path `records import` takes): the API's codec (encryption, blind indexes, `_hash`), ids from
 // the sequence and one `crear` audit entry per record (D8, D17, D18), in transactions of 5,000
-// records instead of one HTTP request and one transaction per record. Rows are the ones the
-// API would create, and the API's next create continues the sequence.
+// records instead of one HTTP request and one transaction per record (createMany splits each
+// into INSERTs of its default size: 5,000 rows in one INSERT exceed SQLite's 32,766 bound
+// parameters). Rows are the ones the API would create; the API's next create continues the sequence.
 import { formatTimestamp } from '../../src/compile/time.js'
 import type { ModuleSpec } from '../../src/compile/types.js'
 import type { OpenService } from '../../src/service.js'
@@ -37,7 +38,7 @@ export async function seedDenuncias(service: OpenService, spec: ModuleSpec, coun
   for (let start = 0; start < count; start += BATCH) {
     const end = Math.min(count, start + BATCH)
     const values = Array.from({ length: end - start }, (_, i) => denunciaValues(start + i + 1))
-    await service.store.createMany(spec, values, { actor, batchSize: BATCH })
+    await service.store.createMany(spec, values, { actor })
     onProgress?.(end)
   }
   return year
