@@ -3,7 +3,7 @@
 // test file ends. The server is RECORDS_TEST_POSTGRES_URL (default: the local one).
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import t from 'tap'
+import t, { type Test } from 'tap'
 
 export const ON_POSTGRES = process.env['RECORDS_TEST_DATABASE'] === 'postgres'
 export const ADMIN_URL = process.env['RECORDS_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test'
@@ -44,6 +44,18 @@ export async function postgresReachable(): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/**
+ * Whether PostgreSQL answers; when it does not, says so loudly (`fallback`: what the file
+ * tests instead), and fails `t` in CI, where PostgreSQL is required.
+ */
+export async function requirePostgres(t: Test, fallback: string): Promise<boolean> {
+  if (await postgresReachable()) return true
+  const message = `PostgreSQL IS NOT REACHABLE: ${fallback}`
+  if (IN_CI) t.fail(`${message} (CI requires PostgreSQL)`)
+  else t.comment(`!!! ${message} !!!`)
+  return false
 }
 
 const created: string[] = []

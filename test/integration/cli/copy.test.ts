@@ -2,15 +2,10 @@
 // PostgreSQL answers, said loudly) verifies clean with `records audit verify` on the target (issue #8).
 import { join } from 'node:path'
 import t from 'tap'
-import { createTestDatabase, IN_CI, postgresReachable, urlOf } from '../../helpers/postgres.js'
+import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'
 import { api, createCli, noStack } from './support.js'
 
-const reachable = await postgresReachable()
-if (!reachable) {
-  const message = 'PostgreSQL IS NOT REACHABLE: records copy is tested SQLite -> SQLite only'
-  if (IN_CI) t.fail(`${message} (CI requires PostgreSQL)`)
-  else t.comment(`!!! ${message} !!!`)
-}
+const reachable = await requirePostgres(t, 'records copy is tested SQLite -> SQLite only')
 
 t.test('copy moves everything; audit verify holds on the target; a non-empty target is refused', async (t) => {
   const cli = createCli(t)

@@ -11,14 +11,9 @@ import { createFieldCipher } from '../../../src/db/crypto.js'
 import { createRecordCodec } from '../../../src/db/record-codec.js'
 import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
 import { copyTestData, startTestApi, VALID } from '../../helpers/api.js'
-import { createTestDatabase, IN_CI, postgresReachable, urlOf } from '../../helpers/postgres.js'
+import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'
 
-const reachable = await postgresReachable()
-if (!reachable) {
-  const message = 'PostgreSQL IS NOT REACHABLE: the copy is tested SQLite -> SQLite only'
-  if (IN_CI) t.fail(`${message} (CI requires PostgreSQL)`)
-  else t.comment(`!!! ${message} !!!`)
-}
+const reachable = await requirePostgres(t, 'the copy is tested SQLite -> SQLite only')
 
 t.test('a copied installation verifies clean and serves the same data', async (t) => {
   const sourceDir = mkdtempSync(join(tmpdir(), 'records-copy-source-'))
