@@ -2,28 +2,13 @@
 // module, adds a field, renames one (renamed_from) and encrypts a plain one. The dry run shows
 // the plan in words and SQL and changes nothing; migrate applies it; an unsafe change is
 // refused with the affected records and nothing lost (issue #4; D14, D16, D17, D18).
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { REPO_MODULES } from '../../helpers/api.js'
 import { openService } from '../../../src/service.js'
 import { loadSettings } from '../../../src/settings.js'
+import { evolved } from './evolved-modules.js'
 import { api, createCli, noStack } from './support.js'
-
-const today = readFileSync(REPO_MODULES, 'utf8')
-
-/** Today's modules.yaml with the four changes of the scenario. */
-const evolved = today
-  .replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }')
-  .replace('      asignado_a: { type: string }\n\n  sala092:', '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n\n  sala092:')
-  + `
-  objetos_perdidos:
-    prefix: OBP
-    description: Objetos perdidos
-    fields:
-      descripcion: { type: text, required: true }
-      entregado_a: { type: string }
-`
 
 t.test('adding a module and a field, renaming and encrypting a field', async (t) => {
   t.not(evolved.indexOf('renamed_from: asignado_a'), -1, 'the rename is in the evolved file')

@@ -1,0 +1,18 @@
+// The migration scenario of issue #4, shared by the SQLite and PostgreSQL runs of `records migrate`.
+import { readFileSync } from 'node:fs'
+import { REPO_MODULES } from '../../helpers/api.js'
+
+const today = readFileSync(REPO_MODULES, 'utf8')
+
+/** Today's modules.yaml with the four changes of the scenario. */
+export const evolved = today
+  .replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }')
+  .replace('      asignado_a: { type: string }\n\n  sala092:', '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n\n  sala092:')
+  + `
+  objetos_perdidos:
+    prefix: OBP
+    description: Objetos perdidos
+    fields:
+      descripcion: { type: text, required: true }
+      entregado_a: { type: string }
+`
