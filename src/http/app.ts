@@ -1,6 +1,5 @@
 // Assembles the Fastify app from the compiled service: builds, never listens.
 import fastifyCors from '@fastify/cors'
-import fastifyHelmet from '@fastify/helmet'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
@@ -14,6 +13,7 @@ import { loggerOptions, requestIdOf } from './logging.js'
 import nulGuard from './nul-guard.js'
 import { createLoginThrottle } from './login-throttle.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
+import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
 import { healthRoutes } from './routes/health.js'
@@ -96,7 +96,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   // First hooks of every request: even a 429 or a 404 carries its id and the security headers.
   app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
-  await app.register(fastifyHelmet, { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } })
+  await app.register(securityHeaders, { helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } } })
   const origins = deps.corsOrigins ?? []
   if (origins.length > 0)
     await app.register(fastifyCors, { origin: origins.includes('*') ? '*' : [...origins], methods: ['GET', 'POST', 'PUT', 'DELETE'], maxAge: 600, ...CORS_HEADERS })
