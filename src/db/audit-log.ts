@@ -1,7 +1,9 @@
 // The append-only audit chain (D18): each entry carries the previous entry's hash.
+import type { CompiledQuery } from 'kysely'
 import type { Database, Db, Row } from './database.js'
 import { sha256Hex } from './canonical.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { preparedQuery } from './prepared.js'
 
 export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'login' | 'login_fallido' | 'logout' | 'consultar' | 'recifrar' | 'migrar'
 
@@ -69,6 +71,45 @@ export interface AppendOptions {
   readonly at: string
 }
 
+/** The columns of `_audit` in the order the compiled inserts bind them. */
+const COLUMNS = ['seq', 'at', 'user_id', 'action', 'module', 'record_id', 'version', 'record_hash', 'fields', 'prev_hash', 'hash'] as const
+/** Largest multi-row insert: 64 rows x 11 values stays far below both drivers' parameter limits. */
+const MAX_ROWS = 64
+const inserts = new WeakMap<Database, Map<number, CompiledQuery>>()
+
+/**
+ * The INSERT of `rows` entries, compiled once per database and size (issue #7): a read audit
+ * flushes up to a thousand entries at a time, and building that statement through the query
+ * builder cost more than hashing and storing them. Sizes are powers of two up to MAX_ROWS, so
+ * at most seven statements exist and the driver's statement cache keeps each prepared.
+ */
+function compiledInsert(database: Database, rows: number): CompiledQuery {
+  let bySize = inserts.get(database)
+  if (bySize === undefined) inserts.set(database, (bySize = new Map()))
+  let compiled = bySize.get(rows)
+  if (compiled === undefined) {
+    const placeholder: Row = Object.fromEntries(COLUMNS.map((c) => [c, null]))
+    compiled = database.db.insertInto(SYSTEM_TABLES.audit).values(Array.from({ length: rows }, () => placeholder)).compile()
+    if (compiled.parameters.length !== rows * COLUMNS.length) throw new Error('the audit insert must bind every column of every row')
+    bySize.set(rows, compiled)
+  }
+  return compiled
+}
+
+const tailQuery = preparedQuery<never>((db) => db.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1))
+
+/** Splits n into chunks of MAX_ROWS and then powers of two (100 = 64 + 32 + 4). */
+function chunkSizes(n: number): number[] {
+  const sizes: number[] = []
+  let left = n
+  for (let size = MAX_ROWS; size >= 1; size /= 2)
+    while (left >= size) {
+      sizes.push(size)
+      left -= size
+    }
+  return sizes
+}
+
 /**
  * Appends entries after the current tail, inside the write transaction of the change they
  * record. The tail is locked first (SQLite: its write lock; PostgreSQL: an advisory lock held
@@ -78,19 +119,25 @@ export interface AppendOptions {
 export async function appendAudit({ database, trx, events, at }: AppendOptions): Promise<void> {
   if (events.length === 0) return
   await database.lock(trx, 'audit')
-  const tail = await trx.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1).executeTakeFirst()
+  const tail = (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0]
   let seq = tail === undefined ? 0 : Number(tail['seq'])
   let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])
-  const rows: Row[] = []
+  const values: unknown[] = []
   for (const event of events) {
     seq += 1
     const entry = {
       seq, at, user_id: event.userId, action: event.action, module: event.module, record_id: event.recordId,
-      version: event.version, record_hash: event.recordHash, fields: [...event.fields], prev_hash: prev,
+      version: event.version, record_hash: event.recordHash, fields: event.fields, prev_hash: prev,
     }
     const hash = hashAuditEntry(entry)
-    rows.push({ ...entry, fields: JSON.stringify(entry.fields), hash })
+    values.push(seq, at, event.userId, event.action, event.module, event.recordId, event.version, event.recordHash, JSON.stringify(event.fields), prev, hash)
     prev = hash
   }
-  await trx.insertInto(SYSTEM_TABLES.audit).values(rows).execute()
+  let offset = 0
+  for (const rows of chunkSizes(events.length)) {
+    const compiled = compiledInsert(database, rows)
+    const width = rows * COLUMNS.length
+    await trx.executeQuery({ ...compiled, parameters: values.slice(offset, offset + width) })
+    offset += width
+  }
 }

@@ -1,7 +1,7 @@
 // Both limits of spec section 8 at once (D24): requests per IP per minute and per token
 // per hour, in fixed windows aligned to the clock. Headers describe the tighter limit.
 // (@fastify/rate-limit applies one limit per route; D24 needs two counted together.)
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { rateLimited } from '../errors.js'
@@ -59,7 +59,8 @@ interface Verdict {
 
 const verdict = (limit: number, hit: WindowHit): Verdict =>
   ({ limit, remaining: Math.max(0, limit - hit.count), resetAt: hit.resetAt, over: hit.count > limit })
-const tokenKey = (header: string): string => createHash('sha256').update(header).digest('base64url')
+/** The counter key of a bearer token: its hash, so no token is a key in Redis. */
+const tokenKey = (header: string): string => hash('sha256', header, 'base64url')
 
 async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
