@@ -13,11 +13,19 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter
 }
 
+/** The last second formatted per time zone: writes within one second share it (issue #7). */
+const lastFormatted = new Map<string, { second: number; text: string }>()
+
 /** `YYYY-MM-DD HH:MM:SS` in `timeZone`. */
 export function formatTimestamp(date: Date, timeZone: string): string {
+  const second = Math.floor(date.getTime() / 1000)
+  const last = lastFormatted.get(timeZone)
+  if (last !== undefined && last.second === second) return last.text
   const parts: Record<string, string> = {}
   for (const part of formatterFor(timeZone).formatToParts(date)) parts[part.type] = part.value
-  return `${parts['year']}-${parts['month']}-${parts['day']} ${parts['hour']}:${parts['minute']}:${parts['second']}`
+  const text = `${parts['year']}-${parts['month']}-${parts['day']} ${parts['hour']}:${parts['minute']}:${parts['second']}`
+  lastFormatted.set(timeZone, { second, text })
+  return text
 }
 
 /** `YYYY-MM-DD HH:MM:SS.mmm` in `timeZone`: the audit log's exact time (D18). */

@@ -11,6 +11,7 @@
 import { sql } from 'kysely'
 import type { Database, Db } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { preparedQuery } from './prepared.js'
 
 export interface ChangeWatch {
   /** Current generation of `key`; equal values mean no write of `key` in between. */
@@ -20,6 +21,14 @@ export interface ChangeWatch {
 }
 
 const prefixOf = (key: string) => `_gen:${key}`
+
+const bumpQuery = preparedQuery<'prefix'>((db, param) => {
+  const table = SYSTEM_TABLES.sequences
+  return db.insertInto(table).values({ prefix: param('prefix'), year: 0, value: 1 })
+    .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + 1` }))
+})
+const generationQuery = preparedQuery<'prefix'>((db, param) =>
+  db.selectFrom(SYSTEM_TABLES.sequences).select('value').where('prefix', '=', param('prefix')).where('year', '=', 0))
 
 export function createChangeWatch(database: Database): ChangeWatch {
   const { db } = database
@@ -49,8 +58,7 @@ export function createChangeWatch(database: Database): ChangeWatch {
       expire()
       const cached = known.get(key)
       if (cached !== undefined) return cached
-      const row = await db.selectFrom(SYSTEM_TABLES.sequences).select('value')
-        .where('prefix', '=', prefixOf(key)).where('year', '=', 0).executeTakeFirst()
+      const row = (await db.executeQuery(generationQuery(db).bind({ prefix: prefixOf(key) }))).rows[0]
       const value = row === undefined ? 0 : Number(row['value'])
       // A bump that began while reading makes this value suspect: keep it for this call only.
       if (seenLocalBumps === localBumps) known.set(key, value)
@@ -58,10 +66,7 @@ export function createChangeWatch(database: Database): ChangeWatch {
     },
     async bump(trx, key) {
       localBumps += 1
-      const table = SYSTEM_TABLES.sequences
-      await trx.insertInto(table).values({ prefix: prefixOf(key), year: 0, value: 1 })
-        .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + 1` }))
-        .execute()
+      await trx.executeQuery(bumpQuery(trx).bind({ prefix: prefixOf(key) }))
       localBumps += 1
     },
   }

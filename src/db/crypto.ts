@@ -59,14 +59,20 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
       return [VERSION, keyring.activeId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
     },
     decrypt(stored, context) {
-      const [version, keyId = '', iv = '', tag = '', body = ''] = stored.split('.')
+      // v1.<key id>.<iv>.<tag>.<body>, read by position: no array per value (issue #7).
+      const keyAt = stored.indexOf('.') + 1
+      const ivAt = stored.indexOf('.', keyAt) + 1
+      const tagAt = ivAt === 0 ? 0 : stored.indexOf('.', ivAt) + 1
+      const bodyAt = tagAt === 0 ? 0 : stored.indexOf('.', tagAt) + 1
+      const keyId = keyAt === 0 ? '' : ivAt === 0 ? stored.slice(keyAt) : stored.slice(keyAt, ivAt - 1)
       const key = keyring.keys.get(keyId)
-      if (version !== VERSION || key === undefined) throw integrityError(new Error(`${context}: valor cifrado con clave desconocida '${keyId}'`))
+      if (bodyAt === 0 || stored.slice(0, keyAt - 1) !== VERSION || key === undefined)
+        throw integrityError(new Error(`${context}: valor cifrado con clave desconocida '${keyId}'`))
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(stored.slice(ivAt, tagAt - 1), 'base64url'))
         decipher.setAAD(Buffer.from(context, 'utf8'))
-        decipher.setAuthTag(Buffer.from(tag, 'base64url'))
-        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
+        decipher.setAuthTag(Buffer.from(stored.slice(tagAt, bodyAt - 1), 'base64url'))
+        return decipher.update(stored.slice(bodyAt), 'base64url', 'utf8') + decipher.final('utf8')
       } catch (error) {
         throw integrityError(new Error(`${context}: el valor cifrado no verifica (alterado o de otro registro)`, { cause: error }))
       }

@@ -19,8 +19,12 @@ export interface RecordCodec {
   hashPasswords(spec: ModuleSpec, values: Row): Promise<Row>
   /** Columns for the given field values: ciphertext, blind index, JSON, booleans. */
   encode(spec: ModuleSpec, values: Row, recordId: string): Row
-  /** A stored row as the API shows it; encrypted values decrypted or masked. */
-  decode(spec: ModuleSpec, row: Row, reveal: boolean): Row
+  /**
+   * A stored row as the API shows it; encrypted values decrypted or masked. `written`: the
+   * API values this very write stored, by field name; their ciphertext is not decrypted
+   * again (each value is decrypted once, issue #7).
+   */
+  decode(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): Row
   /** Plain value of one field of a stored row (for change detection). */
   plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
   /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
@@ -36,6 +40,15 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
 
   const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
     raw === null || raw === undefined ? null : field.encrypted ? raw : conversions[field.storage].fromDb(raw)
+
+  /** The API value of one stored column: decrypted (once) and parsed, or converted. */
+  function plainOf(field: FieldSpec, raw: unknown, context: () => string): unknown {
+    if (raw === null || raw === undefined) return null
+    if (!field.encrypted) return conversions[field.storage].fromDb(raw)
+    const plaintext = cipher.decrypt(String(raw), context())
+    return field.def.type === 'string' || field.def.type === 'text' || field.def.type === 'date' ||
+      field.def.type === 'datetime' || field.def.type === 'time' ? plaintext : JSON.parse(plaintext)
+  }
 
   const codec: RecordCodec = {
     async hashPasswords(spec, values) {
@@ -61,22 +74,19 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
       }
       return out
     },
-    plainValue(spec, field, row) {
-      const raw = row[field.column]
-      if (raw === null || raw === undefined) return null
-      if (!field.encrypted) return conversions[field.storage].fromDb(raw)
-      const plaintext = cipher.decrypt(String(raw), encryptionContext(spec, String(row[META.id])))
-      return field.def.type === 'string' || field.def.type === 'text' || field.def.type === 'date' ||
-        field.def.type === 'datetime' || field.def.type === 'time' ? plaintext : JSON.parse(plaintext)
-    },
-    decode(spec, row, reveal) {
+    plainValue: (spec, field, row) => plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
+    decode(spec, row, reveal, written) {
       const out: Row = { [META.id]: row[META.id] }
+      let context: string | undefined
+      // The record's encryption context, built once per row, not once per value (issue #7).
+      const contextOf = () => (context ??= encryptionContext(spec, String(row[META.id])))
       for (const field of spec.fields) {
         if (field.writeOnly) continue
         const raw = row[field.column]
         out[field.name] = raw === null || raw === undefined ? null
           : field.encrypted && !reveal ? MASK
-          : codec.plainValue(spec, field, row)
+          : field.encrypted && written !== undefined && written[field.name] !== undefined && written[field.name] !== null ? written[field.name]
+          : plainOf(field, raw, contextOf)
       }
       out[META.created] = row[META.created]
       out[META.createdBy] = row[META.createdBy]

@@ -4,7 +4,7 @@ import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import type { AuditQuery } from '../compile/audit-query.js'
 import type { ListQuery } from '../compile/list-query.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
-import type { ModuleSpec } from '../compile/types.js'
+import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
@@ -12,6 +12,7 @@ import { generationCache, type ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { prepare, type Prepared } from './prepared.js'
 import type { ReadAuditLog } from './read-audit.js'
 import type { RecordCodec } from './record-codec.js'
 import { reserveRecordIds } from './sequences.js'
@@ -83,14 +84,24 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     return cache(key, count)
   }
 
+  const encryptedFields = new Map<ModuleSpec, readonly FieldSpec[]>()
+  const encryptedFieldsOf = (spec: ModuleSpec): readonly FieldSpec[] => {
+    let fields = encryptedFields.get(spec)
+    if (fields === undefined) encryptedFields.set(spec, (fields = spec.fields.filter((f) => f.encrypted)))
+    return fields
+  }
+
   /** Audits the records whose encrypted values this read decrypts. */
   function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): void {
     if (!reveal) return
-    const encrypted = spec.fields.filter((f) => f.encrypted)
+    const encrypted = encryptedFieldsOf(spec)
     if (encrypted.length === 0) return
+    const names = encrypted.map((f) => f.name)
     const events: AuditEvent[] = []
     for (const row of rows) {
-      const fields = encrypted.filter((f) => row[f.column] !== null && row[f.column] !== undefined).map((f) => f.name)
+      // Most rows hold every encrypted field: share one list of names among their entries.
+      const fields = encrypted.every((f) => row[f.column] !== null && row[f.column] !== undefined) ? names
+        : encrypted.filter((f) => row[f.column] !== null && row[f.column] !== undefined).map((f) => f.name)
       if (fields.length > 0)
         events.push({ userId: actor, action: 'consultar', module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), recordHash: null, fields })
     }
@@ -124,6 +135,18 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       getQueries.set(spec.name, compiled)
     }
     return { ...compiled, parameters: [id] }
+  }
+
+  /** INSERT of one record with every column bound (an absent value as NULL), compiled once per module. */
+  const insertQueries = new Map<ModuleSpec, Prepared<string>>()
+  function insertQuery(spec: ModuleSpec): Prepared<string> {
+    let prepared = insertQueries.get(spec)
+    if (prepared === undefined) {
+      const columns = spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => c.name)
+      prepared = prepare<string>((param) => db.insertInto(spec.table.name).values(Object.fromEntries(columns.map((c) => [c, param(c)]))))
+      insertQueries.set(spec, prepared)
+    }
+    return prepared
   }
 
   /** The live row; in a write, locked until commit so a concurrent update waits and then sees it (D13). */
@@ -179,8 +202,9 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         recordHash: String(stored[META.hash]), fields: Object.keys(values).filter((k) => values[k] !== null),
       })
     })
-    // One statement per row keeps each under the driver's parameter limit; they are prepared once.
-    for (const row of rows) await trx.insertInto(spec.table.name).values(row).execute()
+    // One statement per row keeps each under the driver's parameter limit; compiled once per module.
+    const insert = insertQuery(spec)
+    for (const row of rows) await trx.executeQuery(insert.bind(row))
     await options.changes.bump(trx, spec.name)
     await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
     return rows
@@ -220,7 +244,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const now = clock()
       const prepared = await codec.hashPasswords(spec, withDefaults(spec, values, now))
       const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
-      return codec.decode(spec, row as Row, reveal)
+      return codec.decode(spec, row as Row, reveal, prepared)
     },
 
     async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
@@ -256,7 +280,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         }] })
         return next
       })
-      const record = codec.decode(spec, row, reveal)
+      const record = codec.decode(spec, row, reveal, prepared)
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
       auditReveal(spec, [row], { reveal, actor })
       return record
