@@ -58,7 +58,7 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     requiredFields: def.fields.filter((f) => f.required).map((f) => f.name),
     stateField: def.fields.find((f) => f.state)?.name,
     defaults: compileDefaults(def),
-    table: compileTable(def.name, fields),
+    table: compileTable(def.name, fields, def.indexes),
     schemas: compileSchemas(fields, def.prefix),
     permissions,
     routes: compileRoutes(permissions),

@@ -1,9 +1,11 @@
 // The SQL table of a module: metadata columns, one column per field, blind-index
-// columns for encrypted fields, and the indexes that unique and `index: true` ask for.
+// columns for encrypted fields, and the indexes that unique, `index: true` and the module's
+// `indexes:` (composite, issue #7) ask for.
+import { compositeIndexName } from './index-name.js'
 import type { ColumnSpec, FieldSpec, IndexSpec, TableSpec } from './types.js'
 import { META, META_COLUMNS, ROW_COLUMN } from './metadata.js'
 
-export function compileTable(name: string, fields: readonly FieldSpec[]): TableSpec {
+export function compileTable(name: string, fields: readonly FieldSpec[], composites: readonly (readonly string[])[]): TableSpec {
   const columns: ColumnSpec[] = [
     { name: ROW_COLUMN, storage: 'integer', nullable: false, autoIncrement: true },
     ...META_COLUMNS,
@@ -19,6 +21,16 @@ export function compileTable(name: string, fields: readonly FieldSpec[]): TableS
     if (field.blindIndexColumn !== undefined) columns.push({ name: field.blindIndexColumn, storage: 'text', nullable: true })
     if (field.def.unique) indexes.push({ name: `ux_${name}_${field.name}`, columns: [searchable], unique: true, liveOnly: true, field: field.name })
     else if (field.def.index) indexes.push({ name: `ix_${name}_${field.name}`, columns: [searchable], unique: false, liveOnly: true })
+  }
+  // Composite indexes over live rows, on the same searchable columns as the single ones.
+  for (const names of composites) {
+    const searchable = names.map((n) => {
+      const field = fields.find((f) => f.name === n)
+      // The rules reject unknown fields (config/rules.ts): reaching this is a programmer's bug.
+      if (field === undefined) throw new Error(`index [${names.join(', ')}] of ${name} names an unknown field`)
+      return field.blindIndexColumn ?? field.column
+    })
+    indexes.push({ name: compositeIndexName(name, names), columns: searchable, unique: false, liveOnly: true })
   }
   return { name, columns, indexes }
 }

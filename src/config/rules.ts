@@ -57,6 +57,35 @@ function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
     report(at('renamed_from'), `${name}: 'renamed_from' nombra un campo que todavía existe (${field.renamedFrom}).`)
 }
 
+/** A field renamed away (`renamed_from`) is still named by its old name somewhere. */
+function renamedHint(mod: ModuleDef, name: string): string {
+  const renamed = mod.fields.find((f) => f.renamedFrom === name)
+  return renamed === undefined ? '' : ` Se renombró a '${renamed.name}'.`
+}
+
+/** `indexes:` of a module: known, indexable, distinct fields; two or more; each list declared once. */
+function checkIndexes(mod: ModuleDef, report: Report): void {
+  const names = mod.fields.map((f) => f.name)
+  const declared = new Set<string>()
+  mod.indexes.forEach((fields, i) => {
+    const at = ['modules', mod.name, 'indexes', i]
+    const shown = `[${fields.join(', ')}]`
+    if (fields.length < 2)
+      report(at, `${mod.name}: el índice ${shown} necesita al menos dos campos; para indexar un solo campo use 'index: true' en ${fields[0] === undefined ? 'el campo' : `el campo '${fields[0]}'`}.`)
+    fields.forEach((name, j) => {
+      const field = mod.fields.find((f) => f.name === name)
+      if (field === undefined)
+        report([...at, j], `${mod.name}: el índice ${shown} nombra un campo que no existe: '${name}'.${renamedHint(mod, name) || didYouMean(name, names)}`)
+      else if (NOT_COMPARABLE.includes(field.type))
+        report([...at, j], `${mod.name}: el índice ${shown} incluye '${name}', un campo de tipo ${field.type} que no se puede indexar.`)
+      if (fields.indexOf(name) !== j) report([...at, j], `${mod.name}: el índice ${shown} repite el campo '${name}'.`)
+    })
+    const key = fields.join(',')
+    if (declared.has(key)) report(at, `${mod.name}: el índice ${shown} está declarado dos veces.`)
+    declared.add(key)
+  })
+}
+
 function checkModules(config: ModulesConfig, report: Report): void {
   const prefixes = new Map<string, string>()
   for (const mod of config.modules) {
@@ -73,6 +102,7 @@ function checkModules(config: ModulesConfig, report: Report): void {
         report(['modules', mod.name, 'fields', field.name], `${mod.name}: el nombre de campo '${field.name}' está reservado para los parámetros de lista.`, true)
       checkField(mod, field, report)
     }
+    checkIndexes(mod, report)
   }
 }
 

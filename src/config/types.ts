@@ -35,6 +35,8 @@ export interface ModuleDef {
   readonly prefix: string
   readonly description?: string
   readonly fields: readonly FieldDef[]
+  /** Composite indexes: each lists two or more field names, in index order (issue #7). */
+  readonly indexes: readonly (readonly string[])[]
 }
 
 export interface RoleDef {

@@ -51,6 +51,7 @@ function toConfig(raw: Raw): ModulesConfig {
       prefix: mod['prefix'] as string,
       ...(mod['description'] === undefined ? {} : { description: mod['description'] as string }),
       fields: Object.entries(asRaw(mod['fields'])).map(([fieldName, field]) => toField(fieldName, asRaw(field))),
+      indexes: (mod['indexes'] as string[][] | undefined) ?? [],
     }
   })
   return {

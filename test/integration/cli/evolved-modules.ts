@@ -4,10 +4,11 @@ import { REPO_MODULES } from '../../helpers/api.js'
 
 const today = readFileSync(REPO_MODULES, 'utf8')
 
-/** Today's modules.yaml with the four changes of the scenario. */
+/** Today's modules.yaml with the five changes of the scenario (the last, a composite index on the renamed field). */
 export const evolved = today
   .replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }')
-  .replace('      asignado_a: { type: string }\n\n  sala092:', '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n\n  sala092:')
+  .replace('      asignado_a: { type: string }\n\n  sala092:',
+    '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n    indexes:\n      - [conductor_habitual, estado]\n\n  sala092:')
   + `
   objetos_perdidos:
     prefix: OBP

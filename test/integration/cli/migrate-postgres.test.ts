@@ -1,5 +1,5 @@
 // `records migrate` on PostgreSQL (issue #8): the scenario of issue #4 (a new module, a new
-// field, a rename, a plain field turned encrypted) planned, applied and verified on a fresh
+// field, a rename, a composite index, a plain field turned encrypted) planned, applied and verified on a fresh
 // PostgreSQL database; when none answers, said loudly (and a failure in CI).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -27,6 +27,7 @@ t.test('records migrate on PostgreSQL: dry run, apply, encrypted at rest, audit 
   const sql = (JSON.parse(dry.stdout) as { steps: { sql: string[] }[] }).steps.flatMap((step) => step.sql)
   t.ok(sql.some((q) => q.startsWith('create table "objetos_perdidos" ("_row" bigserial primary key')), 'the plan carries PostgreSQL\'s own SQL')
   t.ok(sql.includes('alter table "vehiculos" rename column "asignado_a" to "conductor_habitual";'))
+  t.ok(sql.includes('create index "cx_vehiculos__conductor_habitual__estado" on "vehiculos" ("conductor_habitual", "estado") where "_deleted" is null;'), 'issue #7: the composite index on the renamed field')
 
   const applied = await cli.run(['migrate'], { env: { MODULES_FILE: evolvedFile } })
   t.equal(applied.status, 0, applied.stderr)

@@ -1,7 +1,7 @@
 // `records migrate`: a database made with today's modules.yaml, then a modules.yaml that adds a
-// module, adds a field, renames one (renamed_from) and encrypts a plain one. The dry run shows
-// the plan in words and SQL and changes nothing; migrate applies it; an unsafe change is
-// refused with the affected records and nothing lost (issue #4; D14, D16, D17, D18).
+// module, adds a field, renames one (renamed_from) and indexes it with another (indexes:, issue
+// #7), and encrypts a plain one. The dry run shows the plan in words and SQL and changes nothing;
+// migrate applies it; an unsafe change is refused with the affected records and nothing lost (issue #4; D14, D16, D17, D18).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -48,6 +48,8 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
       'alter table "vehiculos" add column "color" text;',
       'alter table "personal" add column "_bidx_destino" text;',
       'create table "objetos_perdidos" (',
+      "Crear el índice 'cx_vehiculos__conductor_habitual__estado'",
+      'create index "cx_vehiculos__conductor_habitual__estado" on "vehiculos" ("conductor_habitual", "estado") where "_deleted" is null;',
     ]) t.ok(run.stdout.includes(line), line)
     const json = await cli.run(['migrate', '--dry-run', '--json'], { env: { MODULES_FILE: evolvedFile } })
     const plan = JSON.parse(json.stdout)
@@ -77,6 +79,8 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
     t.type(stored.person._bidx_destino, 'string', 'with its blind index')
     t.same(stored.empty, { destino: null, _bidx_destino: null }, 'an empty value stays empty')
     t.same(stored.car, { conductor_habitual: 'PER-2026-00001', color: null }, 'the renamed field kept its value')
+    t.same(cli.raw((db) => db.prepare("select name from pragma_index_info('cx_vehiculos__conductor_habitual__estado') order by seqno").all()),
+      [{ name: 'conductor_habitual' }, { name: 'estado' }], 'issue #7: the composite index on the renamed field exists')
     t.same(stored.migrated, [
       { record_id: ids.person, fields: '["destino"]' },
       { record_id: ids.car, fields: '["conductor_habitual"]' },

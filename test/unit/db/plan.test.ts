@@ -22,7 +22,7 @@ t.test('from an empty database every table is created with all its indexes', asy
     ...m.table.indexes.map((index): MigrationStep => ({ kind: 'create_index', table: m.name, index })),
   ]))
   t.same(steps.filter((s) => s.kind === 'create_table').map((s) => s.kind === 'create_table' && s.table.name), specs.map((m) => m.name))
-  t.equal(steps.filter((s) => s.kind === 'create_index').length, 36, '2 per table + 18 for unique and index: true')
+  t.equal(steps.filter((s) => s.kind === 'create_index').length, 38, '2 per table + 18 for unique and index: true + 2 composite')
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')
 })
@@ -167,6 +167,57 @@ t.test('index: true added creates the index; removed drops it', async (t) => {
   ])
 })
 
+const setIndexes = (config: ModulesConfig, module: string, indexes: readonly (readonly string[])[]) => editModule(config, module, (m) => ({ ...m, indexes }))
+
+t.test('issue #7: a composite index declared in indexes: is created on live records, a safe step', async (t) => {
+  const steps = planTo(setIndexes(base, 'turnos', [['agente_id', 'fecha']]))
+  t.strictSame(steps, [
+    { kind: 'create_index', table: 'turnos', index: { name: 'cx_turnos__agente_id__fecha', columns: ['agente_id', 'fecha'], unique: false, liveOnly: true } },
+  ])
+  t.notOk(steps.some(isUnsafe), 'applied at startup')
+})
+
+t.test('issue #7: a composite index taken out of indexes: is dropped', async (t) => {
+  t.strictSame(planTo(setIndexes(base, 'denuncias', [['agente_asignado', 'estado']])), [
+    { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
+  ])
+})
+
+t.test('issue #7: reordering the fields of a composite index drops it and creates the new one', async (t) => {
+  const steps = planTo(setIndexes(base, 'denuncias', [['prioridad', 'estado'], ['agente_asignado', 'estado']]))
+  t.strictSame(steps, [
+    { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
+    { kind: 'create_index', table: 'denuncias', index: { name: 'cx_denuncias__prioridad__estado', columns: ['prioridad', 'estado'], unique: false, liveOnly: true } },
+  ])
+  t.notOk(steps.some(isUnsafe))
+})
+
+t.test('issue #7: a field of a composite index encrypted later moves the index to its blind index column', async (t) => {
+  const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
+  t.match(planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'), [
+    { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
+    { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
+    { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
+    { kind: 'create_index', index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] } },
+  ])
+})
+
+t.test('issue #7: renamed_from on a field of a composite index renames the column and rebuilds the index', async (t) => {
+  const renamed = setIndexes(
+    editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
+    'denuncias', [['estado', 'urgencia'], ['agente_asignado', 'estado']],
+  )
+  const steps = planTo(renamed)
+  t.strictSame(steps, [
+    { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
+    { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
+    { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
+    { kind: 'create_index', table: 'denuncias', index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true } },
+    { kind: 'create_index', table: 'denuncias', index: { name: 'cx_denuncias__estado__urgencia', columns: ['estado', 'urgencia'], unique: false, liveOnly: true } },
+  ])
+  t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
+})
+
 t.test('D12: unique added creates a unique index on live records', async (t) => {
   t.strictSame(planTo(editField(base, 'turnos', 'vehiculo_asignado', (f) => ({ ...f, unique: true }))), [
     { kind: 'create_index', table: 'turnos', index: { name: 'ux_turnos_vehiculo_asignado', columns: ['vehiculo_asignado'], unique: true, liveOnly: true, field: 'vehiculo_asignado' } },
@@ -185,7 +236,7 @@ t.test('a tenth module is created with its table and indexes, the other nine unt
 })
 
 function addTenth(config: ModulesConfig): ModulesConfig {
-  return { ...config, modules: [...config.modules, { name: 'objetos', prefix: 'OBJ', fields: [field('descripcion', 'text', { required: true })] }] }
+  return { ...config, modules: [...config.modules, { name: 'objetos', prefix: 'OBJ', fields: [field('descripcion', 'text', { required: true })], indexes: [] }] }
 }
 
 t.test('every step is described in one Spanish line', async (t) => {
