@@ -50,7 +50,7 @@ export function settingsOf(input: CommandInput): Settings {
 export async function openEnvironment(input: CommandInput, options: OpenOptions = {}): Promise<Environment> {
   const settings = loadSettings(options.env ?? input.env, input.cwd)
   const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = createDatabase(settings.databaseUrl)
+  const database = await createDatabase(settings.databaseUrl)
   try {
     const clock = () => new Date()
     const timezone = spec.service.timezone

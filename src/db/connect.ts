@@ -1,6 +1,7 @@
 // DATABASE_URL -> an open Database. `sqlite:<path>` is the embedded default (D1);
 // `postgres://...` serves many instances on one database (issue #8).
-import { createPostgresDatabase } from './dialects/postgres.js'
+// The PostgreSQL driver is imported only when a postgres:// URL asks for it: `pg` costs
+// about 40 ms of every SQLite start (issue #7).
 import { createSqliteDatabase } from './dialects/sqlite.js'
 import type { Database } from './database.js'
 
@@ -9,9 +10,11 @@ export interface ConnectOptions {
   readonly poolSize?: number
 }
 
-export function createDatabase(url: string, options: ConnectOptions = {}): Database {
+export async function createDatabase(url: string, options: ConnectOptions = {}): Promise<Database> {
   if (url.startsWith('sqlite:')) return createSqliteDatabase({ file: url.slice('sqlite:'.length) })
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    const { createPostgresDatabase } = await import('./dialects/postgres.js')
     return createPostgresDatabase({ url, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) })
+  }
   throw new Error(`DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido '${url.split(':')[0]}:...')`)
 }

@@ -44,8 +44,8 @@ t.test('a copied installation verifies clean and serves the same data', async (t
 
   // 2. The copy, into PostgreSQL when it answers.
   const targetUrl = reachable ? urlOf(await createTestDatabase()) : `sqlite:${join(targetDir, 'records.db')}`
-  const from = createDatabase(sourceUrl)
-  const to = createDatabase(targetUrl)
+  const from = await createDatabase(sourceUrl)
+  const to = await createDatabase(targetUrl)
   t.teardown(async () => {
     await from.close()
     await to.close()

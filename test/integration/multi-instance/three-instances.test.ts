@@ -113,7 +113,7 @@ t.test('three instances on one PostgreSQL and one Redis behave as one service', 
 
   // 3. The audit chain is one valid chain, checked on the database itself.
   const spec = compileService(loadModulesConfig(REPO_MODULES))
-  const db = createDatabase(url)
+  const db = await createDatabase(url)
   t.teardown(() => db.close())
   const codec = createRecordCodec('postgres', createFieldCipher(createKeyring([Buffer.from(secrets.RECORDS_ENCRYPTION_KEY, 'base64')])))
   const report = await verifyIntegrity(db, spec, codec)
