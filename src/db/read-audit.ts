@@ -2,9 +2,15 @@
 // entries are buffered and appended in batches, one transaction per flush, so a read
 // costs a push to an array, not a write. Entries not yet flushed when the process is
 // killed are lost (at most `maxDelayMs` of them); a clean stop flushes.
+// On an embedded SQLite file the batches are written by a worker thread with its own
+// connection (read-audit-worker.ts): hashing and inserting them no longer takes turns with
+// requests on the event loop (issue #7). PostgreSQL writes them from here: its I/O is
+// asynchronous already.
+import { Worker } from 'node:worker_threads'
 import { formatExactTimestamp } from '../compile/time.js'
 import { appendAudit, type AuditEvent } from './audit-log.js'
 import type { Database } from './database.js'
+import type { WorkerReply, WorkerRequest, WorkerSetup } from './read-audit-worker.js'
 
 export interface ReadAuditLog {
   record(events: readonly AuditEvent[]): void
@@ -19,6 +25,67 @@ export interface ReadAuditOptions {
   readonly maxDelayMs?: number
   readonly maxBatch?: number
   readonly onError: (error: unknown) => void
+  /** Write batches from a worker thread (SQLite files only); default: where the dialect allows. */
+  readonly worker?: boolean
+}
+
+type Writer = { write(events: readonly AuditEvent[], at: string): Promise<void>; close(): Promise<void> }
+
+function inProcessWriter(database: Database): Writer {
+  return {
+    write: (events, at) => database.db.transaction().execute((trx) => appendAudit({ database, trx, events, at })),
+    close: async () => undefined,
+  }
+}
+
+/** The worker's module next to this one: .ts when the tests run the sources, .js from dist. */
+const workerUrl = new URL(`./read-audit-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+
+/**
+ * Batches go to a worker thread started on the first flush (a process that never reveals a
+ * value never starts one). Should the thread fail, batches are written from here again.
+ */
+function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
+  let worker: Worker | undefined
+  let failed = false
+  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
+  let nextId = 0
+  const fail = (error: Error) => {
+    failed = true
+    for (const { reject } of waiting.values()) reject(error)
+    waiting.clear()
+  }
+  const start = (): Worker => {
+    // Small heaps: the thread holds one batch at a time. Should it run out, it exits and the
+    // batches are written from the main thread again (fail below).
+    const started = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } })
+    started.unref() // never what keeps a process alive; close() ends it
+    started.on('message', (reply: WorkerReply) => {
+      const pending = waiting.get(reply.id)
+      waiting.delete(reply.id)
+      if (reply.error === undefined) pending?.resolve()
+      else pending?.reject(new Error(`auditoría de lecturas: ${reply.error}`))
+    })
+    started.on('error', fail)
+    started.on('exit', (code) => fail(new Error(`auditoría de lecturas: el hilo de escritura terminó (${code})`)))
+    return started
+  }
+  return {
+    write(events, at) {
+      if (failed) return fallback.write(events, at)
+      const thread = (worker ??= start())
+      const id = ++nextId
+      return new Promise<void>((resolve, reject) => {
+        waiting.set(id, { resolve, reject })
+        thread.postMessage({ id, events, at } satisfies WorkerRequest)
+      })
+    },
+    async close() {
+      if (worker === undefined) return
+      worker.removeAllListeners('exit')
+      await worker.terminate()
+    },
+  }
 }
 
 export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
@@ -27,6 +94,9 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
   let pending: AuditEvent[] = []
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> = Promise.resolve()
+  const file = options.database.dialect === 'sqlite' && options.database.location !== ':memory:' ? options.database.location : undefined
+  const writer = options.worker !== false && file !== undefined
+    ? workerWriter({ file }, inProcessWriter(options.database)) : inProcessWriter(options.database)
 
   const flush = (): Promise<void> => {
     if (timer !== undefined) clearTimeout(timer)
@@ -36,7 +106,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     pending = []
     const at = formatExactTimestamp(options.clock(), options.timezone)
     writing = writing
-      .then(() => options.database.db.transaction().execute((trx) => appendAudit({ database: options.database, trx, events: batch, at })))
+      .then(() => writer.write(batch, at))
       .catch((error: unknown) => {
         pending = [...batch, ...pending] // kept for the next flush
         options.onError(error)
@@ -57,6 +127,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     flush,
     async close() {
       await flush()
+      await writer.close()
     },
   }
 }

@@ -8,7 +8,7 @@ import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 import { verifyIntegrity, type IntegrityProblem } from '../../../src/db/verify-integrity.js'
 import { copyTestData, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
-import { auditRows, expectedHash, markerFor, rawRow, tamper } from './support.js'
+import { auditRows, eventually, expectedHash, markerFor, rawRow, tamper } from './support.js'
 
 interface History {
   readonly api: TestApi
@@ -37,8 +37,10 @@ async function buildHistory(t: Test): Promise<History> {
   t.equal((await api.request('POST', '/auth/login', { body: { username: 'nadie', password: 'no-es-la-clave' } })).status, 401)
   await api.request('GET', `/denuncias/${kept._id}`, { token: agente.token })
   t.equal((await api.request('POST', '/auth/logout', { token: agente.token })).status, 200)
-  // Let the buffered read audit land first, so that the last entry is the last create.
-  await new Promise((resolve) => setTimeout(resolve, 1200))
+  // Let the buffered read audit land first (its timer, then its writer thread), so that the
+  // last entry is the last create.
+  const landed = (rows: Record<string, unknown>[]) => rows.some((r) => r['action'] === 'consultar' && r['record_id'] === kept._id)
+  t.ok(landed(await eventually(() => auditRows(api), landed)), 'the read audit landed')
   const last = await api.create('sala092', { ...VALID['sala092']!(), numero_llamada: mark('denunciante_dni') })
   return { api, markers, ids: { kept: kept._id, edited: edited._id, removed: removed._id, last: last._id } }
 }

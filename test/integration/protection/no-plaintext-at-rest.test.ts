@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs'
 import { basename } from 'node:path'
 import t from 'tap'
 import { ADMIN, ON_POSTGRES, startTestApi, VALID } from '../../helpers/api.js'
-import { captureLogs, encryptedModules, filesUnder, markerFor, markerForms, storedText } from './support.js'
+import { auditRows, captureLogs, encryptedModules, eventually, filesUnder, markerFor, markerForms, storedText } from './support.js'
 
 t.test('D14: markers in every encrypted field of every module appear in no file under DATA_DIR nor in debug logs', async (t) => {
   const logs = captureLogs()
@@ -89,7 +89,9 @@ t.test('D14: markers in every encrypted field of every module appear in no file 
     t.equal(hits, 0, `${when}: no marker or password in ${files.map((f) => f.name).join(', ')}`)
   }
   // Reads are audited in batches: wait for the flush so the WAL holds the audit rows too.
-  await new Promise((resolve) => setTimeout(resolve, 1200))
+  const audited = (rows: Record<string, unknown>[]) => rows.some((r) => r['action'] === 'consultar')
+  t.ok(audited(await eventually(() => auditRows(api), audited)), 'the read audit landed')
+  await new Promise((resolve) => setTimeout(resolve, 1200)) // and any later batch
   await scan('while open (WAL not checkpointed)')
   await api.service.close()
   // The tables of a closed PostgreSQL service cannot be read from here; SQLite's files can.

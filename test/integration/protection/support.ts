@@ -122,8 +122,8 @@ export function captureLogs(): { stream: Writable; text: () => string } {
   return { stream, text: () => lines.join('') }
 }
 
-/** Read audits are buffered (about 1 s): waits until `predicate` holds or gives up. */
-export async function eventually<T>(probe: () => Promise<T>, predicate: (value: T) => boolean, ms = 4000): Promise<T> {
+/** Read audits are buffered (about 1 s, more on a loaded CI machine): waits until `predicate` holds or 30 s pass. */
+export async function eventually<T>(probe: () => Promise<T>, predicate: (value: T) => boolean, ms = 30_000): Promise<T> {
   const until = Date.now() + ms
   for (;;) {
     const value = await probe()
