@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
+import { SERVICE_NODE_FLAGS } from '../src/node-flags.js'
 import { openService } from '../src/service.js'
 import { loadSettings } from '../src/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
@@ -111,7 +112,7 @@ async function runSize(size: number): Promise<SizeReport> {
     const profileDir = join(root, 'test-artifacts', 'profiles')
     if (args.profile) mkdirSync(profileDir, { recursive: true })
     const service = await startChild(join(root, 'dist/src/server.js'), env, '/api/health',
-      args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])
+      [...SERVICE_NODE_FLAGS, ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])])
     const bare = await startChild(join(root, 'dist/scripts/bench/bare-server.js'), {
       ...database.bareEnv,
       BENCH_JWT_SECRET: settings.jwtSecret, BENCH_KEY: (settings.encryptionKeys[0] as Buffer).toString('base64'),

@@ -1,5 +1,5 @@
-// Child processes of the benchmark: the service (`node dist/src/server.js`, exactly what
-// `npm start` runs) and the bare stack, each on a free port of its own. Children, not
+// Child processes of the benchmark: the service (`node dist/src/server.js` with the flags of
+// `npm start`, exactly what it runs) and the bare stack, each on a free port of its own. Children, not
 // in-process apps: the load generator must not share their event loop, and the service's
 // peak RSS must be its own.
 import { spawn, type ChildProcess } from 'node:child_process'

@@ -1,0 +1,17 @@
+// Issue #7: `npm start` runs the service with the Node flags the bench measured it with.
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { SERVICE_NODE_FLAGS } from '../../src/node-flags.js'
+
+t.test('npm start passes every flag of SERVICE_NODE_FLAGS to node, before the script', async (t) => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
+  const words = (pkg.scripts['start'] ?? '').split(/\s+/)
+  t.equal(words[0], 'node')
+  const script = words.indexOf('bin/records.js')
+  t.ok(script > 0, 'the start script runs bin/records.js')
+  t.ok(SERVICE_NODE_FLAGS.length > 0)
+  for (const flag of SERVICE_NODE_FLAGS) {
+    const at = words.indexOf(flag)
+    t.ok(at > 0 && at < script, `${flag} is a node flag of npm start`)
+  }
+})
