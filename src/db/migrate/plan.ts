@@ -63,15 +63,19 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
   for (const name of Object.keys(before.fields))
     if (!spec.fieldsByName.has(name) && !renamedAway.has(name)) steps.push({ kind: 'remove_field', table, field: name })
 
+  // A field that changes type has its columns archived (renamed) and new ones added: its
+  // indexes, unique ones included, would follow the archived column. They are rebuilt.
+  const retyped = new Set(steps.flatMap((s) => (s.kind === 'change_type' ? [s.field, blindIndexColumnOf(s.field)] : [])))
+  const onRetyped = (index: IndexSpec) => index.columns.some((c) => retyped.has(c))
   const oldIndexes = new Map(before.table.indexes.map((i) => [i.name, i]))
   const newIndexes = new Map(spec.table.indexes.map((i) => [i.name, i]))
   for (const [name, index] of oldIndexes) {
     const next = newIndexes.get(name)
-    if (next === undefined || !sameIndex(index, next)) steps.push({ kind: 'drop_index', table, name })
+    if (next === undefined || !sameIndex(index, next) || onRetyped(index)) steps.push({ kind: 'drop_index', table, name })
   }
   for (const [name, index] of newIndexes) {
     const old = oldIndexes.get(name)
-    if (old === undefined || !sameIndex(old, index)) steps.push({ kind: 'create_index', table, index })
+    if (old === undefined || !sameIndex(old, index) || onRetyped(old)) steps.push({ kind: 'create_index', table, index })
   }
   return steps
 }

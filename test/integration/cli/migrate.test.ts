@@ -128,4 +128,16 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
     t.equal(refused.status, 1)
     t.match(JSON.parse(refused.stdout), { blocked: true, steps: [{ kind: 'narrow_enum', affected: [ids.car] }] })
   })
+
+  t.test('a unique field that changes type keeps its unique index, on the new column', async (t) => {
+    const retypedFile = join(cli.dataDir, 'modules-retyped.yaml')
+    writeFileSync(retypedFile, evolved.replace('      marca: { type: string }\n', '')
+      .replace('matricula: { type: string, required: true, unique: true }', 'matricula: { type: text, required: true, unique: true }'))
+    const applied = await cli.run(['migrate', '--allow-data-loss'], { env: { MODULES_FILE: retypedFile } })
+    t.equal(applied.status, 0, applied.stderr)
+    const indexed = cli.raw((db) => db.prepare(`select il.name as index_name, ii.name as column_name from pragma_index_list('vehiculos') il
+      join pragma_index_info(il.name) ii where ii.name like '%matricula' order by 1, 2`).all())
+    t.same(indexed, [{ index_name: 'ux_vehiculos_matricula', column_name: 'matricula' }],
+      'the unique index is on the new column; the archived one keeps none')
+  })
 })

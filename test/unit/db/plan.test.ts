@@ -136,6 +136,21 @@ t.test('changing a field type is change_type, which is unsafe', async (t) => {
   t.equal(isUnsafe(steps[0] as MigrationStep), true)
 })
 
+t.test('a field that changes type has its indexes rebuilt on its new column, unique ones too', async (t) => {
+  const unique = planTo(editField(base, 'vehiculos', 'matricula', (f) => ({ ...f, type: 'integer' })))
+  t.equal(unique.length, 3)
+  t.match(unique, [
+    { kind: 'change_type', table: 'vehiculos', field: 'matricula', from: 'string', to: 'integer' },
+    { kind: 'drop_index', table: 'vehiculos', name: 'ux_vehiculos_matricula' },
+    { kind: 'create_index', table: 'vehiculos', index: { name: 'ux_vehiculos_matricula', columns: ['matricula'], unique: true, liveOnly: true } },
+  ], 'else the unique index would follow the archived column and the new one would have none')
+  const composite = planTo(editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, type: 'integer', enum: undefined, default: undefined })))
+  const rebuilt = (kind: 'drop_index' | 'create_index') =>
+    composite.flatMap((s) => (s.kind === kind ? [s.kind === 'drop_index' ? s.name : s.index.name] : [])).sort()
+  t.strictSame(rebuilt('drop_index'), ['cx_denuncias__estado__prioridad', 'ix_denuncias_prioridad'], 'the indexes on the field, dropped; others untouched')
+  t.strictSame(rebuilt('create_index'), ['cx_denuncias__estado__prioridad', 'ix_denuncias_prioridad'], 'and created again')
+})
+
 t.test('D14: turning encryption on or off is encrypt_field / decrypt_field, both unsafe', async (t) => {
   const on = planTo(editField(base, 'vehiculos', 'bastidor', (f) => ({ ...f, encrypted: true })))
   t.match(on, [{ kind: 'encrypt_field', table: 'vehiculos', field: 'bastidor' }])
