@@ -3,6 +3,8 @@
 // multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
 // a missing PostgreSQL or Redis fails the run.
 import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 
@@ -60,9 +62,14 @@ if (redis !== true) {
   if (CI) process.exit(1)
 }
 
+/** The suite's test files (tap given a directory would also run its helper modules, as empty tests). */
+function integrationTests() {
+  return readdirSync('test/integration', { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test/integration', f))
+}
+
 console.log(`PostgreSQL pass: test/integration on ${postgresUrl.replace(/:[^:@/]+@/, ':***@')}${redis === true ? ` with Redis ${redisUrl}` : ''}`)
 const started = Date.now()
-const result = spawnSync('npx', ['tap', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['test/integration'])], {
+const result = spawnSync('npx', ['tap', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests())], {
   stdio: 'inherit',
   env: {
     ...process.env,
