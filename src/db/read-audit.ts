@@ -1,7 +1,9 @@
 // Reads of decrypted personal data are audited too (Directive (EU) 2016/680, art. 25):
 // entries are buffered and appended in batches, one transaction per flush, so a read
 // costs a push to an array, not a write. Entries not yet flushed when the process is
-// killed are lost (at most `maxDelayMs` of them); a clean stop flushes.
+// killed are lost (at most `maxDelayMs` of them); a clean stop flushes. The backlog is
+// bounded: past `maxBacklog` entries recorded and not yet written, a revealing read waits
+// for the writer (reads slow down; entries are never dropped, memory does not grow).
 // On an embedded SQLite file the batches are written by a worker thread with its own
 // connection (read-audit-worker.ts): hashing and inserting them no longer takes turns with
 // requests on the event loop (issue #7). PostgreSQL writes them from here: its I/O is
@@ -13,7 +15,8 @@ import type { Database } from './database.js'
 import type { WorkerReply, WorkerRequest, WorkerSetup } from './read-audit-worker.js'
 
 export interface ReadAuditLog {
-  record(events: readonly AuditEvent[]): void
+  /** Undefined, or a promise to await when the backlog is full: settled once the writer caught up. */
+  record(events: readonly AuditEvent[]): Promise<void> | undefined
   flush(): Promise<void>
   close(): Promise<void>
 }
@@ -24,6 +27,8 @@ export interface ReadAuditOptions {
   readonly clock: () => Date
   readonly maxDelayMs?: number
   readonly maxBatch?: number
+  /** Entries recorded and not yet written past which `record` asks the read to wait. */
+  readonly maxBacklog?: number
   readonly onError: (error: unknown) => void
   /** Write batches from a worker thread (SQLite files only); default: where the dialect allows. */
   readonly worker?: boolean
@@ -91,7 +96,16 @@ function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
 export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
   const maxDelayMs = options.maxDelayMs ?? 1000
   const maxBatch = options.maxBatch ?? 1000
+  const maxBacklog = options.maxBacklog ?? 10 * maxBatch
   let pending: AuditEvent[] = []
+  /** Entries recorded and not yet written (pending or in a batch being written). */
+  let backlog = 0
+  let waiting: (() => void)[] = []
+  const release = () => {
+    const released = waiting
+    waiting = []
+    for (const resolve of released) resolve()
+  }
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> = Promise.resolve()
   const file = options.database.dialect === 'sqlite' && options.database.location !== ':memory:' ? options.database.location : undefined
@@ -107,22 +121,28 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     const at = formatExactTimestamp(options.clock(), options.timezone)
     writing = writing
       .then(() => writer.write(batch, at))
-      .catch((error: unknown) => {
+      .then(() => {
+        backlog -= batch.length
+        if (backlog <= maxBacklog) release()
+      }, (error: unknown) => {
         pending = [...batch, ...pending] // kept for the next flush
         options.onError(error)
+        release() // reads go on (as with no backlog) while the audit cannot be written; logged
       })
     return writing
   }
 
   return {
     record(events) {
-      if (events.length === 0) return
+      if (events.length === 0) return undefined
       pending.push(...events)
+      backlog += events.length
       if (pending.length >= maxBatch) void flush()
       else if (timer === undefined) {
         timer = setTimeout(() => void flush(), maxDelayMs)
         timer.unref()
       }
+      return backlog <= maxBacklog ? undefined : new Promise<void>((resolve) => waiting.push(resolve))
     },
     flush,
     async close() {

@@ -92,10 +92,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   }
 
   /** Audits the records whose encrypted values this read decrypts. */
-  function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): void {
-    if (!reveal) return
+  function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): Promise<void> | undefined {
+    if (!reveal) return undefined
     const encrypted = encryptedFieldsOf(spec)
-    if (encrypted.length === 0) return
+    if (encrypted.length === 0) return undefined
     const names = encrypted.map((f) => f.name)
     const events: AuditEvent[] = []
     for (const row of rows) {
@@ -105,7 +105,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       if (fields.length > 0)
         events.push({ userId: actor, action: 'consultar', module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), recordHash: null, fields })
     }
-    options.readAudit.record(events)
+    return options.readAudit.record(events)
   }
 
   /** Runs a write transaction, turning constraint and lock errors into client errors. */
@@ -228,7 +228,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         cachedTotal(spec, JSON.stringify(query.filters), count),
       ])
       const records = rows.map((row) => codec.decode(spec, row, read.reveal))
-      auditReveal(spec, rows, read)
+      await auditReveal(spec, rows, read)
       return { records, total }
     },
 
@@ -236,7 +236,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const row = (await db.executeQuery(getQuery(spec, id))).rows[0]
       if (row === undefined) throw recordNotFound()
       const record = codec.decode(spec, row, read.reveal)
-      auditReveal(spec, [row], read)
+      await auditReveal(spec, [row], read)
       return record
     },
 
@@ -282,7 +282,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       })
       const record = codec.decode(spec, row, reveal, prepared)
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
-      auditReveal(spec, [row], { reveal, actor })
+      await auditReveal(spec, [row], { reveal, actor })
       return record
     },
 
