@@ -6,4 +6,8 @@
 // every request allocates short-lived objects (rows, JSON, buffers), so it does grow; capped at
 // 4 MiB semi-spaces the service's peak RSS under the bench fell from about 215 to 160 MiB, with
 // the CPU per request unchanged within the machine's noise.
+// Not --max-old-space-size: at 192 MiB V8 collected sooner and the bench's peak fell from
+// 210-225 to about 160 MiB, but 150 concurrent lists of 1,000 records (D11's largest page) then
+// ran the heap out and the process aborted; without the cap it answered them all (851 MiB). A
+// memory ceiling that turns a burst of legitimate reads into a crash is worse than the RSS.
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4']
