@@ -55,6 +55,7 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     prefix: def.prefix,
     fields,
     fieldsByName: new Map(fields.map((f) => [f.name, f])),
+    encryptedFields: fields.filter((f) => f.encrypted),
     requiredFields: def.fields.filter((f) => f.required).map((f) => f.name),
     stateField: def.fields.find((f) => f.state)?.name,
     defaults: compileDefaults(def),

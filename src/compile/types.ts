@@ -76,6 +76,8 @@ export interface ModuleSpec {
   readonly prefix: string
   readonly fields: readonly FieldSpec[]
   readonly fieldsByName: ReadonlyMap<string, FieldSpec>
+  /** The fields encrypted at rest (D14), in declaration order. */
+  readonly encryptedFields: readonly FieldSpec[]
   readonly requiredFields: readonly string[]
   readonly stateField: string | undefined
   readonly defaults: readonly DefaultSpec[]

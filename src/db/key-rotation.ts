@@ -26,7 +26,7 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
   const activePrefix = `v1.${activeKeyId}.%`
   let rewritten = 0
   for (const spec of options.spec.modules) {
-    const encrypted = spec.fields.filter((f) => f.encrypted)
+    const encrypted = spec.encryptedFields
     if (encrypted.length === 0) continue
     let after = 0
     for (;;) {

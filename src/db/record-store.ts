@@ -1,10 +1,10 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit.
-import type { CompiledQuery } from 'kysely'
+import type { Compilable } from 'kysely'
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import type { AuditQuery } from '../compile/audit-query.js'
 import type { ListQuery } from '../compile/list-query.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
-import type { FieldSpec, ModuleSpec } from '../compile/types.js'
+import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
@@ -84,17 +84,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     return cache(key, count)
   }
 
-  const encryptedFields = new Map<ModuleSpec, readonly FieldSpec[]>()
-  const encryptedFieldsOf = (spec: ModuleSpec): readonly FieldSpec[] => {
-    let fields = encryptedFields.get(spec)
-    if (fields === undefined) encryptedFields.set(spec, (fields = spec.fields.filter((f) => f.encrypted)))
-    return fields
-  }
-
   /** Audits the records whose encrypted values this read decrypts. */
   function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): Promise<void> | undefined {
     if (!reveal) return undefined
-    const encrypted = encryptedFieldsOf(spec)
+    const encrypted = spec.encryptedFields
     if (encrypted.length === 0) return undefined
     const names = encrypted.map((f) => f.name)
     const events: AuditEvent[] = []
@@ -125,29 +118,20 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     }
   }
 
-  /** GET by id compiled once per module; each call only swaps the id parameter (issue #7). */
-  const getQueries = new Map<string, CompiledQuery<Row>>()
-  function getQuery(spec: ModuleSpec, id: string): CompiledQuery<Row> {
-    let compiled = getQueries.get(spec.name)
-    if (compiled === undefined) {
-      compiled = db.selectFrom(spec.table.name).selectAll().where(META.id, '=', '').where(META.deleted, 'is', null).compile()
-      if (compiled.parameters.length !== 1) throw new Error('the GET query must take the id as its only parameter')
-      getQueries.set(spec.name, compiled)
+  /** A statement of each module, compiled on first use and then only re-bound (issue #7). */
+  function perModule<P extends string>(build: (spec: ModuleSpec, param: (name: P) => string) => Compilable<Row>): (spec: ModuleSpec) => Prepared<P> {
+    const compiled = new Map<ModuleSpec, Prepared<P>>()
+    return (spec) => {
+      let prepared = compiled.get(spec)
+      if (prepared === undefined) compiled.set(spec, (prepared = prepare<P>((param) => build(spec, param))))
+      return prepared
     }
-    return { ...compiled, parameters: [id] }
   }
-
-  /** INSERT of one record with every column bound (an absent value as NULL), compiled once per module. */
-  const insertQueries = new Map<ModuleSpec, Prepared<string>>()
-  function insertQuery(spec: ModuleSpec): Prepared<string> {
-    let prepared = insertQueries.get(spec)
-    if (prepared === undefined) {
-      const columns = spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => c.name)
-      prepared = prepare<string>((param) => db.insertInto(spec.table.name).values(Object.fromEntries(columns.map((c) => [c, param(c)]))))
-      insertQueries.set(spec, prepared)
-    }
-    return prepared
-  }
+  const getQuery = perModule<'id'>((spec, param) =>
+    db.selectFrom(spec.table.name).selectAll().where(META.id, '=', param('id')).where(META.deleted, 'is', null))
+  /** INSERT of one record with every column bound (an absent value as NULL). */
+  const insertQuery = perModule<string>((spec, param) => db.insertInto(spec.table.name)
+    .values(Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)]))))
 
   /** The live row; in a write, locked until commit so a concurrent update waits and then sees it (D13). */
   async function liveRow(trx: Db, spec: ModuleSpec, id: string, forWrite = false): Promise<Row> {
@@ -233,7 +217,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     },
 
     async get(spec, id, read) {
-      const row = (await db.executeQuery(getQuery(spec, id))).rows[0]
+      const row = (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
       const record = codec.decode(spec, row, read.reveal)
       await auditReveal(spec, [row], read)
