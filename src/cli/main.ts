@@ -2,15 +2,15 @@
 // options with node:util parseArgs, runs it and turns any failure into one line and a status.
 import { parseArgs } from 'node:util'
 import { ConfigError, isAppError } from '../errors.js'
-import { MigrationRefused } from '../db/migrate/apply.js'
 import { loadDotEnv } from '../settings.js'
 import { CliError, USAGE, type Command } from './command.js'
-import { findCommand, loadCommands } from './registry.js'
+import { findCommand, loadCommands, loadCommandsFor } from './registry.js'
+import { packageVersion } from './version.js'
 
 function overview(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length))
   return [
-    'Uso: records <orden> [opciones]   (records <orden> --help para el detalle)',
+    'Uso: records <orden> [opciones]   (records <orden> --help para el detalle; records --version)',
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
@@ -22,17 +22,23 @@ function overview(commands: readonly Command[]): string {
 
 /** The one line a failure prints: the reason, never a stack. */
 export function describeFailure(error: unknown): string {
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof MigrationRefused) return error.message
+  // MigrationRefused by name: importing db/migrate here would load Kysely for `records --version`.
+  if (error instanceof CliError || error instanceof ConfigError || (error instanceof Error && error.name === 'MigrationRefused'))
+    return error.message
   if (isAppError(error)) return [error.message, ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`)].join('\n')
   return error instanceof Error ? error.message : String(error)
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const commands = await loadCommands()
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    process.stdout.write(`records ${packageVersion()}\n`)
+    return 0
+  }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    process.stdout.write(`${overview(commands)}\n`)
+    process.stdout.write(`${overview(await loadCommands())}\n`)
     return argv.length === 0 ? USAGE : 0
   }
+  const commands = await loadCommandsFor(argv)
   const found = findCommand(commands, argv)
   if (found === undefined) throw new CliError(`Orden desconocida '${argv.slice(0, 2).join(' ')}'. Vea records --help`, USAGE)
   const { command, rest } = found
