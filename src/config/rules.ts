@@ -55,6 +55,22 @@ function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
       report(at(key), `${name}: '${key}' solo se admite en campos string, text o password.`)
   if (field.renamedFrom !== undefined && mod.fields.some((f) => f.name === field.renamedFrom))
     report(at('renamed_from'), `${name}: 'renamed_from' nombra un campo que todavía existe (${field.renamedFrom}).`)
+  checkRenamedValues(field, name, at('renamed_values'), report)
+}
+
+/** `renamed_values: { old: new }`: each new value in the enum, each old one out of it. */
+function checkRenamedValues(field: FieldDef, name: string, at: readonly string[], report: Report): void {
+  if (field.renamedValues === undefined) return
+  if (field.enum === undefined) {
+    report(at, `${name}: 'renamed_values' solo se admite en campos con 'enum'.`)
+    return
+  }
+  for (const [from, to] of Object.entries(field.renamedValues)) {
+    if (field.enum.includes(from))
+      report([...at, from], `${name}: 'renamed_values' renombra '${from}', que sigue en el enum: quítelo del enum.`, true)
+    if (!field.enum.includes(to))
+      report([...at, from], `${name}: 'renamed_values' renombra '${from}' a '${to}', que no está en el enum.${didYouMean(to, field.enum)}`)
+  }
 }
 
 /** A field renamed away (`renamed_from`) is still named by its old name somewhere. */

@@ -27,6 +27,8 @@ export interface FieldDef {
   readonly pattern?: string
   readonly format?: 'email' | 'uri'
   readonly renamedFrom?: string
+  /** Enum values renamed since the last migration, old -> new (issue #18 item 6). */
+  readonly renamedValues?: Readonly<Record<string, string>>
 }
 
 export interface ModuleDef {

@@ -33,6 +33,7 @@ function toField(name: string, raw: Raw): FieldDef {
     ...optional('pattern'),
     ...optional('format'),
     ...optional('renamed_from', 'renamedFrom'),
+    ...optional('renamed_values', 'renamedValues'),
   }
 }
 
