@@ -1,0 +1,122 @@
+// Issue #18 item 7: the commands of the three audience guides work as written, against a real
+// instance. Conventions, also described in docs/development.md ("The guides are tested"):
+// - a ```sh block runs; ```console / ```text / ```yaml blocks are shown, never run;
+// - one guide's blocks run in order in one shell session: variables and functions set by a block
+//   (B, TOKEN, ID...) reach the later ones; the working directory is a temp copy holding
+//   modules.yaml and data/, and `records` is the checkout's bin/records.js;
+// - the guides say http://127.0.0.1:3000; the test substitutes the instance's address;
+// - `read` prompts get the first superadmin's username and password, one per line;
+// - every curl carries `# → NNN`, the status it must answer, in the order the calls run;
+//   every block must end with exit status 0;
+// - `<!-- guide-test: restart -->` before a block restarts the instance first (a changed
+//   modules.yaml), `<!-- guide-test: sqlite -->` runs the block on SQLite only.
+import { spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { databaseFor, ON_POSTGRES, redisEnv, urlOf } from '../../helpers/postgres.js'
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js'
+
+const ROOT = new URL('../../../', import.meta.url).pathname
+const GUIDES = ['docs/consumers.md', 'docs/administrators.md', 'docs/operators.md']
+const ADMIN_PASSWORD = 'guia-primera-hora-2026'
+const DOCUMENTED_ORIGIN = 'http://127.0.0.1:3000'
+
+export interface GuideBlock {
+  readonly line: number
+  readonly code: string
+  readonly directives: readonly string[]
+  /** The statuses of the `# → NNN` comments, in order. */
+  readonly statuses: readonly number[]
+}
+
+/** The ```sh blocks of a guide, with the `<!-- guide-test: ... -->` directives just above each. */
+export function runnableBlocks(markdown: string): GuideBlock[] {
+  const blocks: GuideBlock[] = []
+  const fence = /^(?:<!-- guide-test: ([a-z ,-]+) -->\n)?```sh\n([\s\S]*?)^```$/gm
+  for (const match of markdown.matchAll(fence)) {
+    const code = match[2] as string
+    blocks.push({
+      line: markdown.slice(0, match.index).split('\n').length,
+      code,
+      directives: (match[1] ?? '').split(/[ ,]+/).filter(Boolean),
+      statuses: [...code.matchAll(/# → (\d{3})\b/g)].map((m) => Number(m[1])),
+    })
+  }
+  return blocks
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return typeof address === 'object' && address !== null ? address.port : 0
+}
+
+// Variables a bare bash already has: everything else a block sets is carried to the next one.
+const PRISTINE = new Set(spawnSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).stdout.split('\n'))
+
+function prelude(work: string, origin: string): string {
+  const status = join(work, '.guide-status')
+  return [
+    `[ -f ${work}/.guide-state ] && source ${work}/.guide-state`,
+    'set -eo pipefail',
+    // Each call's status goes to a file, after whatever the command itself prints.
+    `curl() { command curl -w '%{stderr}%{http_code}\\n' "$@" 2>>${status}; }`,
+    `__save() { { declare -f; for v in $(compgen -v); do case " ${[...PRISTINE].join(' ')} " in *" $v "*) ;; *) [[ $v == __* ]] || declare -p "$v" 2>/dev/null;; esac; done; } > ${work}/.guide-state; }`,
+    'trap __save EXIT',
+    `# ${origin}`,
+  ].join('\n')
+}
+
+for (const guide of GUIDES) {
+  t.test(`${guide}: every sh block runs against a live instance and answers the documented statuses`, async (t) => {
+    const blocks = runnableBlocks(readFileSync(join(ROOT, guide), 'utf8'))
+    t.ok(blocks.length > 0, 'the guide has runnable blocks')
+    const work = mkdtempSync(join(tmpdir(), 'records-guide-'))
+    t.teardown(() => rmSync(work, { recursive: true, force: true }))
+    copyFileSync(join(ROOT, 'modules.yaml'), join(work, 'modules.yaml'))
+    mkdirSync(join(work, 'bin'))
+    writeFileSync(join(work, 'bin', 'records'), `#!/bin/sh\nexec "${process.execPath}" "${ROOT}bin/records.js" "$@"\n`)
+    chmodSync(join(work, 'bin', 'records'), 0o755)
+    const port = await freePort()
+    const origin = `http://127.0.0.1:${port}`
+    const env: Record<string, string> = {
+      PORT: String(port),
+      DATA_DIR: join(work, 'data'),
+      MODULES_FILE: join(work, 'modules.yaml'),
+      ADMIN_PASSWORD,
+      RATE_LIMIT_IP_PER_MINUTE: '100000',
+      RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+      LOGIN_MAX_FAILURES: '1000',
+    }
+    if (ON_POSTGRES) Object.assign(env, { DATABASE_URL: urlOf(await databaseFor(env['DATA_DIR'] as string)) }, redisEnv())
+    let server: ServerProcess = await startServerProcess(t, env)
+
+    for (const [index, block] of blocks.entries()) {
+      const where = `${guide}:${block.line} (block ${index + 1})`
+      if (block.directives.includes('sqlite') && ON_POSTGRES) continue
+      if (block.directives.includes('restart')) {
+        await server.stop()
+        server = await startServerProcess(t, env)
+      }
+      writeFileSync(join(work, '.guide-status'), '')
+      const script = `${prelude(work, origin)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`
+      const run = spawnSync('bash', ['-c', script], {
+        cwd: work,
+        env: { ...process.env, ...env, PATH: `${join(work, 'bin')}:${process.env['PATH'] ?? ''}` },
+        input: `admin\n${ADMIN_PASSWORD}\n`,
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      const statuses = readFileSync(join(work, '.guide-status'), 'utf8').split('\n').filter((l) => /^\d{3}$/.test(l)).map(Number)
+      const output = `--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n--- server\n${server.output().slice(-2000)}`
+      t.equal(run.status, 0, `${where} exits 0`, { output })
+      t.same(statuses, block.statuses, `${where} answers ${block.statuses.join(', ') || 'no HTTP call'}`, { output })
+      if (run.status !== 0) break // later blocks depend on this one
+    }
+  })
+}
