@@ -8,10 +8,11 @@ import { parse } from 'yaml'
 const ROOT = new URL('../../', import.meta.url).pathname
 
 t.test("data-protection.md's table of encrypted fields is the shipped modules.yaml's", async (t) => {
-  const config = parse(readFileSync(`${ROOT}modules.yaml`, 'utf8')) as { modules: Record<string, { fields: Record<string, { encrypted?: boolean }> }> }
+  type Config = { modules: Record<string, { fields: Record<string, { encrypted?: boolean }> }> }
+  const config = parse(readFileSync(`${ROOT}modules.yaml`, 'utf8')) as Config
   const shipped: Record<string, string[]> = {}
   for (const [name, module] of Object.entries(config.modules)) {
-    const encrypted = Object.entries(module.fields).filter(([, field]) => field.encrypted === true).map(([field]) => field)
+    const encrypted = Object.entries(module.fields).filter(([, f]) => f.encrypted === true).map(([name]) => name)
     if (encrypted.length > 0) shipped[name] = encrypted.sort()
   }
   const page = readFileSync(`${ROOT}docs/data-protection.md`, 'utf8')

@@ -95,16 +95,22 @@ async function startInstance(t: Test, env: Record<string, string>): Promise<Inst
 // Variables a bare bash already has: everything else a block sets is carried to the next one.
 const PRISTINE = new Set(spawnSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).stdout.split('\n'))
 
-function prelude(work: string, origin: string): string {
-  const status = join(work, '.guide-status')
+/** Runs before each block: the earlier blocks' state in, this block's state out at its end. */
+function prelude(work: string): string {
+  const state = join(work, '.guide-state')
+  const pristine = [...PRISTINE].join(' ')
   return [
-    `[ -f ${work}/.guide-state ] && source ${work}/.guide-state`,
+    `[ -f ${state} ] && source ${state}`,
     'set -eo pipefail',
     // Each call's status goes to a file, after whatever the command itself prints.
-    `curl() { command curl -w '%{stderr}%{http_code}\\n' "$@" 2>>${status}; }`,
-    `__save() { { declare -f; for v in $(compgen -v); do case " ${[...PRISTINE].join(' ')} " in *" $v "*) ;; *) [[ $v == __* ]] || declare -p "$v" 2>/dev/null;; esac; done; } > ${work}/.guide-state; }`,
-    'trap __save EXIT',
-    `# ${origin}`,
+    `curl() { command curl -w '%{stderr}%{http_code}\\n' "$@" 2>>${join(work, '.guide-status')}; }`,
+    '__save() {',
+    '  declare -f',
+    '  for v in $(compgen -v); do',
+    `    case " ${pristine} " in *" $v "*) ;; *) [[ $v == __* ]] || declare -p "$v" 2>/dev/null;; esac`,
+    '  done',
+    '}',
+    `trap '__save > ${state}' EXIT`,
   ].join('\n')
 }
 
@@ -129,7 +135,8 @@ for (const guide of GUIDES) {
       RATE_LIMIT_TOKEN_PER_HOUR: '100000',
       LOGIN_MAX_FAILURES: '1000',
     }
-    if (ON_POSTGRES) Object.assign(env, { DATABASE_URL: urlOf(await databaseFor(env['DATA_DIR'] as string)) }, redisEnv())
+    if (ON_POSTGRES)
+      Object.assign(env, { DATABASE_URL: urlOf(await databaseFor(env['DATA_DIR'] as string)) }, redisEnv())
     let server = await startInstance(t, { ...env, WORK: work })
 
     for (const [index, block] of blocks.entries()) {
@@ -140,7 +147,7 @@ for (const guide of GUIDES) {
         server = await startInstance(t, { ...env, WORK: work })
       }
       writeFileSync(join(work, '.guide-status'), '')
-      const script = `${prelude(work, origin)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`
+      const script = `${prelude(work)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`
       const run = spawnSync('bash', ['-c', script], {
         cwd: work,
         env: { ...process.env, ...env, PATH: `${join(work, 'bin')}:${process.env['PATH'] ?? ''}` },
@@ -148,7 +155,8 @@ for (const guide of GUIDES) {
         encoding: 'utf8',
         timeout: 60_000,
       })
-      const statuses = readFileSync(join(work, '.guide-status'), 'utf8').split('\n').filter((l) => /^\d{3}$/.test(l)).map(Number)
+      const statuses = readFileSync(join(work, '.guide-status'), 'utf8')
+        .split('\n').filter((line) => /^\d{3}$/.test(line)).map(Number)
       const output = `--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n--- server\n${server.output().slice(-2000)}`
       t.equal(run.status, 0, `${where} exits 0`, { output })
       t.same(statuses, block.statuses, `${where} answers ${block.statuses.join(', ') || 'no HTTP call'}`, { output })
