@@ -16,7 +16,7 @@ import { ensureSystemTables } from '../db/migrate/system-tables.js'
 import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type RecordStore } from '../db/record-store.js'
-import { loadSettings, type Settings } from '../settings.js'
+import { loadSettings, type Settings } from '../app/settings.js'
 import type { CommandInput } from './command.js'
 
 export interface Environment {

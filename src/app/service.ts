@@ -4,23 +4,23 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { compileService } from './compile/service.js'
-import { isAppError } from './errors.js'
-import type { ServiceSpec } from './compile/types.js'
-import { loadModulesConfig } from './config/load.js'
-import { createAccountStore } from './db/account-store.js'
-import { createChangeWatch } from './db/change-watch.js'
-import { createDatabase } from './db/connect.js'
-import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
-import { checkKeyRegistry } from './db/key-registry.js'
-import { createReadAuditLog } from './db/read-audit.js'
-import type { Database } from './db/database.js'
-import { applyMigration } from './db/migrate/apply.js'
-import { ensureSystemTables } from './db/migrate/system-tables.js'
-import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
-import { createRecordStore, type RecordStore } from './db/record-store.js'
-import { buildApp } from './http/app.js'
-import type { ClosableCounterStore } from './http/redis-counter-store.js'
+import { compileService } from '../compile/service.js'
+import { isAppError } from '../errors.js'
+import type { ServiceSpec } from '../compile/types.js'
+import { loadModulesConfig } from '../config/load.js'
+import { createAccountStore } from '../db/account-store.js'
+import { createChangeWatch } from '../db/change-watch.js'
+import { createDatabase } from '../db/connect.js'
+import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
+import { checkKeyRegistry } from '../db/key-registry.js'
+import { createReadAuditLog } from '../db/read-audit.js'
+import type { Database } from '../db/database.js'
+import { applyMigration } from '../db/migrate/apply.js'
+import { ensureSystemTables } from '../db/migrate/system-tables.js'
+import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
+import { createRecordStore, type RecordStore } from '../db/record-store.js'
+import { buildApp } from '../http/app.js'
+import type { ClosableCounterStore } from '../http/redis-counter-store.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -71,7 +71,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
 async function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): Promise<ClosableCounterStore | undefined> {
   if (settings.redisUrl === undefined) return undefined
   // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
-  const { createRedisCounterStore } = await import('./http/redis-counter-store.js')
+  const { createRedisCounterStore } = await import('../http/redis-counter-store.js')
   let lastReport = 0
   return createRedisCounterStore({
     url: settings.redisUrl,
