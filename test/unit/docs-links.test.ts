@@ -1,7 +1,8 @@
 // Issue #18 item 7: the documentation is a set that holds together in a clone. Every relative
 // link and #anchor of README.md and docs/*.md resolves (a file that exists, a heading that
 // exists, with GitHub's anchor rules), nothing points outside the repository's own text
-// (`../shared/spec`), and every D-number cited in the docs is defined in docs/decisions.md.
+// (`../shared/spec`), every source path named in inline code exists, and every D-number cited
+// in the docs is defined in docs/decisions.md.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import t from 'tap'
@@ -49,6 +50,16 @@ t.test('every relative link and #anchor in README.md and docs/ resolves', async 
     }
   }
   t.ok(checked > 30, `links checked: ${checked}`)
+})
+
+t.test('every source path the docs name in inline code exists', async (t) => {
+  for (const page of PAGES) {
+    const text = readFileSync(join(ROOT, page), 'utf8')
+    for (const match of text.matchAll(/`((?:src|test|scripts|schema|bin)\/[\w./-]+)`/g)) {
+      const path = (match[1] as string).replace(/\/$/, '')
+      t.ok(existsSync(join(ROOT, path)), `${page}: ${path}`)
+    }
+  }
 })
 
 t.test('the docs never point at the specification outside the repository', async (t) => {
