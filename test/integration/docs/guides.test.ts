@@ -5,11 +5,13 @@
 //   (B, TOKEN, ID...) reach the later ones; the working directory is a temp copy holding
 //   modules.yaml and data/, and `records` is the checkout's bin/records.js;
 // - the guides say http://127.0.0.1:3000; the test substitutes the instance's address;
-// - `read` prompts get the first superadmin's username and password, one per line;
+// - `read` prompts get the first superadmin's username and password, one per line, unless
+//   `<!-- guide-test: stdin=line1|line2 -->` gives other lines;
 // - every curl carries `# → NNN`, the status it must answer, in the order the calls run;
 //   every block must end with exit status 0;
 // - `<!-- guide-test: restart -->` before a block restarts the instance first (a changed
-//   modules.yaml), `<!-- guide-test: sqlite -->` runs the block on SQLite only.
+//   modules.yaml), `<!-- guide-test: sqlite -->` runs the block on SQLite only; directives combine
+//   (`<!-- guide-test: restart sqlite -->`).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -34,7 +36,7 @@ export interface GuideBlock {
 /** The ```sh blocks of a guide, with the `<!-- guide-test: ... -->` directives just above each. */
 export function runnableBlocks(markdown: string): GuideBlock[] {
   const blocks: GuideBlock[] = []
-  const fence = /^(?:<!-- guide-test: ([a-z ,-]+) -->\n)?```sh\n([\s\S]*?)^```$/gm
+  const fence = /^(?:<!-- guide-test: ([^>\n]+?) -->\n)?```sh\n([\s\S]*?)^```$/gm
   for (const match of markdown.matchAll(fence)) {
     const code = match[2] as string
     blocks.push({
@@ -45,6 +47,12 @@ export function runnableBlocks(markdown: string): GuideBlock[] {
     })
   }
   return blocks
+}
+
+/** What the block's `read` prompts receive: `stdin=a|b` lines, or the first superadmin's credentials. */
+function inputOf(block: GuideBlock): string {
+  const given = block.directives.find((d) => d.startsWith('stdin='))
+  return `${(given === undefined ? ['admin', ADMIN_PASSWORD] : given.slice('stdin='.length).split('|')).join('\n')}\n`
 }
 
 async function freePort(): Promise<number> {
@@ -151,7 +159,7 @@ for (const guide of GUIDES) {
       const run = spawnSync('bash', ['-c', script], {
         cwd: work,
         env: { ...process.env, ...env, PATH: `${join(work, 'bin')}:${process.env['PATH'] ?? ''}` },
-        input: `admin\n${ADMIN_PASSWORD}\n`,
+        input: inputOf(block),
         encoding: 'utf8',
         timeout: 60_000,
       })
