@@ -2,7 +2,7 @@
 // options with node:util parseArgs, runs it and turns any failure into one line and a status.
 import { parseArgs } from 'node:util'
 import { ConfigError, isAppError } from '../errors.js'
-import { loadDotEnv } from '../settings.js'
+import { loadDotEnv } from '../app/settings.js'
 import { CliError, USAGE, type Command } from './command.js'
 import { findCommand, loadCommands, loadCommandsFor } from './registry.js'
 import { packageVersion } from './version.js'
