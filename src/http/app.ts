@@ -1,11 +1,11 @@
 // Assembles the Fastify app from the compiled service: builds, never listens.
-import fastifyCors from '@fastify/cors'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { RecordStore } from '../db/record-store.js'
 import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
+import corsPlugin from './cors.js'
 import { createBodyAjv } from '../records/body-validator.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
@@ -43,12 +43,6 @@ export interface AppDeps {
   readonly maxQueryLength?: number
   /** Failed logins in a row before a username is locked, and for how long (issue #6). */
   readonly loginLock?: { readonly maxFailures: number; readonly lockSeconds: number }
-}
-
-/** Headers a browser client may send and read across origins. */
-const CORS_HEADERS = {
-  allowedHeaders: ['authorization', 'content-type', 'if-match', 'x-request-id'],
-  exposedHeaders: ['etag', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
 }
 
 export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
@@ -97,9 +91,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
   await app.register(securityHeaders, { helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } } })
-  const origins = deps.corsOrigins ?? []
-  if (origins.length > 0)
-    await app.register(fastifyCors, { origin: origins.includes('*') ? '*' : [...origins], methods: ['GET', 'POST', 'PUT', 'DELETE'], maxAge: 600, ...CORS_HEADERS })
+  await app.register(corsPlugin, { origins: deps.corsOrigins ?? [] })
 
   await app.register(rateLimitPlugin, {
     ipPerMinute: deps.rateLimits.ipPerMinute,
