@@ -14,6 +14,7 @@ import type { RecordStore } from '../db/record-store.js'
 import { buildApp } from '../http/app.js'
 import type { ClosableCounterStore } from '../http/redis-counter-store.js'
 import { openEngine } from './engine.js'
+import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -84,6 +85,9 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const engine = await openEngine(settings, { ...(options.clock === undefined ? {} : { clock: options.clock }), onReadAuditError })
   const { spec, database, store, accounts, clock } = engine
   let counterStore: ClosableCounterStore | undefined
+  const schemaWatch = createSchemaWatch({
+    modulesFile: settings.modulesFile, modules: spec.modules, database, warn: (message) => app?.log.warn(message),
+  })
   try {
     counterStore = await sharedCounters(settings, () => app?.log)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
@@ -109,18 +113,21 @@ export async function openService(settings: Settings, options: OpenServiceOption
       logger: options.logger ?? false,
       clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
+      schemaDrift: () => schemaWatch.check(),
     })
     app = built
     const counters = counterStore
     return {
       app: built, spec, database, store, codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated, initialAdmin,
       async close() {
+        schemaWatch.close()
         await built.close()
         await counters?.close()
         await engine.close()
       },
     }
   } catch (error) {
+    schemaWatch.close()
     await counterStore?.close()
     await engine.close()
     throw error

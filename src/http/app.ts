@@ -31,6 +31,8 @@ export interface AppDeps {
   readonly logger: FastifyServerOptions['logger']
   readonly clock: () => Date
   readonly ping: () => Promise<void>
+  /** Whether the service still serves the current schema, for /health (issue #18 item 5). */
+  readonly schemaDrift?: () => Promise<object | undefined>
   /** Largest accepted body in bytes (D7: 1 MiB). */
   readonly bodyLimit?: number
   /** Browser origins allowed to call the API (CORS_ORIGINS); empty: no CORS headers at all. */
@@ -104,7 +106,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
 
   const ajv = createBodyAjv()
   await app.register(async (api) => {
-    await api.register(healthRoutes, { ping: deps.ping })
+    await api.register(healthRoutes, { ping: deps.ping, ...(deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }) })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
     const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }
