@@ -5,11 +5,9 @@
 
 export type LogFormat = 'pretty' | 'json'
 
-/** LOG_FORMAT=pretty|json; unset: pretty on a terminal, JSON otherwise. */
-export function logFormatOf(raw: string | undefined, isTerminal: boolean): LogFormat {
-  if (raw === undefined || raw === '') return isTerminal ? 'pretty' : 'json'
-  if (raw === 'pretty' || raw === 'json') return raw
-  throw new Error(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
+/** The LOG_FORMAT setting on this process: `auto` is pretty on a terminal, JSON otherwise. */
+export function resolveLogFormat(setting: LogFormat | 'auto', isTerminal: boolean): LogFormat {
+  return setting === 'auto' ? (isTerminal ? 'pretty' : 'json') : setting
 }
 
 const LEVELS: Readonly<Record<number, { readonly name: string; readonly color: number }>> = {

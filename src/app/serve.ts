@@ -1,6 +1,6 @@
 // `records serve` (and `npm start`): settings -> openService -> listen, and a clean stop
 // on SIGTERM/SIGINT. Failing to start throws: the caller prints the reason and exits 1.
-import { createPrettyStream, logFormatOf } from './console-log.js'
+import { createPrettyStream, resolveLogFormat } from './console-log.js'
 import { openService, serviceVersion } from './service.js'
 import { loadDotEnv, loadSettings } from './settings.js'
 import { bannerLines, loginCommand } from './start-banner.js'
@@ -11,7 +11,7 @@ const SHUTDOWN_GRACE_MS = 30_000
 export async function serve(): Promise<void> {
   loadDotEnv()
   const settings = loadSettings()
-  const format = logFormatOf(process.env['LOG_FORMAT'], process.stdout.isTTY === true)
+  const format = resolveLogFormat(settings.logFormat, process.stdout.isTTY === true)
   const stream = format === 'pretty' ? { stream: createPrettyStream(process.stdout, { color: process.stdout.isTTY === true }) } : {}
   const service = await openService(settings, { logger: { level: settings.logLevel, ...stream } })
   const log = service.app.log

@@ -32,6 +32,8 @@ export interface Settings {
   /** Per-username lock after failed logins (issue #6). */
   readonly loginLock: { readonly maxFailures: number; readonly lockSeconds: number }
   readonly logLevel: string
+  /** LOG_FORMAT: readable lines or JSON; `auto` (unset) is readable on a terminal only (issue #18). */
+  readonly logFormat: 'pretty' | 'json' | 'auto'
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
 }
@@ -51,6 +53,12 @@ function corsOrigins(raw: string | undefined): string[] {
   const bad = origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o))
   if (bad.length > 0) throw new Error(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
   return origins
+}
+
+function logFormatOf(raw: string | undefined): Settings['logFormat'] {
+  if (raw === undefined || raw === '') return 'auto'
+  if (raw === 'pretty' || raw === 'json') return raw
+  throw new Error(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
 }
 
 /** Reads `file` or creates it with a fresh secret, readable by the owner only. */
@@ -101,6 +109,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     maxQueryLength: integer(env, 'MAX_QUERY_LENGTH', 4096),
     loginLock: { maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5), lockSeconds: integer(env, 'LOGIN_LOCK_SECONDS', 300) },
     logLevel: env['LOG_LEVEL'] || 'info',
+    logFormat: logFormatOf(env['LOG_FORMAT']),
     generated,
   }
 }
