@@ -20,7 +20,9 @@ const LEVELS: Readonly<Record<number, { readonly name: string; readonly color: n
 }
 
 /** Fields every line has, or that the line already shows another way. */
-const SHOWN_ELSEWHERE = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'reqId', 'req', 'res', 'responseTime', 'err'])
+const SHOWN_ELSEWHERE = new Set([
+  'level', 'time', 'pid', 'hostname', 'msg', 'reqId', 'req', 'res', 'responseTime', 'err',
+])
 
 type Entry = Record<string, unknown>
 
@@ -31,7 +33,8 @@ const clock = (time: unknown): string => {
 
 const extras = (entry: Entry): string => {
   const rest = Object.entries(entry).filter(([k]) => !SHOWN_ELSEWHERE.has(k))
-  return rest.length === 0 ? '' : ` ${rest.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')}`
+  const shown = rest.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  return shown.length === 0 ? '' : ` ${shown.join(' ')}`
 }
 
 export interface PrettyStream {
@@ -39,7 +42,10 @@ export interface PrettyStream {
 }
 
 /** A pino destination writing readable lines to `out`; colours when `color`. */
-export function createPrettyStream(out: { write(text: string): unknown }, options: { readonly color: boolean }): PrettyStream {
+export function createPrettyStream(
+  out: { write(text: string): unknown },
+  options: { readonly color: boolean },
+): PrettyStream {
   const paint = (code: number, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text)
   // A request's method and path arrive on its first line; its status on its last.
   const requests = new Map<string, string>()

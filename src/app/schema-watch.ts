@@ -59,7 +59,8 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
   /** One sentence on what the new file asks of the database. */
   async function pendingOf(): Promise<string> {
     try {
-      const steps = planMigration(await readSnapshot(options.database), compileService(loadModulesConfig(options.modulesFile)).modules)
+      const modules = compileService(loadModulesConfig(options.modulesFile)).modules
+      const steps = planMigration(await readSnapshot(options.database), modules)
       return steps.length === 0 ? 'no pide cambios de esquema'
         : `pide ${steps.length} cambios de esquema (véalos con records migrate --dry-run)`
     } catch {
@@ -73,17 +74,20 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
       lastFile = file
       reasons = file === served ? { ...reasons, file: undefined } : {
         ...reasons,
-        file: `modules.yaml ha cambiado desde el arranque y ${await pendingOf()}; este proceso sigue sirviendo la versión anterior hasta que se reinicie`,
+        file: `modules.yaml ha cambiado desde el arranque y ${await pendingOf()}; `
+          + 'este proceso sigue sirviendo la versión anterior hasta que se reinicie',
       }
       if (reasons.file !== undefined) options.warn(reasons.file)
     }
-    const row = await options.database.db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirst()
+    const row = await options.database.db.selectFrom('_schema_state').select('snapshot')
+      .where('id', '=', 1).executeTakeFirst()
     const database = row === undefined ? servedSnapshot : canonicalJson(JSON.parse(String(row['snapshot'])) as unknown)
     if (database !== lastDatabase) {
       lastDatabase = database
       reasons = database === servedSnapshot ? { ...reasons, database: undefined } : {
         ...reasons,
-        database: 'la base de datos se ha migrado a otro esquema (records migrate u otra instancia) que este proceso no sirve: reinícielo',
+        database: 'la base de datos se ha migrado a otro esquema (records migrate u otra instancia) '
+          + 'que este proceso no sirve: reinícielo',
       }
       if (reasons.database !== undefined) options.warn(reasons.database)
     }

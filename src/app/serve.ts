@@ -12,7 +12,8 @@ export async function serve(): Promise<void> {
   loadDotEnv()
   const settings = loadSettings()
   const format = resolveLogFormat(settings.logFormat, process.stdout.isTTY === true)
-  const stream = format === 'pretty' ? { stream: createPrettyStream(process.stdout, { color: process.stdout.isTTY === true }) } : {}
+  const color = process.stdout.isTTY === true
+  const stream = format === 'pretty' ? { stream: createPrettyStream(process.stdout, { color }) } : {}
   const service = await openService(settings, { logger: { level: settings.logLevel, ...stream } })
   const log = service.app.log
   for (const name of settings.generated)
@@ -27,14 +28,17 @@ export async function serve(): Promise<void> {
   if (format === 'pretty') {
     const created = service.initialAdmin !== undefined
     const database = service.database.location
-    process.stdout.write(`${bannerLines({ base, version: serviceVersion(), database, username, password, created }).join('\n')}\n`)
+    const banner = bannerLines({ base, version: serviceVersion(), database, username, password, created })
+    process.stdout.write(`${banner.join('\n')}\n`)
   } else {
     // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2).
-    log.info({ docs: `${base}/docs`, health: `${base}/health` }, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
+    const urls = { docs: `${base}/docs`, health: `${base}/health` }
+    log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
     if (service.initialAdmin !== undefined)
       log.info(password === undefined
         ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
-        : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. Se muestra solo esta vez: cámbiela.`)
+        : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. `
+          + 'Se muestra solo esta vez: cámbiela.')
     log.info(`Inicie sesión: ${loginCommand(base, username, password)}`)
   }
 

@@ -25,7 +25,8 @@ export function loginCommand(base: string, username: string, password: string | 
   const curl = `curl -sS -X POST ${base}/auth/login -H 'content-type: application/json'`
   if (password !== undefined) return `${curl} -d ${shellQuoted(JSON.stringify({ username, password }))}`
   const user = JSON.stringify(username).replace(/["\\$`]/g, '\\$&')
-  return `stty -echo; printf 'Contraseña de ${username.replaceAll("'", '')}: '; read -r RECORDS_PASSWORD; stty echo; echo; ` +
+  const prompt = `Contraseña de ${username.replaceAll("'", '')}: `
+  return `stty -echo; printf '${prompt}'; read -r RECORDS_PASSWORD; stty echo; echo; ` +
     `${curl} -d "{\\"username\\":${user},\\"password\\":\\"$RECORDS_PASSWORD\\"}"`
 }
 
@@ -47,7 +48,8 @@ export function bannerLines(options: BannerOptions): string[] {
       ? `  Primer superadministrador creado: usuario '${username}', con la contraseña de ADMIN_PASSWORD.`
       : `  Primer superadministrador creado: usuario '${username}', contraseña '${password}'`,
     ...(password === undefined ? [] : ['  (se muestra solo esta vez: cámbiela tras entrar)']), '')
-  lines.push(`  Inicie sesión${password === undefined ? ` como '${username}'` : ''} (devuelve un token para la cabecera Authorization: Bearer):`,
+  const who = password === undefined ? ` como '${username}'` : ''
+  lines.push(`  Inicie sesión${who} (devuelve un token para la cabecera Authorization: Bearer):`,
     '', `  ${loginCommand(base, username, password)}`, '')
   return lines
 }

@@ -25,7 +25,8 @@ export function delimiterOf(text: string): ';' | ',' {
 
 function csvRows(spec: ModuleSpec, text: string): ImportRow[] {
   const delimiter = delimiterOf(text)
-  const records = parse(text, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true, delimiter }) as unknown as { record: string[]; info: { lines: number } }[]
+  const options = { bom: true, info: true, relax_column_count: true, skip_empty_lines: true, delimiter } as const
+  const records = parse(text, options) as unknown as { record: string[]; info: { lines: number } }[]
   const [header, ...data] = records
   if (header === undefined) return []
   const names = header.record.map((n) => n.trim())
@@ -39,7 +40,8 @@ function csvRows(spec: ModuleSpec, text: string): ImportRow[] {
       const field = spec.fieldsByName.get(name)
       let text = restoreFormula(record[i] ?? '')
       // The same spreadsheet writes decimals with a comma: 12,5.
-      if (delimiter === ';' && field?.def.type === 'decimal' && /^-?\d+,\d+$/.test(text.trim())) text = text.replace(',', '.')
+      const decimalComma = delimiter === ';' && field?.def.type === 'decimal' && /^-?\d+,\d+$/.test(text.trim())
+      if (decimalComma) text = text.replace(',', '.')
       const value = cellValue(field, text)
       if (value !== undefined) body[name] = value
     })

@@ -23,8 +23,8 @@ function overview(commands: readonly Command[]): string {
 /** The one line a failure prints: the reason, never a stack. */
 export function describeFailure(error: unknown): string {
   // MigrationRefused by name: importing db/migrate here would load Kysely for `records --version`.
-  if (error instanceof CliError || error instanceof ConfigError || (error instanceof Error && error.name === 'MigrationRefused'))
-    return error.message
+  const refused = error instanceof Error && error.name === 'MigrationRefused'
+  if (error instanceof CliError || error instanceof ConfigError || refused) return (error as Error).message
   if (isAppError(error)) return [error.message, ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`)].join('\n')
   return error instanceof Error ? error.message : String(error)
 }

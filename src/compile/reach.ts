@@ -15,10 +15,11 @@ export function unreachableModules(service: ServiceSpec): ReachWarning[] {
   const supers = roles.filter((r) => r.permissions.includes('*.*')).map((r) => r.name)
   return service.modules
     .filter((m) => !ordinary.some((r) => [...r.granted].some((p) => p.startsWith(`${m.name}.`))))
-    .map((m) => ({
-      module: m.name,
-      message: `el módulo '${m.name}' solo lo alcanza${supers.length > 1 ? 'n' : ''} ${supers.map((s) => `'${s}'`).join(', ') || 'ningún rol'}` +
-        ` (*.*): ningún otro rol tiene permisos ${m.name}.*. Si otros deben usarlo, añada '${m.name}.ver' o '${m.name}.*'` +
-        ' a sus roles.',
-    }))
+    .map((m) => {
+      const who = `${supers.length > 1 ? 'n' : ''} ${supers.map((s) => `'${s}'`).join(', ') || 'ningún rol'}`
+      const message = `el módulo '${m.name}' solo lo alcanza${who} (*.*): ` +
+        `ningún otro rol tiene permisos ${m.name}.*. ` +
+        `Si otros deben usarlo, añada '${m.name}.ver' o '${m.name}.*' a sus roles.`
+      return { module: m.name, message }
+    })
 }

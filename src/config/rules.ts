@@ -67,9 +67,11 @@ function checkRenamedValues(field: FieldDef, name: string, at: readonly string[]
   }
   for (const [from, to] of Object.entries(field.renamedValues)) {
     if (field.enum.includes(from))
-      report([...at, from], `${name}: 'renamed_values' renombra '${from}', que sigue en el enum: quítelo del enum.`, true)
+      report([...at, from], `${name}: 'renamed_values' renombra '${from}', que sigue en el enum: quítelo del enum.`,
+        true)
     if (!field.enum.includes(to))
-      report([...at, from], `${name}: 'renamed_values' renombra '${from}' a '${to}', que no está en el enum.${didYouMean(to, field.enum)}`)
+      report([...at, from],
+        `${name}: 'renamed_values' renombra '${from}' a '${to}', que no está en el enum.${didYouMean(to, field.enum)}`)
   }
 }
 

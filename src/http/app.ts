@@ -106,7 +106,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
 
   const ajv = createBodyAjv()
   await app.register(async (api) => {
-    await api.register(healthRoutes, { ping: deps.ping, ...(deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }) })
+    const schemaDrift = deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }
+    await api.register(healthRoutes, { ping: deps.ping, ...schemaDrift })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
     const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }

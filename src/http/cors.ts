@@ -13,7 +13,9 @@ export interface CorsOptions {
 /** Headers a browser client may send and read across origins. */
 const CORS_HEADERS = {
   allowedHeaders: ['authorization', 'content-type', 'if-match', 'x-request-id'],
-  exposedHeaders: ['etag', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
+  exposedHeaders: [
+    'etag', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset',
+  ],
 }
 
 async function cors(app: FastifyInstance, options: CorsOptions): Promise<void> {
@@ -21,14 +23,17 @@ async function cors(app: FastifyInstance, options: CorsOptions): Promise<void> {
   const allowed = (origin: string) => origins.includes('*') || origins.includes(origin)
   app.addHook('onRequest', async (request) => {
     const origin = request.headers.origin
-    if (request.method !== 'OPTIONS' || origin === undefined || request.headers['access-control-request-method'] === undefined) return
-    if (allowed(origin)) return
-    const why = origins.length === 0 ? 'CORS_ORIGINS está vacío: la API no admite llamadas de navegador desde otros orígenes'
+    const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined
+    if (!preflight || origin === undefined || allowed(origin)) return
+    const why = origins.length === 0
+      ? 'CORS_ORIGINS está vacío: la API no admite llamadas de navegador desde otros orígenes'
       : `'${origin}' no está en CORS_ORIGINS (${origins.join(', ')})`
-    request.log.info({ origin }, `CORS: consulta previa rechazada del origen ${origin}: ${why}. Para admitirlo, añádalo a CORS_ORIGINS`)
+    request.log.info({ origin },
+      `CORS: consulta previa rechazada del origen ${origin}: ${why}. Para admitirlo, añádalo a CORS_ORIGINS`)
   })
-  if (origins.length > 0)
-    await app.register(fastifyCors, { origin: origins.includes('*') ? '*' : [...origins], methods: ['GET', 'POST', 'PUT', 'DELETE'], maxAge: 600, ...CORS_HEADERS })
+  if (origins.length === 0) return
+  const origin = origins.includes('*') ? '*' : [...origins]
+  await app.register(fastifyCors, { origin, methods: ['GET', 'POST', 'PUT', 'DELETE'], maxAge: 600, ...CORS_HEADERS })
 }
 
 export default fp(cors, { name: 'records-cors' })

@@ -114,7 +114,15 @@ const publicPaths: Paths = {
     description: 'Sin token y sin límite de solicitudes; 503 si la base de datos no responde (D3).', security: [],
     responses: {
       200: { description: 'El servicio y su base de datos responden', content: json(successEnvelope({
-        type: 'object', required: ['status'], properties: { status: { const: 'ok' } },
+        type: 'object', required: ['status'], properties: {
+          status: { const: 'ok' },
+          esquema: {
+            type: 'object', required: ['reinicio_pendiente', 'motivos'],
+            description: 'Solo si el servicio ya no sirve el esquema vigente (modules.yaml cambiado o base de datos '
+              + 'migrada por otro proceso): reinícielo.',
+            properties: { reinicio_pendiente: { const: true }, motivos: { type: 'array', items: { type: 'string' } } },
+          },
+        },
       }), { success: true, data: { status: 'ok' } }) },
       ...errorRefs(['Unavailable']),
     },

@@ -67,7 +67,9 @@ muestra una barra de progreso en la salida de errores.
                         "groups": [{reason, count, lines}]}
 
 Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada importado).`,
-  options: { ...JSON_OPTION, format: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, 'new-ids': { type: 'boolean' } },
+  options: {
+    ...JSON_OPTION, format: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, 'new-ids': { type: 'boolean' },
+  },
   positionals: { min: 1, max: 2 },
   async run(input) {
     const [moduleName = '', file] = input.positionals

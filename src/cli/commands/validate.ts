@@ -36,12 +36,14 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
       if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [], warnings })
       else printLines(input, [
         ...warnings.map((w) => `${file}: aviso: ${w.message}`),
-        `${file}: válido (${modules.length} módulos, ${spec.roles.size} roles${warnings.length > 0 ? `, ${warnings.length} avisos` : ''})`,
+        `${file}: válido (${modules.length} módulos, ${spec.roles.size} roles`
+          + `${warnings.length > 0 ? `, ${warnings.length} avisos` : ''})`,
       ])
       return 0
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error
-      if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems: error.problems, warnings: [] })
+      const problems = error.problems
+      if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems, warnings: [] })
       else printLines(input, [...error.problems.map(formatConfigProblem), `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`])
       return 1
     }

@@ -73,7 +73,8 @@ function rewriteSql(database: Database, step: MigrationStep): string[] {
   const compiled = database.db.updateTable(step.table).set({ _hash: '…' }).where('_id', '=', '…').compile().sql
   const values = step.kind === 'encrypt_field' ? 'cifrados' : step.kind === 'decrypt_field' ? 'descifrados'
     : step.kind === 'rename_enum_value' ? `'${step.from}' pasa a '${step.to}'` : 'sin cambios'
-  return [`-- por cada registro cuyo contenido cambia: valores ${values}, nuevo _hash y entrada 'migrar' en la auditoría`, compiled]
+  const comment = `-- por cada registro cuyo contenido cambia: valores ${values}, nuevo _hash y entrada 'migrar'`
+  return [`${comment} en la auditoría`, compiled]
 }
 
 /** The plan with its SQL and the records each step affects; changes nothing but system tables. */
@@ -84,7 +85,8 @@ export async function reviewMigration(database: Database, modules: readonly Modu
   for (const step of planMigration(before, modules)) {
     const checked = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind)
     // A renamed enum value blocks nothing: its records are listed so the administrator sees whose change.
-    const affected = checked || step.kind === 'rename_enum_value' ? await affectedRecords(database.db, before, step) : []
+    const listed = checked || step.kind === 'rename_enum_value'
+    const affected = listed ? await affectedRecords(database.db, before, step) : []
     steps.push({
       step,
       description: describeStep(step),

@@ -31,7 +31,9 @@ interface FieldChange {
 function valueChanges(spec: ModuleSpec, steps: readonly MigrationStep[]): FieldChange[] {
   const changes = new Map<string, FieldChange>()
   for (const step of steps) {
-    if (step.table !== spec.name || (step.kind !== 'encrypt_field' && step.kind !== 'decrypt_field' && step.kind !== 'rename_enum_value')) continue
+    const kind = step.kind
+    const rewrites = kind === 'encrypt_field' || kind === 'decrypt_field' || kind === 'rename_enum_value'
+    if (step.table !== spec.name || !rewrites) continue
     const field = spec.fieldsByName.get(step.field)
     if (field === undefined) continue
     const change = changes.get(field.name) ?? { field, stored: field, renamed: new Map(), always: false }
