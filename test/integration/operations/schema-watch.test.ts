@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { openService } from '../../../src/app/service.js'
 import { loadSettings } from '../../../src/app/settings.js'
-import { REPO_MODULES } from '../../helpers/api.js'
+import { databaseEnv, REPO_MODULES } from '../../helpers/api.js'
 import { createCli } from '../cli/support.js'
 import { captureLogs } from '../protection/support.js'
 
@@ -23,7 +23,10 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
   const file = join(cli.dataDir, 'modules.yaml')
   copyFileSync(REPO_MODULES, file)
   const logs = captureLogs()
-  const service = await openService(loadSettings({ ...cli.env, MODULES_FILE: file }), { logger: { level: 'info', stream: logs.stream } })
+  // On the PostgreSQL pass both the service and `records migrate` use that database.
+  const database = await databaseEnv(cli.dataDir)
+  const settings = loadSettings({ ...cli.env, ...database, MODULES_FILE: file })
+  const service = await openService(settings, { logger: { level: 'info', stream: logs.stream } })
   t.teardown(() => service.close())
   const health = async () => (await service.app.inject({ method: 'GET', url: '/api/health' })).json()
   const warnings = () => logs.text().trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: number; msg: string })
@@ -43,7 +46,7 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
   await health()
   t.equal(warnings().length, 1, 'said once in the log, at warn')
 
-  const migrated = await cli.run(['migrate'], { env: { MODULES_FILE: file } })
+  const migrated = await cli.run(['migrate'], { env: { MODULES_FILE: file, ...database } })
   t.equal(migrated.status, 0, migrated.stderr)
   await pause()
   t.match((await health()).data.esquema.motivos, [/^modules\.yaml ha cambiado/, /^la base de datos se ha migrado a otro esquema .* reinícielo$/])
