@@ -35,10 +35,18 @@ export interface SchemaWatch {
   close(): void
 }
 
-/** The file's meaning, not its bytes: comments and layout do not count as a change. */
-function fingerprint(file: string): string {
+const read = (file: string): string => {
   try {
-    return createHash('sha256').update(canonicalJson(parse(readFileSync(file, 'utf8')) as unknown)).digest('hex')
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** The file's meaning, not its bytes: comments and layout do not count as a change. */
+function meaningOf(text: string): string {
+  try {
+    return createHash('sha256').update(canonicalJson(parse(text) as unknown)).digest('hex')
   } catch {
     return 'ilegible'
   }
@@ -48,9 +56,11 @@ function fingerprint(file: string): string {
 const MIN_CHECK_MS = 1_000
 
 export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
-  const served = fingerprint(options.modulesFile)
+  // The text only: parsing it again would cost every start; its meaning is computed on a change.
+  const servedText = read(options.modulesFile)
+  let servedMeaning: string | undefined
   const servedSnapshot = canonicalJson(snapshotOf(options.modules))
-  let lastFile = served
+  let lastFile = servedText
   let lastDatabase = servedSnapshot
   let reasons: { file?: string; database?: string } = {}
   let lastCheck = 0
@@ -69,10 +79,12 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
   }
 
   async function look(): Promise<SchemaDrift | undefined> {
-    const file = fingerprint(options.modulesFile)
+    const file = read(options.modulesFile)
     if (file !== lastFile) {
       lastFile = file
-      reasons = file === served ? { ...reasons, file: undefined } : {
+      servedMeaning ??= meaningOf(servedText)
+      const same = file === servedText || meaningOf(file) === servedMeaning
+      reasons = same ? { ...reasons, file: undefined } : {
         ...reasons,
         file: `modules.yaml ha cambiado desde el arranque y ${await pendingOf()}; `
           + 'este proceso sigue sirviendo la versión anterior hasta que se reinicie',
