@@ -1,26 +1,19 @@
-// Opens the whole service from settings: load -> validate -> compile -> migrate -> buildApp.
-// Used by `npm start`, `records serve` and the tests; never listens by itself.
+// Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
+// stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
+// tests; never listens by itself.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { compileService } from '../compile/service.js'
 import { isAppError } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
-import { loadModulesConfig } from '../config/load.js'
-import { createAccountStore } from '../db/account-store.js'
-import { createChangeWatch } from '../db/change-watch.js'
-import { createDatabase } from '../db/connect.js'
-import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
-import { checkKeyRegistry } from '../db/key-registry.js'
-import { createReadAuditLog } from '../db/read-audit.js'
+import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
-import { applyMigration } from '../db/migrate/apply.js'
-import { ensureSystemTables } from '../db/migrate/system-tables.js'
-import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
-import { createRecordStore, type RecordStore } from '../db/record-store.js'
+import type { RecordCodec } from '../db/record-codec.js'
+import type { RecordStore } from '../db/record-store.js'
 import { buildApp } from '../http/app.js'
 import type { ClosableCounterStore } from '../http/redis-counter-store.js'
+import { openEngine } from './engine.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -85,25 +78,14 @@ async function sharedCounters(settings: Settings, log: () => FastifyInstance['lo
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
-  const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
-  const counterStore = await sharedCounters(settings, () => app?.log)
+  // The app is built after the store it serves: errors of a later flush reach its log.
+  const onReadAuditError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  const engine = await openEngine(settings, { ...(options.clock === undefined ? {} : { clock: options.clock }), onReadAuditError })
+  const { spec, database, store, accounts, clock } = engine
+  let counterStore: ClosableCounterStore | undefined
   try {
-    const clock = options.clock ?? (() => new Date())
-    const keyring = createKeyring(settings.encryptionKeys)
-    await ensureSystemTables(database)
-    await checkKeyRegistry(database, keyring)
-    const cipher = createFieldCipher(keyring)
-    const codec = createRecordCodec(database.dialect, cipher)
-    const timezone = spec.service.timezone
-    const { applied } = await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
-    // The app is built after the store it serves: errors of a later flush reach its log.
-    const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-    const readAudit = createReadAuditLog({ database, timezone, clock, onError })
-    const changes = createChangeWatch(database)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
-    const accounts = createAccountStore(database, spec.accounts, changes)
+    counterStore = await sharedCounters(settings, () => app?.log)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
@@ -129,18 +111,18 @@ export async function openService(settings: Settings, options: OpenServiceOption
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
     app = built
+    const counters = counterStore
     return {
-      app: built, spec, database, store, codec, keyring, migrated: applied, initialAdmin,
+      app: built, spec, database, store, codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated, initialAdmin,
       async close() {
         await built.close()
-        await readAudit.close()
-        await counterStore?.close()
-        await database.close()
+        await counters?.close()
+        await engine.close()
       },
     }
   } catch (error) {
     await counterStore?.close()
-    await database.close()
+    await engine.close()
     throw error
   }
 }
