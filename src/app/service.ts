@@ -81,9 +81,11 @@ async function sharedCounters(settings: Settings, log: () => FastifyInstance['lo
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   let app: FastifyInstance | undefined
   // The app is built after the store it serves: errors of a later flush reach its log.
-  const onReadAuditError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-  const engine = await openEngine(settings, { ...(options.clock === undefined ? {} : { clock: options.clock }), onReadAuditError })
-  const { spec, database, store, accounts, clock } = engine
+  const onReadAuditError = (error: unknown) =>
+    app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  const clock = options.clock === undefined ? {} : { clock: options.clock }
+  const engine = await openEngine(settings, { ...clock, onReadAuditError })
+  const { spec, database, store, accounts } = engine
   let counterStore: ClosableCounterStore | undefined
   const schemaWatch = createSchemaWatch({
     modulesFile: settings.modulesFile, modules: spec.modules, database, warn: (message) => app?.log.warn(message),
@@ -111,14 +113,15 @@ export async function openService(settings: Settings, options: OpenServiceOption
       maxQueryLength: settings.maxQueryLength,
       loginLock: settings.loginLock,
       logger: options.logger ?? false,
-      clock,
+      clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
       schemaDrift: () => schemaWatch.check(),
     })
     app = built
     const counters = counterStore
     return {
-      app: built, spec, database, store, codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated, initialAdmin,
+      app: built, spec, database, store, initialAdmin,
+      codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated,
       async close() {
         schemaWatch.close()
         await built.close()
