@@ -35,9 +35,9 @@ export interface OpenService {
   close(): Promise<void>
 }
 
-/** package.json's version, from src/ (tests) or dist/src/ (npm start). */
+/** package.json's version, from src/app/ (tests) or dist/src/app/ (npm start). */
 export function serviceVersion(): string {
-  for (const candidate of ['../package.json', '../../package.json']) {
+  for (const candidate of ['../../package.json', '../../../package.json']) {
     const file = new URL(candidate, import.meta.url)
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
