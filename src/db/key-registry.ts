@@ -1,22 +1,15 @@
 // Which encryption keys the stored data may need. A key that encrypted values and is
 // not configured any more is a startup error, never garbage output (issue #3).
+import { keyMissing } from '../errors.js'
 import type { Database } from './database.js'
 import type { Keyring } from './crypto.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
-
-export class KeyMissing extends Error {
-  constructor(readonly missing: readonly string[]) {
-    super(`La base de datos tiene valores cifrados con ${missing.length === 1 ? 'la clave' : 'las claves'} ${missing.map((id) => `'${id}'`).join(', ')}, que no ${missing.length === 1 ? 'está configurada' : 'están configuradas'}. ` +
-      'Configure RECORDS_ENCRYPTION_KEY con la clave correcta (las anteriores, en RECORDS_ENCRYPTION_OLD_KEYS) o restaure el fichero encryption.key de DATA_DIR.')
-    this.name = 'KeyMissing'
-  }
-}
 
 /** Refuses a keyring that lacks a key the data may use, then records the active key. */
 export async function checkKeyRegistry(database: Database, keyring: Keyring): Promise<void> {
   const rows = await database.db.selectFrom(SYSTEM_TABLES.keys).select('key_id').execute()
   const missing = rows.map((r) => String(r['key_id'])).filter((id) => !keyring.keys.has(id))
-  if (missing.length > 0) throw new KeyMissing(missing)
+  if (missing.length > 0) throw keyMissing(missing)
   await database.db.insertInto(SYSTEM_TABLES.keys).values({ key_id: keyring.activeId })
     .onConflict((oc) => oc.column('key_id').doNothing()).execute()
 }

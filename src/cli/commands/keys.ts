@@ -4,9 +4,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { keyIdOf } from '../../db/crypto.js'
 import { rotateEncryption } from '../../db/key-rotation.js'
-import { CliError, JSON_OPTION, flag, type Command } from '../command.js'
+import { JSON_OPTION, flag, type Command } from '../command.js'
 import { settingsOf, withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
+import { commandFailed } from '../../errors.js'
 
 const generate: Command = {
   name: 'keys generate',
@@ -34,7 +35,7 @@ cifrados). Para usarla:
       else printLines(input, [key, `(id de la clave: ${keyId})`])
       return 0
     }
-    if (input.env['RECORDS_ENCRYPTION_KEY']) throw new CliError('RECORDS_ENCRYPTION_KEY está configurada: cambie la clave allí (la anterior en RECORDS_ENCRYPTION_OLD_KEYS); --install solo gestiona DATA_DIR/encryption.key')
+    if (input.env['RECORDS_ENCRYPTION_KEY']) throw commandFailed('RECORDS_ENCRYPTION_KEY está configurada: cambie la clave allí (la anterior en RECORDS_ENCRYPTION_OLD_KEYS); --install solo gestiona DATA_DIR/encryption.key')
     const file = join(settingsOf(input).dataDir, 'encryption.key')
     const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
     writeFileSync(file, `${key}\n${previous === '' ? '' : `${previous}\n`}`, { mode: 0o600 })
