@@ -4,7 +4,7 @@
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 //   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
 //   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
-// See README.md, section "Performance", for what is measured and how.
+// See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
