@@ -9,10 +9,11 @@ import { isAppError } from './errors.js'
 import type { ServiceSpec } from './compile/types.js'
 import { loadModulesConfig } from './config/load.js'
 import { createAccountStore } from './db/account-store.js'
-import { createChangeWatch } from './db/change-watch.js'
+import { createChangeWatch, type ChangeWatch } from './db/change-watch.js'
 import { createDatabase } from './db/connect.js'
-import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
-import { checkKeyRegistry } from './db/key-registry.js'
+import type { Keyring } from './db/crypto.js'
+import { startInstanceHeartbeat } from './db/instance-heartbeat.js'
+import { openLiveKeys, type LiveKeys } from './db/live-keys.js'
 import { createReadAuditLog } from './db/read-audit.js'
 import type { Database } from './db/database.js'
 import { applyMigration } from './db/migrate/apply.js'
@@ -21,7 +22,7 @@ import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
 import type { ClosableCounterStore } from './http/redis-counter-store.js'
-import type { Settings } from './settings.js'
+import { currentEncryptionKeys, type Settings } from './settings.js'
 
 export interface OpenServiceOptions {
   readonly logger?: FastifyServerOptions['logger']
@@ -34,7 +35,10 @@ export interface OpenService {
   readonly database: Database
   readonly store: RecordStore
   readonly codec: RecordCodec
+  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
   readonly keyring: Keyring
+  readonly keys: LiveKeys
+  readonly changes: ChangeWatch
   /** Migration steps applied at this start, in plain words. */
   readonly migrated: readonly string[]
   /** Set when this start created the first superadmin with a generated password. */
@@ -91,11 +95,10 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const counterStore = await sharedCounters(settings, () => app?.log)
   try {
     const clock = options.clock ?? (() => new Date())
-    const keyring = createKeyring(settings.encryptionKeys)
     await ensureSystemTables(database)
-    await checkKeyRegistry(database, keyring)
-    const cipher = createFieldCipher(keyring)
-    const codec = createRecordCodec(database.dialect, cipher)
+    // Keys that follow a rotation while the service runs (issue #13).
+    const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
+    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
     const timezone = spec.service.timezone
     const { applied } = await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
     // The app is built after the store it serves: errors of a later flush reach its log.
@@ -129,9 +132,18 @@ export async function openService(settings: Settings, options: OpenServiceOption
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
     app = built
+    const heartbeat = await startInstanceHeartbeat({
+      database, keys, changes, intervalMs: settings.heartbeatMs,
+      onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
+      onMissingKeys: (missing) => built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
+    })
     return {
-      app: built, spec, database, store, codec, keyring, migrated: applied, initialAdmin,
+      app: built, spec, database, store, codec, keys, changes, migrated: applied, initialAdmin,
+      get keyring() {
+        return keys.keyring()
+      },
       async close() {
+        await heartbeat.stop()
         await built.close()
         await readAudit.close()
         await counterStore?.close()

@@ -6,24 +6,27 @@ import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { loadModulesConfig } from '../config/load.js'
 import { createAccountStore, type AccountStore } from '../db/account-store.js'
-import { createChangeWatch } from '../db/change-watch.js'
+import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
-import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
+import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
-import { checkKeyRegistry } from '../db/key-registry.js'
+import { openLiveKeys, type LiveKeys } from '../db/live-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/migrate/system-tables.js'
 import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type RecordStore } from '../db/record-store.js'
-import { loadSettings, type Settings } from '../settings.js'
+import { currentEncryptionKeys, loadSettings, type Settings } from '../settings.js'
 import type { CommandInput } from './command.js'
 
 export interface Environment {
   readonly settings: Settings
   readonly spec: ServiceSpec
   readonly database: Database
+  /** The configured keys; `activeId` is the key the database has every writer use (issue #13). */
   readonly keyring: Keyring
+  readonly keys: LiveKeys
+  readonly changes: ChangeWatch
   readonly codec: RecordCodec
   readonly store: RecordStore
   readonly accounts: AccountStore
@@ -54,17 +57,19 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
   try {
     const clock = () => new Date()
     const timezone = spec.service.timezone
-    const keyring = createKeyring(settings.encryptionKeys)
     await ensureSystemTables(database)
-    await checkKeyRegistry(database, keyring)
-    const codec = createRecordCodec(database.dialect, createFieldCipher(keyring))
+    const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
+    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
     if (options.migrate !== false) await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
     const readAudit = createReadAuditLog({ database, timezone, clock, onError: () => undefined })
     // Writes bump the generations a running service watches, so it sees them at once (D20).
     const changes = createChangeWatch(database)
     const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
     return {
-      settings, spec, database, keyring, codec, store, clock,
+      settings, spec, database, codec, store, clock, keys, changes,
+      get keyring() {
+        return keys.keyring()
+      },
       accounts: createAccountStore(database, spec.accounts, changes),
       actor: cliActor(),
       async close() {

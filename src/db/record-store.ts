@@ -8,6 +8,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
+import { checkEncryptedUnique } from './encrypted-unique.js'
 import { generationCache, type ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
@@ -170,6 +171,8 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    await codec.beforeWrite(trx)
+    for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
     const rows: Row[] = []
     const events: AuditEvent[] = []
     prepared.forEach((values, i) => {
@@ -249,8 +252,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const row = await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
+        await codec.beforeWrite(trx)
         const current = await liveRow(trx, spec, id, true)
         checkVersion(current, ifMatch)
+        await checkEncryptedUnique(trx, spec, codec, prepared, id)
         const version = Number(current[META.version]) + 1
         // Only what changes is written: a value read back is not in the form a column takes (jsonb).
         const columns: Row = { ...codec.encode(spec, prepared, id), [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
