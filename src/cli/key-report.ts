@@ -28,9 +28,13 @@ export async function waitForInstances(database: Database, ready: (i: InstanceRe
   }
 }
 
+/** `configured`: this configuration's keys, the first being where a rotation from here goes. */
 export function keyVerdict(activeKeyId: string, configured: readonly string[], usage: ReadonlyMap<string, number>,
   instances: readonly InstanceReport[]): KeyVerdict {
   const reasons: string[] = []
+  const target = configured[0]
+  if (target !== undefined && target !== activeKeyId)
+    reasons.push(`la clave ${target}, la primera configurada, aún no es la activa (${activeKeyId}): ejecute records keys rotate`)
   for (const [keyId, n] of usage)
     if (keyId !== activeKeyId && n > 0) reasons.push(`${n} ${n === 1 ? 'valor guardado sigue' : 'valores guardados siguen'} cifrados con la clave ${keyId} (ejecute records keys rotate)`)
   for (const i of instances)

@@ -59,7 +59,8 @@ function waitMsOf(input: Parameters<Command['run']>[0]): number {
 
 async function verdictOf(env: Environment): Promise<KeyVerdict> {
   const active = (await activeKeyOf(env.database)) ?? env.keyring.activeId
-  return keyVerdict(active, [...env.keyring.keys.keys()], await keyUsage(env.database, env.spec), await liveInstances(env.database))
+  const configured = [env.keys.targetId, ...[...env.keyring.keys.keys()].filter((k) => k !== env.keys.targetId)]
+  return keyVerdict(active, configured, await keyUsage(env.database, env.spec), await liveInstances(env.database))
 }
 
 const rotate: Command = {
