@@ -1,28 +1,23 @@
-// Opens the whole service from settings: load -> validate -> compile -> migrate -> buildApp.
-// Used by `npm start`, `records serve` and the tests; never listens by itself.
+// Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
+// stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
+// tests; never listens by itself.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { compileService } from './compile/service.js'
-import { isAppError } from './errors.js'
-import type { ServiceSpec } from './compile/types.js'
-import { loadModulesConfig } from './config/load.js'
-import { createAccountStore } from './db/account-store.js'
-import { createChangeWatch, type ChangeWatch } from './db/change-watch.js'
-import { createDatabase } from './db/connect.js'
-import type { Keyring } from './db/crypto.js'
-import { startInstanceHeartbeat } from './db/instance-heartbeat.js'
-import { openLiveKeys, type LiveKeys } from './db/live-keys.js'
-import { createReadAuditLog } from './db/read-audit.js'
-import type { Database } from './db/database.js'
-import { applyMigration } from './db/migrate/apply.js'
-import { ensureSystemTables } from './db/migrate/system-tables.js'
-import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
-import { createRecordStore, type RecordStore } from './db/record-store.js'
-import { buildApp } from './http/app.js'
-import type { ClosableCounterStore } from './http/redis-counter-store.js'
-import { currentEncryptionKeys, type Settings } from './settings.js'
+import { isAppError } from '../errors.js'
+import type { ServiceSpec } from '../compile/types.js'
+import type { ChangeWatch } from '../db/change-watch.js'
+import type { Keyring } from '../db/crypto.js'
+import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
+import type { LiveKeys } from '../db/live-keys.js'
+import type { Database } from '../db/database.js'
+import type { RecordCodec } from '../db/record-codec.js'
+import type { RecordStore } from '../db/record-store.js'
+import { buildApp } from '../http/app.js'
+import type { ClosableCounterStore } from '../http/redis-counter-store.js'
+import { openEngine } from './engine.js'
+import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
   readonly logger?: FastifyServerOptions['logger']
@@ -75,7 +70,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
 async function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): Promise<ClosableCounterStore | undefined> {
   if (settings.redisUrl === undefined) return undefined
   // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
-  const { createRedisCounterStore } = await import('./http/redis-counter-store.js')
+  const { createRedisCounterStore } = await import('../http/redis-counter-store.js')
   let lastReport = 0
   return createRedisCounterStore({
     url: settings.redisUrl,
@@ -89,24 +84,16 @@ async function sharedCounters(settings: Settings, log: () => FastifyInstance['lo
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
-  const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
-  const counterStore = await sharedCounters(settings, () => app?.log)
+  // The app is built after the store it serves: errors of a later flush reach its log.
+  const onReadAuditError = (error: unknown) =>
+    app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  const clock = options.clock === undefined ? {} : { clock: options.clock }
+  const engine = await openEngine(settings, { ...clock, onReadAuditError })
+  const { spec, database, store, accounts } = engine
+  let counterStore: ClosableCounterStore | undefined
   try {
-    const clock = options.clock ?? (() => new Date())
-    await ensureSystemTables(database)
-    // Keys that follow a rotation while the service runs (issue #13).
-    const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
-    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
-    const timezone = spec.service.timezone
-    const { applied } = await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
-    // The app is built after the store it serves: errors of a later flush reach its log.
-    const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-    const readAudit = createReadAuditLog({ database, timezone, clock, onError })
-    const changes = createChangeWatch(database)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
-    const accounts = createAccountStore(database, spec.accounts, changes)
+    counterStore = await sharedCounters(settings, () => app?.log)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
@@ -128,31 +115,33 @@ export async function openService(settings: Settings, options: OpenServiceOption
       maxQueryLength: settings.maxQueryLength,
       loginLock: settings.loginLock,
       logger: options.logger ?? false,
-      clock,
+      clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
     app = built
+    const counters = counterStore
+    // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
     const heartbeat = await startInstanceHeartbeat({
-      database, keys, changes, intervalMs: settings.heartbeatMs,
+      database, keys: engine.keys, changes: engine.changes, intervalMs: settings.heartbeatMs,
       onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
       onMissingKeys: (missing) => built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
     })
     return {
-      app: built, spec, database, store, codec, keys, changes, migrated: applied, initialAdmin,
+      app: built, spec, database, store, initialAdmin,
+      codec: engine.codec, keys: engine.keys, changes: engine.changes, migrated: engine.migrated,
       get keyring() {
-        return keys.keyring()
+        return engine.keyring
       },
       async close() {
         await heartbeat.stop()
         await built.close()
-        await readAudit.close()
-        await counterStore?.close()
-        await database.close()
+        await counters?.close()
+        await engine.close()
       },
     }
   } catch (error) {
     await counterStore?.close()
-    await database.close()
+    await engine.close()
     throw error
   }
 }
