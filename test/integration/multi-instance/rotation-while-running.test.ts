@@ -18,6 +18,9 @@ import { startServerProcess, type ServerProcess } from '../../helpers/server-pro
 
 const SEEDED = 30
 const PEOPLE = 10
+// Five `records` runs and two restarts on a shared 2-core machine: more than tap's default 300 s.
+t.setTimeout(900_000)
+
 const dniOf = (i: number) => `DNI-${i}`
 const nifOf = (i: number) => `NIF-${i}`
 
@@ -126,9 +129,10 @@ t.test('issue #13: keys rotate while two instances serve reads and writes, then 
   const list = await call(only, fresh, 'GET', '/denuncias?limit=1000')
   t.equal(list.status, 200)
   t.equal(list.body.data.total, SEEDED + created.length, 'every record listed')
+  t.equal(list.body.data.records.length, SEEDED + created.length, 'every record decrypted in one list (one unreadable value would make it 500)')
   let unreadable = 0
-  for (const id of [...ids, ...created]) if ((await call(only, fresh, 'GET', `/denuncias/${id}`)).status !== 200) unreadable += 1
-  t.equal(unreadable, 0, 'every record readable with the new key alone')
+  for (const id of [...ids, ...created.filter((_, i) => i % 10 === 0)]) if ((await call(only, fresh, 'GET', `/denuncias/${id}`)).status !== 200) unreadable += 1
+  t.equal(unreadable, 0, 'every seeded record and a sample of the new ones readable by id with the new key alone')
   for (const i of [0, 7, SEEDED - 1]) {
     const found = await call(only, fresh, 'GET', `/denuncias?denunciante_dni=${dniOf(i)}`)
     t.match(found.body.data, { total: 1, records: [{ _id: ids[i], denunciante_dni: dniOf(i) }] }, `searchable: ${dniOf(i)}`)
