@@ -7,7 +7,10 @@ import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { adminRoleMissing, isAppError } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
+import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
+import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
+import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { RecordCodec } from '../db/record-codec.js'
 import type { RecordStore } from '../db/record-store.js'
@@ -27,7 +30,10 @@ export interface OpenService {
   readonly database: Database
   readonly store: RecordStore
   readonly codec: RecordCodec
+  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
   readonly keyring: Keyring
+  readonly keys: LiveKeys
+  readonly changes: ChangeWatch
   /** Migration steps applied at this start, in plain words. */
   readonly migrated: readonly string[]
   /** Set when this start created the first superadmin with a generated password. */
@@ -114,10 +120,20 @@ export async function openService(settings: Settings, options: OpenServiceOption
     })
     app = built
     const counters = counterStore
+    // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
+    const heartbeat = await startInstanceHeartbeat({
+      database, keys: engine.keys, changes: engine.changes, intervalMs: settings.heartbeatMs,
+      onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
+      onMissingKeys: (missing) => built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
+    })
     return {
       app: built, spec, database, store, initialAdmin,
-      codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated,
+      codec: engine.codec, keys: engine.keys, changes: engine.changes, migrated: engine.migrated,
+      get keyring() {
+        return engine.keyring
+      },
       async close() {
+        await heartbeat.stop()
         await built.close()
         await counters?.close()
         await engine.close()

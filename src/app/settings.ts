@@ -18,8 +18,12 @@ export interface Settings {
   readonly redisKeyPrefix: string
   readonly modulesFile: string
   readonly jwtSecret: string
-  /** Active key first; the rest only decrypt (rotation, issue #3). */
+  /** Configured first key first; the rest only decrypt (rotation, issue #3). */
   readonly encryptionKeys: readonly Buffer[]
+  /** DATA_DIR/encryption.key when the keys come from it: read again on a rotation's signal (issue #13). */
+  readonly encryptionKeyFile: string | undefined
+  /** How often a running instance reports its keys in `_instances` (issue #13). */
+  readonly heartbeatMs: number
   readonly adminUsername: string
   readonly adminPassword: string | undefined
   readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
@@ -62,6 +66,14 @@ function secretFile(file: string, make: () => string, generated: string[], name:
   return readFileSync(file, 'utf8').trim()
 }
 
+/** Keys one per line (or comma-separated): the first encrypts once a rotation makes it active. */
+export const parseKeyList = (text: string): Buffer[] =>
+  text.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
+
+/** The configured keys now: the key file read again (it may have gained a key), or the fixed environment. */
+export const currentEncryptionKeys = (settings: Settings): readonly Buffer[] =>
+  settings.encryptionKeyFile === undefined ? settings.encryptionKeys : parseKeyList(readFileSync(settings.encryptionKeyFile, 'utf8'))
+
 /** BASE_PATH normalized: `/api` by default, `/` for none, never a trailing slash (D1). */
 export function basePathOf(env: Env = process.env): string {
   return `/${(env['BASE_PATH'] ?? '/api').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '/')
@@ -76,7 +88,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
   const keyText = env['RECORDS_ENCRYPTION_KEY']
     ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
     : secretFile(join(dataDir, 'encryption.key'), () => randomBytes(32).toString('base64'), generated, 'RECORDS_ENCRYPTION_KEY')
-  const encryptionKeys = keyText.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
+  const encryptionKeys = parseKeyList(keyText)
   const basePath = basePathOf(env)
   return {
     port: integer(env, 'PORT', 3000, 0),
@@ -90,6 +102,8 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
     jwtSecret,
     encryptionKeys,
+    encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
+    heartbeatMs: integer(env, 'INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
     adminUsername: env['ADMIN_USERNAME'] || 'admin',
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     rateLimits: {

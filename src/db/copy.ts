@@ -50,6 +50,7 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
   },
   { name: SYSTEM_TABLES.revokedTokens, orderBy: 'jti', columns: [text('jti'), integer('expires_at')] },
   { name: SYSTEM_TABLES.keys, orderBy: 'key_id', columns: [text('key_id')] },
+  { name: SYSTEM_TABLES.keyState, orderBy: 'id', columns: [integer('id'), text('active_key_id')] },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {

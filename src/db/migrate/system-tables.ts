@@ -10,6 +10,10 @@ export const SYSTEM_TABLES = {
   audit: '_audit',
   revokedTokens: '_revoked_tokens',
   keys: '_keys',
+  /** One row (id 1): the key every instance encrypts with (issue #13). */
+  keyState: '_key_state',
+  /** One row per running instance: its keys, refreshed by a heartbeat (issue #13). */
+  instances: '_instances',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -46,6 +50,20 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .execute()
   await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
     .addColumn('key_id', 'text', (c) => c.primaryKey())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.keyState).ifNotExists()
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('active_key_id', 'text', (c) => c.notNull())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.instances).ifNotExists()
+    .addColumn('instance_id', 'text', (c) => c.primaryKey())
+    .addColumn('host', 'text', (c) => c.notNull())
+    .addColumn('pid', 'integer', (c) => c.notNull())
+    .addColumn('started_at', 'text', (c) => c.notNull())
+    .addColumn('seen_at', bigint, (c) => c.notNull())
+    .addColumn('interval_ms', 'integer', (c) => c.notNull())
+    .addColumn('key_ids', 'text', (c) => c.notNull())
+    .addColumn('active_key_id', 'text', (c) => c.notNull())
     .execute()
 }
 
