@@ -11,6 +11,7 @@ import { loadModulesConfig } from './config/load.js'
 import { createAccountStore } from './db/account-store.js'
 import { createChangeWatch } from './db/change-watch.js'
 import { createDatabase } from './db/connect.js'
+import { createLoginFailureStore } from './db/login-failures.js'
 import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
 import { checkKeyRegistry } from './db/key-registry.js'
 import { createReadAuditLog } from './db/read-audit.js'
@@ -20,7 +21,7 @@ import { ensureSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
-import type { ClosableCounterStore } from './http/redis-counter-store.js'
+import type { Redis } from 'ioredis'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -67,28 +68,39 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
 
-/** Shared counters when REDIS_URL is set; a Redis outage is logged at most once a minute. */
-async function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): Promise<ClosableCounterStore | undefined> {
+/** The Redis client of REDIS_URL: rate limits and failed logins shared by every instance. */
+async function sharedRedis(settings: Settings): Promise<Redis | undefined> {
   if (settings.redisUrl === undefined) return undefined
   // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
-  const { createRedisCounterStore } = await import('./http/redis-counter-store.js')
+  const { Redis } = await import('ioredis')
+  const redis = new Redis(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1 })
+  redis.on('error', () => undefined) // reported per failed count (redisOutage), not once per reconnect attempt
+  return redis
+}
+
+/** A Redis outage, logged at most once a minute. */
+function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unknown) => void {
   let lastReport = 0
-  return createRedisCounterStore({
-    url: settings.redisUrl,
-    keyPrefix: settings.redisKeyPrefix,
-    onError(error) {
-      if (Date.now() - lastReport < 60_000) return
-      lastReport = Date.now()
-      log()?.warn({ err: error }, 'Redis no responde: los límites de peticiones se cuentan por instancia hasta que vuelva')
-    },
-  })
+  return (error) => {
+    if (Date.now() - lastReport < 60_000) return
+    lastReport = Date.now()
+    log()?.warn({ err: error }, 'Redis no responde: los límites de peticiones se cuentan por instancia hasta que vuelva')
+  }
+}
+
+/** Failed logins in Redis when it is configured, else in the database (issue #13 item 2). */
+async function loginFailureStore(database: Database, redis: Redis | undefined) {
+  if (redis === undefined) return createLoginFailureStore(database)
+  const { createRedisLoginFailureStore } = await import('./db/login-failures-redis.js')
+  return createRedisLoginFailureStore(redis)
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   const spec = compileService(loadModulesConfig(settings.modulesFile))
   const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
-  const counterStore = await sharedCounters(settings, () => app?.log)
+  const redis = await sharedRedis(settings)
+  const closeRedis = async () => void (await redis?.quit().catch(() => redis.disconnect()))
   try {
     const clock = options.clock ?? (() => new Date())
     const keyring = createKeyring(settings.encryptionKeys)
@@ -117,13 +129,14 @@ export async function openService(settings: Settings, options: OpenServiceOption
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
-      ...(counterStore === undefined ? {} : { counterStore }),
+      ...(redis === undefined ? {} : { redis, onRedisError: redisOutage(() => app?.log) }),
       trustProxy: settings.trustProxy,
       corsOrigins: settings.corsOrigins,
       version: serviceVersion(),
       timeouts: settings.timeouts,
       maxQueryLength: settings.maxQueryLength,
-      loginLock: settings.loginLock,
+      loginFailures: await loginFailureStore(database, redis),
+      loginProtection: settings.loginProtection,
       logger: options.logger ?? false,
       clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
@@ -134,12 +147,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
       async close() {
         await built.close()
         await readAudit.close()
-        await counterStore?.close()
+        await closeRedis()
         await database.close()
       },
     }
   } catch (error) {
-    await counterStore?.close()
+    await closeRedis()
     await database.close()
     throw error
   }

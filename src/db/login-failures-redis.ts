@@ -1,0 +1,32 @@
+// Failed-login counts in Redis (REDIS_URL, issue #13 item 2): one hash per key, counted and
+// given its expiry in one atomic script, so every instance sees one count.
+import type { Redis } from 'ioredis'
+import { NO_FAILURES, type FailureCount, type LoginFailureStore } from './login-failures.js'
+
+/** HINCRBY and PEXPIRE at once: a count lives `keepMs` after its last failure. */
+const RECORD_SCRIPT = `
+local n = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+redis.call('HSET', KEYS[1], 'last_at', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return n`
+
+const PREFIX = 'login-failures:'
+
+export function createRedisLoginFailureStore(redis: Redis): LoginFailureStore {
+  return {
+    async read(keys) {
+      const rows = await Promise.all(keys.map((key) => redis.hmget(`${PREFIX}${key}`, 'failures', 'last_at')))
+      return rows.map(([failures, lastAt]): FailureCount =>
+        failures === null || failures === undefined ? NO_FAILURES : { failures: Number(failures), lastAt: Number(lastAt) })
+    },
+    async record(keys, now, keepMs) {
+      return Promise.all(keys.map(async (key) => {
+        const failures = await redis.eval(RECORD_SCRIPT, 1, `${PREFIX}${key}`, String(now), String(keepMs))
+        return { failures: Number(failures), lastAt: now }
+      }))
+    },
+    async clear(key) {
+      await redis.del(`${PREFIX}${key}`)
+    },
+  }
+}
