@@ -73,8 +73,12 @@ async function sharedRedis(settings: Settings): Promise<Redis | undefined> {
   if (settings.redisUrl === undefined) return undefined
   // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
   const { Redis } = await import('ioredis')
-  const redis = new Redis(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1 })
+  // No offline queue: while Redis is away a count fails at once and is made per process or in
+  // the database (redisOutage), instead of every request waiting for a reconnection.
+  const redis = new Redis(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
   redis.on('error', () => undefined) // reported per failed count (redisOutage), not once per reconnect attempt
+  // Ready before the first request when Redis answers; a Redis that does not holds the start 2 s at most.
+  await Promise.race([redis.connect().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
   return redis
 }
 
@@ -84,15 +88,16 @@ function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unk
   return (error) => {
     if (Date.now() - lastReport < 60_000) return
     lastReport = Date.now()
-    log()?.warn({ err: error }, 'Redis no responde: los límites de peticiones se cuentan por instancia hasta que vuelva')
+    const message = 'Redis no responde: los límites de peticiones se cuentan por instancia, y los inicios de sesión fallidos en la base de datos, hasta que vuelva'
+    log()?.warn({ err: error }, message)
   }
 }
 
-/** Failed logins in Redis when it is configured, else in the database (issue #13 item 2). */
-async function loginFailureStore(database: Database, redis: Redis | undefined) {
+/** Failed logins in Redis when it is configured (the database while it is away), else in the database (issue #13 item 2). */
+async function loginFailureStore(database: Database, redis: Redis | undefined, onError: (error: unknown) => void) {
   if (redis === undefined) return createLoginFailureStore(database)
   const { createRedisLoginFailureStore } = await import('./db/login-failures-redis.js')
-  return createRedisLoginFailureStore(redis)
+  return createRedisLoginFailureStore(redis, createLoginFailureStore(database), onError)
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
@@ -101,6 +106,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
   let app: FastifyInstance | undefined
   const redis = await sharedRedis(settings)
   const closeRedis = async () => void (await redis?.quit().catch(() => redis.disconnect()))
+  const onRedisError = redisOutage(() => app?.log)
   try {
     const clock = options.clock ?? (() => new Date())
     const keyring = createKeyring(settings.encryptionKeys)
@@ -129,13 +135,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
-      ...(redis === undefined ? {} : { redis, onRedisError: redisOutage(() => app?.log) }),
+      ...(redis === undefined ? {} : { redis, onRedisError }),
       trustProxy: settings.trustProxy,
       corsOrigins: settings.corsOrigins,
       version: serviceVersion(),
       timeouts: settings.timeouts,
       maxQueryLength: settings.maxQueryLength,
-      loginFailures: await loginFailureStore(database, redis),
+      loginFailures: await loginFailureStore(database, redis, onRedisError),
       loginProtection: settings.loginProtection,
       logger: options.logger ?? false,
       clock,

@@ -1,5 +1,6 @@
 // Failed-login counts in Redis (REDIS_URL, issue #13 item 2): one hash per key, counted and
-// given its expiry in one atomic script, so every instance sees one count.
+// given its expiry in one atomic script, so every instance sees one count. While Redis does not
+// answer, the database store counts instead: logins go on, still slowed, never unprotected.
 import type { Redis } from 'ioredis'
 import { NO_FAILURES, type FailureCount, type LoginFailureStore } from './login-failures.js'
 
@@ -12,7 +13,24 @@ return n`
 
 const PREFIX = 'login-failures:'
 
-export function createRedisLoginFailureStore(redis: Redis): LoginFailureStore {
+export function createRedisLoginFailureStore(redis: Redis, fallback: LoginFailureStore, onError: (error: unknown) => void): LoginFailureStore {
+  const store = redisStore(redis)
+  const guarded = <A extends unknown[], R>(call: (s: LoginFailureStore, ...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+    try {
+      return await call(store, ...args)
+    } catch (error) {
+      onError(error)
+      return call(fallback, ...args)
+    }
+  }
+  return {
+    read: guarded((s, keys: readonly string[], now: number, keepMs: number) => s.read(keys, now, keepMs)),
+    record: guarded((s, keys: readonly string[], now: number, keepMs: number) => s.record(keys, now, keepMs)),
+    clear: guarded((s, key: string) => s.clear(key)),
+  }
+}
+
+function redisStore(redis: Redis): LoginFailureStore {
   return {
     async read(keys) {
       const rows = await Promise.all(keys.map((key) => redis.hmget(`${PREFIX}${key}`, 'failures', 'last_at')))
