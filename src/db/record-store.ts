@@ -1,8 +1,8 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit.
 import type { Compilable } from 'kysely'
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
-import type { AuditQuery } from '../compile/audit-query.js'
-import type { ListQuery } from '../compile/list-query.js'
+import type { AuditQuery } from '../records/audit-query.js'
+import type { ListQuery } from '../records/list-query.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'

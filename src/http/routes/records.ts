@@ -2,7 +2,7 @@
 // Registered once per module with the module's path as prefix; handlers stay thin.
 import type { Ajv } from 'ajv'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { parseListQuery, type ListLimits } from '../../compile/list-query.js'
+import { parseListQuery, type ListLimits } from '../../records/list-query.js'
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
@@ -10,7 +10,7 @@ import type { RecordStore } from '../../db/record-store.js'
 import { forbidden } from '../../errors.js'
 import { guardAccountWrite } from '../account-guard.js'
 import { holds, requirePermission, type AuthContext } from '../auth.js'
-import { createBodyValidator } from '../body-validator.js'
+import { createBodyValidator } from '../../records/body-validator.js'
 import { etagOf, parseIfMatch } from '../if-match.js'
 
 export interface RecordRoutesOptions {

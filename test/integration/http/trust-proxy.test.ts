@@ -3,7 +3,7 @@
 // writes at the left of X-Forwarded-For never gives it a fresh budget.
 import t from 'tap'
 import { startTestApi, type TestApi } from '../../helpers/api.js'
-import { loadSettings } from '../../../src/settings.js'
+import { loadSettings } from '../../../src/app/settings.js'
 import { assertError } from '../auth/envelope.js'
 
 /** A clock that stands still: the 70 requests fall in one rate-limit window. */

@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseKey } from './db/crypto.js'
-import type { LoginProtectionSettings } from './http/login-throttle.js'
-import { parseTrustProxy, type TrustProxy } from './http/trust-proxy.js'
+import { parseKey } from '../db/crypto.js'
+import type { LoginProtectionSettings } from '../http/login-throttle.js'
+import { parseTrustProxy, type TrustProxy } from '../http/trust-proxy.js'
 
 export interface Settings {
   readonly port: number

@@ -1,27 +1,20 @@
-// Opens the whole service from settings: load -> validate -> compile -> migrate -> buildApp.
-// Used by `npm start`, `records serve` and the tests; never listens by itself.
+// Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
+// stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
+// tests; never listens by itself.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { compileService } from './compile/service.js'
-import { isAppError } from './errors.js'
-import type { ServiceSpec } from './compile/types.js'
-import { loadModulesConfig } from './config/load.js'
-import { createAccountStore } from './db/account-store.js'
-import { createChangeWatch } from './db/change-watch.js'
-import { createDatabase } from './db/connect.js'
-import { createLoginFailureStore } from './db/login-failures.js'
-import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
-import { checkKeyRegistry } from './db/key-registry.js'
-import { createReadAuditLog } from './db/read-audit.js'
-import type { Database } from './db/database.js'
-import { applyMigration } from './db/migrate/apply.js'
-import { ensureSystemTables } from './db/migrate/system-tables.js'
-import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
-import { createRecordStore, type RecordStore } from './db/record-store.js'
-import { buildApp } from './http/app.js'
+import { isAppError } from '../errors.js'
+import type { ServiceSpec } from '../compile/types.js'
+import type { Keyring } from '../db/crypto.js'
+import type { Database } from '../db/database.js'
+import type { RecordCodec } from '../db/record-codec.js'
+import type { RecordStore } from '../db/record-store.js'
+import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
+import { createLoginFailureStore } from '../db/login-failures.js'
+import { openEngine } from './engine.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -96,32 +89,21 @@ function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unk
 /** Failed logins in Redis when it is configured (the database while it is away), else in the database (issue #13 item 2). */
 async function loginFailureStore(database: Database, redis: Redis | undefined, onError: (error: unknown) => void) {
   if (redis === undefined) return createLoginFailureStore(database)
-  const { createRedisLoginFailureStore } = await import('./db/login-failures-redis.js')
+  const { createRedisLoginFailureStore } = await import('../db/login-failures-redis.js')
   return createRedisLoginFailureStore(redis, createLoginFailureStore(database), onError)
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
-  const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
-  const redis = await sharedRedis(settings)
-  const closeRedis = async () => void (await redis?.quit().catch(() => redis.disconnect()))
+  // The app is built after the store it serves: errors of a later flush reach its log.
+  const onReadAuditError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  const engine = await openEngine(settings, { ...(options.clock === undefined ? {} : { clock: options.clock }), onReadAuditError })
+  const { spec, database, store, accounts, clock } = engine
+  let redis: Redis | undefined
+  const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))
   const onRedisError = redisOutage(() => app?.log)
   try {
-    const clock = options.clock ?? (() => new Date())
-    const keyring = createKeyring(settings.encryptionKeys)
-    await ensureSystemTables(database)
-    await checkKeyRegistry(database, keyring)
-    const cipher = createFieldCipher(keyring)
-    const codec = createRecordCodec(database.dialect, cipher)
-    const timezone = spec.service.timezone
-    const { applied } = await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
-    // The app is built after the store it serves: errors of a later flush reach its log.
-    const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-    const readAudit = createReadAuditLog({ database, timezone, clock, onError })
-    const changes = createChangeWatch(database)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
-    const accounts = createAccountStore(database, spec.accounts, changes)
+    redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
@@ -149,17 +131,16 @@ export async function openService(settings: Settings, options: OpenServiceOption
     })
     app = built
     return {
-      app: built, spec, database, store, codec, keyring, migrated: applied, initialAdmin,
+      app: built, spec, database, store, codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated, initialAdmin,
       async close() {
         await built.close()
-        await readAudit.close()
         await closeRedis()
-        await database.close()
+        await engine.close()
       },
     }
   } catch (error) {
     await closeRedis()
-    await database.close()
+    await engine.close()
     throw error
   }
 }
