@@ -68,10 +68,13 @@ async function sharedRedis(settings: Settings): Promise<Redis | undefined> {
   const { Redis } = await import('ioredis')
   // No offline queue: while Redis is away a count fails at once and is made per process or in
   // the database (redisOutage), instead of every request waiting for a reconnection.
-  const redis = new Redis(settings.redisUrl, { keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+  const redis = new Redis(settings.redisUrl, {
+    keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true,
+  })
   redis.on('error', () => undefined) // reported per failed count (redisOutage), not once per reconnect attempt
   // Ready before the first request when Redis answers; a Redis that does not holds the start 2 s at most.
-  await Promise.race([redis.connect().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())])
+  const twoSeconds = new Promise((resolve) => setTimeout(resolve, 2000).unref())
+  await Promise.race([redis.connect().catch(() => undefined), twoSeconds])
   return redis
 }
 
@@ -81,12 +84,13 @@ function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unk
   return (error) => {
     if (Date.now() - lastReport < 60_000) return
     lastReport = Date.now()
-    const message = 'Redis no responde: los límites de peticiones se cuentan por instancia, y los inicios de sesión fallidos en la base de datos, hasta que vuelva'
+    const message = 'Redis no responde: los límites de peticiones se cuentan por instancia, '
+      + 'y los inicios de sesión fallidos en la base de datos, hasta que vuelva'
     log()?.warn({ err: error }, message)
   }
 }
 
-/** Failed logins in Redis when it is configured (the database while it is away), else in the database (issue #13 item 2). */
+/** Failed logins in Redis when configured (the database while it is away), else the database (issue #13 item 2). */
 async function loginFailureStore(database: Database, redis: Redis | undefined, onError: (error: unknown) => void) {
   if (redis === undefined) return createLoginFailureStore(database)
   const { createRedisLoginFailureStore } = await import('../db/login-failures-redis.js')

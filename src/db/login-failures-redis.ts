@@ -13,9 +13,12 @@ return n`
 
 const PREFIX = 'login-failures:'
 
-export function createRedisLoginFailureStore(redis: Redis, fallback: LoginFailureStore, onError: (error: unknown) => void): LoginFailureStore {
+export function createRedisLoginFailureStore(
+  redis: Redis, fallback: LoginFailureStore, onError: (error: unknown) => void,
+): LoginFailureStore {
   const store = redisStore(redis)
-  const guarded = <A extends unknown[], R>(call: (s: LoginFailureStore, ...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+  type Call<A extends unknown[], R> = (s: LoginFailureStore, ...args: A) => Promise<R>
+  const guarded = <A extends unknown[], R>(call: Call<A, R>) => async (...args: A): Promise<R> => {
     try {
       return await call(store, ...args)
     } catch (error) {
@@ -35,7 +38,9 @@ function redisStore(redis: Redis): LoginFailureStore {
     async read(keys) {
       const rows = await Promise.all(keys.map((key) => redis.hmget(`${PREFIX}${key}`, 'failures', 'last_at')))
       return rows.map(([failures, lastAt]): FailureCount =>
-        failures === null || failures === undefined ? NO_FAILURES : { failures: Number(failures), lastAt: Number(lastAt) })
+        failures === null || failures === undefined
+          ? NO_FAILURES
+          : { failures: Number(failures), lastAt: Number(lastAt) })
     },
     async record(keys, now, keepMs) {
       return Promise.all(keys.map(async (key) => {

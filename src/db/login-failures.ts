@@ -26,12 +26,16 @@ const table = SYSTEM_TABLES.loginFailures
 export function createLoginFailureStore(database: Database): LoginFailureStore {
   const { db } = database
   let nextPurge = 0
-  const toCount = (row: { failures: unknown; last_at: unknown } | undefined, now: number, keepMs: number): FailureCount =>
-    row === undefined || Number(row.last_at) < now - keepMs ? NO_FAILURES : { failures: Number(row.failures), lastAt: Number(row.last_at) }
+  type Stored = { failures: unknown; last_at: unknown } | undefined
+  const toCount = (row: Stored, now: number, keepMs: number): FailureCount =>
+    row === undefined || Number(row.last_at) < now - keepMs
+      ? NO_FAILURES
+      : { failures: Number(row.failures), lastAt: Number(row.last_at) }
 
   return {
     async read(keys, now, keepMs) {
-      const rows = await db.selectFrom(table).select(['key', 'failures', 'last_at']).where('key', 'in', [...keys]).execute()
+      const rows = await db.selectFrom(table).select(['key', 'failures', 'last_at'])
+        .where('key', 'in', [...keys]).execute()
       return keys.map((key) => toCount(rows.find((r) => r['key'] === key) as never, now, keepMs))
     },
     async record(keys, now, keepMs) {
@@ -40,7 +44,8 @@ export function createLoginFailureStore(database: Database): LoginFailureStore {
       for (const key of keys) {
         const row = await db.insertInto(table).values({ key, failures: 1, last_at: now })
           .onConflict((oc) => oc.column('key').doUpdateSet({
-            failures: sql`case when ${sql.ref(`${table}.last_at`)} < ${stale} then 1 else ${sql.ref(`${table}.failures`)} + 1 end`,
+            failures: sql`case when ${sql.ref(`${table}.last_at`)} < ${stale} then 1
+              else ${sql.ref(`${table}.failures`)} + 1 end`,
             last_at: now,
           }))
           .returning(['failures', 'last_at'])

@@ -125,10 +125,12 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     await api.register(healthRoutes, { ping: deps.ping })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
-    const login = deps.loginProtection ?? { maxFailures: 5, delaySeconds: 30, maxDelaySeconds: 900, alertFailures: 100, windowSeconds: 86_400 }
+    const login = deps.loginProtection
+      ?? { maxFailures: 5, delaySeconds: 30, maxDelaySeconds: 900, alertFailures: 100, windowSeconds: 86_400 }
     const throttle = createLoginThrottle({
-      store: deps.loginFailures, clock: deps.clock, maxFailures: login.maxFailures, delayMs: login.delaySeconds * 1000,
-      maxDelayMs: login.maxDelaySeconds * 1000, alertFailures: login.alertFailures, windowMs: login.windowSeconds * 1000,
+      store: deps.loginFailures, clock: deps.clock, maxFailures: login.maxFailures,
+      delayMs: login.delaySeconds * 1000, maxDelayMs: login.maxDelaySeconds * 1000,
+      alertFailures: login.alertFailures, windowMs: login.windowSeconds * 1000,
     })
     await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock, throttle })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })

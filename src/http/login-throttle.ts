@@ -62,14 +62,17 @@ export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottl
   return {
     async waitMs(username, address) {
       const at = now()
-      const [user, pair] = await options.store.read([usernameKey(username), pairKey(username, address)], at, options.windowMs)
+      const keys = [usernameKey(username), pairKey(username, address)]
+      const [user, pair] = await options.store.read(keys, at, options.windowMs)
       const allowed = user!.failures >= options.alertFailures ? 1 : options.maxFailures
       return Math.max(0, pair!.lastAt + delayAfter(pair!.failures, allowed) - at)
     },
     async failed(username, address) {
-      const [user] = await options.store.record([usernameKey(username), pairKey(username, address)], now(), options.windowMs)
+      const keys = [usernameKey(username), pairKey(username, address)]
+      const [user] = await options.store.record(keys, now(), options.windowMs)
       const failures = user!.failures
-      return { usernameFailures: failures, alert: failures >= options.alertFailures && failures % options.alertFailures === 0 }
+      const alert = failures >= options.alertFailures && failures % options.alertFailures === 0
+      return { usernameFailures: failures, alert }
     },
     async succeeded(username, address) {
       await options.store.clear(pairKey(username, address))

@@ -41,7 +41,8 @@ export function clockStore(clock: () => Date): FastifyRateLimitStoreCtor & { new
     read(key: string, callback: Callback): void {
       const now = clock().getTime()
       const entry = entries.get(key)
-      callback(null, entry === undefined || entry.expiresAt <= now ? { current: 0, ttl: 0 } : { current: entry.count, ttl: entry.expiresAt - now })
+      const alive = entry !== undefined && entry.expiresAt > now
+      callback(null, alive ? { current: entry.count, ttl: entry.expiresAt - now } : { current: 0, ttl: 0 })
     }
 
     child(): ClockStore {

@@ -68,8 +68,10 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
 
   // Fixed windows aligned to the clock (D24): the key names its window's start, and the
   // window's first hit lives until the window's end, in the plugin's stores as in ours.
-  const keyOf = (spec: LimitSpec, subject: string, at: number) => `${spec.name}:${subject}@${Math.floor(at / spec.windowMs) * spec.windowMs}`
-  const ttlOf = (spec: LimitSpec, key: string) => Math.max(1, Number(key.slice(key.lastIndexOf('@') + 1)) + spec.windowMs - now())
+  const keyOf = (spec: LimitSpec, subject: string, at: number) =>
+    `${spec.name}:${subject}@${Math.floor(at / spec.windowMs) * spec.windowMs}`
+  const ttlOf = (spec: LimitSpec, key: string) =>
+    Math.max(1, Number(key.slice(key.lastIndexOf('@') + 1)) + spec.windowMs - now())
   const limiter = (spec: LimitSpec) => ({
     spec,
     check: app.createRateLimit({
@@ -82,26 +84,33 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
   const token = limiter({ name: 'token', max: options.tokenPerHour, windowMs: 3_600_000, subject: tokenSubject })
   const docs = limiter({ name: 'docs', max: options.docsPerMinute, windowMs: 60_000, subject: clientAddress })
 
+  /** Redis away: each instance still limits on its own, degraded but never unlimited. */
+  const countInProcess = async (spec: LimitSpec, request: FastifyRequest): Promise<Count> => {
+    const key = keyOf(spec, spec.subject(request) ?? '', now())
+    const hit = await new Promise<{ current: number; ttl: number }>((resolve) =>
+      fallback.incr(key, (_error, result) => resolve(result ?? { current: 0, ttl: 0 }), ttlOf(spec, key), spec.max))
+    const remaining = Math.max(0, spec.max - hit.current)
+    return { limit: spec.max, remaining, resetSeconds: Math.ceil(hit.ttl / 1000), exceeded: hit.current > spec.max }
+  }
   const count = async ({ spec, check }: ReturnType<typeof limiter>, request: FastifyRequest): Promise<Count> => {
+    let result: Awaited<ReturnType<typeof check>>
     try {
-      const result = await check(request)
-      if (result.isAllowed) throw new Error('rate limit: no allow list is configured')
-      return { limit: result.max, remaining: result.remaining, resetSeconds: result.ttlInSeconds, exceeded: result.isExceeded }
+      result = await check(request)
     } catch (error) {
-      // Redis away: each instance still limits on its own, degraded but never unlimited.
       options.onStoreError?.(error)
-      const key = keyOf(spec, spec.subject(request) ?? '', now())
-      const hit = await new Promise<{ current: number; ttl: number }>((resolve) =>
-        fallback.incr(key, (_error, result) => resolve(result ?? { current: 0, ttl: 0 }), ttlOf(spec, key), spec.max))
-      const resetSeconds = Math.ceil(hit.ttl / 1000)
-      return { limit: spec.max, remaining: Math.max(0, spec.max - hit.current), resetSeconds, exceeded: hit.current > spec.max }
+      return countInProcess(spec, request)
     }
+    // isAllowed only comes from an allow list, and none is configured.
+    if (result.isAllowed) return { limit: spec.max, remaining: spec.max, resetSeconds: 0, exceeded: false }
+    const { max, remaining, ttlInSeconds, isExceeded } = result
+    return { limit: max, remaining, resetSeconds: ttlInSeconds, exceeded: isExceeded }
   }
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config
     if (config?.rateLimit === false) return
-    const limits = config?.rateLimitGroup === 'docs' ? [docs] : tokenSubject(request) === undefined ? [address] : [address, token]
+    const limits = config?.rateLimitGroup === 'docs' ? [docs]
+      : tokenSubject(request) === undefined ? [address] : [address, token]
     const counts = await Promise.all(limits.map((l) => count(l, request)))
     // The tighter limit: the one with fewer requests left; once exceeded, the one that frees last.
     const exceeded = counts.filter((c) => c.exceeded).sort((a, b) => b.resetSeconds - a.resetSeconds)

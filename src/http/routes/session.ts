@@ -35,8 +35,8 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
 
   app.post('/auth/login', async (request) => {
     const { username, password } = readLogin(request.body)
-    const failed = async (recordId: string | null) =>
-      store.audit([{ userId: null, action: 'login_fallido', module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
+    const failed = async (recordId: string | null, action: 'login_fallido' | 'login_alerta' = 'login_fallido') =>
+      store.audit([{ userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
     const address = clientAddress(request)
     const waitMs = await throttle.waitMs(username, address)
     if (waitMs > 0) {
@@ -53,8 +53,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
         // Many addresses failing for one username (issue #13 item 2): an operator must look.
         const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
         request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
-        const recordId = found?.id ?? null
-        await store.audit([{ userId: null, action: 'login_alerta', module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
+        await failed(found?.id ?? null, 'login_alerta')
       }
       throw badCredentials()
     }

@@ -25,38 +25,47 @@ function controlledClock() {
 const login = (api: TestApi, username: string, password: string, from: string): Promise<Reply> =>
   api.request('POST', '/auth/login', { body: { username, password }, headers: { 'x-forwarded-for': from } })
 
+const BAD = 'Credenciales inválidas'
+const CONSULTA = { username: 'consulta_1', password: 'password-consulta-1' }
+
 function assertWait(t: Test, reply: Reply, seconds: number, label: string): void {
   assertError(t, reply, 429, TOO_MANY, label)
   t.equal(reply.headers['retry-after'], String(seconds), `${label}: retry-after ${seconds}`)
-  t.match(reply.body.details, [{ field: 'username', message: /intentos fallidos.*desde esta dirección/ }], `${label}: details say why`)
+  const why = [{ field: 'username', message: /intentos fallidos.*desde esta dirección/ }]
+  t.match(reply.body.details, why, `${label}: details say why`)
 }
 
 t.test('#13 item 2: an attacker failing from one address cannot stop the owner logging in from another', async (t) => {
   const { clock, advance } = controlledClock()
   const api = await startTestApi(t, { clock, env: ENV })
   await api.userWithRole('consulta') // consulta_1 / password-consulta-1
-  for (let i = 1; i <= 5; i++) assertError(t, await login(api, 'consulta_1', `wrong-${i}`, ATTACKER), 401, 'Credenciales inválidas', `failure ${i}`)
-  assertWait(t, await login(api, 'consulta_1', 'password-consulta-1', ATTACKER), 30, 'the failing address waits, right password or not')
-  t.equal((await login(api, 'consulta_1', 'password-consulta-1', OWNER)).status, 200, 'the owner logs in from their own address')
-  t.equal((await login(api, 'consulta_1', 'password-consulta-1', OWNER)).status, 200, 'again and again')
-  for (let i = 0; i < 10; i++) await login(api, 'consulta_1', 'wrong', ATTACKER)
-  assertWait(t, await login(api, 'consulta_1', 'wrong', ATTACKER), 30, 'tries while waiting are refused unchecked and do not add to the wait')
+  const { username, password } = CONSULTA
+  for (let i = 1; i <= 5; i++)
+    assertError(t, await login(api, username, `wrong-${i}`, ATTACKER), 401, BAD, `failure ${i}`)
+  assertWait(t, await login(api, username, password, ATTACKER), 30, 'the failing address waits, right password or not')
+  t.equal((await login(api, username, password, OWNER)).status, 200, 'the owner logs in from their own address')
+  t.equal((await login(api, username, password, OWNER)).status, 200, 'again and again')
+  for (let i = 0; i < 10; i++) await login(api, username, 'wrong', ATTACKER)
+  const again = await login(api, username, 'wrong', ATTACKER)
+  assertWait(t, again, 30, 'tries while waiting are refused unchecked, the wait stays')
 
   // Progressive, not a lock: after each wait one more try is answered, and a failure doubles the wait.
   const waits: number[] = []
   for (let i = 0; i < 7; i++) {
-    advance(Number((await login(api, 'consulta_1', 'wrong', ATTACKER)).headers['retry-after']))
-    assertError(t, await login(api, 'consulta_1', 'wrong', ATTACKER), 401, 'Credenciales inválidas', `after wait ${i + 1}: answered`)
-    waits.push(Number((await login(api, 'consulta_1', 'wrong', ATTACKER)).headers['retry-after']))
+    advance(Number((await login(api, username, 'wrong', ATTACKER)).headers['retry-after']))
+    assertError(t, await login(api, username, 'wrong', ATTACKER), 401, BAD, `after wait ${i + 1}: answered`)
+    waits.push(Number((await login(api, username, 'wrong', ATTACKER)).headers['retry-after']))
   }
   t.same(waits, [60, 120, 240, 480, 900, 900, 900], 'doubling from LOGIN_DELAY_SECONDS up to LOGIN_MAX_DELAY_SECONDS')
-  t.equal((await login(api, ADMIN.username, ADMIN.password, ATTACKER)).status, 200, 'the address is not blocked for other usernames')
+  const other = await login(api, ADMIN.username, ADMIN.password, ATTACKER)
+  t.equal(other.status, 200, 'the address is not blocked for other usernames')
 
   // D19: an unknown username is counted the same way, so a wait tells nothing about who exists.
   for (let i = 0; i < 5; i++) await login(api, 'nadie', 'wrong', ATTACKER)
   assertWait(t, await login(api, 'nadie', 'wrong', ATTACKER), 30, 'unknown username')
 
-  const audit = await api.request('GET', '/auditoria?accion=login_fallido&limit=1000', { token: await api.adminToken() })
+  const token = await api.adminToken()
+  const audit = await api.request('GET', '/auditoria?accion=login_fallido&limit=1000', { token })
   t.ok(audit.body.data.total >= 40, 'every refused attempt, waiting ones included, is audited as login_fallido (D18)')
 })
 
@@ -68,29 +77,38 @@ t.test('#13 item 2: the right password after the wait logs in and starts that ad
   advance(29)
   assertWait(t, await login(api, ADMIN.username, ADMIN.password, ATTACKER), 1, 'a second before the end')
   advance(1)
-  t.equal((await login(api, ADMIN.username, ADMIN.password, ATTACKER)).status, 200, 'the wait is over: the right password works')
-  for (let i = 0; i < 4; i++) assertError(t, await login(api, ADMIN.username, 'wrong', ATTACKER), 401, 'Credenciales inválidas', `new count ${i + 1}`)
-  t.equal((await login(api, ADMIN.username, ADMIN.password, ATTACKER)).status, 200, 'four new failures are under the threshold')
+  const right = () => login(api, ADMIN.username, ADMIN.password, ATTACKER)
+  t.equal((await right()).status, 200, 'the wait is over: the password works')
+  for (let i = 0; i < 4; i++)
+    assertError(t, await login(api, ADMIN.username, 'wrong', ATTACKER), 401, BAD, `new count ${i + 1}`)
+  t.equal((await right()).status, 200, 'four new failures: under the threshold')
 })
 
-t.test('#13 item 2: past the per-username ceiling an alert is raised, failing addresses wait, clean ones do not', async (t) => {
+t.test('#13 item 2: past the per-username ceiling: an alert; failing addresses wait, clean ones do not', async (t) => {
   const { clock } = controlledClock()
   const logs = captureLogs()
-  const api = await startTestApi(t, { clock, env: { ...ENV, LOGIN_ALERT_FAILURES: '10' }, logger: { level: 'info', stream: logs.stream } })
+  const env = { ...ENV, LOGIN_ALERT_FAILURES: '10' }
+  const api = await startTestApi(t, { clock, env, logger: { level: 'info', stream: logs.stream } })
   // A spread attack: ten addresses, one failure each, none near its own threshold.
   for (let i = 1; i <= 9; i++) await login(api, ADMIN.username, 'wrong', `203.0.113.${i}`)
   t.notMatch(logs.text(), /login_alerta/, 'no alert below the ceiling')
-  t.equal((await login(api, ADMIN.username, ADMIN.password, '203.0.113.1')).status, 200, 'below the ceiling one failure does not hold an address back')
+  const early = await login(api, ADMIN.username, ADMIN.password, '203.0.113.1')
+  t.equal(early.status, 200, 'below the ceiling one failure does not hold an address back')
   await login(api, ADMIN.username, 'wrong', '203.0.113.10')
-  const alerts = logs.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['event'] === 'login_alerta')
+  const lines = logs.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+  const alerts = lines.filter((l) => l['event'] === 'login_alerta')
   t.equal(alerts.length, 1, 'one alert at the ceiling')
-  t.match(alerts[0], { level: 50, username: ADMIN.username, failures: 10, msg: /Posible ataque/ }, 'logged at error, naming the username')
-  const audit = await api.request('GET', '/auditoria?accion=login_alerta', { token: await api.login(ADMIN.username, ADMIN.password) })
+  const logged = { level: 50, username: ADMIN.username, failures: 10, msg: /Posible ataque/ }
+  t.match(alerts[0], logged, 'logged at error, naming the username')
+  const token = await api.login(ADMIN.username, ADMIN.password)
+  const audit = await api.request('GET', '/auditoria?accion=login_alerta', { token })
   t.equal(audit.body.data.total, 1, 'and audited as login_alerta (D18)')
   t.match(audit.body.data.entries[0], { action: 'login_alerta', record_id: /^USR-/ }, 'on the attacked account')
 
-  assertWait(t, await login(api, ADMIN.username, ADMIN.password, '203.0.113.10'), 30, 'past the ceiling an address that failed once waits')
-  t.equal((await login(api, ADMIN.username, ADMIN.password, OWNER)).status, 200, 'the owner logs in from an address that did not fail')
+  const failedOnce = await login(api, ADMIN.username, ADMIN.password, '203.0.113.10')
+  assertWait(t, failedOnce, 30, 'past the ceiling an address that failed once waits')
+  const owner = await login(api, ADMIN.username, ADMIN.password, OWNER)
+  t.equal(owner.status, 200, 'the owner logs in from an address that did not fail')
 })
 
 /** Two services on one database (and one Redis in the PostgreSQL pass), as two instances. */
@@ -107,13 +125,15 @@ t.test('#13 item 2: two instances share the counts and a restart keeps them', as
     const a = await startTestApi(t, options)
     const b = await startTestApi(t, options)
     for (let i = 0; i < 3; i++) await login(a, ADMIN.username, 'wrong', ATTACKER)
-    for (let i = 0; i < 2; i++) assertError(t, await login(b, ADMIN.username, 'wrong', ATTACKER), 401, 'Credenciales inválidas', `b, failure ${i + 4}`)
+    for (let i = 0; i < 2; i++)
+      assertError(t, await login(b, ADMIN.username, 'wrong', ATTACKER), 401, BAD, `b, failure ${i + 4}`)
     assertWait(t, await login(a, ADMIN.username, ADMIN.password, ATTACKER), 30, 'a sees the failures made on b')
     assertWait(t, await login(b, ADMIN.username, ADMIN.password, ATTACKER), 30, 'and b those made on a')
   })
   await t.test('after a restart', async (t) => {
     const c = await startTestApi(t, options)
-    assertWait(t, await login(c, ADMIN.username, ADMIN.password, ATTACKER), 30, 'the restarted service still holds the address back')
+    const restarted = await login(c, ADMIN.username, ADMIN.password, ATTACKER)
+    assertWait(t, restarted, 30, 'the restarted service still holds the address back')
     t.equal((await login(c, ADMIN.username, ADMIN.password, OWNER)).status, 200, 'and lets the owner in')
   })
 })

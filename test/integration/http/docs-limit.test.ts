@@ -26,7 +26,7 @@ t.test('#18 item 3: 20 docs page loads in a minute, then an API request still su
   t.same(loads.flat().filter((s) => s !== 200), [], `${loads.flat().length} docs requests, all served`)
   const reply = await api.request('GET', '/denuncias', { token })
   t.equal(reply.status, 200, 'the API request succeeds')
-  t.equal(reply.headers['x-ratelimit-remaining'], '48', 'only the login and this request counted against the API budget')
+  t.equal(reply.headers['x-ratelimit-remaining'], '48', 'only the login and this request counted against the API')
 })
 
 t.test('#18 item 3: the docs limit is per address and answers 429 in the envelope when exceeded', async (t) => {
@@ -34,7 +34,8 @@ t.test('#18 item 3: the docs limit is per address and answers 429 in the envelop
   for (let i = 1; i <= 3; i++) {
     const reply = await api.request('GET', '/openapi.json')
     t.equal(reply.status, 200)
-    t.same([reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining']], ['3', String(3 - i)], `docs request ${i}: its own limit`)
+    const headers = [reply.headers['x-ratelimit-limit'], reply.headers['x-ratelimit-remaining']]
+    t.same(headers, ['3', String(3 - i)], `docs request ${i}: its own limit`)
   }
   const over = await api.request('GET', '/docs')
   assertError(t, over, 429, 'Demasiadas solicitudes', 'the 4th docs request')

@@ -12,7 +12,8 @@ t.test('Redis away: rate limits count per process, failed logins in the database
     env: { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_IP_PER_MINUTE: '8', LOGIN_MAX_FAILURES: '3' },
     logger: { level: 'warn', stream: logs.stream },
   })
-  const login = (password: string) => api.request('POST', '/auth/login', { body: { username: ADMIN.username, password } })
+  const login = (password: string) =>
+    api.request('POST', '/auth/login', { body: { username: ADMIN.username, password } })
   for (let i = 1; i <= 3; i++) t.equal((await login('wrong')).status, 401, `failure ${i}`)
   const waiting = await login(ADMIN.password)
   t.equal(waiting.status, 429, 'failed logins are still counted')

@@ -9,8 +9,10 @@ import { assertError } from '../auth/envelope.js'
 /** A clock that stands still: the 70 requests fall in one rate-limit window. */
 const clock = () => new Date('2026-11-23T10:00:30.000Z')
 
-const login = (api: TestApi, i: number, forwardedFor: string) =>
-  api.request('POST', '/auth/login', { body: { username: `nadie-${i}`, password: 'x' }, headers: { 'x-forwarded-for': forwardedFor } })
+const login = (api: TestApi, i: number, forwardedFor: string) => api.request('POST', '/auth/login', {
+  body: { username: `nadie-${i}`, password: 'x' },
+  headers: { 'x-forwarded-for': forwardedFor },
+})
 
 /** 70 logins, each claiming another client address at the left of X-Forwarded-For. */
 async function seventyLogins(api: TestApi, nearest: string): Promise<number[]> {
@@ -20,7 +22,9 @@ async function seventyLogins(api: TestApi, nearest: string): Promise<number[]> {
 }
 
 for (const trust of ['1', 'true']) {
-  t.test(`#13 item 3, D24: TRUST_PROXY=${trust}: 70 logins with X-Forwarded-For 203.0.113.<i>, 127.0.0.1 get 429 after 50`, async (t) => {
+  const name = `#13 item 3, D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: `
+    + '429 after 50'
+  t.test(name, async (t) => {
     const api = await startTestApi(t, { clock, env: { TRUST_PROXY: trust, RATE_LIMIT_IP_PER_MINUTE: '50' } })
     const statuses = await seventyLogins(api, '127.0.0.1')
     t.same(statuses.slice(0, 50).filter((s) => s !== 401), [], 'the first 50 are answered (401: no such user)')
@@ -33,7 +37,8 @@ for (const trust of ['1', 'true']) {
 }
 
 t.test('#13 item 3: TRUST_PROXY as a list trusts those proxies only, CIDRs included', async (t) => {
-  const api = await startTestApi(t, { clock, env: { TRUST_PROXY: '127.0.0.1,10.0.0.0/8', RATE_LIMIT_IP_PER_MINUTE: '50' } })
+  const env = { TRUST_PROXY: '127.0.0.1,10.0.0.0/8', RATE_LIMIT_IP_PER_MINUTE: '50' }
+  const api = await startTestApi(t, { clock, env })
   // The inner hop 198.51.100.1 is not a trusted proxy: it is the client, whatever it forwarded.
   const statuses = await seventyLogins(api, '198.51.100.1')
   t.same(statuses.slice(50), Array(20).fill(429), 'an untrusted hop is the client address')
@@ -51,13 +56,15 @@ t.test('#13 item 3: without TRUST_PROXY, X-Forwarded-For is ignored', async (t) 
 
 t.test('#13 item 3: TRUST_PROXY is checked at start', async (t) => {
   const env = { DATA_DIR: t.testdir() }
-  const trustOf = (value: string | undefined) => loadSettings(value === undefined ? env : { ...env, TRUST_PROXY: value }).trustProxy
+  const trustOf = (value: string | undefined) =>
+    loadSettings(value === undefined ? env : { ...env, TRUST_PROXY: value }).trustProxy
   t.equal(trustOf(undefined), false)
   t.equal(trustOf('false'), false)
   t.equal(trustOf('0'), false)
   t.equal(trustOf('true'), 1, 'true is one hop, never every hop')
   t.equal(trustOf('2'), 2)
-  t.same(trustOf(' 127.0.0.1, 10.0.0.0/8 ,::1,fd00::/8,loopback'), ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', 'loopback'])
+  const list = ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8', 'loopback']
+  t.same(trustOf(' 127.0.0.1, 10.0.0.0/8 ,::1,fd00::/8,loopback'), list, 'a list, trimmed')
   for (const bad of ['10.0.0.0/33', 'proxy.internal', '127.0.0.1,*', '10.0.0.0/8/1', 'fd00::/129'])
     t.throws(() => trustOf(bad), /TRUST_PROXY/, `'${bad}' stops the start`)
 })
