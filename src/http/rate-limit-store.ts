@@ -1,7 +1,6 @@
-// The in-process store given to @fastify/rate-limit through its `store` option when no Redis is
-// configured (D24). The plugin's own LocalStore reads Date.now(); this one reads the service's
-// clock, so a window resets when x-ratelimit-reset says on the same clock the tests control.
-// Keys carry their window's start (rate-limit.ts), so a key's first hit ends at the window's end.
+// Where rate limits are counted while the Redis of REDIS_URL does not answer (rate-limit.ts):
+// in process memory, on the service's clock, in the shape of @fastify/rate-limit's stores.
+// Keys carry their window's start (rate-limit.ts): expiry only clears old keys.
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 
 type Callback = Parameters<FastifyRateLimitStore['incr']>[1]

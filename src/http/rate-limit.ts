@@ -1,11 +1,11 @@
 // D24 on @fastify/rate-limit (issue #13 item 7): requests per client address per minute and per
 // bearer token per hour, counted together; `/health` exempt; the docs page and /openapi.json on
 // their own looser per-address limit (issue #18 item 3).
-// The plugin counts (its `redis` option when REDIS_URL is set, else our clock store through its
-// `store` option); what one plugin hook cannot express is done here, on `createRateLimit`, its
+// The plugin counts (in Redis through its `redis` option when REDIS_URL is set, else in its own
+// in-process store); what one plugin hook cannot express is done here, on `createRateLimit`, its
 // documented manual limiter: two limits for one request, the headers of the tighter one, the
-// 429 in the service's envelope, clock-aligned windows (keyGenerator + timeWindow), and per-process
-// counting while Redis is away. docs/security.md explains each choice.
+// 429 in the service's envelope, clock-aligned windows (keyGenerator), and per-process counting
+// while Redis is away. docs/security.md explains each choice.
 import { hash } from 'node:crypto'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -59,25 +59,28 @@ const tokenSubject = (request: FastifyRequest): string | undefined => {
 
 async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   const now = () => options.clock().getTime()
-  const Store = clockStore(options.clock)
   await app.register(fastifyRateLimit, {
     global: false, // no per-route hook of its own: the hook below runs the limiters
-    ...(options.redis === undefined ? { store: Store } : { redis: options.redis, nameSpace: 'rate-limit:' }),
+    // In process: at most 20,000 keys (clients and tokens of the last two windows), least recent first out.
+    ...(options.redis === undefined ? { cache: 20_000 } : { redis: options.redis, nameSpace: 'rate-limit:' }),
   })
-  const fallback = new Store()
+  const fallback = new (clockStore(options.clock))()
 
-  // Fixed windows aligned to the clock (D24): the key names its window's start, and the
-  // window's first hit lives until the window's end, in the plugin's stores as in ours.
+  // Fixed windows aligned to the clock (D24): the key names its window's start, so a new window
+  // is a new key and the count starts over exactly at the window's end, on the service's clock;
+  // x-ratelimit-reset is the time to that end. The stores' own expiry (two windows from a key's
+  // first hit) only clears old keys: it never decides a reset, so instances whose clocks differ
+  // a little, or a test clock, agree with the key's name.
   const keyOf = (spec: LimitSpec, subject: string, at: number) =>
     `${spec.name}:${subject}@${Math.floor(at / spec.windowMs) * spec.windowMs}`
-  const ttlOf = (spec: LimitSpec, key: string) =>
-    Math.max(1, Number(key.slice(key.lastIndexOf('@') + 1)) + spec.windowMs - now())
+  const resetSecondsOf = (spec: LimitSpec, key: string) =>
+    Math.max(0, Math.ceil((Number(key.slice(key.lastIndexOf('@') + 1)) + spec.windowMs - now()) / 1000))
   const limiter = (spec: LimitSpec) => ({
     spec,
     check: app.createRateLimit({
       max: spec.max,
       keyGenerator: (request) => keyOf(spec, spec.subject(request) ?? '', now()),
-      timeWindow: (_request, key) => ttlOf(spec, key),
+      timeWindow: 2 * spec.windowMs,
     }),
   })
   const address = limiter({ name: 'ip', max: options.ipPerMinute, windowMs: 60_000, subject: clientAddress })
@@ -87,10 +90,10 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
   /** Redis away: each instance still limits on its own, degraded but never unlimited. */
   const countInProcess = async (spec: LimitSpec, request: FastifyRequest): Promise<Count> => {
     const key = keyOf(spec, spec.subject(request) ?? '', now())
-    const hit = await new Promise<{ current: number; ttl: number }>((resolve) =>
-      fallback.incr(key, (_error, result) => resolve(result ?? { current: 0, ttl: 0 }), ttlOf(spec, key), spec.max))
-    const remaining = Math.max(0, spec.max - hit.current)
-    return { limit: spec.max, remaining, resetSeconds: Math.ceil(hit.ttl / 1000), exceeded: hit.current > spec.max }
+    const current = await new Promise<number>((resolve) =>
+      fallback.incr(key, (_error, result) => resolve(result?.current ?? 0), 2 * spec.windowMs, spec.max))
+    const remaining = Math.max(0, spec.max - current)
+    return { limit: spec.max, remaining, resetSeconds: resetSecondsOf(spec, key), exceeded: current > spec.max }
   }
   const count = async ({ spec, check }: ReturnType<typeof limiter>, request: FastifyRequest): Promise<Count> => {
     let result: Awaited<ReturnType<typeof check>>
@@ -102,8 +105,8 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
     }
     // isAllowed only comes from an allow list, and none is configured.
     if (result.isAllowed) return { limit: spec.max, remaining: spec.max, resetSeconds: 0, exceeded: false }
-    const { max, remaining, ttlInSeconds, isExceeded } = result
-    return { limit: max, remaining, resetSeconds: ttlInSeconds, exceeded: isExceeded }
+    const { key, max, remaining, isExceeded } = result
+    return { limit: max, remaining, resetSeconds: resetSecondsOf(spec, key), exceeded: isExceeded }
   }
 
   app.addHook('onRequest', async (request, reply) => {
