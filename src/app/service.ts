@@ -100,9 +100,11 @@ async function loginFailureStore(database: Database, redis: Redis | undefined, o
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
   let app: FastifyInstance | undefined
   // The app is built after the store it serves: errors of a later flush reach its log.
-  const onReadAuditError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-  const engine = await openEngine(settings, { ...(options.clock === undefined ? {} : { clock: options.clock }), onReadAuditError })
-  const { spec, database, store, accounts, clock } = engine
+  const onReadAuditError = (error: unknown) =>
+    app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  const clock = options.clock === undefined ? {} : { clock: options.clock }
+  const engine = await openEngine(settings, { ...clock, onReadAuditError })
+  const { spec, database, store, accounts } = engine
   let redis: Redis | undefined
   const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))
   const onRedisError = redisOutage(() => app?.log)
@@ -130,12 +132,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
       loginFailures: await loginFailureStore(database, redis, onRedisError),
       loginProtection: settings.loginProtection,
       logger: options.logger ?? false,
-      clock,
+      clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
     app = built
     return {
-      app: built, spec, database, store, codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated, initialAdmin,
+      app: built, spec, database, store, initialAdmin,
+      codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated,
       async close() {
         await built.close()
         await closeRedis()

@@ -36,14 +36,16 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
   const settings = loadSettings(options.env ?? input.env, input.cwd)
   const onReadAuditError = (error: unknown) =>
     void input.stderr.write(`records: no se pudo escribir la auditoría de lecturas: ${reason(error)}\n`)
-  const engine = await openEngine(settings, { ...(options.migrate === false ? { migrate: false } : {}), onReadAuditError })
+  const migrate = options.migrate === false ? { migrate: false } : {}
+  const engine = await openEngine(settings, { ...migrate, onReadAuditError })
   return {
     ...engine,
     actor: cliActor(),
     async close() {
       await engine.close()
       const lost = engine.unwrittenReads()
-      if (lost > 0) throw new CliError(`${lost} lecturas de datos cifrados no constan en la auditoría: no se pudieron escribir`)
+      if (lost > 0)
+        throw new CliError(`${lost} lecturas de datos cifrados no constan en la auditoría: no se pudieron escribir`)
     },
   }
 }
