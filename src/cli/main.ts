@@ -1,9 +1,9 @@
 // `records`: the administrators' and operators' command. Finds the subcommand, parses its
 // options with node:util parseArgs, runs it and turns any failure into one line and a status.
 import { parseArgs } from 'node:util'
-import { ConfigError, isAppError } from '../errors.js'
+import { isAppError, isOperatorError, usageError, USAGE_EXIT } from '../errors.js'
 import { loadDotEnv } from '../app/settings.js'
-import { CliError, USAGE, type Command } from './command.js'
+import type { Command } from './command.js'
 import { findCommand, loadCommands, loadCommandsFor } from './registry.js'
 import { packageVersion } from './version.js'
 
@@ -22,9 +22,7 @@ function overview(commands: readonly Command[]): string {
 
 /** The one line a failure prints: the reason, never a stack. */
 export function describeFailure(error: unknown): string {
-  // MigrationRefused by name: importing db/migrate here would load Kysely for `records --version`.
-  const refused = error instanceof Error && error.name === 'MigrationRefused'
-  if (error instanceof CliError || error instanceof ConfigError || refused) return (error as Error).message
+  if (isOperatorError(error)) return error.message
   if (isAppError(error)) return [error.message, ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`)].join('\n')
   return error instanceof Error ? error.message : String(error)
 }
@@ -36,11 +34,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     process.stdout.write(`${overview(await loadCommands())}\n`)
-    return argv.length === 0 ? USAGE : 0
+    return argv.length === 0 ? USAGE_EXIT : 0
   }
   const commands = await loadCommandsFor(argv)
   const found = findCommand(commands, argv)
-  if (found === undefined) throw new CliError(`Orden desconocida '${argv.slice(0, 2).join(' ')}'. Vea records --help`, USAGE)
+  if (found === undefined) throw usageError(`Orden desconocida '${argv.slice(0, 2).join(' ')}'. Vea records --help`)
   const { command, rest } = found
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${command.help.trim()}\n`)
@@ -55,11 +53,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     const reason = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? `Opción desconocida '${option}'`
       : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? `Valor no válido para la opción '${option}'`
       : 'Argumentos no válidos'
-    throw new CliError(`${reason}. Vea records ${command.name} --help`, USAGE)
+    throw usageError(`${reason}. Vea records ${command.name} --help`)
   }
   const { min, max } = command.positionals
   if (parsed.positionals.length < min || parsed.positionals.length > max)
-    throw new CliError(`Número de argumentos incorrecto. Vea records ${command.name} --help`, USAGE)
+    throw usageError(`Número de argumentos incorrecto. Vea records ${command.name} --help`)
   loadDotEnv()
   return command.run({
     values: parsed.values, positionals: parsed.positionals, env: process.env, cwd: process.cwd(),
@@ -72,7 +70,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = status
   },
   (error: unknown) => {
-    const usage = error instanceof CliError ? error.exitCode : 1
+    const usage = isOperatorError(error) ? error.exitCode : 1
     process.stderr.write(`records: ${describeFailure(error)}\n`)
     process.exitCode = usage
   },

@@ -3,10 +3,10 @@
 // transaction: every bad row is reported and nothing is imported unless --skip-invalid.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { isAppError } from '../../errors.js'
+import { isAppError, commandFailed } from '../../errors.js'
 import type { Row } from '../../db/database.js'
 import { createBodyAjv, createBodyValidator } from '../../records/body-validator.js'
-import { CliError, JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
+import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { moduleNamed, withEnvironment } from '../environment.js'
 import { formatOf, readImportRows } from '../import-rows.js'
 import { describeGroup, groupRejections, hasId, ID_REFUSED, maskedProblem, type Rejected } from '../import-report.js'
@@ -25,7 +25,7 @@ async function readInput(input: CommandInput, file: string | undefined): Promise
     try {
       return readFileSync(resolve(input.cwd, file), 'utf8')
     } catch {
-      throw new CliError(`No se puede leer '${file}'`)
+      throw commandFailed(`No se puede leer '${file}'`)
     }
   }
   let text = ''
@@ -79,7 +79,7 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
       const spec = moduleNamed(env.spec, moduleName)
       const validator = createBodyValidator(spec, createBodyAjv())
       const rows = readImportRows(spec, text, format)
-      if (!flag(input, 'new-ids') && rows.some((r) => hasId(r.body))) throw new CliError(ID_REFUSED)
+      if (!flag(input, 'new-ids') && rows.some((r) => hasId(r.body))) throw commandFailed(ID_REFUSED)
       const rejected: Rejected[] = []
       const valid: { line: number; values: Row }[] = []
       for (const row of rows) {

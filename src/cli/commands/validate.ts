@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { unreachableModules } from '../../compile/reach.js'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
-import { ConfigError, formatConfigProblem } from '../../errors.js'
+import { formatConfigProblem, isOperatorError } from '../../errors.js'
 import { JSON_OPTION, flag, type Command } from '../command.js'
 import { printJson, printLines } from '../output.js'
 
@@ -41,7 +41,7 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
       ])
       return 0
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error
+      if (!isOperatorError(error) || error.code !== 'CONFIG_INVALID') throw error
       const problems = error.problems
       if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems, warnings: [] })
       else printLines(input, [...error.problems.map(formatConfigProblem), `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`])
