@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { isAppError } from '../errors.js'
+import { adminRoleMissing, isAppError } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
@@ -41,9 +41,9 @@ export interface OpenService {
   close(): Promise<void>
 }
 
-/** package.json's version, from src/ (tests) or dist/src/ (npm start). */
+/** package.json's version, from src/app/ (tests) or dist/src/app/ (npm start). */
 export function serviceVersion(): string {
-  for (const candidate of ['../package.json', '../../package.json']) {
+  for (const candidate of ['../../package.json', '../../../package.json']) {
     const file = new URL(candidate, import.meta.url)
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
@@ -55,7 +55,7 @@ export function serviceVersion(): string {
 
 async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings) {
   const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
-  if (superRole === undefined) throw new Error('modules.yaml no define ningún rol con el permiso *.* para el primer administrador')
+  if (superRole === undefined) throw adminRoleMissing()
   const accounts = spec.accounts
   const password = settings.adminPassword ?? randomBytes(12).toString('base64url')
   const values: Record<string, unknown> = { [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseKey } from '../db/crypto.js'
+import { settingInvalid } from '../errors.js'
 
 export interface Settings {
   readonly port: number
@@ -45,7 +46,7 @@ type Env = Readonly<Record<string, string | undefined>>
 function integer(env: Env, name: string, fallback: number, min = 1): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw settingInvalid(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
   return Number(raw)
 }
 
@@ -53,7 +54,7 @@ function integer(env: Env, name: string, fallback: number, min = 1): number {
 function corsOrigins(raw: string | undefined): string[] {
   const origins = (raw ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o !== '')
   const bad = origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o))
-  if (bad.length > 0) throw new Error(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
+  if (bad.length > 0) throw settingInvalid(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
   return origins
 }
 
@@ -83,7 +84,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const generated: string[] = []
   const jwtSecret = env['JWT_SECRET'] || secretFile(join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'), generated, 'JWT_SECRET')
-  if (jwtSecret.length < 32) throw new Error('JWT_SECRET debe tener al menos 32 caracteres')
+  if (jwtSecret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
   const keyText = env['RECORDS_ENCRYPTION_KEY']
     ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
     : secretFile(join(dataDir, 'encryption.key'), () => randomBytes(32).toString('base64'), generated, 'RECORDS_ENCRYPTION_KEY')

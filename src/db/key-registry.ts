@@ -2,6 +2,7 @@
 // with. A key that encrypted values and is not configured any more is a startup error,
 // never garbage output (issue #3). The active key is the database's, not each instance's
 // configuration: a rotation switches it for every instance at once (issue #13).
+import { keyMissing } from '../errors.js'
 import type { ChangeWatch } from './change-watch.js'
 import type { Keyring } from './crypto.js'
 import type { Database, Db } from './database.js'
@@ -9,14 +10,6 @@ import { SYSTEM_TABLES } from './migrate/system-tables.js'
 
 /** Change-watch key bumped whenever a key is switched or retired: instances reload their keys. */
 export const KEYS_SIGNAL = '_keys'
-
-export class KeyMissing extends Error {
-  constructor(readonly missing: readonly string[]) {
-    super(`La base de datos tiene valores cifrados con ${missing.length === 1 ? 'la clave' : 'las claves'} ${missing.map((id) => `'${id}'`).join(', ')}, que no ${missing.length === 1 ? 'está configurada' : 'están configuradas'}. ` +
-      'Configure RECORDS_ENCRYPTION_KEY con la clave correcta (las anteriores, en RECORDS_ENCRYPTION_OLD_KEYS) o restaure el fichero encryption.key de DATA_DIR.')
-    this.name = 'KeyMissing'
-  }
-}
 
 /** Ids of the keys the stored data may use (the active one and those not yet retired). */
 export async function registeredKeys(db: Db): Promise<string[]> {
@@ -40,7 +33,7 @@ export async function activeKeyOf(database: Database, db: Db = database.db, lock
  */
 export async function checkKeyRegistry(database: Database, keyring: Keyring): Promise<string> {
   const missing = (await registeredKeys(database.db)).filter((id) => !keyring.keys.has(id))
-  if (missing.length > 0) throw new KeyMissing(missing)
+  if (missing.length > 0) throw keyMissing(missing)
   const active = await activeKeyOf(database)
   if (active !== undefined) return active
   await database.db.transaction().execute(async (trx) => {

@@ -2,9 +2,10 @@
 // record's hash checked (D17, D18); the chain head printed to be kept off the machine.
 import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
 import { verifyIntegrity, type IntegrityProblem } from '../../db/verify-integrity.js'
-import { CliError, JSON_OPTION, flag, stringOption, type Command } from '../command.js'
+import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
 import { withEnvironment, type Environment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
+import { usageError } from '../../errors.js'
 
 interface Head {
   readonly seq: number
@@ -14,7 +15,7 @@ interface Head {
 function parseHead(text: string | undefined): Head | undefined {
   if (text === undefined) return undefined
   const match = /^(\d+):([0-9a-f]{64})$/.exec(text.trim())
-  if (match === null) throw new CliError(`--expect-head espera <secuencia>:<hash> (64 cifras hexadecimales), recibido '${text}'`, 2)
+  if (match === null) throw usageError(`--expect-head espera <secuencia>:<hash> (64 cifras hexadecimales), recibido '${text}'`)
   return { seq: Number(match[1]), hash: match[2] as string }
 }
 
@@ -59,7 +60,7 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
   positionals: { min: 0, max: 0 },
   async run(input) {
     const fromText = stringOption(input, 'from') ?? '1'
-    if (!/^\d+$/.test(fromText) || Number(fromText) < 1) throw new CliError(`--from espera un número de secuencia >= 1, recibido '${fromText}'`, 2)
+    if (!/^\d+$/.test(fromText) || Number(fromText) < 1) throw usageError(`--from espera un número de secuencia >= 1, recibido '${fromText}'`)
     const expected = parseHead(stringOption(input, 'expect-head'))
     return withEnvironment(input, async (env) => {
       const report = await verifyIntegrity(env.database, env.spec, env.codec, Number(fromText),

@@ -8,10 +8,11 @@ import { liveInstances } from '../../db/instance-heartbeat.js'
 import { activeKeyOf, signalKeys } from '../../db/key-registry.js'
 import { rotateEncryption } from '../../db/key-rotation.js'
 import { keyUsage } from '../../db/key-usage.js'
-import { CliError, JSON_OPTION, USAGE, flag, stringOption, type Command } from '../command.js'
+import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
 import { settingsOf, withEnvironment, type Environment } from '../environment.js'
 import { describeInstance, keyVerdict, verdictLines, waitForInstances, type KeyVerdict } from '../key-report.js'
 import { printJson, printLines } from '../output.js'
+import { commandFailed, usageError } from '../../errors.js'
 
 const generate: Command = {
   name: 'keys generate',
@@ -40,7 +41,7 @@ cifrados). Para usarla:
       else printLines(input, [key, `(id de la clave: ${keyId})`])
       return 0
     }
-    if (input.env['RECORDS_ENCRYPTION_KEY']) throw new CliError('RECORDS_ENCRYPTION_KEY está configurada: cambie la clave allí (la anterior en RECORDS_ENCRYPTION_OLD_KEYS); --install solo gestiona DATA_DIR/encryption.key')
+    if (input.env['RECORDS_ENCRYPTION_KEY']) throw commandFailed('RECORDS_ENCRYPTION_KEY está configurada: cambie la clave allí (la anterior en RECORDS_ENCRYPTION_OLD_KEYS); --install solo gestiona DATA_DIR/encryption.key')
     const file = join(settingsOf(input).dataDir, 'encryption.key')
     const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
     writeFileSync(file, `${key}\n${previous === '' ? '' : `${previous}\n`}`, { mode: 0o600 })
@@ -53,7 +54,7 @@ cifrados). Para usarla:
 /** --wait SECONDS: how long to wait for running instances to report (heartbeats, issue #13). */
 function waitMsOf(input: Parameters<Command['run']>[0]): number {
   const text = stringOption(input, 'wait') ?? '60'
-  if (!/^\d+$/.test(text)) throw new CliError(`--wait espera un número de segundos, recibido '${text}'`, USAGE)
+  if (!/^\d+$/.test(text)) throw usageError(`--wait espera un número de segundos, recibido '${text}'`)
   return Number(text) * 1000
 }
 
