@@ -9,10 +9,10 @@ import { activeKeyOf, signalKeys } from '../../db/key-registry.js'
 import { rotateEncryption } from '../../db/key-rotation.js'
 import { keyUsage } from '../../db/key-usage.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
+import { commandFailed, usageError } from '../../errors.js'
 import { settingsOf, withEnvironment, type Environment } from '../environment.js'
 import { describeInstance, keyVerdict, verdictLines, waitForInstances, type KeyVerdict } from '../key-report.js'
 import { printJson, printLines } from '../output.js'
-import { commandFailed, usageError } from '../../errors.js'
 
 const generate: Command = {
   name: 'keys generate',
