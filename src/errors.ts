@@ -109,11 +109,15 @@ export const unsupportedMediaType = (): AppError =>
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })
 
-/** One username locked after repeated failed logins (issue #6): the 429 of D23, explained in details. */
-export const loginLocked = (retryAfterSeconds: number): AppError =>
+/** An address that failed repeatedly for one username must wait (issue #13 item 2): D23's 429, explained in details. */
+export const loginDelayed = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, {
     headers: { 'retry-after': String(retryAfterSeconds) },
-    details: [{ field: 'username', message: `Demasiados intentos fallidos con este usuario: reintente dentro de ${retryAfterSeconds} segundos` }],
+    details: [{
+      field: 'username',
+      message: 'Demasiados intentos fallidos con este usuario desde esta dirección: '
+        + `reintente dentro de ${retryAfterSeconds} segundos`,
+    }],
   })
 
 export const busy = (cause?: unknown): AppError =>

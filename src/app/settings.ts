@@ -4,6 +4,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseKey } from '../db/crypto.js'
 import { settingInvalid } from '../errors.js'
+import type { LoginProtectionSettings } from '../http/login-throttle.js'
+import { parseTrustProxy, type TrustProxy } from '../http/trust-proxy.js'
 
 export interface Settings {
   readonly port: number
@@ -26,16 +28,18 @@ export interface Settings {
   readonly heartbeatMs: number
   readonly adminUsername: string
   readonly adminPassword: string | undefined
-  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
-  readonly trustProxy: boolean
+  /** D24, and the docs page's own looser per-address limit (issue #18 item 3). */
+  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number; readonly docsPerMinute: number }
+  /** Proxies trusted to name the client's address (issue #13 item 3). */
+  readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: browser origins allowed to call the API; empty (the default) sends no CORS headers. */
   readonly corsOrigins: readonly string[]
   /** Slow clients (issue #6): a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-alive included) closes. */
   readonly timeouts: { readonly requestMs: number; readonly connectionMs: number }
   /** Longest accepted query string in characters (issue #6). */
   readonly maxQueryLength: number
-  /** Per-username lock after failed logins (issue #6). */
-  readonly loginLock: { readonly maxFailures: number; readonly lockSeconds: number }
+  /** Brute-force slowing per username and address, with a per-username alert (issue #13 item 2). */
+  readonly loginProtection: LoginProtectionSettings
   readonly logLevel: string
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
@@ -109,12 +113,19 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     rateLimits: {
       ipPerMinute: integer(env, 'RATE_LIMIT_IP_PER_MINUTE', 50),
       tokenPerHour: integer(env, 'RATE_LIMIT_TOKEN_PER_HOUR', 1000),
+      docsPerMinute: integer(env, 'RATE_LIMIT_DOCS_PER_MINUTE', 300),
     },
-    trustProxy: ['1', 'true', 'yes', 'on'].includes((env['TRUST_PROXY'] ?? '').toLowerCase()),
+    trustProxy: parseTrustProxy(env['TRUST_PROXY']),
     corsOrigins: corsOrigins(env['CORS_ORIGINS']),
     timeouts: { requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000), connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 72_000) },
     maxQueryLength: integer(env, 'MAX_QUERY_LENGTH', 4096),
-    loginLock: { maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5), lockSeconds: integer(env, 'LOGIN_LOCK_SECONDS', 300) },
+    loginProtection: {
+      maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5),
+      delaySeconds: integer(env, 'LOGIN_DELAY_SECONDS', 30),
+      maxDelaySeconds: integer(env, 'LOGIN_MAX_DELAY_SECONDS', 900),
+      alertFailures: integer(env, 'LOGIN_ALERT_FAILURES', 100),
+      windowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 86_400),
+    },
     logLevel: env['LOG_LEVEL'] || 'info',
     generated,
   }
