@@ -1,5 +1,6 @@
 // One module definition in, its compiled spec out: fields, table, schemas, permissions, routes.
 import type { Action, FieldDef, ModuleDef } from '../config/types.js'
+import { compileAccess, compileWorkflow } from './access.js'
 import { FIELD_TYPES, type SchemaContext } from './field-types.js'
 import { blindIndexColumnOf } from './metadata.js'
 import { modulePermissions } from './permissions.js'
@@ -49,12 +50,13 @@ function compileRoutes(permissions: Readonly<Record<Action, string>>): RouteSpec
 export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpec {
   const fields = def.fields.map((f) => compileField(f, context))
   const permissions = modulePermissions(def.name)
+  const fieldsByName = new Map(fields.map((f) => [f.name, f]))
   return {
     def,
     name: def.name,
     prefix: def.prefix,
     fields,
-    fieldsByName: new Map(fields.map((f) => [f.name, f])),
+    fieldsByName,
     encryptedFields: fields.filter((f) => f.encrypted),
     requiredFields: def.fields.filter((f) => f.required).map((f) => f.name),
     stateField: def.fields.find((f) => f.state)?.name,
@@ -63,5 +65,7 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     schemas: compileSchemas(fields, def.prefix),
     permissions,
     routes: compileRoutes(permissions),
+    access: compileAccess(def, fieldsByName),
+    workflow: compileWorkflow(def),
   }
 }

@@ -1,5 +1,6 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
+import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
 import { didYouMean } from './suggest.js'
 import { ACTIONS, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
 import type { YamlSource } from './yaml-source.js'
@@ -15,7 +16,6 @@ const NUMERIC: readonly FieldType[] = ['integer', 'decimal']
 const NOT_ENCRYPTABLE: readonly FieldType[] = ['password', 'role', 'boolean']
 const NOT_COMPARABLE: readonly FieldType[] = ['array', 'mixed', 'password']
 
-type Report = (path: readonly (string | number)[], message: string, atKey?: boolean) => void
 
 function defaultFits(field: FieldDef): boolean {
   const value = field.default
@@ -169,5 +169,7 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkModules(config, report)
   checkRoles(config, report)
   checkAccounts(config, report)
+  checkAccess(config, report)
+  checkWorkflows(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }
