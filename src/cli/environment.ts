@@ -17,6 +17,7 @@ import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type RecordStore } from '../db/record-store.js'
 import { loadSettings, type Settings } from '../settings.js'
+import type { ActingUser } from '../records/acting-user.js'
 import type { CommandInput } from './command.js'
 
 export interface Environment {
@@ -86,6 +87,14 @@ export async function withEnvironment<T>(input: CommandInput, work: (env: Enviro
   } finally {
     await env.close()
   }
+}
+
+/** The user a command acts as (`--as`): their role's scopes and field rules apply (issue #14). */
+export async function actingUserNamed(env: Environment, username: string): Promise<ActingUser> {
+  const credentials = await env.accounts.credentials(username)
+  const account = credentials === undefined ? undefined : await env.accounts.activeAccount(credentials.id)
+  if (account === undefined) throw new Error(`No hay un usuario activo '${username}'`)
+  return { id: account.id, role: account.role, fields: account.fields }
 }
 
 /** The module named on the command line, or a one-line reason listing the modules. */

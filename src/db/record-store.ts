@@ -5,7 +5,11 @@ import type { AuditQuery } from '../compile/audit-query.js'
 import type { ListQuery } from '../compile/list-query.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
-import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
+import type { ActingUser } from '../records/acting-user.js'
+import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
+import { resolveScope, type ResolvedScope, type ScopeAction } from '../records/scope.js'
+import { checkCreation, checkUpdate } from '../records/workflow.js'
+import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, auditEntryFromRow, type AuditEntry, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
 import { generationCache, type ChangeWatch } from './change-watch.js'
@@ -15,6 +19,7 @@ import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { prepare, type Prepared } from './prepared.js'
 import type { ReadAuditLog } from './read-audit.js'
 import type { RecordCodec } from './record-codec.js'
+import { scopeCondition } from './scope-sql.js'
 import { reserveRecordIds } from './sequences.js'
 
 export type ApiRecord = Readonly<Record<string, unknown>>
@@ -24,6 +29,11 @@ export interface ReadOptions {
   readonly reveal: boolean
   /** Who reads: a read that reveals encrypted values is audited in their name. */
   readonly actor: string
+  /**
+   * Whose record scope, field rules and workflow roles apply (issue #14); null: none (the
+   * command line's operator, the service itself). Required so that no caller forgets it.
+   */
+  readonly user: ActingUser | null
 }
 
 export interface WriteOptions extends ReadOptions {
@@ -50,8 +60,8 @@ export interface RecordStore {
   createMany(spec: ModuleSpec, values: readonly Row[], options: BulkWriteOptions): Promise<number>
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
-  /** The audit entries of one record, deleted records included (D25). */
-  history(spec: ModuleSpec, id: string): Promise<AuditEntry[]>
+  /** The audit entries of one record in the reader's scope, deleted records included (D25). */
+  history(spec: ModuleSpec, id: string, options: Pick<ReadOptions, 'user'>): Promise<AuditEntry[]>
   /** The audit trail, newest last (D25). */
   auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */
@@ -133,11 +143,27 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   const insertQuery = perModule<string>((spec, param) => db.insertInto(spec.table.name)
     .values(Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)]))))
 
-  /** The live row; in a write, locked until commit so a concurrent update waits and then sees it (D13). */
-  async function liveRow(trx: Db, spec: ModuleSpec, id: string, forWrite = false): Promise<Row> {
+  const scoped = (spec: ModuleSpec, user: ActingUser | null, action: ScopeAction): ResolvedScope | undefined =>
+    resolveScope(spec, user, action)
+
+  /**
+   * The live row in the user's scope, else 404 (its existence is not revealed, issue #14); in a
+   * write, locked until commit so a concurrent update waits and then sees it (D13). A row the
+   * user may read but not change (write_scope) is 403 naming the rule.
+   */
+  async function liveRow(trx: Db, spec: ModuleSpec, id: string, user: ActingUser | null, forWrite = false): Promise<Row> {
+    const scope = scoped(spec, user, 'read')
     const row = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).where(META.deleted, 'is', null)
+      .$if(scope !== undefined, (q) => q.where((eb) => scopeCondition(eb, scope as ResolvedScope, database.dialect)))
       .$if(forWrite && database.rowLocks, (q) => q.forUpdate()).executeTakeFirst()
     if (row === undefined) throw recordNotFound()
+    if (forWrite && user !== null && spec.access.get(user.role)?.writeScope !== undefined) {
+      const writable = scoped(spec, user, 'write') as ResolvedScope
+      const inside = await trx.selectFrom(spec.table.name).select(META.id).where(META.id, '=', id)
+        .where((eb) => scopeCondition(eb, writable, database.dialect)).executeTakeFirst()
+      if (inside === undefined)
+        throw forbidden([{ field: 'registro', message: `El rol '${user.role}' no puede modificar este registro (write_scope de ${spec.name})` }])
+    }
     return row
   }
 
@@ -196,7 +222,10 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
 
   return {
     async list(spec, query, read) {
+      const scope = scoped(spec, read.user, 'read')
       let base = db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
+      // The scope is part of the WHERE: pages and totals count only the records in scope (issue #14).
+      if (scope !== undefined) base = base.where((eb) => scopeCondition(eb, scope, database.dialect))
       for (const filter of query.filters) {
         const field = spec.fieldsByName.get(filter.column)
         base = filter.blind
@@ -209,26 +238,32 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([
         page.limit(query.limit).offset(query.offset).execute(),
-        cachedTotal(spec, JSON.stringify(query.filters), count),
+        cachedTotal(spec, JSON.stringify([query.filters, scope ?? null]), count),
       ])
-      const records = rows.map((row) => codec.decode(spec, row, read.reveal))
+      const hidden = hiddenFields(spec, read.user)
+      const records = rows.map((row) => withoutHidden(codec.decode(spec, row, read.reveal), hidden))
       await auditReveal(spec, rows, read)
       return { records, total }
     },
 
     async get(spec, id, read) {
-      const row = (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
+      const row = scoped(spec, read.user, 'read') === undefined
+        ? (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
+        : await liveRow(db, spec, id, read.user)
       if (row === undefined) throw recordNotFound()
-      const record = codec.decode(spec, row, read.reveal)
+      const record = withoutHidden(codec.decode(spec, row, read.reveal), hiddenFields(spec, read.user))
       await auditReveal(spec, [row], read)
       return record
     },
 
-    async create(spec, values, { actor, reveal }) {
+    async create(spec, values, { actor, reveal, user }) {
       const now = clock()
-      const prepared = await codec.hashPasswords(spec, withDefaults(spec, values, now))
+      checkWritable(spec, user, values)
+      const filled = withDefaults(spec, withUserDefaults(spec, user, values), now)
+      checkCreation(spec, filled)
+      const prepared = await codec.hashPasswords(spec, filled)
       const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
-      return codec.decode(spec, row as Row, reveal, prepared)
+      return withoutHidden(codec.decode(spec, row as Row, reveal, prepared), hiddenFields(spec, user))
     },
 
     async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
@@ -244,13 +279,18 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       return values.length
     },
 
-    async update(spec, id, changes, { actor, reveal, ifMatch }) {
+    async update(spec, id, changes, { actor, reveal, ifMatch, user }) {
+      checkWritable(spec, user, changes)
       const prepared = await codec.hashPasswords(spec, changes)
       const row = await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
-        const current = await liveRow(trx, spec, id, true)
+        const current = await liveRow(trx, spec, id, user, true)
         checkVersion(current, ifMatch)
+        checkUpdate(spec, user, (name) => {
+          const field = spec.fieldsByName.get(name)
+          return field === undefined ? undefined : codec.plainValue(spec, field, current)
+        }, changes)
         const version = Number(current[META.version]) + 1
         // Only what changes is written: a value read back is not in the form a column takes (jsonb).
         const columns: Row = { ...codec.encode(spec, prepared, id), [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
@@ -264,17 +304,17 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         }] })
         return next
       })
-      const record = codec.decode(spec, row, reveal, prepared)
+      const record = withoutHidden(codec.decode(spec, row, reveal, prepared), hiddenFields(spec, user))
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
-      await auditReveal(spec, [row], { reveal, actor })
+      await auditReveal(spec, [row], { reveal, actor, user })
       return record
     },
 
-    async remove(spec, id, { actor, ifMatch }) {
+    async remove(spec, id, { actor, ifMatch, user }) {
       await write(spec, async (trx) => {
         const now = clock()
         const stamp = formatTimestamp(now, timezone)
-        const current = await liveRow(trx, spec, id, true)
+        const current = await liveRow(trx, spec, id, user, true)
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
         const next: Row = { ...current, [META.deleted]: stamp, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
@@ -289,8 +329,11 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       })
     },
 
-    async history(spec, id) {
-      const exists = await db.selectFrom(spec.table.name).select(META.id).where(META.id, '=', id).executeTakeFirst()
+    async history(spec, id, { user }) {
+      // Deleted records included (D25), but only those in the reader's scope (issue #14).
+      const scope = scoped(spec, user, 'read')
+      const exists = await db.selectFrom(spec.table.name).select(META.id).where(META.id, '=', id)
+        .$if(scope !== undefined, (q) => q.where((eb) => scopeCondition(eb, scope as ResolvedScope, database.dialect))).executeTakeFirst()
       if (exists === undefined) throw recordNotFound()
       const rows = await db.selectFrom(SYSTEM_TABLES.audit).selectAll()
         .where('module', '=', spec.name).where('record_id', '=', id).orderBy('seq', 'asc').execute()
