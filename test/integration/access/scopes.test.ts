@@ -1,14 +1,14 @@
 // Record scopes (issue #14, D26): an agente sees and changes only the records of their scope,
 // and the store applies it to every path: GET, list and total, filters and blind-index search,
 // history, PUT and DELETE. Outside the scope a record is 404, its existence not revealed.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 
 const A = 'PER-2026-00011'
 const B = 'PER-2026-00012'
 const NOT_FOUND = { success: false, error: 'Registro no encontrado' }
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const api = await startTestApi(t)
   const agenteA = await api.userWithRole('agente', { personal_id: A })
   const agenteB = await api.userWithRole('agente', { personal_id: B })
@@ -90,7 +90,7 @@ t.test('#14: oficial and jefe read every denuncia (docs/decisions.md, assigned c
   }
 })
 
-async function scopedModule(t: Parameters<Parameters<typeof t.test>[1]>[0], api: TestApi, module: string, token: string, inScope: Record<string, unknown>[], outOfScope: Record<string, unknown>[]) {
+async function scopedModule(t: Test, api: TestApi, module: string, token: string, inScope: Record<string, unknown>[], outOfScope: Record<string, unknown>[]) {
   const inside = await Promise.all(inScope.map((extra) => api.create(module, { ...VALID[module]!(), ...extra })))
   const outside = await Promise.all(outOfScope.map((extra) => api.create(module, { ...VALID[module]!(), ...extra })))
   const list = await api.request('GET', `/${module}`, { token })
