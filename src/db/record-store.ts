@@ -55,7 +55,8 @@ export interface RecordStore {
   create(spec: ModuleSpec, values: Row, options: WriteOptions): Promise<ApiRecord>
   /**
    * Creates many validated records in ONE transaction, inserted and audited in batches:
-   * all of them or none (bulk import). Same ids, defaults, encryption, hashes and audit as create.
+   * all of them or none (bulk import). Same ids, defaults, encryption and hashes as create; audited as
+   * 'importar', and not held to the workflow's creation states (historical records keep theirs, #14).
    */
   createMany(spec: ModuleSpec, values: readonly Row[], options: BulkWriteOptions): Promise<number>
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
@@ -193,7 +194,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
 
 
   /** The one insert path of records: ids, metadata, encryption, `_hash` and 'crear' entries. */
-  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
+  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date, action: 'crear' | 'importar' = 'crear'): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
     const rows: Row[] = []
@@ -208,7 +209,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       stored[META.hash] = codec.hash(spec, stored)
       rows.push(stored)
       events.push({
-        userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
+        userId: actor, action, module: spec.name, recordId: id, version: 1,
         recordHash: String(stored[META.hash]), fields: Object.keys(values).filter((k) => values[k] !== null),
       })
     })
@@ -272,7 +273,8 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         for (let start = 0; start < values.length; start += batchSize) {
           const batch: Row[] = []
           for (const value of values.slice(start, start + batchSize)) batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
-          await insertRecords(trx, spec, batch, actor, now)
+          // Audited as 'importar': an import may keep historical states the API would not create in (#14).
+          await insertRecords(trx, spec, batch, actor, now, 'importar')
           onProgress?.(Math.min(start + batchSize, values.length))
         }
       })

@@ -44,11 +44,12 @@ const importCommand: Command = {
 Uso: records import <módulo> [fichero|-] [--format csv|jsonl] [--skip-invalid] [--json]
 
 Lee el fichero (o la entrada estándar) y crea un registro por fila con la misma validación,
-valores por defecto, cifrado, índices ciegos, _hash y auditoría ('crear', actor cli:<usuario>)
+valores por defecto, cifrado, índices ciegos, _hash y auditoría ('importar', actor cli:<usuario>)
 que POST /api/<módulo>. CSV: la primera fila nombra los campos; una celda vacía es un campo
 ausente; listas y objetos van como JSON. JSON Lines: un objeto por línea. Las columnas de
 metadatos (_id, _created...) y los valores '***' se ignoran, como en la API: un fichero de
-records export se puede volver a importar.
+records export se puede volver a importar. A diferencia de la API, un registro puede
+llegar en cualquier estado de su workflow (registros históricos): queda anotado como 'importar'.
 
 Se comprueban todas las filas antes de escribir: cada fila rechazada se informa con su línea y
 el mensaje que daría la API (también valores repetidos en campos únicos). Si hay alguna, no se
