@@ -39,3 +39,26 @@ t.test('#14: records import keeps a historical state the API would refuse, audit
   t.same(cli.raw((db) => db.prepare('select estado from sanciones').all()), [{ estado: 'cobrada' }])
   t.same(cli.raw((db) => db.prepare("select action from _audit where module = 'sanciones'").all()), [{ action: 'importar' }])
 })
+
+t.test('#14: records explain prints what a user may do in a module and on one record, and which rule decides', async (t) => {
+  const cli = createCli(t)
+  const [mine, theirs] = await cli.withService(async (service, token) => {
+    await api(service, token, 'POST', '/usuarios', { username: 'agente_a', password: 'password-123', nombre: 'A', rol: 'agente', personal_id: 'PER-2026-00011' })
+    const a = await api(service, token, 'POST', '/denuncias', { ...VALID['denuncias']!(), agente_asignado: 'PER-2026-00011' })
+    const b = await api(service, token, 'POST', '/denuncias', { ...VALID['denuncias']!(), agente_asignado: 'PER-2026-00012' })
+    return [a.body.data._id as string, b.body.data._id as string]
+  })
+  const module = await cli.run(['explain', 'agente_a', 'denuncias'])
+  t.equal(module.status, 0, module.stderr)
+  t.match(module.stdout, 'rol agente, personal_id PER-2026-00011')
+  t.match(module.stdout, 'Permisos: denuncias.ver, denuncias.crear, denuncias.editar, denuncias.descifrar; sin eliminar')
+  t.match(module.stdout, 'access.agente.scope: (agente_asignado = $user.personal_id (PER-2026-00011) o _created_by = $user.id (USR-')
+  t.match(module.stdout, 'Campos que no escribe (cannot_write): agente_asignado')
+  t.match(module.stdout, 'archivada -> (ninguno para este rol)')
+  const inside = await cli.run(['explain', 'agente_a', 'denuncias', mine ?? ''])
+  t.match(inside.stdout, 'agente_asignado = $user.personal_id (PER-2026-00011) [cumple]')
+  t.match(inside.stdout, 'estado = pendiente; puede pasar a: investigacion, archivada')
+  const outside = await cli.run(['explain', 'agente_a', 'denuncias', theirs ?? ''])
+  t.match(outside.stdout, 'Fuera de su ámbito: GET, PUT, DELETE e historial responden 404')
+  t.notMatch(outside.stdout, 'PER-2026-00012', 'no value of the record is printed')
+})
