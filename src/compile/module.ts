@@ -1,6 +1,7 @@
 // One module definition in, its compiled spec out: fields, table, schemas, permissions, routes.
 import type { Action, FieldDef, ModuleDef } from '../config/types.js'
 import { compileAccess, compileWorkflow } from './access.js'
+import { fieldNotes, withFieldNotes } from './access-notes.js'
 import { FIELD_TYPES, type SchemaContext } from './field-types.js'
 import { blindIndexColumnOf } from './metadata.js'
 import { modulePermissions } from './permissions.js'
@@ -51,6 +52,10 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
   const fields = def.fields.map((f) => compileField(f, context))
   const permissions = modulePermissions(def.name)
   const fieldsByName = new Map(fields.map((f) => [f.name, f]))
+  const access = compileAccess(def, fieldsByName)
+  const workflow = compileWorkflow(def)
+  const schemas = compileSchemas(fields, def.prefix)
+  const notes = fieldNotes(access, workflow)
   return {
     def,
     name: def.name,
@@ -62,10 +67,12 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     stateField: def.fields.find((f) => f.state)?.name,
     defaults: compileDefaults(def),
     table: compileTable(def.name, fields, def.indexes),
-    schemas: compileSchemas(fields, def.prefix),
+    // The access rules noted on the fields of the schemas that validate and document requests (#14).
+    schemas: { ...schemas, create: withFieldNotes(schemas.create, notes), update: withFieldNotes(schemas.update, notes),
+      record: withFieldNotes(schemas.record, notes) },
     permissions,
     routes: compileRoutes(permissions),
-    access: compileAccess(def, fieldsByName),
-    workflow: compileWorkflow(def),
+    access,
+    workflow,
   }
 }
