@@ -96,9 +96,11 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   }
 
   /** Audits the records whose encrypted values this read decrypts. */
-  function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions): Promise<void> | undefined {
+  function auditReveal(spec: ModuleSpec, rows: readonly Row[], { reveal, actor, user }: ReadOptions): Promise<void> | undefined {
     if (!reveal) return undefined
-    const encrypted = spec.encryptedFields
+    // A field the reader cannot read is not in the answer: not revealed (issue #14).
+    const hidden = hiddenFields(spec, user)
+    const encrypted = hidden === undefined ? spec.encryptedFields : spec.encryptedFields.filter((f) => !hidden.has(f.name))
     if (encrypted.length === 0) return undefined
     const names = encrypted.map((f) => f.name)
     const events: AuditEvent[] = []
