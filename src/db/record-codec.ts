@@ -1,12 +1,12 @@
 // API values <-> stored columns for one module: encryption and blind indexes (D14, D16),
 // password hashes (D22), JSON and boolean columns, masking (D15) and the `_hash` (D17).
 import bcrypt from 'bcryptjs'
-import type { Dialect } from '../compile/field-types.js'
+import { FIELD_TYPES, type Dialect } from '../compile/field-types.js'
 import { isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { canonicalJson, plaintextOf, sha256Hex } from './canonical.js'
 import type { FieldCipher } from './crypto.js'
-import type { Row } from './database.js'
+import type { Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 
 export const BCRYPT_ROUNDS = 10
@@ -33,9 +33,11 @@ export interface RecordCodec {
   blindIndexes(value: unknown): readonly string[]
   /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
   reencrypt(spec: ModuleSpec, row: Row): Row
+  /** In a write transaction, before `encode`: encrypt under the database's active key (issue #13). */
+  beforeWrite(trx: Db): Promise<void>
 }
 
-export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): RecordCodec {
+export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeWrite: (trx: Db) => Promise<void> = async () => undefined): RecordCodec {
   const conversions = VALUE_CONVERSIONS[dialect]
 
   const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
@@ -46,8 +48,7 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
     if (raw === null || raw === undefined) return null
     if (!field.encrypted) return conversions[field.storage].fromDb(raw)
     const plaintext = cipher.decrypt(String(raw), context())
-    return field.def.type === 'string' || field.def.type === 'text' || field.def.type === 'date' ||
-      field.def.type === 'datetime' || field.def.type === 'time' ? plaintext : JSON.parse(plaintext)
+    return FIELD_TYPES[field.def.type].textual ? plaintext : JSON.parse(plaintext)
   }
 
   const codec: RecordCodec = {
@@ -122,6 +123,7 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
       }
       return out
     },
+    beforeWrite,
   }
   return codec
 }

@@ -1,6 +1,5 @@
 // What a user may do in a module, and on one record, with the rule that decides each point
 // (issue #14): the text of `records explain`, the question an auditor asks. Pure.
-import { ACTIONS } from '../config/types.js'
 import type { ModuleSpec, RoleSpec, ScopeSpec } from '../compile/types.js'
 import { userAttribute, type ActingUser } from './acting-user.js'
 import { nextStates } from './workflow.js'
@@ -31,11 +30,12 @@ export function describeScope(scope: ScopeSpec, user: ActingUser, record?: Value
 
 /** What `user` (of `role`) may do in `spec`, rule by rule. */
 export function explainModule(spec: ModuleSpec, role: RoleSpec, user: ActingUser): string[] {
-  const held = ACTIONS.filter((a) => role.granted.has(spec.permissions[a]))
+  const actions = Object.keys(spec.permissions) as (keyof ModuleSpec['permissions'])[]
+  const held = actions.filter((a) => role.granted.has(spec.permissions[a]))
   const lines = [
     `Módulo ${spec.name}, rol ${role.name}`,
     `  Permisos: ${held.length === 0 ? 'ninguno' : held.map((a) => spec.permissions[a]).join(', ')}` +
-      (held.length < ACTIONS.length ? `; sin ${ACTIONS.filter((a) => !held.includes(a)).join(', ')}` : ''),
+      (held.length < actions.length ? `; sin ${actions.filter((a) => !held.includes(a)).join(', ')}` : ''),
   ]
   const access = spec.access.get(role.name)
   lines.push(access?.scope === undefined

@@ -1,6 +1,6 @@
 // Field rules of a role (issue #14): fields it cannot read (absent from answers), cannot write
 // (403 naming the field) and values filled from the acting user on create. Pure.
-import type { ListQuery } from '../compile/list-query.js'
+import type { ListQuery } from './list-query.js'
 import type { AccessSpec, ModuleSpec } from '../compile/types.js'
 import { forbidden } from '../errors.js'
 import { userAttribute, type ActingUser } from './acting-user.js'

@@ -1,0 +1,87 @@
+// The one composition root of the engine: settings -> load -> compile -> connect -> migrate ->
+// stores. The service (openService) builds its HTTP app on it; every `records` subcommand that
+// touches the database works on it (cli/environment.ts). One place, so the two cannot drift:
+// the same pool size, the same migration at start, the same read audit with its errors reported.
+import { compileService } from '../compile/service.js'
+import type { ServiceSpec } from '../compile/types.js'
+import { loadModulesConfig } from '../config/load.js'
+import { createAccountStore, type AccountStore } from '../db/account-store.js'
+import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
+import { createDatabase } from '../db/connect.js'
+import type { Keyring } from '../db/crypto.js'
+import type { Database } from '../db/database.js'
+import { openLiveKeys, type LiveKeys } from '../db/live-keys.js'
+import { applyMigration } from '../db/migrate/apply.js'
+import { ensureSystemTables } from '../db/migrate/system-tables.js'
+import { createReadAuditLog } from '../db/read-audit.js'
+import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
+import { createRecordStore, type RecordStore } from '../db/record-store.js'
+import { currentEncryptionKeys, type Settings } from './settings.js'
+
+export interface EngineOptions {
+  readonly clock?: () => Date
+  /** Apply the safe migration steps of modules.yaml, as every start does (default true). */
+  readonly migrate?: boolean
+  /** A batch of read-audit entries could not be written (they stay queued for the next try). */
+  readonly onReadAuditError: (error: unknown) => void
+}
+
+export interface Engine {
+  readonly settings: Settings
+  readonly spec: ServiceSpec
+  readonly database: Database
+  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
+  readonly keyring: Keyring
+  /** The keys as they follow a rotation while this process runs (issue #13). */
+  readonly keys: LiveKeys
+  /** The generations every instance watches (D20); also carries the key signal (issue #13). */
+  readonly changes: ChangeWatch
+  readonly codec: RecordCodec
+  readonly store: RecordStore
+  readonly accounts: AccountStore
+  readonly clock: () => Date
+  /** Migration steps applied at this start, in plain words. */
+  readonly migrated: readonly string[]
+  /** Revealing reads recorded but not written to the audit trail (after close: the ones lost). */
+  unwrittenReads(): number
+  /** Writes the pending read-audit entries, then closes the database. */
+  close(): Promise<void>
+}
+
+/** Opens the engine on `settings`; the caller closes it. On a failure nothing stays open. */
+export async function openEngine(settings: Settings, options: EngineOptions): Promise<Engine> {
+  const spec = compileService(loadModulesConfig(settings.modulesFile))
+  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
+  try {
+    const clock = options.clock ?? (() => new Date())
+    const timezone = spec.service.timezone
+    await ensureSystemTables(database)
+    const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
+    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
+    const { applied } = options.migrate === false
+      ? { applied: [] }
+      : await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
+    const readAudit = createReadAuditLog({ database, timezone, clock, onError: options.onReadAuditError })
+    // Writes bump the generations a running service watches, so every instance sees them at once (D20).
+    const changes = createChangeWatch(database)
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
+    return {
+      settings, spec, database, codec, store, clock, keys, changes, migrated: applied,
+      get keyring() {
+        return keys.keyring()
+      },
+      accounts: createAccountStore(database, spec.accounts, changes),
+      unwrittenReads: () => readAudit.unwritten(),
+      async close() {
+        try {
+          await readAudit.close()
+        } finally {
+          await database.close()
+        }
+      },
+    }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+}

@@ -1,0 +1,69 @@
+// Reads of module records: a list page with its exact total, one record by id. Encrypted
+// values are decrypted or masked per caller (D15); a read that decrypts is audited.
+import { META, ROW_COLUMN } from '../compile/metadata.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { hiddenFields, withoutHidden } from '../records/field-rules.js'
+import { resolveScope } from '../records/scope.js'
+import { recordNotFound } from '../errors.js'
+import { generationCache } from './change-watch.js'
+import { VALUE_CONVERSIONS } from './dialects/values.js'
+import { preparedPerModule } from './prepared.js'
+import { isScoped, recordQuery } from './record-query.js'
+import type { RecordStore, RecordStoreOptions } from './record-store.js'
+import { auditReveal } from './reveal-audit.js'
+
+export type RecordReads = Pick<RecordStore, 'list' | 'get'>
+
+export function createRecordReads(options: RecordStoreOptions): RecordReads {
+  const { database, codec, readAudit } = options
+  const { db } = database
+  const conversions = VALUE_CONVERSIONS[database.dialect]
+  /**
+   * Totals of lists, per module and filter set, until the module's next write: an exact
+   * count (spec 4.4) that a large table pays once per write, not once per page (issue #7).
+   */
+  const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
+  function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {
+    let cache = totals.get(spec.name)
+    if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
+    return cache(key, count)
+  }
+  const getQuery = preparedPerModule<'id'>((spec, param) =>
+    recordQuery(db, spec, { user: null, dialect: database.dialect }).selectAll().where(META.id, '=', param('id')))
+
+  return {
+    async list(spec, query, read) {
+      // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
+      let base = recordQuery(db, spec, { user: read.user, dialect: database.dialect })
+      for (const filter of query.filters) {
+        const field = spec.fieldsByName.get(filter.column)
+        base = filter.blind
+          ? base.where(filter.column, 'in', [...codec.blindIndexes(filter.value)])
+          : base.where(filter.column, '=', field === undefined ? filter.value : conversions[field.storage].toDb(filter.value) as never)
+      }
+      const direction = query.sort.descending ? 'desc' : 'asc'
+      let page = base.selectAll().orderBy(query.sort.column, direction)
+      if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
+      const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
+      const [rows, total] = await Promise.all([
+        page.limit(query.limit).offset(query.offset).execute(),
+        cachedTotal(spec, JSON.stringify([query.filters, resolveScope(spec, read.user, 'read') ?? null]), count),
+      ])
+      const hidden = hiddenFields(spec, read.user)
+      const records = rows.map((row) => withoutHidden(codec.decode(spec, row, read.reveal), hidden))
+      await auditReveal(readAudit, spec, rows, read)
+      return { records, total }
+    },
+
+    async get(spec, id, read) {
+      // Outside the caller's scope a record is 404, its existence not revealed (issue #14).
+      const row = isScoped(spec, read.user)
+        ? await recordQuery(db, spec, { user: read.user, dialect: database.dialect }).selectAll().where(META.id, '=', id).executeTakeFirst()
+        : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
+      if (row === undefined) throw recordNotFound()
+      const record = withoutHidden(codec.decode(spec, row, read.reveal), hiddenFields(spec, read.user))
+      await auditReveal(readAudit, spec, [row], read)
+      return record
+    },
+  }
+}
