@@ -64,7 +64,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
   // Any other required text field of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
     if (field.def.required && values[field.name] === undefined && field.def.type === 'string') values[field.name] = 'Administrador inicial'
-  await store.create(accounts.spec, values, { actor: 'sistema', reveal: false })
+  await store.create(accounts.spec, values, { actor: 'sistema', reveal: false, user: null })
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
 

@@ -1,5 +1,6 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
+import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
 import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
 import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
@@ -18,7 +19,6 @@ const typesWhere = (test: (d: FieldDeclaration) => boolean): string => {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} o ${names.at(-1)}`
 }
 
-type Report = (path: readonly (string | number)[], message: string, atKey?: boolean) => void
 
 function defaultFits(field: FieldDef): boolean {
   const value = field.default
@@ -183,5 +183,7 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkModules(config, report)
   checkRoles(config, report)
   checkAccounts(config, report)
+  checkAccess(config, report)
+  checkWorkflows(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }

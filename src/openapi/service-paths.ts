@@ -13,7 +13,7 @@ const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObj
   ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
 
 const AUDIT_ACTIONS =
-  ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar'] as const
+  ['crear', 'importar', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar'] as const
 
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {

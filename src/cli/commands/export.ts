@@ -8,7 +8,8 @@ import type { ModuleSpec } from '../../compile/types.js'
 import type { ApiRecord } from '../../db/record-store.js'
 import { flag, stringOption, type Command } from '../command.js'
 import { neutraliseFormula } from '../csv-formula.js'
-import { moduleNamed, withEnvironment } from '../environment.js'
+import { actingUserNamed, moduleNamed, withEnvironment } from '../environment.js'
+import { hiddenFields } from '../../records/field-rules.js'
 import { formatOf } from '../import-rows.js'
 
 const PAGE = 1000
@@ -31,7 +32,7 @@ const exportCommand: Command = {
   name: 'export',
   summary: 'Vuelca los registros vigentes de un módulo en CSV o JSON Lines',
   help: `
-Uso: records export <módulo> [--out fichero] [--format csv|jsonl] [--decrypt]
+Uso: records export <módulo> [--out fichero] [--format csv|jsonl] [--decrypt] [--as usuario]
 
 Escribe cada registro vigente (no eliminado) del módulo, en orden de creación, como lo
 devuelve la API: campos y metadatos (_id, _created, _version, _hash...). Los campos cifrados
@@ -45,15 +46,20 @@ leer (records export m | head), termina sin error.
 
   --out fichero        por defecto la salida estándar
   --format csv|jsonl   por defecto según la extensión de --out, si no CSV
-  --decrypt            descifra los campos cifrados (lectura auditada)`,
-  options: { out: { type: 'string' }, format: { type: 'string' }, decrypt: { type: 'boolean' } },
+  --decrypt            descifra los campos cifrados (lectura auditada)
+  --as usuario         exporta lo que ese usuario ve por la API: el ámbito de su rol y sin
+                       los campos que no puede leer (access: de modules.yaml); sin --as, todo`,
+  options: { out: { type: 'string' }, format: { type: 'string' }, decrypt: { type: 'boolean' }, as: { type: 'string' } },
   positionals: { min: 1, max: 1 },
   async run(input) {
     const out = stringOption(input, 'out')
     const format = formatOf(stringOption(input, 'format'), out)
     return withEnvironment(input, async (env) => {
       const spec = moduleNamed(env.spec, input.positionals[0] ?? '')
-      const columns = columnsOf(spec)
+      const as = stringOption(input, 'as')
+      const user = as === undefined ? null : await actingUserNamed(env, as)
+      const hidden = hiddenFields(spec, user)
+      const columns = columnsOf(spec).filter((c) => hidden === undefined || !hidden.has(c))
       const stream = out === undefined ? input.stdout : createWriteStream(resolve(input.cwd, out), { mode: 0o600 })
       let broken = false
       let failure: unknown
@@ -77,7 +83,7 @@ leer (records export m | head), termina sin error.
       for (let offset = 0; ; offset += PAGE) {
         const { records } = await env.store.list(spec, {
           limit: PAGE, offset, filters: [], sort: { column: ROW_COLUMN, descending: false }, filtersEncrypted: false,
-        }, { reveal: flag(input, 'decrypt'), actor: env.actor })
+        }, { reveal: flag(input, 'decrypt'), actor: env.actor, user })
         if (records.length === 0 || broken) break
         count += records.length
         await write(format === 'csv'

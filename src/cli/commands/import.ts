@@ -40,12 +40,13 @@ const importCommand: Command = {
 Uso: records import <módulo> [fichero|-] [--format csv|jsonl] [--new-ids] [--skip-invalid] [--json]
 
 Lee el fichero (o la entrada estándar) y crea un registro por fila con la misma validación,
-valores por defecto, cifrado, índices ciegos, _hash y auditoría ('crear', actor cli:<usuario>)
+valores por defecto, cifrado, índices ciegos, _hash y auditoría ('importar', actor cli:<usuario>)
 que POST /api/<módulo>. CSV: la primera fila nombra los campos, separados por ',' o por ';'
 (se detecta en la cabecera; con ';' los decimales pueden llevar coma); una celda vacía es un
 campo ausente; listas y objetos van como JSON; la ' que records export antepone a un texto que
 empieza por =, +, -, @ se quita. JSON Lines: un objeto por línea. Las demás columnas de
-metadatos (_created, _version...) se ignoran, como en la API.
+metadatos (_created, _version...) se ignoran, como en la API. A diferencia de la API, un registro
+puede llegar en cualquier estado de su workflow (registros históricos): queda anotado como 'importar'.
 
 Un fichero de records export se puede volver a importar, con dos condiciones:
   - trae _id: import siempre crea registros nuevos con identificadores nuevos (no actualiza
