@@ -7,8 +7,8 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { compileService } from './compile/service.js'
 import { isAppError } from './errors.js'
 import type { ServiceSpec } from './compile/types.js'
-import { loadModulesConfig } from './config/load.js'
-import { createAccountStore } from './db/account-store.js'
+import { loadCommonPasswords, loadModulesConfig } from './config/load.js'
+import { createAccountStore, endSessionsOnCredentialChange } from './db/account-store.js'
 import { createChangeWatch } from './db/change-watch.js'
 import { createDatabase } from './db/connect.js'
 import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
@@ -20,6 +20,7 @@ import { ensureSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
 import { buildApp } from './http/app.js'
+import { createAccountRules, type AccountRules } from './records/account-rules.js'
 import type { ClosableCounterStore } from './http/redis-counter-store.js'
 import type { Settings } from './settings.js'
 
@@ -54,12 +55,19 @@ export function serviceVersion(): string {
   return '0.0.0'
 }
 
-async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings) {
+async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings, rules: AccountRules) {
   const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
   if (superRole === undefined) throw new Error('modules.yaml no define ningún rol con el permiso *.* para el primer administrador')
   const accounts = spec.accounts
-  const password = settings.adminPassword ?? randomBytes(12).toString('base64url')
-  const values: Record<string, unknown> = { [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name }
+  // 18 random bytes: 24 base64url characters, above every minimum of the password policy.
+  const password = settings.adminPassword ?? randomBytes(18).toString('base64url')
+  try {
+    rules.checkPassword(password, { username: settings.adminUsername, role: superRole.name })
+  } catch (error) {
+    const reasons = isAppError(error) ? (error.details ?? []).map((d) => d.message).join('; ') : String(error)
+    throw new Error(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`)
+  }
+  const values: Record<string, unknown> = rules.check({ [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name })
   // Any other required text field of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
     if (field.def.required && values[field.name] === undefined && field.def.type === 'string') values[field.name] = 'Administrador inicial'
@@ -102,11 +110,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })
     const changes = createChangeWatch(database)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
+    const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate })
     const accounts = createAccountStore(database, spec.accounts, changes)
+    const accountRules = createAccountRules(spec, loadCommonPasswords())
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
-      ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
+      ? await createInitialAdmin(spec, store, settings, accountRules).catch((error: unknown) => {
         if (isAppError(error) && error.statusCode === 409) return undefined
         throw error
       })
@@ -114,6 +124,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       accounts,
+      accountRules,
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,

@@ -4,8 +4,8 @@
 import { userInfo } from 'node:os'
 import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
-import { loadModulesConfig } from '../config/load.js'
-import { createAccountStore, type AccountStore } from '../db/account-store.js'
+import { loadCommonPasswords, loadModulesConfig } from '../config/load.js'
+import { createAccountStore, endSessionsOnCredentialChange, type AccountStore } from '../db/account-store.js'
 import { createChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
 import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
@@ -16,6 +16,7 @@ import { ensureSystemTables } from '../db/migrate/system-tables.js'
 import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type RecordStore } from '../db/record-store.js'
+import { createAccountRules, type AccountRules } from '../records/account-rules.js'
 import { loadSettings, type Settings } from '../settings.js'
 import type { CommandInput } from './command.js'
 
@@ -27,6 +28,8 @@ export interface Environment {
   readonly codec: RecordCodec
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Canonical usernames and the password policy, as the API applies them. */
+  readonly accountRules: AccountRules
   readonly clock: () => Date
   /** Who the audit chain names for writes made from the command line. */
   readonly actor: string
@@ -62,10 +65,13 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     const readAudit = createReadAuditLog({ database, timezone, clock, onError: () => undefined })
     // Writes bump the generations a running service watches, so it sees them at once (D20).
     const changes = createChangeWatch(database)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
+    // A password change or a disable from the command line ends the account's tokens too.
+    const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate })
     return {
       settings, spec, database, keyring, codec, store, clock,
       accounts: createAccountStore(database, spec.accounts, changes),
+      accountRules: createAccountRules(spec, loadCommonPasswords()),
       actor: cliActor(),
       async close() {
         await readAudit.close()

@@ -67,6 +67,8 @@ export interface RecordStoreOptions {
   /** Told of every write of a module, inside its transaction: caches elsewhere expire (issue #7). */
   /** Every writer passes one: a running service's caches rely on the bumps (D20). */
   readonly changes: ChangeWatch
+  /** Runs inside each update's transaction, after the row is written (an account's sessions end). */
+  readonly afterUpdate?: (trx: Db, spec: ModuleSpec, id: string, changes: Row, before: Row) => Promise<void>
 }
 
 export function createRecordStore(options: RecordStoreOptions): RecordStore {
@@ -257,6 +259,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         const next: Row = { ...current, ...columns }
         columns[META.hash] = next[META.hash] = codec.hash(spec, next)
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
+        await options.afterUpdate?.(trx, spec, id, changes, current)
         await options.changes.bump(trx, spec.name)
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,

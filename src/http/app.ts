@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { RecordStore } from '../db/record-store.js'
+import type { AccountRules } from '../records/account-rules.js'
 import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import { createBodyAjv } from './body-validator.js'
@@ -23,6 +24,8 @@ import { sessionRoutes } from './routes/session.js'
 export interface AppDeps {
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
+  readonly accountRules: AccountRules
   readonly jwtSecret: string
   readonly basePath: string
   readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
@@ -117,10 +120,13 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     await api.register(docsRoutes, { document, basePath: deps.basePath })
     const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }
     const throttle = createLoginThrottle({ maxFailures: lock.maxFailures, lockMs: lock.lockSeconds * 1000, clock: deps.clock })
-    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock, throttle })
+    await api.register(sessionRoutes, {
+      accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, accountsSpec: service.accounts,
+      rules: deps.accountRules, clock: deps.clock, throttle,
+    })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)
-      await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv })
+      await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv, accountRules: deps.accountRules })
   }, { prefix: deps.basePath === '/' ? '' : deps.basePath })
   return app
 }

@@ -23,7 +23,8 @@ async function updateAccount(input: CommandInput, changes: (accounts: AccountsSp
   const [username = ''] = input.positionals
   return withEnvironment(input, async (env) => {
     const id = await accountId(env, username)
-    const values = validatorOf(env).update(changes(env.spec.accounts))
+    const before = await env.store.get(env.spec.accounts.spec, id, { reveal: false, actor: env.actor })
+    const values = env.accountRules.check(validatorOf(env).update(changes(env.spec.accounts)), before)
     await env.store.update(env.spec.accounts.spec, id, values, { actor: env.actor, reveal: false })
     printLines(input, [`${done}: '${username}' (${id})`])
     return 0
@@ -63,10 +64,10 @@ Ejemplo: printf '%s\\n' "$PASS" | records user add jgarcia --role superadmin \\
     const password = await readNewPassword(input)
     return withEnvironment(input, async (env) => {
       const accounts = env.spec.accounts
-      const values = validatorOf(env).create({
+      const values = env.accountRules.check(validatorOf(env).create({
         ...fieldArguments(env, (input.values['field'] as unknown[] | undefined) ?? []),
         [accounts.username]: input.positionals[0], [accounts.password]: password, [accounts.role]: role,
-      })
+      }))
       const record = await env.store.create(accounts.spec, values, { actor: env.actor, reveal: false })
       printLines(input, [`Cuenta creada: '${String(record[accounts.username])}' (${String(record[META.id])}) con el rol '${role}'`])
       return 0

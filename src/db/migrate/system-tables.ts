@@ -1,4 +1,4 @@
-// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens.
+// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens, session versions.
 import { sql } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
@@ -10,6 +10,8 @@ export const SYSTEM_TABLES = {
   audit: '_audit',
   revokedTokens: '_revoked_tokens',
   keys: '_keys',
+  /** Per account, the session version its tokens must carry (issue #13 item 4). */
+  accountSessions: '_account_sessions',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -43,6 +45,10 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
   await db.schema.createTable(SYSTEM_TABLES.revokedTokens).ifNotExists()
     .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', bigint, (c) => c.notNull())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.accountSessions).ifNotExists()
+    .addColumn('account_id', 'text', (c) => c.primaryKey())
+    .addColumn('version', 'integer', (c) => c.notNull())
     .execute()
   await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
     .addColumn('key_id', 'text', (c) => c.primaryKey())
