@@ -19,6 +19,7 @@ import { applyMigration } from './db/migrate/apply.js'
 import { ensureSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
 import { createRecordStore, type RecordStore } from './db/record-store.js'
+import { canonicalizeUsernames } from './db/username-migration.js'
 import { buildApp } from './http/app.js'
 import { createAccountRules, type AccountRules } from './records/account-rules.js'
 import type { ClosableCounterStore } from './http/redis-counter-store.js'
@@ -114,6 +115,8 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate })
     const accounts = createAccountStore(database, spec.accounts, changes)
     const accountRules = createAccountRules(spec, loadCommonPasswords())
+    // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).
+    const renamed = await canonicalizeUsernames(database, spec.accounts, store)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings, accountRules).catch((error: unknown) => {
@@ -141,7 +144,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     })
     app = built
     return {
-      app: built, spec, database, store, codec, keyring, migrated: applied, initialAdmin,
+      app: built, spec, database, store, codec, keyring, migrated: [...applied, ...renamed], initialAdmin,
       async close() {
         await built.close()
         await readAudit.close()

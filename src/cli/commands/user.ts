@@ -12,7 +12,12 @@ import { PASSWORD_OPTIONS, readNewPassword } from '../password.js'
 
 const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env.spec.accounts.spec, createBodyAjv())
 
+/** The account spelled exactly so (an account written before usernames were canonical), else any spelling. */
 async function accountId(env: Environment, username: string): Promise<string> {
+  const accounts = env.spec.accounts
+  const exact = await env.database.db.selectFrom(accounts.spec.table.name).select(META.id)
+    .where(META.deleted, 'is', null).where(accounts.username, '=', username).executeTakeFirst()
+  if (exact !== undefined) return String(exact[META.id])
   const found = await env.accounts.credentials(username)
   if (found === undefined) throw new CliError(`No existe ninguna cuenta con el usuario '${username}'`)
   return found.id
@@ -149,4 +154,21 @@ Asigna uno de los roles de modules.yaml a la cuenta.`,
   },
 }
 
-export const commands = [add, list, passwd, toggle('disable'), toggle('enable'), role]
+const rename: Command = {
+  name: 'user rename',
+  summary: 'Cambia el nombre de usuario de una cuenta',
+  help: `
+Uso: records user rename <usuario> <nuevo>
+
+Da a la cuenta otro nombre de usuario (en su forma canónica: NFC, sin espacios alrededor, en
+minúsculas). Sirve para resolver dos cuentas antiguas cuyos usuarios solo se distinguen por
+mayúsculas, tildes o espacios, que impiden arrancar el servicio: <usuario> se busca primero
+escrito exactamente así. Sus sesiones siguen abiertas; queda en la auditoría como una edición.`,
+  options: {},
+  positionals: { min: 2, max: 2 },
+  async run(input) {
+    return updateAccount(input, (accounts) => ({ [accounts.username]: input.positionals[1] }), 'Usuario cambiado')
+  },
+}
+
+export const commands = [add, list, passwd, toggle('disable'), toggle('enable'), role, rename]
