@@ -4,6 +4,7 @@ import { AUDIT_FILTERS } from '../compile/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
 import type { ServiceSpec } from '../compile/types.js'
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_ADMIN } from '../records/password-policy.js'
 import { exampleValue } from './examples.js'
 import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenApiObject } from './responses.js'
 
@@ -80,6 +81,27 @@ function sessionPaths(service: ServiceSpec): Paths {
           properties: { [META.id]: { type: 'string' }, ...profile, [META.created]: { type: 'string' } },
         }), { success: true, data: { [META.id]: userId, ...profileExample, [META.created]: '2026-01-15 10:31:02' } }) },
         ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
+      },
+    } },
+    '/me/password': { post: {
+      operationId: 'change_password', tags: ['sesion'], summary: 'Cambiar la contraseña propia',
+      description: `Cualquier usuario cambia su contraseña dando la actual. La nueva: al menos ${PASSWORD_MIN_LENGTH} caracteres ` +
+        `(${PASSWORD_MIN_LENGTH_ADMIN} si el rol gestiona cuentas), como máximo ${PASSWORD_MAX_BYTES} bytes en UTF-8, fuera de la ` +
+        'lista de contraseñas comunes, sin repeticiones ni secuencias y sin el nombre de usuario. Todos los tokens anteriores ' +
+        '(también el de esta solicitud) dejan de valer en todas las instancias; la respuesta trae uno nuevo.',
+      security: [{ bearer: [] }],
+      requestBody: { required: true, content: json({
+        type: 'object', required: ['password_actual', 'password_nueva'], additionalProperties: false,
+        properties: {
+          password_actual: { type: 'string', minLength: 1, format: 'password' },
+          password_nueva: { type: 'string', minLength: PASSWORD_MIN_LENGTH, format: 'password' },
+        },
+      }, { password_actual: 'la-contraseña-de-ahora', password_nueva: 'otra-frase-larga-y-propia' }) },
+      responses: {
+        200: { description: 'Contraseña cambiada; un token nuevo', headers: commonHeaders(), content: json(successEnvelope({
+          type: 'object', required: ['message', 'token'], properties: { message: { type: 'string' }, token: { type: 'string' } },
+        }), { success: true, data: { message: 'Contraseña cambiada', token: 'eyJhbGciOiJIUzI1NiJ9.…' } }) },
+        ...errorRefs(['BadRequest', 'Unauthorized', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError']),
       },
     } },
   }
