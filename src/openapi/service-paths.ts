@@ -1,6 +1,6 @@
 // The paths that are not a module's: session (spec 4.1-4.3), audit trail (D25), and the
 // extra endpoints of D3 (health, this document, the docs page).
-import { AUDIT_FILTERS } from '../compile/audit-query.js'
+import { AUDIT_ACTIONS, AUDIT_FILTERS } from '../compile/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
 import type { ServiceSpec } from '../compile/types.js'
@@ -12,8 +12,6 @@ type Paths = Record<string, Record<string, OpenApiObject>>
 
 const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject =>
   ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
-
-const AUDIT_ACTIONS = ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar', 'recifrar'] as const
 
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {
