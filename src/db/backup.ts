@@ -2,6 +2,7 @@
 // copies a consistent snapshot page by page while the service keeps serving.
 import { existsSync } from 'node:fs'
 import BetterSqlite3 from 'better-sqlite3'
+import { makePrivate } from './dialects/sqlite.js'
 
 export interface BackupResult {
   readonly destination: string
@@ -14,7 +15,10 @@ export async function backupSqlite(sourceFile: string, destination: string): Pro
   if (existsSync(destination)) throw new Error(`'${destination}' ya existe: no se sobrescribe una copia`)
   const source = new BetterSqlite3(sourceFile, { fileMustExist: true })
   try {
+    // Created empty and private first: SQLite would create it with the umask's mode (issue #13 item 5).
+    makePrivate(destination)
     const { totalPages } = await source.backup(destination)
+    makePrivate(destination)
     return { destination, pages: totalPages }
   } finally {
     source.close()

@@ -1,6 +1,6 @@
 // `records keys generate|rotate`: encryption key material and its rotation (issue #3, D14).
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { keyIdOf } from '../../db/crypto.js'
 import { rotateEncryption } from '../../db/key-rotation.js'
@@ -38,6 +38,7 @@ cifrados). Para usarla:
     const file = join(settingsOf(input).dataDir, 'encryption.key')
     const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
     writeFileSync(file, `${key}\n${previous === '' ? '' : `${previous}\n`}`, { mode: 0o600 })
+    chmodSync(file, 0o600) // the mode above applies only to a new file (issue #13 item 5)
     if (flag(input, 'json')) printJson(input, { keyId, installed: file })
     else printLines(input, [`Clave ${keyId} instalada como activa en ${file}; las anteriores quedan para descifrar. Ejecute records keys rotate.`])
     return 0
