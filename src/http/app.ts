@@ -16,7 +16,7 @@ import { createLoginThrottle } from './login-throttle.js'
 import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
-import { docsRoutes } from './routes/docs.js'
+import { DOCS_PREFIX, docsRoutes } from './routes/docs.js'
 import { healthRoutes } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
@@ -98,6 +98,14 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
 
   // First hooks of every request: even a 429 or a 404 carries its id and the security headers.
   app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
+  // Personal data and tokens must not sit in a browser's or a proxy's cache: every answer but the
+  // public ones (health, the OpenAPI document, the docs page) says no-store (issue #13 item 5).
+  const prefix = deps.basePath === '/' ? '' : deps.basePath
+  const publicPaths = new Set([`${prefix}/health`, `${prefix}/openapi.json`])
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? ''
+    if (!publicPaths.has(path) && !path.startsWith(`${prefix}${DOCS_PREFIX}`)) void reply.header('cache-control', 'no-store')
+  })
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
   await app.register(securityHeaders, { helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } } })
   const origins = deps.corsOrigins ?? []
