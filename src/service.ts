@@ -18,7 +18,7 @@ import type { Database } from './db/database.js'
 import { applyMigration } from './db/migrate/apply.js'
 import { ensureSystemTables } from './db/migrate/system-tables.js'
 import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
-import { createRecordStore, type RecordStore } from './db/record-store.js'
+import { createRecordStore, type IntegrityFailure, type RecordStore } from './db/record-store.js'
 import { canonicalizeUsernames } from './db/username-migration.js'
 import { buildApp } from './http/app.js'
 import { createAccountRules, type AccountRules } from './records/account-rules.js'
@@ -112,7 +112,9 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })
     const changes = createChangeWatch(database)
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate })
+    const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.error({ integrity: failure },
+      'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)')
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, onIntegrityFailure })
     const accounts = createAccountStore(database, spec.accounts, changes)
     const accountRules = createAccountRules(spec, loadCommonPasswords())
     // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).

@@ -56,6 +56,16 @@ export interface RecordStore {
   auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */
   audit(events: readonly AuditEvent[]): Promise<void>
+  /** Records whose stored values failed their integrity check on a read since this process started. */
+  integrityFailures(): number
+}
+
+/** A record read whose encrypted values failed their check (issue #13 item 5). */
+export interface IntegrityFailure {
+  readonly module: string
+  readonly recordId: string
+  readonly version: number
+  readonly fields: readonly string[]
 }
 
 export interface RecordStoreOptions {
@@ -69,6 +79,8 @@ export interface RecordStoreOptions {
   readonly changes: ChangeWatch
   /** Runs inside each update's transaction, after the row is written (an account's sessions end). */
   readonly afterUpdate?: (trx: Db, spec: ModuleSpec, id: string, changes: Row, before: Row) => Promise<void>
+  /** Told once per damaged record version (the service logs it at error level). */
+  readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
 }
 
 export function createRecordStore(options: RecordStoreOptions): RecordStore {
@@ -84,6 +96,22 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     let cache = totals.get(spec.name)
     if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
     return cache(key, count)
+  }
+
+  /** Damaged record versions already reported by this process: each is logged and audited once. */
+  const damaged = new Set<string>()
+  /** Decodes a read; a value that fails its check is reported loudly but leaves the rest readable. */
+  function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor }: ReadOptions): ApiRecord {
+    const { record, failed } = codec.decodeForRead(spec, row, reveal)
+    if (failed.length === 0) return record
+    const failure = { module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), fields: failed }
+    const key = `${failure.module}\u0000${failure.recordId}\u0000${failure.version}`
+    if (!damaged.has(key)) {
+      damaged.add(key)
+      options.onIntegrityFailure?.(failure)
+      void options.readAudit.record([{ userId: actor, action: 'integridad', module: spec.name, recordId: failure.recordId, version: failure.version, recordHash: null, fields: failed }])
+    }
+    return record
   }
 
   /** Audits the records whose encrypted values this read decrypts. */
@@ -213,7 +241,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         page.limit(query.limit).offset(query.offset).execute(),
         cachedTotal(spec, JSON.stringify(query.filters), count),
       ])
-      const records = rows.map((row) => codec.decode(spec, row, read.reveal))
+      const records = rows.map((row) => decodeRead(spec, row, read))
       await auditReveal(spec, rows, read)
       return { records, total }
     },
@@ -221,7 +249,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     async get(spec, id, read) {
       const row = (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
-      const record = codec.decode(spec, row, read.reveal)
+      const record = decodeRead(spec, row, read)
       await auditReveal(spec, [row], read)
       return record
     },
@@ -309,6 +337,8 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
       ])
       return { entries: rows.map(auditEntryFromRow), total: Number(count?.['n'] ?? 0) }
     },
+
+    integrityFailures: () => damaged.size,
 
     async audit(events) {
       const now = clock()

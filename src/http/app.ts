@@ -123,7 +123,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
 
   const ajv = createBodyAjv()
   await app.register(async (api) => {
-    await api.register(healthRoutes, { ping: deps.ping })
+    await api.register(healthRoutes, { ping: deps.ping, integrityFailures: () => deps.store.integrityFailures() })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
     const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }

@@ -134,7 +134,14 @@ const publicPaths: Paths = {
     description: 'Sin token y sin límite de solicitudes; 503 si la base de datos no responde (D3).', security: [],
     responses: {
       200: { description: 'El servicio y su base de datos responden', content: json(successEnvelope({
-        type: 'object', required: ['status'], properties: { status: { const: 'ok' } },
+        type: 'object', required: ['status'], properties: {
+          status: { const: 'ok' },
+          integridad: {
+            type: 'object', required: ['estado', 'registros_afectados'],
+            description: 'Solo si hay registros cuyos valores cifrados no superaron su comprobación al leerlos, desde que arrancó esta instancia.',
+            properties: { estado: { const: 'error' }, registros_afectados: { type: 'integer', minimum: 0 } },
+          },
+        },
       }), { success: true, data: { status: 'ok' } }) },
       ...errorRefs(['Unavailable']),
     },
