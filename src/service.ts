@@ -112,7 +112,9 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const readAudit = createReadAuditLog({ database, timezone, clock, onError })
     const changes = createChangeWatch(database)
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
-    const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.error({ integrity: failure },
+    // The alert the error handler raises for other integrity failures, once per damaged record version.
+    const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.fatal(
+      { alert: 'integridad', record: `${failure.module}:${failure.recordId}`, version: failure.version, fields: failure.fields },
       'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)')
     const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, onIntegrityFailure })
     const accounts = createAccountStore(database, spec.accounts, changes)

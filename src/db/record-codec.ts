@@ -30,7 +30,7 @@ export interface RecordCodec {
    * decode for the API's reads: a value that fails its integrity check does not fail the
    * record; it reads as null, the record carries the INTEGRITY marker and `failed` names it.
    */
-  decodeForRead(spec: ModuleSpec, row: Row, reveal: boolean): { readonly record: Row; readonly failed: readonly string[] }
+  decodeForRead(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): { readonly record: Row; readonly failed: readonly string[] }
   /** Plain value of one field of a stored row (for change detection). */
   plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
   /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
@@ -115,9 +115,9 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
     },
     plainValue: (spec, field, row) => plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
     decode: (spec, row, reveal, written) => decodeRow(spec, row, reveal, written),
-    decodeForRead(spec, row, reveal) {
+    decodeForRead(spec, row, reveal, written) {
       const failed: string[] = []
-      const record = decodeRow(spec, row, reveal, undefined, failed)
+      const record = decodeRow(spec, row, reveal, written, failed)
       if (failed.length > 0) {
         record[INTEGRITY.marker] = INTEGRITY.failed
         record[INTEGRITY.fields] = failed

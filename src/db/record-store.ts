@@ -186,13 +186,24 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     return out
   }
 
-  function changedFields(spec: ModuleSpec, before: Row, changes: Row): string[] {
+  function changedFields(spec: ModuleSpec, before: Row, changes: Row, damaged: readonly string[]): string[] {
     return Object.keys(changes).filter((name) => {
       const field = spec.fieldsByName.get(name)
       if (field === undefined) return false
-      if (field.writeOnly) return true
+      if (field.writeOnly || damaged.includes(name)) return true
       return canonicalJson(codec.plainValue(spec, field, before)) !== canonicalJson(changes[name] ?? null)
     })
+  }
+
+  /**
+   * A damaged value reads as null (issue #13 item 5); a client that sends that null back has not
+   * chosen to clear it, so it is not applied (as `***` is not, D15). A new value replaces it.
+   */
+  function withoutDamagedNulls(spec: ModuleSpec, current: Row, changes: Row): { changes: Row; damaged: readonly string[] } {
+    if (spec.encryptedFields.length === 0) return { changes, damaged: [] }
+    const damaged = codec.decodeForRead(spec, current, true).failed
+    if (damaged.length === 0) return { changes, damaged }
+    return { changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))), damaged }
   }
 
 
@@ -283,7 +294,8 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         checkVersion(current, ifMatch)
         const version = Number(current[META.version]) + 1
         // Only what changes is written: a value read back is not in the form a column takes (jsonb).
-        const columns: Row = { ...codec.encode(spec, prepared, id), [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
+        const kept = withoutDamagedNulls(spec, current, prepared)
+        const columns: Row = { ...codec.encode(spec, kept.changes, id), [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version }
         const next: Row = { ...current, ...columns }
         columns[META.hash] = next[META.hash] = codec.hash(spec, next)
         await trx.updateTable(spec.table.name).set(columns).where(META.id, '=', id).where(META.version, '=', current[META.version] as number).execute()
@@ -291,11 +303,11 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
         await options.changes.bump(trx, spec.name)
         await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
           userId: actor, action: 'editar', module: spec.name, recordId: id, version,
-          recordHash: String(next[META.hash]), fields: changedFields(spec, current, changes),
+          recordHash: String(next[META.hash]), fields: changedFields(spec, current, withoutDamagedNulls(spec, current, changes).changes, kept.damaged),
         }] })
         return next
       })
-      const record = codec.decode(spec, row, reveal, prepared)
+      const record = codec.decodeForRead(spec, row, reveal, prepared).record
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
       await auditReveal(spec, [row], { reveal, actor })
       return record

@@ -63,7 +63,7 @@ t.test('D14, issue #13 item 5: a flipped ciphertext, IV, tag or key id is marked
     t.equal(masked.body.data.denunciante_dni, '***')
     await api.request('DELETE', `/denuncias/${id}`, { token })
   }
-  t.match(logs.text(), /"level":50.*no superan su comprobación/, 'each damaged record is logged at error level')
+  t.match(logs.text(), /"level":60[^\n]*"alert":"integridad"[^\n]*no superan su comprobación/, 'each damaged record raises the fatal integrity alert')
   t.notOk(dnis.some((dni) => logs.text().includes(dni)), 'no plaintext in the logs either')
 })
 
@@ -115,4 +115,23 @@ t.test('issue #13 item 5: a damaged value is loud: audited once, /health detail,
   t.match(problems, [{ kind: 'record_hash', recordId: id }, { kind: 'record_decrypt', module: 'denuncias', recordId: id, message: /denunciante_dni/ }])
   const masked = await api.userWithRole('consulta')
   t.equal((await api.request('GET', `/denuncias/${id}`, { token: masked.token })).body.data.denunciante_dni, '***', 'a masked reader sees ***')
+})
+
+t.test('issue #13 item 5: a GET body sent back keeps the damaged value; a new value repairs it', async (t) => {
+  const api = await startTestApi(t)
+  const token = await api.adminToken()
+  const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
+  const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
+  const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
+  await tamper(api, sql`update denuncias set denunciante_dni = ${flip(stored, 4)} where _id = ${id}`)
+  const read = (await api.request('GET', `/denuncias/${id}`, { token })).body.data
+  const back = await api.request('PUT', `/denuncias/${id}`, { token, body: { ...read, descripcion: 'Revisada' } })
+  t.equal(back.status, 200, 'the record stays writable')
+  t.match(back.body.data, { descripcion: 'Revisada', denunciante_dni: null, _integridad: 'error' }, 'the answer is marked too')
+  t.equal((await rawRow(api, 'denuncias', id))['denunciante_dni'], flip(stored, 4), 'the null sent back did not clear the stored value')
+  const repaired = await api.request('PUT', `/denuncias/${id}`, { token, body: { denunciante_dni: '12345678Z' } })
+  t.equal(repaired.status, 200)
+  t.equal(repaired.body.data.denunciante_dni, '12345678Z', 'a new value replaces the damaged one')
+  t.equal(repaired.body.data._integridad, undefined, 'and the marker goes')
+  t.match((await api.request('GET', `/denuncias/${id}/historial`, { token })).body.data.entries.at(-1), { action: 'editar', fields: ['denunciante_dni'] })
 })
