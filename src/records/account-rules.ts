@@ -37,7 +37,11 @@ export function createAccountRules(service: ServiceSpec, common: ReadonlySet<str
     check(values, before = {}) {
       const out = { ...values }
       const username = out[accounts.username]
-      if (typeof username === 'string') out[accounts.username] = canonicalUsername(username)
+      if (typeof username === 'string') {
+        out[accounts.username] = canonicalUsername(username)
+        if (out[accounts.username] === '')
+          throw validationFailed([{ field: accounts.username, message: `El campo '${accounts.username}' no puede estar vacío` }])
+      }
       const password = out[accounts.password]
       if (typeof password === 'string') {
         const name = out[accounts.username] ?? before[accounts.username]

@@ -45,6 +45,8 @@ function isSequential(text: string): boolean {
     (step === 1 && code === 48 && codes[i - 1] === 57) || (step === -1 && code === 57 && codes[i - 1] === 48))
 }
 
+const coreOf = (text: string): string => text.replace(/^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$/gu, '')
+
 /** The password without digits and symbols around it: `Dragon2024!` -> `dragon`. */
 const stemOf = (text: string): string => text.replace(/^[\p{N}\p{P}\p{S}\s]+|[\p{N}\p{P}\p{S}\s]+$/gu, '')
 
@@ -63,7 +65,8 @@ export function passwordProblems(password: string, context: PasswordContext, fie
   const username = context.username.normalize('NFC').toLowerCase().trim()
   if (context.common.has(folded) || context.common.has(stemOf(folded)))
     problems.push('La contraseña es demasiado común: está en la lista de contraseñas conocidas')
-  else if (isRepetitive(folded) || isSequential(folded))
+  // Also without the spaces and symbols around it: `            !` and `123456789012.` are no better.
+  else if ([folded, coreOf(folded)].some((text) => text === '' || isRepetitive(text) || isSequential(text)))
     problems.push('La contraseña no puede ser una repetición ni una secuencia de caracteres')
   if (username !== '' && folded.includes(username)) problems.push('La contraseña no puede contener el nombre de usuario')
   return problems.map((message) => ({ field, message }))
