@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { openService } from '../src/service.js'
-import { loadSettings } from '../src/settings.js'
+import { openService } from '../src/app/service.js'
+import { loadSettings } from '../src/app/settings.js'
 
 const ROUNDS = 3
 const READS = 3000

@@ -4,7 +4,7 @@
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 //   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
 //   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
-// See README.md, section "Performance", for what is measured and how.
+// See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.js'
-import { openService } from '../src/service.js'
-import { loadSettings } from '../src/settings.js'
+import { openService } from '../src/app/service.js'
+import { loadSettings } from '../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
@@ -111,7 +111,7 @@ async function runSize(size: number): Promise<SizeReport> {
 
     const profileDir = join(root, 'test-artifacts', 'profiles')
     if (args.profile) mkdirSync(profileDir, { recursive: true })
-    const service = await startChild(join(root, 'dist/src/server.js'), env, '/api/health',
+    const service = await startChild(join(root, 'dist/src/app/server.js'), env, '/api/health',
       [...SERVICE_NODE_FLAGS, ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])])
     const bare = await startChild(join(root, 'dist/scripts/bench/bare-server.js'), {
       ...database.bareEnv,

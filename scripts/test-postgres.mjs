@@ -49,7 +49,7 @@ if (postgres !== true) {
   loud([
     `PostgreSQL is not reachable at ${postgresUrl.replace(/:[^:@/]+@/, ':***@')} (${postgres}).`,
     CI ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.' : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
-    'Start it (see README, "Deployment") or set RECORDS_TEST_POSTGRES_URL.',
+    'Start it (see docs/deployment.md) or set RECORDS_TEST_POSTGRES_URL.',
   ])
   process.exit(CI ? 1 : 0)
 }

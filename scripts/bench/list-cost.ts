@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks'
 import { META, ROW_COLUMN } from '../../src/compile/metadata.js'
 import type { ModuleSpec } from '../../src/compile/types.js'
 import type { Row } from '../../src/db/database.js'
-import type { OpenService } from '../../src/service.js'
+import type { OpenService } from '../../src/app/service.js'
 
 export interface ListCost {
   readonly queryUs: number

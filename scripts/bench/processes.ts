@@ -1,4 +1,4 @@
-// Child processes of the benchmark: the service (`node dist/src/server.js` with the flags of
+// Child processes of the benchmark: the service (`node dist/src/app/server.js` with the flags of
 // `npm start`, exactly what it runs) and the bare stack, each on a free port of its own. Children, not
 // in-process apps: the load generator must not share their event loop, and the service's
 // peak RSS must be its own.

@@ -6,7 +6,7 @@
 // parameters). Rows are the ones the API would create; the API's next create continues the sequence.
 import { formatTimestamp } from '../../src/compile/time.js'
 import type { ModuleSpec } from '../../src/compile/types.js'
-import type { OpenService } from '../../src/service.js'
+import type { OpenService } from '../../src/app/service.js'
 
 export const ESTADOS = ['pendiente', 'investigacion', 'archivada', 'judicializada'] as const
 export const PRIORIDADES = ['baja', 'media', 'alta', 'urgente'] as const

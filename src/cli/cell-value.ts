@@ -1,26 +1,11 @@
 // Text from a CSV cell or a `--field name=value` argument -> the JSON value the API would
-// receive. Text that does not convert is passed on as it is: the API's validator words the error.
+// receive, as the field's type converts it (compile/field-types/). Text that does not convert is
+// passed on as it is: the API's validator words the error.
+import { FIELD_TYPES } from '../compile/field-types.js'
 import type { FieldSpec } from '../compile/types.js'
-
-const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/
 
 /** undefined for an empty cell: the field is left out, as in a JSON body without it. */
 export function cellValue(field: FieldSpec | undefined, text: string): unknown {
   if (text === '') return undefined
-  switch (field?.def.type) {
-    case 'integer':
-    case 'decimal':
-      return NUMBER.test(text.trim()) ? Number(text) : text
-    case 'boolean':
-      return text === 'true' ? true : text === 'false' ? false : text
-    case 'array':
-    case 'mixed':
-      try {
-        return JSON.parse(text) as unknown
-      } catch {
-        return text
-      }
-    default:
-      return text
-  }
+  return field === undefined ? text : FIELD_TYPES[field.def.type].cell(text)
 }

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, isAppError } from '../errors.js'
 import { MigrationRefused } from '../db/migrate/apply.js'
-import { loadDotEnv } from '../settings.js'
+import { loadDotEnv } from '../app/settings.js'
 import { CliError, USAGE, type Command } from './command.js'
 import { findCommand, loadCommands } from './registry.js'
 

@@ -16,7 +16,7 @@ export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
     storage: def.encrypted ? 'text' : entry.storage,
     encrypted: def.encrypted,
     blindIndexColumn: def.encrypted ? blindIndexColumnOf(def.name) : undefined,
-    writeOnly: def.type === 'password',
+    writeOnly: entry.writeOnly,
     parseFilter: entry.parseFilter,
     sortable: entry.sortable && !def.encrypted,
     valueSchema: entry.valueSchema(def, context),
@@ -26,7 +26,7 @@ export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
 
 function compileDefaults(def: ModuleDef): DefaultSpec[] {
   return def.fields.flatMap((field): DefaultSpec[] => {
-    if (field.default === '$now') return [{ field: field.name, value: { now: field.type === 'date' ? 'date' : 'datetime' } }]
+    if (field.default === '$now') return [{ field: field.name, value: { now: FIELD_TYPES[field.type].now ?? 'datetime' } }]
     if (field.default !== undefined) return [{ field: field.name, value: { literal: field.default } }]
     // The state field starts at the first state of its list (D6).
     if (field.state && field.enum?.[0] !== undefined) return [{ field: field.name, value: { literal: field.enum[0] } }]

@@ -1,15 +1,13 @@
 // JSON Schemas of a module: create body, update body and record (response).
 import type { FieldSpec, ModuleSchemas } from './types.js'
-import type { JsonSchema } from './field-types.js'
+import { FIELD_TYPES, type JsonSchema } from './field-types.js'
 import { INTEGRITY, MASK, META } from './metadata.js'
-
-const STRING_TYPES = new Set(['string', 'text', 'password', 'role', 'date', 'datetime', 'time'])
 
 /** A field's schema in a request body: required ones cannot be empty; optional ones may be null. */
 function bodySchemaOf(field: FieldSpec): JsonSchema {
   const base: JsonSchema = { ...field.valueSchema, ...(field.def.description === undefined ? {} : { description: field.def.description }) }
   if (field.def.required) {
-    return STRING_TYPES.has(field.def.type) ? { ...base, minLength: Math.max(1, field.def.minLength ?? 1) } : base
+    return FIELD_TYPES[field.def.type].textual ? { ...base, minLength: Math.max(1, field.def.minLength ?? 1) } : base
   }
   const type = base['type']
   if (typeof type !== 'string') return base // mixed: anything, null included

@@ -1,7 +1,8 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
 import { didYouMean } from './suggest.js'
-import { ACTIONS, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
+import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
+import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
 import type { YamlSource } from './yaml-source.js'
 
 /** Path segments the service itself serves below BASE_PATH (spec section 4, D3). */
@@ -10,49 +11,44 @@ const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi']
 /** Query parameters of a list (D11): a field cannot share their names. */
 const RESERVED_FIELDS = ['limit', 'offset', 'sort']
 
-const STRINGISH: readonly FieldType[] = ['string', 'text', 'password']
-const NUMERIC: readonly FieldType[] = ['integer', 'decimal']
-const NOT_ENCRYPTABLE: readonly FieldType[] = ['password', 'role', 'boolean']
-const NOT_COMPARABLE: readonly FieldType[] = ['array', 'mixed', 'password']
+const declarationOf = (type: FieldType): FieldDeclaration => FIELD_DECLARATIONS[type]
+/** `integer o decimal`: the types whose declarations pass `test`, for a message. */
+const typesWhere = (test: (d: FieldDeclaration) => boolean): string => {
+  const names = FIELD_TYPES.filter((type) => test(declarationOf(type)))
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} o ${names.at(-1)}`
+}
 
 type Report = (path: readonly (string | number)[], message: string, atKey?: boolean) => void
 
 function defaultFits(field: FieldDef): boolean {
   const value = field.default
-  if (value === '$now') return field.type === 'date' || field.type === 'datetime'
+  if (value === '$now') return declarationOf(field.type).acceptsNow
   if (field.enum !== undefined) return typeof value === 'string' && field.enum.includes(value)
-  switch (field.type) {
-    case 'integer': return Number.isInteger(value)
-    case 'decimal': return typeof value === 'number'
-    case 'boolean': return typeof value === 'boolean'
-    case 'array': return Array.isArray(value)
-    case 'mixed': return true
-    case 'password': return false
-    default: return typeof value === 'string'
-  }
+  return declarationOf(field.type).defaultFits(value)
 }
 
 function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
   const at = (key: string) => ['modules', mod.name, 'fields', field.name, key]
   const name = `${mod.name}.${field.name}`
-  if (field.enum !== undefined && field.type !== 'string')
-    report(at('enum'), `${name}: 'enum' solo se admite en campos de tipo string.`)
+  const type = declarationOf(field.type)
+  if (field.enum !== undefined && !type.enumerable)
+    report(at('enum'), `${name}: 'enum' solo se admite en campos de tipo ${typesWhere((d) => d.enumerable)}.`)
   if (field.state && field.enum === undefined)
     report(at('state'), `${name}: el campo de estado necesita 'enum' con la lista de estados.`)
   if (field.default !== undefined && !defaultFits(field))
     report(at('default'), `${name}: el valor por defecto no es válido para el tipo ${field.type}${field.enum ? ` (valores posibles: ${field.enum.join(', ')})` : ''}.`)
-  if (field.encrypted && NOT_ENCRYPTABLE.includes(field.type))
+  if (field.encrypted && !type.encryptable)
     report(at('encrypted'), `${name}: un campo de tipo ${field.type} no se puede cifrar.`)
-  if (field.unique && NOT_COMPARABLE.includes(field.type))
+  if (field.unique && !type.comparable)
     report(at('unique'), `${name}: un campo de tipo ${field.type} no puede ser único.`)
-  if (field.index && NOT_COMPARABLE.includes(field.type))
+  if (field.index && !type.comparable)
     report(at('index'), `${name}: un campo de tipo ${field.type} no se puede indexar.`)
   for (const key of ['minimum', 'maximum'] as const)
-    if (field[key] !== undefined && !NUMERIC.includes(field.type))
-      report(at(key), `${name}: '${key}' solo se admite en campos integer o decimal.`)
+    if (field[key] !== undefined && type.bounds !== 'number')
+      report(at(key), `${name}: '${key}' solo se admite en campos ${typesWhere((d) => d.bounds === 'number')}.`)
   for (const [key, value] of [['min_length', field.minLength], ['max_length', field.maxLength], ['pattern', field.pattern], ['format', field.format]] as const)
-    if (value !== undefined && !STRINGISH.includes(field.type))
-      report(at(key), `${name}: '${key}' solo se admite en campos string, text o password.`)
+    if (value !== undefined && type.bounds !== 'text')
+      report(at(key), `${name}: '${key}' solo se admite en campos ${typesWhere((d) => d.bounds === 'text')}.`)
   if (field.renamedFrom !== undefined && mod.fields.some((f) => f.name === field.renamedFrom))
     report(at('renamed_from'), `${name}: 'renamed_from' nombra un campo que todavía existe (${field.renamedFrom}).`)
 }
@@ -76,7 +72,7 @@ function checkIndexes(mod: ModuleDef, report: Report): void {
       const field = mod.fields.find((f) => f.name === name)
       if (field === undefined)
         report([...at, j], `${mod.name}: el índice ${shown} nombra un campo que no existe: '${name}'.${renamedHint(mod, name) || didYouMean(name, names)}`)
-      else if (NOT_COMPARABLE.includes(field.type))
+      else if (!declarationOf(field.type).comparable)
         report([...at, j], `${mod.name}: el índice ${shown} incluye '${name}', un campo de tipo ${field.type} que no se puede indexar.`)
       if (fields.indexOf(name) !== j) report([...at, j], `${mod.name}: el índice ${shown} repite el campo '${name}'.`)
     })

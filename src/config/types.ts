@@ -1,9 +1,10 @@
 // The validated, typed shape of modules.yaml (`*Def`: what the YAML says).
 
-export const FIELD_TYPES = [
-  'string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'array', 'mixed', 'password', 'role',
-] as const
-export type FieldType = (typeof FIELD_TYPES)[number]
+import { FIELD_DECLARATIONS, type FieldType } from './field-declarations.js'
+
+export type { FieldType }
+/** The types a field may have, in the order of the declarations. */
+export const FIELD_TYPES = Object.keys(FIELD_DECLARATIONS) as readonly FieldType[]
 
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 export type Action = (typeof ACTIONS)[number]

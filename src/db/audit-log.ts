@@ -1,5 +1,5 @@
 // The append-only audit chain (D18): each entry carries the previous entry's hash.
-import type { AUDIT_ACTIONS } from '../compile/audit-query.js'
+import type { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { CompiledQuery } from 'kysely'
 import type { Database, Db, Row } from './database.js'
 import { sha256Hex } from './canonical.js'

@@ -2,6 +2,7 @@
 // compiling a query costs more than SQLite takes to run it. A builder receives `param(name)`
 // placeholders; the compiled query remembers where each one landed among the parameters.
 import type { CompiledQuery, Compilable } from 'kysely'
+import type { ModuleSpec } from '../compile/types.js'
 import type { Db, Row } from './database.js'
 
 const SENTINEL = '\u0000records-param:'
@@ -35,6 +36,18 @@ export function preparedQuery<P extends string>(build: (db: Db, param: (name: P)
     const adapter = db.getExecutor().adapter
     let prepared = byAdapter.get(adapter)
     if (prepared === undefined) byAdapter.set(adapter, (prepared = prepare((param) => build(db, param))))
+    return prepared
+  }
+}
+
+/** A query of each module, compiled on first use and then only re-bound (issue #7). */
+export function preparedPerModule<P extends string>(
+  build: (spec: ModuleSpec, param: (name: P) => string) => Compilable<Row>,
+): (spec: ModuleSpec) => Prepared<P> {
+  const compiled = new Map<ModuleSpec, Prepared<P>>()
+  return (spec) => {
+    let prepared = compiled.get(spec)
+    if (prepared === undefined) compiled.set(spec, (prepared = prepare<P>((param) => build(spec, param))))
     return prepared
   }
 }

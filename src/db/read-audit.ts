@@ -18,6 +18,8 @@ export interface ReadAuditLog {
   /** Undefined, or a promise to await when the backlog is full: settled once the writer caught up. */
   record(events: readonly AuditEvent[]): Promise<void> | undefined
   flush(): Promise<void>
+  /** Entries recorded and not yet written: after `close`, the ones that could not be written. */
+  unwritten(): number
   close(): Promise<void>
 }
 
@@ -145,6 +147,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
       return backlog <= maxBacklog ? undefined : new Promise<void>((resolve) => waiting.push(resolve))
     },
     flush,
+    unwritten: () => backlog,
     async close() {
       await flush()
       await writer.close()

@@ -1,7 +1,7 @@
 // API values <-> stored columns for one module: encryption and blind indexes (D14, D16),
 // password hashes (D22), JSON and boolean columns, masking (D15) and the `_hash` (D17).
 import bcrypt from 'bcryptjs'
-import type { Dialect } from '../compile/field-types.js'
+import { FIELD_TYPES, type Dialect } from '../compile/field-types.js'
 import { INTEGRITY, isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../compile/metadata.js'
 import { isAppError } from '../errors.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
@@ -52,8 +52,7 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
     if (raw === null || raw === undefined) return null
     if (!field.encrypted) return conversions[field.storage].fromDb(raw)
     const plaintext = cipher.decrypt(String(raw), context())
-    return field.def.type === 'string' || field.def.type === 'text' || field.def.type === 'date' ||
-      field.def.type === 'datetime' || field.def.type === 'time' ? plaintext : JSON.parse(plaintext)
+    return FIELD_TYPES[field.def.type].textual ? plaintext : JSON.parse(plaintext)
   }
 
   /** A stored row as the API shows it; with `failed`, a value that fails its check is null and named there. */

@@ -1,51 +1,18 @@
 // Example values of a module, derived from its field definitions: what the docs page pre-fills.
-// Fixed dates, no clock: the document is the same on every build.
+// Each field type owns its example (compile/field-types/). Fixed dates, no clock: the document
+// is the same on every build.
+import { FIELD_TYPES } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 
 const EXAMPLE_YEAR = '2026'
 
-function fitLength(text: string, field: FieldSpec): string {
-  const min = field.def.minLength ?? 0
-  const max = field.def.maxLength ?? Number.MAX_SAFE_INTEGER
-  return text.padEnd(min, 'x').slice(0, max)
-}
-
-function clamp(value: number, field: FieldSpec): number {
-  const min = field.def.minimum
-  const max = field.def.maximum
-  return Math.min(max ?? value, Math.max(min ?? value, value))
-}
-
-function stringExample(field: FieldSpec): string | undefined {
-  if (field.def.format === 'email') return 'persona@example.org'
-  if (field.def.format === 'uri') return 'https://example.org/documento.pdf'
-  if (field.def.pattern !== undefined) return undefined // no value can be guessed from a pattern
-  return fitLength(`Ejemplo de ${field.name.replaceAll('_', ' ')}`, field)
-}
-
-const BY_TYPE: Readonly<Record<FieldSpec['def']['type'], (field: FieldSpec) => unknown>> = {
-  string: stringExample,
-  text: stringExample,
-  password: (f) => fitLength('Contraseña-segura-1', f),
-  integer: (f) => clamp(1, f),
-  decimal: (f) => clamp(120.5, f),
-  boolean: () => true,
-  date: () => `${EXAMPLE_YEAR}-01-15`,
-  datetime: () => `${EXAMPLE_YEAR}-01-15 10:30:00`,
-  time: () => '08:00',
-  // The least privileged role is the safest example (roles run from most to least).
-  role: (f) => (f.valueSchema['enum'] as readonly string[] | undefined)?.at(-1),
-  array: () => ['Ejemplo'],
-  mixed: () => ({ nota: 'Ejemplo' }),
-}
-
 /** A value the field accepts, or undefined when none can be derived. */
 export function exampleValue(field: FieldSpec): unknown {
   if (field.def.enum !== undefined) return field.def.enum[0]
-  if (field.def.examples !== undefined && field.def.examples.length > 0 && field.def.type !== 'integer' && field.def.type !== 'decimal')
-    return field.def.examples[0]
-  return BY_TYPE[field.def.type](field)
+  const type = FIELD_TYPES[field.def.type]
+  if (field.def.examples !== undefined && field.def.examples.length > 0 && type.textExamples) return field.def.examples[0]
+  return type.example(field)
 }
 
 /** A create body with every field an example can be derived for (required ones included). */

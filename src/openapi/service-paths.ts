@@ -1,6 +1,6 @@
 // The paths that are not a module's: session (spec 4.1-4.3), audit trail (D25), and the
 // extra endpoints of D3 (health, this document, the docs page).
-import { AUDIT_ACTIONS, AUDIT_FILTERS } from '../compile/audit-query.js'
+import { AUDIT_ACTIONS, AUDIT_FILTERS } from '../records/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
 import type { ServiceSpec } from '../compile/types.js'

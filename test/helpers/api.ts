@@ -4,8 +4,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { openService, type OpenService, type OpenServiceOptions } from '../../src/service.js'
-import { loadSettings } from '../../src/settings.js'
+import { openService, type OpenService, type OpenServiceOptions } from '../../src/app/service.js'
+import { loadSettings } from '../../src/app/settings.js'
 import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
 
 export { ON_POSTGRES }

@@ -13,10 +13,10 @@ export interface ServerProcess {
   stop(): Promise<number | null>
 }
 
-/** Starts `src/server.ts` with `env` and waits for "Servicio disponible en ..."; killed at teardown. */
+/** Starts `src/app/server.ts` with `env` and waits for "Servicio disponible en ..."; killed at teardown. */
 export async function startServerProcess(t: Test, env: Record<string, string>): Promise<ServerProcess> {
   // The test's own loader (process.execArgv) lets the child run the TypeScript source.
-  const child = spawn(process.execPath, [...process.execArgv, `${ROOT}src/server.ts`], {
+  const child = spawn(process.execPath, [...process.execArgv, `${ROOT}src/app/server.ts`], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -18,14 +18,18 @@ const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: rea
 const importsOf = (text: string) => [...text.matchAll(/^import .* from '([^']+)'/gm)].map((m) => m[1] as string)
 const layerOf = (path: string): string => (path.includes('/') ? (path.split('/')[0] ?? '') : path.replace(/\.ts$/, ''))
 
+// Only app/ and cli/ wire layers together: no other layer imports them.
+const WIRING = /\/(app|cli)\//
 const FORBIDDEN: Record<string, RegExp[]> = {
   errors: [/^\./],
-  config: [/\/(compile|db|http)\//, /^kysely|^fastify|^better-sqlite3/],
-  compile: [/^node:/, /^kysely/, /^fastify/, /\/(db|http)\//],
-  db: [/\/http\//, /^fastify/, /^@fastify/],
-  http: [/^kysely/, /^better-sqlite3/, /\/config\/load/],
+  config: [/\/(compile|records|db|http)\//, /^kysely|^fastify|^better-sqlite3/, WIRING],
+  compile: [/^node:/, /^kysely/, /^fastify/, /\/(records|db|http)\//, WIRING],
+  // Per-request pure logic: compile's output and the errors, ajv for bodies; no I/O, no SQL, no HTTP.
+  records: [/^(?!\/(compile|records)\/|\/errors\.js$|ajv$|ajv-formats$)/],
+  db: [/\/http\//, /^fastify/, /^@fastify/, WIRING],
+  http: [/^kysely/, /^better-sqlite3/, /\/config\/load/, WIRING],
   // The OpenAPI generator is pure like compile/: a `records openapi` command and the app share it.
-  openapi: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|config\/load)/],
+  openapi: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|config\/load)/, WIRING],
 }
 
 t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {

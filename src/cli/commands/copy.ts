@@ -42,7 +42,7 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
     if (from.startsWith('sqlite:') && !existsSync(from.slice('sqlite:'.length))) throw new CliError(`No existe la base de datos de origen '${from}'`)
     const env = { ...input.env, DATABASE_URL: from }
     const result = await withEnvironment(input, async (source) => {
-      const target = await createDatabase(to)
+      const target = await createDatabase(to, { poolSize: source.settings.databasePoolSize })
       try {
         const codec = createRecordCodec(target.dialect, createFieldCipher(source.keyring))
         return await copyDatabase({

@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
 import { buildOpenApiDocument } from '../../openapi/document.js'
-import { basePathOf } from '../../settings.js'
+import { basePathOf } from '../../app/settings.js'
 import { CliError, flag, stringOption, type Command } from '../command.js'
 
 const openapi: Command = {
@@ -26,8 +26,8 @@ Salida: 0 si lo escribe; 1 si modules.yaml no es válido o el fichero ya existe 
   positionals: { min: 0, max: 0 },
   async run(input) {
     const spec = compileService(loadModulesConfig(resolve(input.cwd, input.env['MODULES_FILE'] || './modules.yaml')))
-    // Loaded on use: service.ts brings Fastify, which other subcommands do not need.
-    const { serviceVersion } = await import('../../service.js')
+    // Loaded on use: app/service.ts brings Fastify, which other subcommands do not need.
+    const { serviceVersion } = await import('../../app/service.js')
     const document = buildOpenApiDocument(spec, { basePath: basePathOf(input.env), version: serviceVersion() })
     const text = `${JSON.stringify(document, null, 2)}\n`
     const out = stringOption(input, 'out')

@@ -17,7 +17,7 @@ Salida: 1 si no puede arrancar (con el motivo); 0 tras una parada ordenada.`,
   positionals: { min: 0, max: 0 },
   async run() {
     // Loaded on use: Fastify and its plugins would slow every other subcommand's start.
-    const { serve } = await import('../../serve.js')
+    const { serve } = await import('../../app/serve.js')
     await serve()
     // Keeps running until a signal stops it (serve() exits the process then).
     return new Promise<number>(() => undefined)

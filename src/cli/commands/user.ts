@@ -3,7 +3,7 @@
 // hash and audit chain as the API's writes; the audit names the actor `cli:<os user>`.
 import { META } from '../../compile/metadata.js'
 import type { AccountsSpec } from '../../compile/types.js'
-import { createBodyAjv, createBodyValidator, type BodyValidator } from '../../http/body-validator.js'
+import { createBodyAjv, createBodyValidator, type BodyValidator } from '../../records/body-validator.js'
 import { CliError, JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { cellValue } from '../cell-value.js'
 import { withEnvironment, type Environment } from '../environment.js'

@@ -1,6 +1,6 @@
 // GET /{audit_path} (D25): the audit trail, for holders of `{audit_path}.ver`.
 import type { FastifyInstance } from 'fastify'
-import { parseAuditQuery } from '../../compile/audit-query.js'
+import { parseAuditQuery } from '../../records/audit-query.js'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { RecordStore } from '../../db/record-store.js'
 import { requirePermission } from '../auth.js'

@@ -2,7 +2,7 @@
 // Registered once per module with the module's path as prefix; handlers stay thin.
 import type { Ajv } from 'ajv'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { parseListQuery, type ListLimits } from '../../compile/list-query.js'
+import { parseListQuery, type ListLimits } from '../../records/list-query.js'
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
@@ -11,7 +11,7 @@ import { forbidden } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
 import { holds, requirePermission, type AuthContext } from '../auth.js'
-import { createBodyValidator } from '../body-validator.js'
+import { createBodyValidator } from '../../records/body-validator.js'
 import { etagOf, parseIfMatch } from '../if-match.js'
 
 export interface RecordRoutesOptions {

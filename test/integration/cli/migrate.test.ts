@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { openService } from '../../../src/service.js'
-import { loadSettings } from '../../../src/settings.js'
+import { openService } from '../../../src/app/service.js'
+import { loadSettings } from '../../../src/app/settings.js'
 import { evolved } from './evolved-modules.js'
 import { api, createCli, noStack } from './support.js'
 

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import type { Test } from 'tap'
-import { openService, type OpenService } from '../../../src/service.js'
-import { loadSettings } from '../../../src/settings.js'
+import { openService, type OpenService } from '../../../src/app/service.js'
+import { loadSettings } from '../../../src/app/settings.js'
 import { ADMIN, REPO_MODULES } from '../../helpers/api.js'
 
 export const ROOT = new URL('../../../', import.meta.url).pathname

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { CompiledQuery, sql } from 'kysely'
 import t from 'tap'
 import { seedDenuncias } from '../../../scripts/bench/seed.js'
-import type { OpenService } from '../../../src/service.js'
+import type { OpenService } from '../../../src/app/service.js'
 import { ON_POSTGRES, REPO_MODULES, startTestApi } from '../../helpers/api.js'
 
 const NAME = 'cx_denuncias__estado__prioridad'

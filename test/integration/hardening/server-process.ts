@@ -1,4 +1,4 @@
-// The real server (src/server.ts, `npm start`'s entry point) as a child process on a data
+// The real server (src/app/server.ts, `npm start`'s entry point) as a child process on a data
 // directory, for the crash and multi-process suites (issue #6.3, #6.4).
 import type { Test } from 'tap'
 import { ADMIN, REPO_MODULES } from '../../helpers/api.js'

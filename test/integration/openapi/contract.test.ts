@@ -2,7 +2,7 @@
 // GET validates, as it is, against the published update and create schemas (D7 metadata, D15
 // masks); every 4xx declares the rate-limit headers it carries (D24); /me/password is there.
 import t from 'tap'
-import { createBodyAjv } from '../../../src/http/body-validator.js'
+import { createBodyAjv } from '../../../src/records/body-validator.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 
 type Document = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any>; responses: Record<string, any> } }

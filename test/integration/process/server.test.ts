@@ -19,12 +19,12 @@ interface ServerProcess {
   signal(name: NodeJS.Signals): void
 }
 
-/** `src/server.ts` as a child process on a random port and its own DATA_DIR; undefined if it did not start. */
+/** `src/app/server.ts` as a child process on a random port and its own DATA_DIR; undefined if it did not start. */
 async function startServer(t: Test): Promise<ServerProcess | undefined> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-process-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   // The test's own loader (process.execArgv) lets the child run the TypeScript source.
-  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/server.ts')], {
+  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/app/server.ts')], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ADMIN_PASSWORD: 'process-password-1' },
     stdio: ['ignore', 'pipe', 'pipe'],

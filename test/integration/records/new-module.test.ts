@@ -4,8 +4,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { openService } from '../../../src/service.js'
-import { loadSettings } from '../../../src/settings.js'
+import { openService } from '../../../src/app/service.js'
+import { loadSettings } from '../../../src/app/settings.js'
 import { ADMIN, databaseEnv, REPO_MODULES, startTestApi, VALID } from '../../helpers/api.js'
 
 const OBJETOS_PERDIDOS = `

@@ -2,7 +2,7 @@
 // The schemas it publishes are the objects that validate requests, not copies.
 import { join } from 'node:path'
 import t from 'tap'
-import { createBodyAjv } from '../../../src/http/body-validator.js'
+import { createBodyAjv } from '../../../src/records/body-validator.js'
 import { compileService } from '../../../src/compile/service.js'
 import { loadModulesConfig } from '../../../src/config/load.js'
 import { MESSAGES } from '../../../src/errors.js'

@@ -1,28 +1,21 @@
-// Opens the whole service from settings: load -> validate -> compile -> migrate -> buildApp.
-// Used by `npm start`, `records serve` and the tests; never listens by itself.
+// Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
+// stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
+// tests; never listens by itself.
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { compileService } from './compile/service.js'
-import { isAppError } from './errors.js'
-import type { ServiceSpec } from './compile/types.js'
-import { loadCommonPasswords, loadModulesConfig } from './config/load.js'
-import { createAccountStore, endSessionsOnCredentialChange } from './db/account-store.js'
-import { createChangeWatch } from './db/change-watch.js'
-import { createDatabase } from './db/connect.js'
-import { createFieldCipher, createKeyring, type Keyring } from './db/crypto.js'
-import { checkKeyRegistry } from './db/key-registry.js'
-import { createReadAuditLog } from './db/read-audit.js'
-import type { Database } from './db/database.js'
-import { applyMigration } from './db/migrate/apply.js'
-import { ensureSystemTables } from './db/migrate/system-tables.js'
-import { createRecordCodec, type RecordCodec } from './db/record-codec.js'
-import { createRecordStore, type IntegrityFailure, type RecordStore } from './db/record-store.js'
-import { canonicalizeUsernames } from './db/username-migration.js'
-import { buildApp } from './http/app.js'
-import { createAccountRules, type AccountRules } from './records/account-rules.js'
-import type { ClosableCounterStore } from './http/redis-counter-store.js'
+import { isAppError } from '../errors.js'
+import type { ServiceSpec } from '../compile/types.js'
+import type { Keyring } from '../db/crypto.js'
+import type { Database } from '../db/database.js'
+import type { RecordCodec } from '../db/record-codec.js'
+import type { IntegrityFailure, RecordStore } from '../db/record-store.js'
+import { canonicalizeUsernames } from '../db/username-migration.js'
+import { buildApp } from '../http/app.js'
+import type { ClosableCounterStore } from '../http/redis-counter-store.js'
+import type { AccountRules } from '../records/account-rules.js'
+import { openEngine } from './engine.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -80,7 +73,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
 async function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): Promise<ClosableCounterStore | undefined> {
   if (settings.redisUrl === undefined) return undefined
   // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
-  const { createRedisCounterStore } = await import('./http/redis-counter-store.js')
+  const { createRedisCounterStore } = await import('../http/redis-counter-store.js')
   let lastReport = 0
   return createRedisCounterStore({
     url: settings.redisUrl,
@@ -94,33 +87,22 @@ async function sharedCounters(settings: Settings, log: () => FastifyInstance['lo
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
-  const spec = compileService(loadModulesConfig(settings.modulesFile))
-  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   let app: FastifyInstance | undefined
-  const counterStore = await sharedCounters(settings, () => app?.log)
+  // The app is built after the store it serves: errors of a later flush reach its log.
+  const onReadAuditError = (error: unknown) =>
+    app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  const clock = options.clock === undefined ? {} : { clock: options.clock }
+  // The alert the error handler raises for other integrity failures, once per damaged record version.
+  const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.fatal(
+    { alert: 'integridad', record: `${failure.module}:${failure.recordId}`, version: failure.version, fields: failure.fields },
+    'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)')
+  const engine = await openEngine(settings, { ...clock, onReadAuditError, onIntegrityFailure })
+  const { spec, database, store, accounts, accountRules } = engine
+  let counterStore: ClosableCounterStore | undefined
   try {
-    const clock = options.clock ?? (() => new Date())
-    const keyring = createKeyring(settings.encryptionKeys)
-    await ensureSystemTables(database)
-    await checkKeyRegistry(database, keyring)
-    const cipher = createFieldCipher(keyring)
-    const codec = createRecordCodec(database.dialect, cipher)
-    const timezone = spec.service.timezone
-    const { applied } = await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
-    // The app is built after the store it serves: errors of a later flush reach its log.
-    const onError = (error: unknown) => app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
-    const readAudit = createReadAuditLog({ database, timezone, clock, onError })
-    const changes = createChangeWatch(database)
-    const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
-    // The alert the error handler raises for other integrity failures, once per damaged record version.
-    const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.fatal(
-      { alert: 'integridad', record: `${failure.module}:${failure.recordId}`, version: failure.version, fields: failure.fields },
-      'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)')
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, onIntegrityFailure })
-    const accounts = createAccountStore(database, spec.accounts, changes)
-    const accountRules = createAccountRules(spec, loadCommonPasswords())
     // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).
     const renamed = await canonicalizeUsernames(database, spec.accounts, store)
+    counterStore = await sharedCounters(settings, () => app?.log)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings, accountRules).catch((error: unknown) => {
@@ -143,22 +125,23 @@ export async function openService(settings: Settings, options: OpenServiceOption
       maxQueryLength: settings.maxQueryLength,
       loginLock: settings.loginLock,
       logger: options.logger ?? false,
-      clock,
+      clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
     app = built
+    const counters = counterStore
     return {
-      app: built, spec, database, store, codec, keyring, migrated: [...applied, ...renamed], initialAdmin,
+      app: built, spec, database, store, initialAdmin,
+      codec: engine.codec, keyring: engine.keyring, migrated: [...engine.migrated, ...renamed],
       async close() {
         await built.close()
-        await readAudit.close()
-        await counterStore?.close()
-        await database.close()
+        await counters?.close()
+        await engine.close()
       },
     }
   } catch (error) {
     await counterStore?.close()
-    await database.close()
+    await engine.close()
     throw error
   }
 }

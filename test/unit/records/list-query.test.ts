@@ -1,6 +1,6 @@
 // A list request's query string -> ListQuery, or one 400 naming every bad parameter (D11, D16).
 import t, { type Test } from 'tap'
-import { parseListQuery, type ListLimits } from '../../../src/compile/list-query.js'
+import { parseListQuery, type ListLimits } from '../../../src/records/list-query.js'
 import { AppError, type ErrorDetail } from '../../../src/errors.js'
 import { moduleOf, shippedService } from '../support/config.js'
 

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseKey } from './db/crypto.js'
+import { parseKey } from '../db/crypto.js'
 
 export interface Settings {
   readonly port: number

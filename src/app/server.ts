@@ -1,7 +1,7 @@
-// The service's entry point as a plain script (`node dist/src/server.js`): `records serve`
+// The service's entry point as a plain script (`node dist/src/app/server.js`): `records serve`
 // without the command line around it.
-import { ConfigError } from './errors.js'
-import { MigrationRefused } from './db/migrate/apply.js'
+import { ConfigError } from '../errors.js'
+import { MigrationRefused } from '../db/migrate/apply.js'
 import { serve } from './serve.js'
 
 serve().catch((error: unknown) => {

@@ -1,8 +1,8 @@
 // A list request's query string -> a checked ListQuery (D11, D16). Pure.
 import { validationFailed, type ErrorDetail } from '../errors.js'
-import { INVALID } from './field-types.js'
-import { FILTERABLE_META, ROW_COLUMN, SORTABLE_META } from './metadata.js'
-import type { FieldSpec, ModuleSpec } from './types.js'
+import { INVALID } from '../compile/field-types.js'
+import { FILTERABLE_META, ROW_COLUMN, SORTABLE_META } from '../compile/metadata.js'
+import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 
 export interface ListLimits {
   readonly defaultLimit: number

@@ -1,0 +1,89 @@
+// The one composition root of the engine: settings -> load -> compile -> connect -> migrate ->
+// stores. The service (openService) builds its HTTP app on it; every `records` subcommand that
+// touches the database works on it (cli/environment.ts). One place, so the two cannot drift:
+// the same pool size, the same migration at start, the same read audit with its errors reported.
+import { compileService } from '../compile/service.js'
+import type { ServiceSpec } from '../compile/types.js'
+import { loadCommonPasswords, loadModulesConfig } from '../config/load.js'
+import { createAccountStore, endSessionsOnCredentialChange, type AccountStore } from '../db/account-store.js'
+import { createChangeWatch } from '../db/change-watch.js'
+import { createDatabase } from '../db/connect.js'
+import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
+import type { Database } from '../db/database.js'
+import { checkKeyRegistry } from '../db/key-registry.js'
+import { applyMigration } from '../db/migrate/apply.js'
+import { ensureSystemTables } from '../db/migrate/system-tables.js'
+import { createReadAuditLog } from '../db/read-audit.js'
+import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
+import { createRecordStore, type IntegrityFailure, type RecordStore } from '../db/record-store.js'
+import { createAccountRules, type AccountRules } from '../records/account-rules.js'
+import type { Settings } from './settings.js'
+
+export interface EngineOptions {
+  readonly clock?: () => Date
+  /** Apply the safe migration steps of modules.yaml, as every start does (default true). */
+  readonly migrate?: boolean
+  /** A batch of read-audit entries could not be written (they stay queued for the next try). */
+  readonly onReadAuditError: (error: unknown) => void
+  /** A read met stored values that fail their integrity check (once per damaged record version). */
+  readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+}
+
+export interface Engine {
+  readonly settings: Settings
+  readonly spec: ServiceSpec
+  readonly database: Database
+  readonly keyring: Keyring
+  readonly codec: RecordCodec
+  readonly store: RecordStore
+  readonly accounts: AccountStore
+  /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
+  readonly accountRules: AccountRules
+  readonly clock: () => Date
+  /** Migration steps applied at this start, in plain words. */
+  readonly migrated: readonly string[]
+  /** Revealing reads recorded but not written to the audit trail (after close: the ones lost). */
+  unwrittenReads(): number
+  /** Writes the pending read-audit entries, then closes the database. */
+  close(): Promise<void>
+}
+
+/** Opens the engine on `settings`; the caller closes it. On a failure nothing stays open. */
+export async function openEngine(settings: Settings, options: EngineOptions): Promise<Engine> {
+  const spec = compileService(loadModulesConfig(settings.modulesFile))
+  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
+  try {
+    const clock = options.clock ?? (() => new Date())
+    const timezone = spec.service.timezone
+    const keyring = createKeyring(settings.encryptionKeys)
+    await ensureSystemTables(database)
+    await checkKeyRegistry(database, keyring)
+    const codec = createRecordCodec(database.dialect, createFieldCipher(keyring))
+    const { applied } = options.migrate === false
+      ? { applied: [] }
+      : await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
+    const readAudit = createReadAuditLog({ database, timezone, clock, onError: options.onReadAuditError })
+    // Writes bump the generations a running service watches, so every instance sees them at once (D20).
+    const changes = createChangeWatch(database)
+    // A password change or a change of the active flag ends the account's tokens (issue #13 item 4).
+    const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
+    const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, ...integrity })
+    return {
+      settings, spec, database, keyring, codec, store, clock, migrated: applied,
+      accounts: createAccountStore(database, spec.accounts, changes),
+      accountRules: createAccountRules(spec, loadCommonPasswords()),
+      unwrittenReads: () => readAudit.unwritten(),
+      async close() {
+        try {
+          await readAudit.close()
+        } finally {
+          await database.close()
+        }
+      },
+    }
+  } catch (error) {
+    await database.close()
+    throw error
+  }
+}

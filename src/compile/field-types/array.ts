@@ -1,0 +1,8 @@
+// `array`: a JSON list (up to 1,000 items), stored as JSON; not filterable or sortable.
+import type { FieldTypeDef } from './field-type.js'
+import { jsonCell } from './shared.js'
+
+export const arrayType: FieldTypeDef = {
+  storage: 'json', label: 'lista', valueSchema: () => ({ type: 'array', maxItems: 1000 }), parseFilter: null, sortable: false,
+  textual: false, writeOnly: false, cell: jsonCell, example: () => ['Ejemplo'], textExamples: true,
+}

@@ -1,0 +1,10 @@
+// `boolean`: true or false (the text `true` / `false` in a query string or a CSV cell).
+import type { FieldTypeDef } from './field-type.js'
+import { INVALID } from './field-type.js'
+
+export const booleanType: FieldTypeDef = {
+  storage: 'boolean', label: 'booleano (true o false)', valueSchema: () => ({ type: 'boolean' }), sortable: true,
+  parseFilter: (raw) => (raw === 'true' ? true : raw === 'false' ? false : INVALID),
+  textual: false, writeOnly: false, cell: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+  example: () => true, textExamples: true,
+}

@@ -1,0 +1,51 @@
+// What a field type is: everything the service does differently for it, in one entry (STYLE 5, 10).
+// Each type is one file of this folder; field-types.ts is the registry the compiler checks.
+import type { FieldDef } from '../../config/types.js'
+import type { FieldSpec } from '../types.js'
+
+export type Dialect = 'sqlite' | 'postgres'
+export type StorageKind = 'text' | 'integer' | 'real' | 'boolean' | 'json'
+export type JsonSchema = Readonly<Record<string, unknown>>
+
+/** SQL column type per storage kind and dialect; a missing entry does not compile. */
+export const COLUMN_TYPES: Readonly<Record<StorageKind, Readonly<Record<Dialect, string>>>> = {
+  text: { sqlite: 'text', postgres: 'text' },
+  integer: { sqlite: 'integer', postgres: 'bigint' },
+  real: { sqlite: 'real', postgres: 'numeric' },
+  boolean: { sqlite: 'integer', postgres: 'boolean' },
+  json: { sqlite: 'text', postgres: 'jsonb' },
+}
+
+export const INVALID = Symbol('invalid filter value')
+export type FilterParser = (raw: string) => unknown
+
+export interface SchemaContext {
+  readonly roles: readonly string[]
+}
+
+export interface FieldTypeDef {
+  /** How values are stored: the column per dialect (COLUMN_TYPES) and the value conversions of db/dialects. */
+  readonly storage: StorageKind
+  /** Spanish name used in error messages. */
+  readonly label: string
+  /** The JSON Schema of one value (request bodies, records, OpenAPI). */
+  readonly valueSchema: (field: FieldDef, context: SchemaContext) => JsonSchema
+  /** Converts a query-string value (INVALID when it is not one); null when the type cannot be filtered. */
+  readonly parseFilter: FilterParser | null
+  readonly sortable: boolean
+  /**
+   * Values are text: a required one cannot be empty, and an encrypted one decrypts to the text
+   * itself (other types decrypt from JSON).
+   */
+  readonly textual: boolean
+  /** Accepted on writes, never returned (password hashes). */
+  readonly writeOnly: boolean
+  /** What a `default: $now` stores, for the types that accept it. */
+  readonly now?: 'date' | 'datetime'
+  /** A CSV cell or a `--field name=value` text -> the JSON value the API would receive (as text if it does not convert). */
+  readonly cell: (text: string) => unknown
+  /** An example value the field accepts, for the OpenAPI document; undefined when none can be derived. */
+  readonly example: (field: FieldSpec) => unknown
+  /** The field's `examples` of modules.yaml (text) are valid examples of this type. */
+  readonly textExamples: boolean
+}

@@ -1,0 +1,9 @@
+// `password`: written as a bcrypt hash (D22), never returned, never filtered or sorted.
+import type { FieldTypeDef } from './field-type.js'
+import { fitLength, stringSchema, textCell } from './shared.js'
+
+export const passwordType: FieldTypeDef = {
+  storage: 'text', label: 'contraseña', parseFilter: null, sortable: false,
+  valueSchema: (f) => stringSchema({ ...f, maxLength: f.maxLength ?? 72 }, 72),
+  textual: true, writeOnly: true, cell: textCell, example: (f) => fitLength('Contraseña-segura-1', f), textExamples: true,
+}

@@ -1,0 +1,81 @@
+// Reads of module records: a list page with its exact total, one record by id. Encrypted
+// values are decrypted or masked per caller (D15); a read that decrypts is audited.
+import { META, ROW_COLUMN } from '../compile/metadata.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { recordNotFound } from '../errors.js'
+import { generationCache } from './change-watch.js'
+import { VALUE_CONVERSIONS } from './dialects/values.js'
+import { preparedPerModule } from './prepared.js'
+import { recordQuery } from './record-query.js'
+import type { Row } from './database.js'
+import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
+import { auditReveal } from './reveal-audit.js'
+
+export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'integrityFailures'>
+
+export function createRecordReads(options: RecordStoreOptions): RecordReads {
+  const { database, codec, readAudit } = options
+  const { db } = database
+  const conversions = VALUE_CONVERSIONS[database.dialect]
+  /**
+   * Totals of lists, per module and filter set, until the module's next write: an exact
+   * count (spec 4.4) that a large table pays once per write, not once per page (issue #7).
+   */
+  const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
+  function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {
+    let cache = totals.get(spec.name)
+    if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
+    return cache(key, count)
+  }
+  /** Damaged record versions already reported by this process: each is alerted and audited once. */
+  const damaged = new Set<string>()
+  /** Decodes a read; a value that fails its check is reported loudly but leaves the rest readable (issue #13 item 5). */
+  function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor }: ReadOptions): ApiRecord {
+    const { record, failed } = codec.decodeForRead(spec, row, reveal)
+    if (failed.length === 0) return record
+    const failure = { module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), fields: failed }
+    const key = `${failure.module}\u0000${failure.recordId}\u0000${failure.version}`
+    if (!damaged.has(key)) {
+      damaged.add(key)
+      options.onIntegrityFailure?.(failure)
+      void readAudit.record([{ userId: actor, action: 'integridad', module: spec.name, recordId: failure.recordId, version: failure.version, recordHash: null, fields: failed }])
+    }
+    return record
+  }
+
+  const getQuery = preparedPerModule<'id'>((spec, param) =>
+    recordQuery(db, spec).selectAll().where(META.id, '=', param('id')))
+
+  return {
+    async list(spec, query, read) {
+      let base = recordQuery(db, spec)
+      for (const filter of query.filters) {
+        const field = spec.fieldsByName.get(filter.column)
+        base = filter.blind
+          ? base.where(filter.column, 'in', [...codec.blindIndexes(filter.value)])
+          : base.where(filter.column, '=', field === undefined ? filter.value : conversions[field.storage].toDb(filter.value) as never)
+      }
+      const direction = query.sort.descending ? 'desc' : 'asc'
+      let page = base.selectAll().orderBy(query.sort.column, direction)
+      if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
+      const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
+      const [rows, total] = await Promise.all([
+        page.limit(query.limit).offset(query.offset).execute(),
+        cachedTotal(spec, JSON.stringify(query.filters), count),
+      ])
+      const records = rows.map((row) => decodeRead(spec, row, read))
+      await auditReveal(readAudit, spec, rows, read)
+      return { records, total }
+    },
+
+    async get(spec, id, read) {
+      const row = (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
+      if (row === undefined) throw recordNotFound()
+      const record = decodeRead(spec, row, read)
+      await auditReveal(readAudit, spec, [row], read)
+      return record
+    },
+
+    integrityFailures: () => damaged.size,
+  }
+}

@@ -1,0 +1,192 @@
+// Writes of module records, each in one transaction with its audit entry (D17, D25): create
+// and bulk create share one insert path; update and remove share one change path (lock the
+// live row, check If-Match, next version, `_hash`, audit).
+import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
+import { META, ROW_COLUMN } from '../compile/metadata.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
+import { appendAudit, type AuditEvent } from './audit-log.js'
+import { canonicalJson } from './canonical.js'
+import type { Db, Row } from './database.js'
+import { preparedPerModule } from './prepared.js'
+import { recordQuery } from './record-query.js'
+import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
+import { auditReveal } from './reveal-audit.js'
+import { reserveRecordIds } from './sequences.js'
+
+export type RecordWrites = Pick<RecordStore, 'create' | 'createMany' | 'update' | 'remove'>
+
+/** What an update or a removal changes in the live row: its columns and the fields named in the audit. */
+interface Change {
+  readonly columns: Row
+  readonly fields: readonly string[]
+  /** More work of the same transaction, after the row is written. */
+  readonly then?: (trx: Db) => Promise<void>
+}
+
+export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
+  const { database, codec, timezone, clock } = options
+  const { db } = database
+
+  /** Runs a write transaction, turning constraint and lock errors into client errors. */
+  async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction().execute(work)
+    } catch (error) {
+      if (isAppError(error)) throw error
+      const violated = database.uniqueViolation(error)
+      if (violated !== undefined) {
+        const index = spec.table.indexes.find((i) => i.name === violated)
+        const field = index?.field ?? spec.fields.find((f) => f.column === violated || f.blindIndexColumn === violated)?.name
+        if (field !== undefined) throw uniqueConflict(field)
+      }
+      if (database.isBusy(error)) throw busy(error)
+      throw error
+    }
+  }
+
+  /** INSERT of one record with every column bound (an absent value as NULL). */
+  const insertQuery = preparedPerModule<string>((spec, param) => db.insertInto(spec.table.name)
+    .values(Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)]))))
+
+  function withDefaults(spec: ModuleSpec, values: Row, now: Date): Row {
+    const out: Row = { ...values }
+    for (const d of spec.defaults) {
+      if (out[d.field] !== undefined && out[d.field] !== null) continue
+      out[d.field] = 'literal' in d.value ? d.value.literal
+        : d.value.now === 'date' ? formatTimestamp(now, timezone).slice(0, 10) : formatTimestamp(now, timezone)
+    }
+    return out
+  }
+
+  /** The one insert path of records: ids, metadata, encryption, `_hash` and 'crear' entries. */
+  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
+    const stamp = formatTimestamp(now, timezone)
+    const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    const rows: Row[] = []
+    const events: AuditEvent[] = []
+    prepared.forEach((values, i) => {
+      const id = ids[i] as string
+      const stored: Row = {
+        [META.id]: id, ...codec.encode(spec, values, id),
+        [META.created]: stamp, [META.createdBy]: actor, [META.modified]: stamp, [META.modifiedBy]: actor,
+        [META.version]: 1, [META.deleted]: null,
+      }
+      stored[META.hash] = codec.hash(spec, stored)
+      rows.push(stored)
+      events.push({
+        userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
+        recordHash: String(stored[META.hash]), fields: Object.keys(values).filter((k) => values[k] !== null),
+      })
+    })
+    // One statement per row keeps each under the driver's parameter limit; compiled once per module.
+    const insert = insertQuery(spec)
+    for (const row of rows) await trx.executeQuery(insert.bind(row))
+    await options.changes.bump(trx, spec.name)
+    await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
+    return rows
+  }
+
+  /** The live row, locked until commit so a concurrent write waits and then sees it (D13). */
+  async function lockLiveRow(trx: Db, spec: ModuleSpec, id: string): Promise<Row> {
+    const row = await recordQuery(trx, spec).selectAll().where(META.id, '=', id)
+      .$if(database.rowLocks, (q) => q.forUpdate()).executeTakeFirst()
+    if (row === undefined) throw recordNotFound()
+    return row
+  }
+
+  /**
+   * The one change path of a live record (update, remove): lock it, check If-Match (D13), write
+   * `change`'s columns with the next version, `_modified*` and `_hash`, and audit it as `action`.
+   */
+  function changeRecord(spec: ModuleSpec, id: string, action: 'editar' | 'eliminar', { actor, ifMatch }: WriteOptions,
+    changeOf: (current: Row, stamp: string) => Change): Promise<Row> {
+    return write(spec, async (trx) => {
+      const now = clock()
+      const stamp = formatTimestamp(now, timezone)
+      const current = await lockLiveRow(trx, spec, id)
+      const version = Number(current[META.version])
+      if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
+      const change = changeOf(current, stamp)
+      const { columns, fields } = change
+      // Only what changes is written: a value read back is not in the form a column takes (jsonb).
+      const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
+      const next: Row = { ...current, ...set }
+      set[META.hash] = next[META.hash] = codec.hash(spec, next)
+      await trx.updateTable(spec.table.name).set(set)
+        .where(META.id, '=', id).where(META.version, '=', version).execute()
+      await change.then?.(trx)
+      await options.changes.bump(trx, spec.name)
+      await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
+        userId: actor, action, module: spec.name, recordId: id, version: version + 1,
+        recordHash: String(next[META.hash]), fields: [...fields],
+      }] })
+      return next
+    })
+  }
+
+  /** The fields `changes` really changes (a write-only field always counts: it cannot be compared). */
+  function changedFields(spec: ModuleSpec, before: Row, changes: Row, damaged: readonly string[]): string[] {
+    return Object.keys(changes).filter((name) => {
+      const field = spec.fieldsByName.get(name)
+      if (field === undefined) return false
+      if (field.writeOnly || damaged.includes(name)) return true
+      return canonicalJson(codec.plainValue(spec, field, before)) !== canonicalJson(changes[name] ?? null)
+    })
+  }
+
+  /**
+   * A damaged value reads as null (issue #13 item 5); a client that sends that null back has not
+   * chosen to clear it, so it is not applied (as `***` is not, D15). A new value replaces it.
+   */
+  function withoutDamagedNulls(spec: ModuleSpec, current: Row, changes: Row): { changes: Row; damaged: readonly string[] } {
+    if (spec.encryptedFields.length === 0) return { changes, damaged: [] }
+    const damaged = codec.decodeForRead(spec, current, true).failed
+    if (damaged.length === 0) return { changes, damaged }
+    return { changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))), damaged }
+  }
+
+  return {
+    async create(spec, values, { actor, reveal }) {
+      const now = clock()
+      const prepared = await codec.hashPasswords(spec, withDefaults(spec, values, now))
+      const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
+      return codec.decode(spec, row as Row, reveal, prepared)
+    },
+
+    async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
+      const now = clock()
+      await write(spec, async (trx) => {
+        for (let start = 0; start < values.length; start += batchSize) {
+          const batch: Row[] = []
+          for (const value of values.slice(start, start + batchSize)) batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
+          await insertRecords(trx, spec, batch, actor, now)
+          onProgress?.(Math.min(start + batchSize, values.length))
+        }
+      })
+      return values.length
+    },
+
+    async update(spec, id, changes, writeOptions) {
+      const prepared = await codec.hashPasswords(spec, changes)
+      const row = await changeRecord(spec, id, 'editar', writeOptions, (current) => {
+        const kept = withoutDamagedNulls(spec, current, prepared)
+        const plain = withoutDamagedNulls(spec, current, changes).changes
+        return {
+          columns: codec.encode(spec, kept.changes, id),
+          fields: changedFields(spec, current, plain, kept.damaged),
+          then: options.afterUpdate === undefined ? undefined : (trx) => options.afterUpdate!(trx, spec, id, changes, current),
+        }
+      })
+      const record = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
+      // The response discloses every stored encrypted value, not only the ones sent (issue #3).
+      await auditReveal(options.readAudit, spec, [row], writeOptions)
+      return record
+    },
+
+    async remove(spec, id, writeOptions) {
+      await changeRecord(spec, id, 'eliminar', writeOptions, (_current, stamp) =>
+        ({ columns: { [META.deleted]: stamp }, fields: [] }))
+    },
+  }
+}

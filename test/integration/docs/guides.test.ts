@@ -1,0 +1,174 @@
+// Issue #18 item 7: the commands of the three audience guides work as written, against a real
+// instance. Conventions, also described in docs/development.md ("The guides are tested"):
+// - a ```sh block runs; ```console / ```text / ```yaml blocks are shown, never run;
+// - one guide's blocks run in order in one shell session: variables and functions set by a block
+//   (B, TOKEN, ID...) reach the later ones; the working directory is a temp copy holding
+//   modules.yaml and data/, and `records` is the checkout's bin/records.js;
+// - the guides say http://127.0.0.1:3000; the test substitutes the instance's address;
+// - `read` prompts get the first superadmin's username and password, one per line, unless
+//   `<!-- guide-test: stdin=line1|line2 -->` gives other lines;
+// - every curl carries `# → NNN`, the status it must answer, in the order the calls run;
+//   every block must end with exit status 0;
+// - `<!-- guide-test: restart -->` before a block restarts the instance first (a changed
+//   modules.yaml), `<!-- guide-test: sqlite -->` runs the block on SQLite only; directives combine
+//   (`<!-- guide-test: restart sqlite -->`).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { databaseFor, ON_POSTGRES, redisEnv, urlOf } from '../../helpers/postgres.js'
+
+const ROOT = new URL('../../../', import.meta.url).pathname
+const GUIDES = ['docs/consumers.md', 'docs/administrators.md', 'docs/operators.md']
+const ADMIN_PASSWORD = 'guia-primera-hora-2026'
+const DOCUMENTED_ORIGIN = 'http://127.0.0.1:3000'
+
+export interface GuideBlock {
+  readonly line: number
+  readonly code: string
+  readonly directives: readonly string[]
+  /** The statuses of the `# → NNN` comments, in order. */
+  readonly statuses: readonly number[]
+}
+
+/** The ```sh blocks of a guide, with the `<!-- guide-test: ... -->` directives just above each. */
+export function runnableBlocks(markdown: string): GuideBlock[] {
+  const blocks: GuideBlock[] = []
+  const fence = /^(?:<!-- guide-test: ([^>\n]+?) -->\n)?```sh\n([\s\S]*?)^```$/gm
+  for (const match of markdown.matchAll(fence)) {
+    const code = match[2] as string
+    blocks.push({
+      line: markdown.slice(0, match.index).split('\n').length,
+      code,
+      directives: (match[1] ?? '').split(/[ ,]+/).filter(Boolean),
+      statuses: [...code.matchAll(/# → (\d{3})\b/g)].map((m) => Number(m[1])),
+    })
+  }
+  return blocks
+}
+
+/** What the block's `read` prompts receive: `stdin=a|b` lines, or the first superadmin's credentials. */
+function inputOf(block: GuideBlock): string {
+  const given = block.directives.find((d) => d.startsWith('stdin='))
+  return `${(given === undefined ? ['admin', ADMIN_PASSWORD] : given.slice('stdin='.length).split('|')).join('\n')}\n`
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return typeof address === 'object' && address !== null ? address.port : 0
+}
+
+interface Instance {
+  output(): string
+  stop(): Promise<void>
+}
+
+/**
+ * `records serve` from dist/ (as `npm start` runs it; `npm run build` first), ready once
+ * /health answers: a start from the build takes well under a second, one through the test's
+ * TypeScript loader several.
+ */
+async function startInstance(t: Test, env: Record<string, string>): Promise<Instance> {
+  const child: ChildProcess = spawn(process.execPath, [`${ROOT}bin/records.js`, 'serve'], {
+    cwd: env['WORK'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  t.teardown(() => void child.kill('SIGKILL'))
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const healthy = await fetch(`http://127.0.0.1:${env['PORT']}/api/health`).then((r) => r.ok, () => false)
+    if (healthy) break
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return {
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+// Variables a bare bash already has: everything else a block sets is carried to the next one.
+const PRISTINE = new Set(spawnSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).stdout.split('\n'))
+
+/** Runs before each block: the earlier blocks' state in, this block's state out at its end. */
+function prelude(work: string): string {
+  const state = join(work, '.guide-state')
+  const pristine = [...PRISTINE].join(' ')
+  return [
+    `[ -f ${state} ] && source ${state}`,
+    'set -eo pipefail',
+    // Each call's status goes to a file, after whatever the command itself prints.
+    `curl() { command curl -w '%{stderr}%{http_code}\\n' "$@" 2>>${join(work, '.guide-status')}; }`,
+    '__save() {',
+    '  declare -f',
+    '  for v in $(compgen -v); do',
+    `    case " ${pristine} " in *" $v "*) ;; *) [[ $v == __* ]] || declare -p "$v" 2>/dev/null;; esac`,
+    '  done',
+    '}',
+    `trap '__save > ${state}' EXIT`,
+  ].join('\n')
+}
+
+for (const guide of GUIDES) {
+  t.test(`${guide}: every sh block runs against a live instance and answers the documented statuses`, async (t) => {
+    const blocks = runnableBlocks(readFileSync(join(ROOT, guide), 'utf8'))
+    t.ok(blocks.length > 0, 'the guide has runnable blocks')
+    const work = mkdtempSync(join(tmpdir(), 'records-guide-'))
+    t.teardown(() => rmSync(work, { recursive: true, force: true }))
+    copyFileSync(join(ROOT, 'modules.yaml'), join(work, 'modules.yaml'))
+    mkdirSync(join(work, 'bin'))
+    writeFileSync(join(work, 'bin', 'records'), `#!/bin/sh\nexec "${process.execPath}" "${ROOT}bin/records.js" "$@"\n`)
+    chmodSync(join(work, 'bin', 'records'), 0o755)
+    const port = await freePort()
+    const origin = `http://127.0.0.1:${port}`
+    const env: Record<string, string> = {
+      PORT: String(port),
+      DATA_DIR: join(work, 'data'),
+      MODULES_FILE: join(work, 'modules.yaml'),
+      ADMIN_PASSWORD,
+      RATE_LIMIT_IP_PER_MINUTE: '100000',
+      RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+      LOGIN_MAX_FAILURES: '1000',
+    }
+    if (ON_POSTGRES)
+      Object.assign(env, { DATABASE_URL: urlOf(await databaseFor(env['DATA_DIR'] as string)) }, redisEnv())
+    let server = await startInstance(t, { ...env, WORK: work })
+
+    for (const [index, block] of blocks.entries()) {
+      const where = `${guide}:${block.line} (block ${index + 1})`
+      if (block.directives.includes('sqlite') && ON_POSTGRES) continue
+      if (block.directives.includes('restart')) {
+        await server.stop()
+        server = await startInstance(t, { ...env, WORK: work })
+      }
+      writeFileSync(join(work, '.guide-status'), '')
+      const script = `${prelude(work)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`
+      const run = spawnSync('bash', ['-c', script], {
+        cwd: work,
+        env: { ...process.env, ...env, PATH: `${join(work, 'bin')}:${process.env['PATH'] ?? ''}` },
+        input: inputOf(block),
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      const statuses = readFileSync(join(work, '.guide-status'), 'utf8')
+        .split('\n').filter((line) => /^\d{3}$/.test(line)).map(Number)
+      const output = `--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n--- server\n${server.output().slice(-2000)}`
+      t.equal(run.status, 0, `${where} exits 0`, { output })
+      t.same(statuses, block.statuses, `${where} answers ${block.statuses.join(', ') || 'no HTTP call'}`, { output })
+      if (run.status !== 0) break // later blocks depend on this one
+    }
+  })
+}
