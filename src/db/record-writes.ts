@@ -7,6 +7,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
+import { checkEncryptedUnique } from './encrypted-unique.js'
 import type { Db, Row } from './database.js'
 import { preparedPerModule } from './prepared.js'
 import { recordQuery } from './record-query.js'
@@ -22,6 +23,8 @@ interface Change {
   readonly fields: readonly string[]
   /** More work of the same transaction, after the row is written. */
   readonly then?: (trx: Db) => Promise<void>
+  /** The API values written: unique encrypted ones are checked under every key (issue #13). */
+  readonly values?: Row
 }
 
 export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
@@ -63,6 +66,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    await codec.beforeWrite(trx)
+    for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
     const rows: Row[] = []
     const events: AuditEvent[] = []
     prepared.forEach((values, i) => {
@@ -104,11 +109,13 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     return write(spec, async (trx) => {
       const now = clock()
       const stamp = formatTimestamp(now, timezone)
+      await codec.beforeWrite(trx)
       const current = await lockLiveRow(trx, spec, id)
       const version = Number(current[META.version])
       if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
       const change = changeOf(current, stamp)
-      const { columns, fields } = change
+      const { columns, fields, values } = change
+      if (values !== undefined) await checkEncryptedUnique(trx, spec, codec, values, id)
       // Only what changes is written: a value read back is not in the form a column takes (jsonb).
       const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
       const next: Row = { ...current, ...set }
@@ -175,6 +182,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         return {
           columns: codec.encode(spec, kept.changes, id),
           fields: changedFields(spec, current, plain, kept.damaged),
+          values: kept.changes,
           then: options.afterUpdate === undefined ? undefined : (trx) => options.afterUpdate!(trx, spec, id, changes, current),
         }
       })

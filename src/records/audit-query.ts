@@ -5,7 +5,9 @@ import { parsePage, type ListLimits, type QueryValue } from './list-query.js'
 export const AUDIT_FILTERS = { modulo: 'module', registro: 'record_id', usuario: 'user_id', accion: 'action' } as const
 
 /** Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check. */
-export const AUDIT_ACTIONS = ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar', 'recifrar', 'migrar', 'integridad'] as const
+export const AUDIT_ACTIONS = [
+  'crear', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar', 'migrar', 'integridad',
+] as const
 
 export interface AuditQuery {
   readonly limit: number

@@ -4,10 +4,11 @@ import type { FastifyInstance } from 'fastify'
 import type { AccountsSpec } from '../../compile/types.js'
 import type { AccountStore } from '../../db/account-store.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { badCredentials, badJson, loginLocked, requiredMissing, validationFailed } from '../../errors.js'
+import { badCredentials, badJson, loginDelayed, requiredMissing, validationFailed } from '../../errors.js'
 import { canonicalUsername, type AccountRules } from '../../records/account-rules.js'
 import { PASSWORD_MAX_BYTES, passwordBytes } from '../../records/password-policy.js'
 import type { LoginThrottle } from '../login-throttle.js'
+import { clientAddress } from '../rate-limit.js'
 
 export interface SessionRoutesOptions {
   readonly accounts: AccountStore
@@ -48,12 +49,13 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     // Any spelling of the username finds its account (issue #13 item 4).
     const username = canonicalUsername(login.username)
     const password = login.password
-    const failed = async (recordId: string | null) =>
-      store.audit([{ userId: null, action: 'login_fallido', module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
-    const waitMs = throttle.waitMs(username)
+    const failed = async (recordId: string | null, action: 'login_fallido' | 'login_alerta' = 'login_fallido') =>
+      store.audit([{ userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
+    const address = clientAddress(request)
+    const waitMs = await throttle.waitMs(username, address)
     if (waitMs > 0) {
       await failed(null) // no lookup: the answer is the same for every username
-      throw loginLocked(Math.ceil(waitMs / 1000))
+      throw loginDelayed(Math.ceil(waitMs / 1000))
     }
     const found = await accounts.credentials(username)
     // bcrypt reads 72 bytes: a longer password would match one that shares its first 72 bytes.
@@ -61,11 +63,17 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const matches = (await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)) && !tooLong
     const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
     if (account === undefined) {
-      throttle.failed(username)
+      const { alert, usernameFailures } = await throttle.failed(username, address)
       await failed(found?.id ?? null)
+      if (alert) {
+        // Many addresses failing for one username (issue #13 item 2): an operator must look.
+        const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
+        request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
+        await failed(found?.id ?? null, 'login_alerta')
+      }
       throw badCredentials()
     }
-    throttle.succeeded(username)
+    await throttle.succeeded(username, address)
     const token = await app.issueToken(account)
     await store.audit([{ userId: account.id, action: 'login', module: accountsModule, recordId: account.id, version: null, recordHash: null, fields: [] }])
     const { _id: id, _created: _ignored, ...profile } = account.profile
