@@ -4,8 +4,8 @@
 // the same pool size, the same migration at start, the same read audit with its errors reported.
 import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
-import { loadModulesConfig } from '../config/load.js'
-import { createAccountStore, type AccountStore } from '../db/account-store.js'
+import { loadCommonPasswords, loadModulesConfig } from '../config/load.js'
+import { createAccountStore, endSessionsOnCredentialChange, type AccountStore } from '../db/account-store.js'
 import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
@@ -15,7 +15,8 @@ import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/migrate/system-tables.js'
 import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
-import { createRecordStore, type RecordStore } from '../db/record-store.js'
+import { createRecordStore, type IntegrityFailure, type RecordStore } from '../db/record-store.js'
+import { createAccountRules, type AccountRules } from '../records/account-rules.js'
 import { currentEncryptionKeys, type Settings } from './settings.js'
 
 export interface EngineOptions {
@@ -24,6 +25,8 @@ export interface EngineOptions {
   readonly migrate?: boolean
   /** A batch of read-audit entries could not be written (they stay queued for the next try). */
   readonly onReadAuditError: (error: unknown) => void
+  /** A read met stored values that fail their integrity check (once per damaged record version). */
+  readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
 }
 
 export interface Engine {
@@ -39,6 +42,8 @@ export interface Engine {
   readonly codec: RecordCodec
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
+  readonly accountRules: AccountRules
   readonly clock: () => Date
   /** Migration steps applied at this start, in plain words. */
   readonly migrated: readonly string[]
@@ -64,13 +69,17 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const readAudit = createReadAuditLog({ database, timezone, clock, onError: options.onReadAuditError })
     // Writes bump the generations a running service watches, so every instance sees them at once (D20).
     const changes = createChangeWatch(database)
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
+    // A password change or a change of the active flag ends the account's tokens (issue #13 item 4).
+    const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
+    const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
+    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, ...integrity })
     return {
       settings, spec, database, codec, store, clock, keys, changes, migrated: applied,
       get keyring() {
         return keys.keyring()
       },
       accounts: createAccountStore(database, spec.accounts, changes),
+      accountRules: createAccountRules(spec, loadCommonPasswords()),
       unwrittenReads: () => readAudit.unwritten(),
       async close() {
         try {

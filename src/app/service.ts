@@ -13,10 +13,12 @@ import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
 import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { RecordCodec } from '../db/record-codec.js'
-import type { RecordStore } from '../db/record-store.js'
+import type { IntegrityFailure, RecordStore } from '../db/record-store.js'
+import { canonicalizeUsernames } from '../db/username-migration.js'
 import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/login-failures.js'
+import type { AccountRules } from '../records/account-rules.js'
 import { openEngine } from './engine.js'
 import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
@@ -55,12 +57,19 @@ export function serviceVersion(): string {
   return '0.0.0'
 }
 
-async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings) {
+async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings, rules: AccountRules) {
   const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
   if (superRole === undefined) throw adminRoleMissing()
   const accounts = spec.accounts
-  const password = settings.adminPassword ?? randomBytes(12).toString('base64url')
-  const values: Record<string, unknown> = { [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name }
+  // 18 random bytes: 24 base64url characters, above every minimum of the password policy.
+  const password = settings.adminPassword ?? randomBytes(18).toString('base64url')
+  try {
+    rules.checkPassword(password, { username: settings.adminUsername, role: superRole.name })
+  } catch (error) {
+    const reasons = isAppError(error) ? (error.details ?? []).map((d) => d.message).join('; ') : String(error)
+    throw new Error(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`)
+  }
+  const values: Record<string, unknown> = rules.check({ [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name })
   // Any other required text field of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
     if (field.def.required && values[field.name] === undefined && field.def.type === 'string') values[field.name] = 'Administrador inicial'
@@ -110,8 +119,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const onReadAuditError = (error: unknown) =>
     app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
   const clock = options.clock === undefined ? {} : { clock: options.clock }
-  const engine = await openEngine(settings, { ...clock, onReadAuditError })
-  const { spec, database, store, accounts } = engine
+  // The alert the error handler raises for other integrity failures, once per damaged record version.
+  const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.fatal(
+    { alert: 'integridad', record: `${failure.module}:${failure.recordId}`, version: failure.version, fields: failure.fields },
+    'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)')
+  const engine = await openEngine(settings, { ...clock, onReadAuditError, onIntegrityFailure })
+  const { spec, database, store, accounts, accountRules } = engine
   let redis: Redis | undefined
   const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))
   const onRedisError = redisOutage(() => app?.log)
@@ -119,10 +132,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
     modulesFile: settings.modulesFile, modules: spec.modules, database, warn: (message) => app?.log.warn(message),
   })
   try {
+    // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).
+    const renamed = await canonicalizeUsernames(database, spec.accounts, store)
     redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
-      ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
+      ? await createInitialAdmin(spec, store, settings, accountRules).catch((error: unknown) => {
         if (isAppError(error) && error.statusCode === 409) return undefined
         throw error
       })
@@ -130,6 +145,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       accounts,
+      accountRules,
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
@@ -155,7 +171,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     })
     return {
       app: built, spec, database, store, initialAdmin,
-      codec: engine.codec, keys: engine.keys, changes: engine.changes, migrated: engine.migrated,
+      codec: engine.codec, keys: engine.keys, changes: engine.changes, migrated: [...engine.migrated, ...renamed],
       get keyring() {
         return engine.keyring
       },

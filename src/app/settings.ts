@@ -1,6 +1,6 @@
 // Settings from the environment and a `.env` file (D1); secrets generated once into DATA_DIR.
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseKey } from '../db/crypto.js'
 import { settingInvalid } from '../errors.js'
@@ -70,9 +70,17 @@ function logFormatOf(raw: string | undefined): Settings['logFormat'] {
   throw new Error(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
 }
 
-/** Reads `file` or creates it with a fresh secret, readable by the owner only. */
+/** Reads `file` or creates it with a fresh secret, readable by the owner only (an older file too, issue #13 item 5). */
 function secretFile(file: string, make: () => string, generated: string[], name: string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim()
+  if (existsSync(file)) {
+    try {
+      chmodSync(file, 0o600)
+    } catch (error) {
+      // A secret another user owns (root-managed, read-only) is theirs to protect.
+      if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error
+    }
+    return readFileSync(file, 'utf8').trim()
+  }
   writeFileSync(file, `${make()}\n`, { mode: 0o600, flag: 'wx' })
   generated.push(name)
   return readFileSync(file, 'utf8').trim()

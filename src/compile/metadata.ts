@@ -12,6 +12,12 @@ export const META = {
   deleted: '_deleted',
 } as const
 
+/**
+ * Added to a record read whose stored encrypted values fail their check (issue #13 item 5):
+ * the affected fields read as null and these two say so; the rest of the record reads as usual.
+ */
+export const INTEGRITY = { marker: '_integridad', fields: '_integridad_campos', failed: 'error' } as const
+
 /** Internal insertion order: lists default to creation order (D11). */
 export const ROW_COLUMN = '_row'
 

@@ -1,7 +1,7 @@
 // JSON Schemas of a module: create body, update body and record (response).
 import type { FieldSpec, ModuleSchemas } from './types.js'
 import { FIELD_TYPES, type JsonSchema } from './field-types.js'
-import { MASK, META } from './metadata.js'
+import { INTEGRITY, MASK, META } from './metadata.js'
 
 /** A field's schema in a request body: required ones cannot be empty; optional ones may be null. */
 function bodySchemaOf(field: FieldSpec): JsonSchema {
@@ -48,6 +48,7 @@ function serializedRecordOf(readable: readonly FieldSpec[]): JsonSchema {
       ...Object.fromEntries(readable.map((f) => [f.name, serializedSchemaOf(f)])),
       [META.created]: text, [META.createdBy]: text, [META.modified]: text, [META.modifiedBy]: text,
       [META.version]: { type: 'integer' }, [META.hash]: text, [META.deleted]: text,
+      [INTEGRITY.marker]: text, [INTEGRITY.fields]: { type: 'array', items: text },
     },
   }
 }
@@ -78,6 +79,11 @@ export function compileSchemas(fields: readonly FieldSpec[], prefix: string): Mo
         [META.id]: { type: 'string', pattern: `^${prefix}-[0-9]{4}-[0-9]{5,}$` },
         ...Object.fromEntries(readable.map((f) => [f.name, recordSchemaOf(f)])),
         ...metadataSchema,
+        [INTEGRITY.marker]: {
+          type: 'string', const: INTEGRITY.failed,
+          description: 'Solo si algún valor cifrado guardado no supera su comprobación: esos campos se leen como null.',
+        },
+        [INTEGRITY.fields]: { type: 'array', items: { type: 'string' }, description: 'Los campos afectados.' },
       },
     },
   }

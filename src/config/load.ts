@@ -17,3 +17,17 @@ export function loadModulesConfig(file: string): ModulesConfig {
   if (!result.ok) throw configInvalid(result.problems)
   return result.config
 }
+
+/** The shipped list of common passwords (data/common-passwords.txt), from src/ or dist/src/. */
+export function loadCommonPasswords(): ReadonlySet<string> {
+  for (const candidate of ['../../data/common-passwords.txt', '../../../data/common-passwords.txt']) {
+    let text: string
+    try {
+      text = readFileSync(new URL(candidate, import.meta.url), 'utf8')
+    } catch {
+      continue
+    }
+    return new Set(text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#')))
+  }
+  throw new Error('No se encuentra data/common-passwords.txt (la lista de contraseñas comunes que se rechazan)')
+}

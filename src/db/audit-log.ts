@@ -1,12 +1,13 @@
 // The append-only audit chain (D18): each entry carries the previous entry's hash.
+import type { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { CompiledQuery } from 'kysely'
 import type { Database, Db, Row } from './database.js'
 import { sha256Hex } from './canonical.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { preparedQuery } from './prepared.js'
 
-export type AuditAction = 'crear' | 'importar' | 'editar' | 'eliminar' | 'consultar' | 'recifrar' | 'migrar'
-  | 'login' | 'login_fallido' | 'login_alerta' | 'logout'
+/** One list, which GET /auditoria?accion= validates against (issue #13 item 6). */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 export interface AuditEvent {
   readonly userId: string | null

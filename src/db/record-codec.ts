@@ -2,7 +2,8 @@
 // password hashes (D22), JSON and boolean columns, masking (D15) and the `_hash` (D17).
 import bcrypt from 'bcryptjs'
 import { FIELD_TYPES, type Dialect } from '../compile/field-types.js'
-import { isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../compile/metadata.js'
+import { INTEGRITY, isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../compile/metadata.js'
+import { isAppError } from '../errors.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { canonicalJson, plaintextOf, sha256Hex } from './canonical.js'
 import type { FieldCipher } from './crypto.js'
@@ -25,6 +26,11 @@ export interface RecordCodec {
    * again (each value is decrypted once, issue #7).
    */
   decode(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): Row
+  /**
+   * decode for the API's reads: a value that fails its integrity check does not fail the
+   * record; it reads as null, the record carries the INTEGRITY marker and `failed` names it.
+   */
+  decodeForRead(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): { readonly record: Row; readonly failed: readonly string[] }
   /** Plain value of one field of a stored row (for change detection). */
   plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
   /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
@@ -49,6 +55,39 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeW
     if (!field.encrypted) return conversions[field.storage].fromDb(raw)
     const plaintext = cipher.decrypt(String(raw), context())
     return FIELD_TYPES[field.def.type].textual ? plaintext : JSON.parse(plaintext)
+  }
+
+  /** A stored row as the API shows it; with `failed`, a value that fails its check is null and named there. */
+  function decodeRow(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row, failed?: string[]): Row {
+    const out: Row = { [META.id]: row[META.id] }
+    let context: string | undefined
+    // The record's encryption context, built once per row, not once per value (issue #7).
+    const contextOf = () => (context ??= encryptionContext(spec, String(row[META.id])))
+    for (const field of spec.fields) {
+      if (field.writeOnly) continue
+      const raw = row[field.column]
+      if (raw === null || raw === undefined) out[field.name] = null
+      else if (field.encrypted && !reveal) out[field.name] = MASK
+      else if (field.encrypted && written !== undefined && written[field.name] !== undefined && written[field.name] !== null) out[field.name] = written[field.name]
+      else if (failed === undefined || !field.encrypted) out[field.name] = plainOf(field, raw, contextOf)
+      else {
+        try {
+          out[field.name] = plainOf(field, raw, contextOf)
+        } catch (error) {
+          if (!isAppError(error)) throw error
+          out[field.name] = null
+          failed.push(field.name)
+        }
+      }
+    }
+    out[META.created] = row[META.created]
+    out[META.createdBy] = row[META.createdBy]
+    out[META.modified] = row[META.modified]
+    out[META.modifiedBy] = row[META.modifiedBy]
+    out[META.version] = Number(row[META.version])
+    out[META.hash] = row[META.hash]
+    if (row[META.deleted] !== null && row[META.deleted] !== undefined) out[META.deleted] = row[META.deleted]
+    return out
   }
 
   const codec: RecordCodec = {
@@ -76,27 +115,15 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeW
       return out
     },
     plainValue: (spec, field, row) => plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
-    decode(spec, row, reveal, written) {
-      const out: Row = { [META.id]: row[META.id] }
-      let context: string | undefined
-      // The record's encryption context, built once per row, not once per value (issue #7).
-      const contextOf = () => (context ??= encryptionContext(spec, String(row[META.id])))
-      for (const field of spec.fields) {
-        if (field.writeOnly) continue
-        const raw = row[field.column]
-        out[field.name] = raw === null || raw === undefined ? null
-          : field.encrypted && !reveal ? MASK
-          : field.encrypted && written !== undefined && written[field.name] !== undefined && written[field.name] !== null ? written[field.name]
-          : plainOf(field, raw, contextOf)
+    decode: (spec, row, reveal, written) => decodeRow(spec, row, reveal, written),
+    decodeForRead(spec, row, reveal, written) {
+      const failed: string[] = []
+      const record = decodeRow(spec, row, reveal, written, failed)
+      if (failed.length > 0) {
+        record[INTEGRITY.marker] = INTEGRITY.failed
+        record[INTEGRITY.fields] = failed
       }
-      out[META.created] = row[META.created]
-      out[META.createdBy] = row[META.createdBy]
-      out[META.modified] = row[META.modified]
-      out[META.modifiedBy] = row[META.modifiedBy]
-      out[META.version] = Number(row[META.version])
-      out[META.hash] = row[META.hash]
-      if (row[META.deleted] !== null && row[META.deleted] !== undefined) out[META.deleted] = row[META.deleted]
-      return out
+      return { record, failed }
     },
     hash(spec, row) {
       const stored: Row = {}

@@ -9,10 +9,11 @@ import { generationCache } from './change-watch.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { preparedPerModule } from './prepared.js'
 import { isScoped, recordQuery } from './record-query.js'
-import type { RecordStore, RecordStoreOptions } from './record-store.js'
+import type { Row } from './database.js'
+import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
 import { auditReveal } from './reveal-audit.js'
 
-export type RecordReads = Pick<RecordStore, 'list' | 'get'>
+export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'integrityFailures'>
 
 export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const { database, codec, readAudit } = options
@@ -28,6 +29,22 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
     if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
     return cache(key, count)
   }
+  /** Damaged record versions already reported by this process: each is alerted and audited once. */
+  const damaged = new Set<string>()
+  /** Decodes a read; a value that fails its check is reported loudly but leaves the rest readable (issue #13 item 5). */
+  function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor }: ReadOptions): ApiRecord {
+    const { record, failed } = codec.decodeForRead(spec, row, reveal)
+    if (failed.length === 0) return record
+    const failure = { module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), fields: failed }
+    const key = `${failure.module}\u0000${failure.recordId}\u0000${failure.version}`
+    if (!damaged.has(key)) {
+      damaged.add(key)
+      options.onIntegrityFailure?.(failure)
+      void readAudit.record([{ userId: actor, action: 'integridad', module: spec.name, recordId: failure.recordId, version: failure.version, recordHash: null, fields: failed }])
+    }
+    return record
+  }
+
   const getQuery = preparedPerModule<'id'>((spec, param) =>
     recordQuery(db, spec, { user: null, dialect: database.dialect }).selectAll().where(META.id, '=', param('id')))
 
@@ -50,7 +67,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         cachedTotal(spec, JSON.stringify([query.filters, resolveScope(spec, read.user, 'read') ?? null]), count),
       ])
       const hidden = hiddenFields(spec, read.user)
-      const records = rows.map((row) => withoutHidden(codec.decode(spec, row, read.reveal), hidden))
+      const records = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
       await auditReveal(readAudit, spec, rows, read)
       return { records, total }
     },
@@ -61,9 +78,11 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         ? await recordQuery(db, spec, { user: read.user, dialect: database.dialect }).selectAll().where(META.id, '=', id).executeTakeFirst()
         : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
-      const record = withoutHidden(codec.decode(spec, row, read.reveal), hiddenFields(spec, read.user))
+      const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
       await auditReveal(readAudit, spec, [row], read)
       return record
     },
+
+    integrityFailures: () => damaged.size,
   }
 }

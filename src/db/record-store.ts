@@ -9,7 +9,7 @@ import type { ActingUser } from '../records/acting-user.js'
 import type { AuditEntry, AuditEvent } from './audit-log.js'
 import { createAuditReads } from './audit-reads.js'
 import type { ChangeWatch } from './change-watch.js'
-import type { Database, Row } from './database.js'
+import type { Database, Db, Row } from './database.js'
 import type { ReadAuditLog } from './read-audit.js'
 import type { RecordCodec } from './record-codec.js'
 import { createRecordReads } from './record-reads.js'
@@ -61,6 +61,16 @@ export interface RecordStore {
   auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */
   audit(events: readonly AuditEvent[]): Promise<void>
+  /** Records whose stored values failed their integrity check on a read since this process started. */
+  integrityFailures(): number
+}
+
+/** A record read whose encrypted values failed their check (issue #13 item 5). */
+export interface IntegrityFailure {
+  readonly module: string
+  readonly recordId: string
+  readonly version: number
+  readonly fields: readonly string[]
 }
 
 export interface RecordStoreOptions {
@@ -74,6 +84,10 @@ export interface RecordStoreOptions {
    * Every writer passes one: a running service's caches rely on the bumps (D20).
    */
   readonly changes: ChangeWatch
+  /** Runs inside each update's transaction, after the row is written (an account's sessions end). */
+  readonly afterUpdate?: (trx: Db, spec: ModuleSpec, id: string, changes: Row, before: Row) => Promise<void>
+  /** Told once per damaged record version (the service raises its integrity alert). */
+  readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
 }
 
 /** The store: its reads, writes, audit reads and session events, each in a file of its own. */

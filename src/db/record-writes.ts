@@ -24,6 +24,8 @@ export type RecordWrites = Pick<RecordStore, 'create' | 'createMany' | 'update' 
 interface Change {
   readonly columns: Row
   readonly fields: readonly string[]
+  /** More work of the same transaction, after the row is written. */
+  readonly then?: (trx: Db) => Promise<void>
   /** The API values written: unique encrypted ones are checked under every key (issue #13). */
   readonly values?: Row
 }
@@ -116,7 +118,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    * `change`'s columns with the next version, `_modified*` and `_hash`, and audit it as `action`.
    */
   function changeRecord(spec: ModuleSpec, id: string, action: 'editar' | 'eliminar', { actor, ifMatch, user }: WriteOptions,
-    change: (current: Row, stamp: string) => Change): Promise<Row> {
+    changeOf: (current: Row, stamp: string) => Change): Promise<Row> {
     return write(spec, async (trx) => {
       const now = clock()
       const stamp = formatTimestamp(now, timezone)
@@ -124,7 +126,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const current = await lockLiveRow(trx, spec, id, user)
       const version = Number(current[META.version])
       if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
-      const { columns, fields, values } = change(current, stamp)
+      const change = changeOf(current, stamp)
+      const { columns, fields, values } = change
       // The workflow decides on the locked row: moves, their requirements, read-only fields (#14).
       if (action === 'editar' && values !== undefined) checkUpdate(spec, user, (name) => {
         const field = spec.fieldsByName.get(name)
@@ -137,6 +140,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       set[META.hash] = next[META.hash] = codec.hash(spec, next)
       await trx.updateTable(spec.table.name).set(set)
         .where(META.id, '=', id).where(META.version, '=', version).execute()
+      await change.then?.(trx)
       await options.changes.bump(trx, spec.name)
       await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
         userId: actor, action, module: spec.name, recordId: id, version: version + 1,
@@ -147,13 +151,24 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   }
 
   /** The fields `changes` really changes (a write-only field always counts: it cannot be compared). */
-  function changedFields(spec: ModuleSpec, before: Row, changes: Row): string[] {
+  function changedFields(spec: ModuleSpec, before: Row, changes: Row, damaged: readonly string[]): string[] {
     return Object.keys(changes).filter((name) => {
       const field = spec.fieldsByName.get(name)
       if (field === undefined) return false
-      if (field.writeOnly) return true
+      if (field.writeOnly || damaged.includes(name)) return true
       return canonicalJson(codec.plainValue(spec, field, before)) !== canonicalJson(changes[name] ?? null)
     })
+  }
+
+  /**
+   * A damaged value reads as null (issue #13 item 5); a client that sends that null back has not
+   * chosen to clear it, so it is not applied (as `***` is not, D15). A new value replaces it.
+   */
+  function withoutDamagedNulls(spec: ModuleSpec, current: Row, changes: Row): { changes: Row; damaged: readonly string[] } {
+    if (spec.encryptedFields.length === 0) return { changes, damaged: [] }
+    const damaged = codec.decodeForRead(spec, current, true).failed
+    if (damaged.length === 0) return { changes, damaged }
+    return { changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))), damaged }
   }
 
   return {
@@ -185,9 +200,18 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     async update(spec, id, changes, writeOptions) {
       checkWritable(spec, writeOptions.user, changes)
       const prepared = await codec.hashPasswords(spec, changes)
-      const row = await changeRecord(spec, id, 'editar', writeOptions, (current) =>
-        ({ columns: codec.encode(spec, prepared, id), fields: changedFields(spec, current, changes), values: prepared }))
-      const record = withoutHidden(codec.decode(spec, row, writeOptions.reveal, prepared), hiddenFields(spec, writeOptions.user))
+      const row = await changeRecord(spec, id, 'editar', writeOptions, (current) => {
+        const kept = withoutDamagedNulls(spec, current, prepared)
+        const plain = withoutDamagedNulls(spec, current, changes).changes
+        return {
+          columns: codec.encode(spec, kept.changes, id),
+          fields: changedFields(spec, current, plain, kept.damaged),
+          values: kept.changes,
+          then: options.afterUpdate === undefined ? undefined : (trx) => options.afterUpdate!(trx, spec, id, changes, current),
+        }
+      })
+      const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
+      const record = withoutHidden(decoded, hiddenFields(spec, writeOptions.user))
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
       await auditReveal(options.readAudit, spec, [row], writeOptions)
       return record

@@ -9,7 +9,7 @@ import type { RecordCodec } from './record-codec.js'
 
 export interface IntegrityProblem {
   readonly kind: 'audit_gap' | 'audit_link' | 'audit_hash' | 'record_hash' | 'record_unaudited' | 'record_mismatch' | 'record_missing'
-    | 'record_key'
+    | 'record_decrypt' | 'record_key'
   readonly seq?: number
   readonly module?: string
   readonly recordId?: string
@@ -94,6 +94,11 @@ export async function verifyIntegrity(database: Database, spec: ServiceSpec, cod
         checkValues(module, row, codec, check, problems)
         if (codec.hash(module, row) !== row[META.hash])
           problems.push({ kind: 'record_hash', module: module.name, recordId, message: `El registro ${recordId} no coincide con su _hash: fue modificado fuera del servicio` })
+        // The values the API would read as null with `_integridad` (issue #13 item 5).
+        const { failed } = codec.decodeForRead(module, row, true)
+        if (failed.length > 0)
+          problems.push({ kind: 'record_decrypt', module: module.name, recordId,
+            message: `El registro ${recordId} de ${module.name} tiene valores cifrados que no se pueden descifrar (${failed.join(', ')}): alterados, de otro registro o de una clave que falta` })
         const last = lastEntry.get(key)
         lastEntry.delete(key)
         if (from > 1 && last === undefined) continue // its entries may precede the range

@@ -4,6 +4,7 @@ import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { LoginFailureStore } from '../db/login-failures.js'
 import type { RecordStore } from '../db/record-store.js'
+import type { AccountRules } from '../records/account-rules.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
@@ -17,7 +18,7 @@ import { createLoginThrottle, type LoginProtectionSettings } from './login-throt
 import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
-import { docsRoutes } from './routes/docs.js'
+import { DOCS_PREFIX, docsRoutes } from './routes/docs.js'
 import { healthRoutes } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
@@ -26,6 +27,8 @@ import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 export interface AppDeps {
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
+  readonly accountRules: AccountRules
   readonly jwtSecret: string
   readonly basePath: string
   readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number; readonly docsPerMinute?: number }
@@ -99,6 +102,14 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
 
   // First hooks of every request: even a 429 or a 404 carries its id and the security headers.
   app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
+  // Personal data and tokens must not sit in a browser's or a proxy's cache: every answer but the
+  // public ones (health, the OpenAPI document, the docs page) says no-store (issue #13 item 5).
+  const prefix = deps.basePath === '/' ? '' : deps.basePath
+  const publicPaths = new Set([`${prefix}/health`, `${prefix}/openapi.json`])
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? ''
+    if (!publicPaths.has(path) && !path.startsWith(`${prefix}${DOCS_PREFIX}`)) void reply.header('cache-control', 'no-store')
+  })
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
   await app.register(securityHeaders, { helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } } })
   await app.register(corsPlugin, { origins: deps.corsOrigins ?? [] })
@@ -117,7 +128,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   const ajv = createBodyAjv()
   await app.register(async (api) => {
     const schemaDrift = deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }
-    await api.register(healthRoutes, { ping: deps.ping, ...schemaDrift })
+    await api.register(healthRoutes, {
+      ping: deps.ping, integrityFailures: () => deps.store.integrityFailures(), ...schemaDrift,
+    })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
     const login = deps.loginProtection
@@ -127,10 +140,13 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       delayMs: login.delaySeconds * 1000, maxDelayMs: login.maxDelaySeconds * 1000,
       alertFailures: login.alertFailures, windowMs: login.windowSeconds * 1000,
     })
-    await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock, throttle })
+    await api.register(sessionRoutes, {
+      accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, accountsSpec: service.accounts,
+      rules: deps.accountRules, clock: deps.clock, throttle,
+    })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)
-      await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv })
+      await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv, accountRules: deps.accountRules })
   }, { prefix: deps.basePath === '/' ? '' : deps.basePath })
   return app
 }

@@ -11,6 +11,8 @@ import type { ActingUser } from '../records/acting-user.js'
 export interface TokenClaims {
   readonly sub: string
   readonly jti: string
+  /** The account's session version at issue; absent on tokens older than it (read as 0). */
+  readonly sv?: number
   readonly iat?: number
   /** Always present: the service signs every token with an expiry (D20). */
   readonly exp: number
@@ -19,7 +21,7 @@ export interface TokenClaims {
 declare module '@fastify/jwt' {
   interface FastifyJWT {
     /** What the service signs; the signer adds iat and exp. */
-    payload: Pick<TokenClaims, 'sub' | 'jti'>
+    payload: Pick<TokenClaims, 'sub' | 'jti' | 'sv'>
     user: TokenClaims
   }
 }
@@ -37,7 +39,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Verifies the bearer token and loads the account; throws 401 (D20). */
     authenticate(request: FastifyRequest): Promise<AuthContext>
-    issueToken(accountId: string): Promise<string>
+    /** A token for `account` under its current session version. */
+    issueToken(account: Account): Promise<string>
   }
 }
 
@@ -65,7 +68,8 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
   })
   app.decorateRequest('auth', undefined)
 
-  app.decorate('issueToken', async (accountId: string) => app.jwt.sign({ sub: accountId, jti: randomUUID() }))
+  app.decorate('issueToken', async (account: Account) =>
+    app.jwt.sign({ sub: account.id, jti: randomUUID(), sv: account.sessionVersion }))
 
   app.decorate('authenticate', async (request: FastifyRequest): Promise<AuthContext> => {
     const header = request.headers.authorization
@@ -80,7 +84,8 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     }
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number') throw invalidToken()
     const [revoked, account] = await Promise.all([options.accounts.isRevoked(claims.jti), options.accounts.activeAccount(claims.sub)])
-    if (revoked || account === undefined) throw invalidToken()
+    // A password change, disable or re-enable since the token was issued ends it (issue #13 item 4).
+    if (revoked || account === undefined || (claims.sv ?? 0) !== account.sessionVersion) throw invalidToken()
     const role = options.service.roles.get(account.role)
     if (role === undefined) throw invalidToken()
     const auth = { account, role, claims }

@@ -1,7 +1,7 @@
 // The paths of one module (spec 4.4-4.8, D13, D25): operations built from the route specs and
-// the very JSON Schemas that validate request bodies.
+// the JSON Schemas that validate request bodies, widened to what the service accepts and ignores.
 import type { JsonSchema } from '../compile/field-types.js'
-import { FILTERABLE_META, SORTABLE_META } from '../compile/metadata.js'
+import { FILTERABLE_META, MASK, SORTABLE_META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
 import { scopeNote } from './scope-note.js'
 import { createExample, exampleId, recordExample, updateExample } from './examples.js'
@@ -154,12 +154,30 @@ export function modulePaths(spec: ModuleSpec, actorId: string): Record<string, R
   return paths
 }
 
-/** The three schemas of a module, exactly those that validate its requests. */
+/**
+ * A body schema as the service accepts it (issue #13 item 6): the validating schema, plus what
+ * the service drops before validating (D7, D15), so a client may send back what it read.
+ */
+function accepted(spec: ModuleSpec, schema: JsonSchema): JsonSchema {
+  const properties = { ...(schema['properties'] as Record<string, JsonSchema>) }
+  for (const field of spec.encryptedFields) {
+    const own = properties[field.name]
+    if (own !== undefined)
+      properties[field.name] = { anyOf: [own, { const: MASK }], description: `'${MASK}' (el valor enmascarado que se leyó) deja el valor guardado sin cambios (D15).` }
+  }
+  return {
+    ...schema,
+    properties,
+    patternProperties: { '^_': { description: 'Metadatos (`_id`, `_version`, `_hash`…): se aceptan y se ignoran (D7).' } },
+  }
+}
+
+/** The three schemas of a module: the record, and the bodies the service accepts. */
 export function moduleSchemas(spec: ModuleSpec): Record<string, JsonSchema> {
   const names = moduleComponentNames(spec)
   return {
     [names.record]: { ...spec.schemas.record, ...(spec.def.description === undefined ? {} : { description: spec.def.description }) },
-    [names.create]: spec.schemas.create,
-    [names.update]: spec.schemas.update,
+    [names.create]: accepted(spec, spec.schemas.create),
+    [names.update]: accepted(spec, spec.schemas.update),
   }
 }

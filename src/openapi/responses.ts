@@ -63,7 +63,7 @@ function errorResponse(description: string, cases: Readonly<Record<string, Error
 }
 
 /** Error answers by component name, with the HTTP status each stands for. */
-export const ERROR_RESPONSES: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> = {
+const ERRORS: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> = {
   BadRequest: {
     status: '400',
     response: errorResponse('Datos no válidos (D5, D7, D11).', {
@@ -132,6 +132,18 @@ export const ERROR_RESPONSES: Readonly<Record<string, { readonly status: string;
     }, ['retry-after']),
   },
 }
+
+/**
+ * Every 4xx passes through the rate limits first, so it carries their headers too (D24,
+ * issue #13 item 6); a 429 adds retry-after.
+ */
+export const ERROR_RESPONSES: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> =
+  Object.fromEntries(Object.entries(ERRORS).map(([name, { status, response }]) => {
+    if (!status.startsWith('4')) return [name, { status, response }]
+    const headers = { ...(response['headers'] as OpenApiObject) }
+    for (const header of Object.keys(RATE_HEADERS)) headers[header] = ref('headers', header)
+    return [name, { status, response: { ...response, headers } }]
+  }))
 
 export const errorComponents = {
   schemas: { Error: errorSchema },

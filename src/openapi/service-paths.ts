@@ -1,9 +1,10 @@
 // The paths that are not a module's: session (spec 4.1-4.3), audit trail (D25), and the
 // extra endpoints of D3 (health, this document, the docs page).
-import { AUDIT_FILTERS } from '../records/audit-query.js'
+import { AUDIT_ACTIONS, AUDIT_FILTERS } from '../records/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
 import type { ServiceSpec } from '../compile/types.js'
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, PASSWORD_MIN_LENGTH_ADMIN } from '../records/password-policy.js'
 import { exampleValue } from './examples.js'
 import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenApiObject } from './responses.js'
 
@@ -11,9 +12,6 @@ type Paths = Record<string, Record<string, OpenApiObject>>
 
 const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject =>
   ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
-
-const AUDIT_ACTIONS =
-  ['crear', 'importar', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar'] as const
 
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {
@@ -83,6 +81,27 @@ function sessionPaths(service: ServiceSpec): Paths {
         ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
       },
     } },
+    '/me/password': { post: {
+      operationId: 'change_password', tags: ['sesion'], summary: 'Cambiar la contraseña propia',
+      description: `Cualquier usuario cambia su contraseña dando la actual. La nueva: al menos ${PASSWORD_MIN_LENGTH} caracteres ` +
+        `(${PASSWORD_MIN_LENGTH_ADMIN} si el rol gestiona cuentas), como máximo ${PASSWORD_MAX_BYTES} bytes en UTF-8, fuera de la ` +
+        'lista de contraseñas comunes, sin repeticiones ni secuencias y sin el nombre de usuario. Todos los tokens anteriores ' +
+        '(también el de esta solicitud) dejan de valer en todas las instancias; la respuesta trae uno nuevo.',
+      security: [{ bearer: [] }],
+      requestBody: { required: true, content: json({
+        type: 'object', required: ['password_actual', 'password_nueva'], additionalProperties: false,
+        properties: {
+          password_actual: { type: 'string', minLength: 1, format: 'password' },
+          password_nueva: { type: 'string', minLength: PASSWORD_MIN_LENGTH, format: 'password' },
+        },
+      }, { password_actual: 'la-contraseña-de-ahora', password_nueva: 'otra-frase-larga-y-propia' }) },
+      responses: {
+        200: { description: 'Contraseña cambiada; un token nuevo', headers: commonHeaders(), content: json(successEnvelope({
+          type: 'object', required: ['message', 'token'], properties: { message: { type: 'string' }, token: { type: 'string' } },
+        }), { success: true, data: { message: 'Contraseña cambiada', token: 'eyJhbGciOiJIUzI1NiJ9.…' } }) },
+        ...errorRefs(['BadRequest', 'Unauthorized', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError']),
+      },
+    } },
   }
 }
 
@@ -122,6 +141,11 @@ const publicPaths: Paths = {
             description: 'Solo si el servicio ya no sirve el esquema vigente (modules.yaml cambiado o base de datos '
               + 'migrada por otro proceso): reinícielo.',
             properties: { reinicio_pendiente: { const: true }, motivos: { type: 'array', items: { type: 'string' } } },
+          },
+          integridad: {
+            type: 'object', required: ['estado', 'registros_afectados'],
+            description: 'Solo si hay registros cuyos valores cifrados no superaron su comprobación al leerlos, desde que arrancó esta instancia.',
+            properties: { estado: { const: 'error' }, registros_afectados: { type: 'integer', minimum: 0 } },
           },
         },
       }), { success: true, data: { status: 'ok' } }) },

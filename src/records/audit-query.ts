@@ -4,6 +4,11 @@ import { parsePage, type ListLimits, type QueryValue } from './list-query.js'
 
 export const AUDIT_FILTERS = { modulo: 'module', registro: 'record_id', usuario: 'user_id', accion: 'action' } as const
 
+/** Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check. */
+export const AUDIT_ACTIONS = [
+  'crear', 'importar', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar', 'migrar', 'integridad',
+] as const
+
 export interface AuditQuery {
   readonly limit: number
   readonly offset: number
@@ -19,6 +24,9 @@ export function parseAuditQuery(query: Readonly<Record<string, QueryValue>>, lim
     const column = (AUDIT_FILTERS as Record<string, string>)[name]
     if (column === undefined) problems.push({ field: name, message: `Filtro desconocido '${name}': use ${Object.keys(AUDIT_FILTERS).join(', ')}` })
     else if (typeof value !== 'string') problems.push({ field: name, message: `El parámetro '${name}' aparece más de una vez` })
+    // An action outside the list matches nothing: say so, as an enum filter on records does (issue #13 item 6).
+    else if (name === 'accion' && !(AUDIT_ACTIONS as readonly string[]).includes(value))
+      problems.push({ field: name, message: `El filtro 'accion' debe ser uno de: ${AUDIT_ACTIONS.join(', ')} (recibido '${value}')` })
     else filters.push({ column, value })
   }
   if (problems.length > 0) throw validationFailed(problems)

@@ -10,7 +10,7 @@ import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './p
 
 export { ON_POSTGRES }
 
-export const ADMIN = { username: 'admin', password: 'admin-password-1' }
+export const ADMIN = { username: 'admin', password: 'patrulla-nocturna-47' }
 export const REPO_MODULES = new URL('../../modules.yaml', import.meta.url).pathname
 
 export interface Reply {
@@ -33,7 +33,7 @@ export interface TestApi {
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>
   login(username?: string, password?: string): Promise<string>
   /** Creates an account with `role` (and `extra` account fields, e.g. personal_id) through the API; returns a token for it. */
-  userWithRole(role: string, extra?: Record<string, unknown>): Promise<{ token: string; id: string }>
+  userWithRole(role: string, extra?: Record<string, unknown>): Promise<{ token: string; id: string; username: string; password: string }>
   create(module: string, body: unknown, token?: string): Promise<any>
   adminToken(): Promise<string>
 }
@@ -113,7 +113,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
         body: { username, password, nombre: `Usuario ${role}`, rol: role, ...extra },
       })
       if (created.status !== 201) throw new Error(`user create failed: ${JSON.stringify(created.body)}`)
-      return { token: await api.login(username, password), id: created.body.data._id as string }
+      return { token: await api.login(username, password), id: created.body.data._id as string, username, password }
     },
     async create(module, body, token) {
       const reply = await api.request('POST', `/${module}`, { token: token ?? (await api.adminToken()), body })

@@ -1,7 +1,7 @@
 // `records keys generate|rotate|status`: encryption key material and its rotation while the
 // service runs (issues #3, #13, D14).
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { keyIdOf } from '../../db/crypto.js'
 import { liveInstances } from '../../db/instance-heartbeat.js'
@@ -45,6 +45,7 @@ cifrados). Para usarla:
     const file = join(settingsOf(input).dataDir, 'encryption.key')
     const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
     writeFileSync(file, `${key}\n${previous === '' ? '' : `${previous}\n`}`, { mode: 0o600 })
+    chmodSync(file, 0o600) // the mode above applies only to a new file (issue #13 item 5)
     if (flag(input, 'json')) printJson(input, { keyId, installed: file })
     else printLines(input, [`Clave ${keyId} instalada en ${file} como la próxima activa; las anteriores quedan para descifrar. Ejecute records keys rotate.`])
     return 0

@@ -13,7 +13,12 @@ import { commandFailed, usageError } from '../../errors.js'
 
 const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env.spec.accounts.spec, createBodyAjv())
 
+/** The account spelled exactly so (an account written before usernames were canonical), else any spelling. */
 async function accountId(env: Environment, username: string): Promise<string> {
+  const accounts = env.spec.accounts
+  const exact = await env.database.db.selectFrom(accounts.spec.table.name).select(META.id)
+    .where(META.deleted, 'is', null).where(accounts.username, '=', username).executeTakeFirst()
+  if (exact !== undefined) return String(exact[META.id])
   const found = await env.accounts.credentials(username)
   if (found === undefined) throw commandFailed(`No existe ninguna cuenta con el usuario '${username}'`)
   return found.id
@@ -24,7 +29,8 @@ async function updateAccount(input: CommandInput, changes: (accounts: AccountsSp
   const [username = ''] = input.positionals
   return withEnvironment(input, async (env) => {
     const id = await accountId(env, username)
-    const values = validatorOf(env).update(changes(env.spec.accounts))
+    const before = await env.store.get(env.spec.accounts.spec, id, { reveal: false, actor: env.actor, user: null })
+    const values = env.accountRules.check(validatorOf(env).update(changes(env.spec.accounts)), before)
     await env.store.update(env.spec.accounts.spec, id, values, { actor: env.actor, reveal: false, user: null })
     printLines(input, [`${done}: '${username}' (${id})`])
     return 0
@@ -64,10 +70,10 @@ Ejemplo: printf '%s\\n' "$PASS" | records user add jgarcia --role superadmin \\
     const password = await readNewPassword(input)
     return withEnvironment(input, async (env) => {
       const accounts = env.spec.accounts
-      const values = validatorOf(env).create({
+      const values = env.accountRules.check(validatorOf(env).create({
         ...fieldArguments(env, (input.values['field'] as unknown[] | undefined) ?? []),
         [accounts.username]: input.positionals[0], [accounts.password]: password, [accounts.role]: role,
-      })
+      }))
       const record = await env.store.create(accounts.spec, values, { actor: env.actor, reveal: false, user: null })
       printLines(input, [`Cuenta creada: '${String(record[accounts.username])}' (${String(record[META.id])}) con el rol '${role}'`])
       return 0
@@ -149,4 +155,21 @@ Asigna uno de los roles de modules.yaml a la cuenta.`,
   },
 }
 
-export const commands = [add, list, passwd, toggle('disable'), toggle('enable'), role]
+const rename: Command = {
+  name: 'user rename',
+  summary: 'Cambia el nombre de usuario de una cuenta',
+  help: `
+Uso: records user rename <usuario> <nuevo>
+
+Da a la cuenta otro nombre de usuario (en su forma canónica: NFC, sin espacios alrededor, en
+minúsculas). Sirve para resolver dos cuentas antiguas cuyos usuarios solo se distinguen por
+mayúsculas, tildes o espacios, que impiden arrancar el servicio: <usuario> se busca primero
+escrito exactamente así. Sus sesiones siguen abiertas; queda en la auditoría como una edición.`,
+  options: {},
+  positionals: { min: 2, max: 2 },
+  async run(input) {
+    return updateAccount(input, (accounts) => ({ [accounts.username]: input.positionals[1] }), 'Usuario cambiado')
+  },
+}
+
+export const commands = [add, list, passwd, toggle('disable'), toggle('enable'), role, rename]

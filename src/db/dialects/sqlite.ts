@@ -1,6 +1,6 @@
 // Embedded SQLite through better-sqlite3: WAL, a busy timeout, write transactions
 // that take the write lock up front (BEGIN IMMEDIATE) and reused prepared statements.
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely'
@@ -47,8 +47,20 @@ export interface SqliteOptions {
   readonly busyTimeoutMs?: number
 }
 
+/**
+ * The database file, and so its -wal and -shm (SQLite gives them the database file's mode),
+ * readable by the owner only whatever the umask, the folder or an older file (issue #13 item 5).
+ */
+export function makePrivate(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600)
+}
+
 export function createSqliteDatabase(options: SqliteOptions): Database {
-  if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true })
+  if (options.file !== ':memory:') {
+    mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 })
+    makePrivate(options.file)
+  }
   const raw = new BetterSqlite3(options.file)
   raw.pragma('journal_mode = WAL')
   // FULL: an acknowledged write survives a power cut, not only a process crash.

@@ -1,4 +1,5 @@
-// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens, failed logins.
+// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens, failed logins,
+// session versions.
 import { sql } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
@@ -10,6 +11,8 @@ export const SYSTEM_TABLES = {
   audit: '_audit',
   revokedTokens: '_revoked_tokens',
   keys: '_keys',
+  /** Per account, the session version its tokens must carry (issue #13 item 4). */
+  accountSessions: '_account_sessions',
   /** One row (id 1): the key every instance encrypts with (issue #13). */
   keyState: '_key_state',
   /** One row per running instance: its keys, refreshed by a heartbeat (issue #13). */
@@ -48,6 +51,10 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
   await db.schema.createTable(SYSTEM_TABLES.revokedTokens).ifNotExists()
     .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', bigint, (c) => c.notNull())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.accountSessions).ifNotExists()
+    .addColumn('account_id', 'text', (c) => c.primaryKey())
+    .addColumn('version', 'integer', (c) => c.notNull())
     .execute()
   await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
     .addColumn('key_id', 'text', (c) => c.primaryKey())

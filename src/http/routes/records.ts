@@ -8,6 +8,7 @@ import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
 import type { RecordStore } from '../../db/record-store.js'
 import { missingPermission } from '../../errors.js'
+import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
 import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
 import { checkQueryReadable } from '../../records/field-rules.js'
@@ -19,6 +20,7 @@ export interface RecordRoutesOptions {
   readonly service: ServiceSpec
   readonly store: RecordStore
   readonly ajv: Ajv
+  readonly accountRules: AccountRules
 }
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
@@ -75,8 +77,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.post('/', async (request, reply) => {
     const auth = await allow(request, 'create')
-    const values = validator.create(request.body)
-    if (isAccounts) guardAccountWrite(service, auth, { after: values[roleField] })
+    let values = validator.create(request.body)
+    if (isAccounts) {
+      guardAccountWrite(service, auth, { after: values[roleField] })
+      values = options.accountRules.check(values)
+    }
     const record = await store.create(spec, values, { actor: auth.account.id, reveal: reveal(auth), user: actingUser(auth) })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.code(201).header('etag', etagOf(record[META.version]))
@@ -86,10 +91,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.put('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'update')
     const ifMatch = parseIfMatch(request.headers['if-match'])
-    const changes = validator.update(request.body)
+    let changes = validator.update(request.body)
     if (isAccounts) {
       const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id, user: actingUser(auth) })
       guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
+      changes = options.accountRules.check(changes, before)
     }
     const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch, user: actingUser(auth) })
     serializeWith(reply, spec.schemas.responses.one)

@@ -1,9 +1,12 @@
 // Login, logout and the current user (spec 4.1-4.3, D19, D20).
 import bcrypt from 'bcryptjs'
 import type { FastifyInstance } from 'fastify'
+import type { AccountsSpec } from '../../compile/types.js'
 import type { AccountStore } from '../../db/account-store.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { badCredentials, badJson, loginDelayed, requiredMissing } from '../../errors.js'
+import { badCredentials, badJson, loginDelayed, requiredMissing, validationFailed } from '../../errors.js'
+import { canonicalUsername, type AccountRules } from '../../records/account-rules.js'
+import { PASSWORD_MAX_BYTES, passwordBytes } from '../../records/password-policy.js'
 import type { LoginThrottle } from '../login-throttle.js'
 import { clientAddress } from '../rate-limit.js'
 
@@ -11,6 +14,8 @@ export interface SessionRoutesOptions {
   readonly accounts: AccountStore
   readonly store: RecordStore
   readonly accountsModule: string
+  readonly accountsSpec: AccountsSpec
+  readonly rules: AccountRules
   readonly clock: () => Date
   readonly throttle: LoginThrottle
 }
@@ -21,20 +26,29 @@ export interface SessionRoutesOptions {
 // (BCRYPT_ROUNDS, checked by test/unit/http/dummy-hash.test.ts).
 export const DUMMY_HASH = '$2b$10$QIJpzpz5j.swFo68hnaTAOXXal2z4XLFdVpNHiZtqVniodk1FVhiy'
 
-function readLogin(body: unknown): { username: string; password: string } {
+/** The named string fields of a JSON object body; 400 when one is missing or empty (D7). */
+function readStrings<K extends string>(body: unknown, keys: readonly K[], strict = false): Record<K, string> {
   // No body at all is missing data; a JSON value that is not an object is bad JSON (D7).
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badJson()
   const b = (body ?? {}) as Record<string, unknown>
-  const missing = ['username', 'password'].filter((k) => typeof b[k] !== 'string' || b[k] === '')
+  const missing = keys.filter((k) => typeof b[k] !== 'string' || b[k] === '')
   if (missing.length > 0) throw requiredMissing(missing.map((field) => ({ field, message: `El campo '${field}' es obligatorio` })))
-  return { username: b['username'] as string, password: b['password'] as string }
+  const unknown = strict ? Object.keys(b).filter((k) => !(keys as readonly string[]).includes(k)) : []
+  if (unknown.length > 0) throw validationFailed(unknown.map((field) => ({ field, message: `Campo desconocido '${field}'` })))
+  return Object.fromEntries(keys.map((k) => [k, b[k]])) as Record<K, string>
 }
+
+/** Body of POST /me/password. */
+export const PASSWORD_CHANGE_FIELDS = { current: 'password_actual', next: 'password_nueva' } as const
 
 export async function sessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): Promise<void> {
   const { accounts, store, accountsModule, throttle } = options
 
   app.post('/auth/login', async (request) => {
-    const { username, password } = readLogin(request.body)
+    const login = readStrings(request.body, ['username', 'password'])
+    // Any spelling of the username finds its account (issue #13 item 4).
+    const username = canonicalUsername(login.username)
+    const password = login.password
     const failed = async (recordId: string | null, action: 'login_fallido' | 'login_alerta' = 'login_fallido') =>
       store.audit([{ userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
     const address = clientAddress(request)
@@ -44,7 +58,9 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
       throw loginDelayed(Math.ceil(waitMs / 1000))
     }
     const found = await accounts.credentials(username)
-    const matches = await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)
+    // bcrypt reads 72 bytes: a longer password would match one that shares its first 72 bytes.
+    const tooLong = passwordBytes(password) > PASSWORD_MAX_BYTES
+    const matches = (await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)) && !tooLong
     const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
     if (account === undefined) {
       const { alert, usernameFailures } = await throttle.failed(username, address)
@@ -58,7 +74,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
       throw badCredentials()
     }
     await throttle.succeeded(username, address)
-    const token = await app.issueToken(account.id)
+    const token = await app.issueToken(account)
     await store.audit([{ userId: account.id, action: 'login', module: accountsModule, recordId: account.id, version: null, recordHash: null, fields: [] }])
     const { _id: id, _created: _ignored, ...profile } = account.profile
     return { success: true, data: { token, user: { id, ...profile } } }
@@ -75,5 +91,26 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   app.get('/me', async (request) => {
     const auth = await app.authenticate(request)
     return { success: true, data: auth.account.profile }
+  })
+
+  // Every user changes their own password; every token issued before, this one included, ends
+  // on every instance, and the answer carries a fresh token (issue #13 item 4).
+  app.post('/me/password', async (request) => {
+    const auth = await app.authenticate(request)
+    const { current, next } = PASSWORD_CHANGE_FIELDS
+    const body = readStrings(request.body, [current, next], true)
+    const id = auth.account.id
+    const hash = (await accounts.passwordHash(id)) ?? DUMMY_HASH
+    const currentOk = passwordBytes(body[current]) <= PASSWORD_MAX_BYTES && (await bcrypt.compare(body[current], hash))
+    if (!currentOk) throw validationFailed([{ field: current, message: 'La contraseña actual no es correcta' }])
+    const { spec, username, password } = options.accountsSpec
+    const record = await store.get(spec, id, { reveal: false, actor: id, user: null })
+    options.rules.checkPassword(body[next], { username: String(record[username] ?? ''), role: auth.account.role }, next)
+    if (await bcrypt.compare(body[next], hash))
+      throw validationFailed([{ field: next, message: 'La contraseña nueva debe ser distinta de la actual' }])
+    await store.update(spec, id, { [password]: body[next] }, { actor: id, reveal: false, user: null })
+    const account = await accounts.activeAccount(id)
+    if (account === undefined) throw badCredentials()
+    return { success: true, data: { message: 'Contraseña cambiada', token: await app.issueToken(account) } }
   })
 }

@@ -6,7 +6,7 @@ import { assertError } from './envelope.js'
 t.test('D19: login', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
-  const user = { username: 'lucia', password: 'lucia-password-1', nombre: 'Lucía Martín', rol: 'agente', email: 'lucia@example.org' }
+  const user = { username: 'lucia', password: 'ronda-de-barrio-31', nombre: 'Lucía Martín', rol: 'agente', email: 'lucia@example.org' }
   const created = await api.request('POST', '/usuarios', { token: admin, body: user })
   t.equal(created.status, 201)
   const id = created.body.data._id as string

@@ -7,7 +7,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 t.test('spec 2.9: GET /me returns _id, username, nombre, rol, email and _created of the caller', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
-  const body = { username: 'pablo', password: 'pablo-password-1', nombre: 'Pablo Sanz', rol: 'jefe', email: 'pablo@example.org' }
+  const body = { username: 'pablo', password: 'guardia-de-tarde-7', nombre: 'Pablo Sanz', rol: 'jefe', email: 'pablo@example.org' }
   const created = await api.request('POST', '/usuarios', { token: admin, body })
   t.equal(created.status, 201)
   const token = await api.login(body.username, body.password)

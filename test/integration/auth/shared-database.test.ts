@@ -36,9 +36,12 @@ t.test('D20: disabling or deleting an account in one process takes effect in the
   t.equal((await a.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { activo: false } })).status, 200)
   assertError(t, await b.request('GET', '/denuncias', { token: user.token }), 401, INVALID, 'disabled in a: b refuses')
   t.equal((await b.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { activo: true } })).status, 200)
-  t.equal((await a.request('GET', '/denuncias', { token: user.token })).status, 200, 'enabled again in b: a serves')
+  assertError(t, await a.request('GET', '/denuncias', { token: user.token }), 401, INVALID,
+    'issue #13 item 4: enabled again in b, a still refuses the token issued before the disable')
+  const fresh = await a.login(user.username, user.password)
+  t.equal((await a.request('GET', '/denuncias', { token: fresh })).status, 200, 'a new login after re-enabling serves')
   t.equal((await b.request('DELETE', `/usuarios/${user.id}`, { token: admin })).status, 200)
-  assertError(t, await a.request('GET', '/denuncias', { token: user.token }), 401, INVALID, 'deleted in b: a refuses')
+  assertError(t, await a.request('GET', '/denuncias', { token: fresh }), 401, INVALID, 'deleted in b: a refuses')
 })
 
 t.test('spec 4.4: list totals stay exact across processes and filters while they are cached', async (t) => {

@@ -107,7 +107,8 @@ t.test('D20: account changes apply to existing tokens at once', async (t) => {
     assertError(t, await api.request('GET', '/denuncias', { token: user.token }), 401, INVALID, 'disabled')
     assertError(t, await api.request('GET', '/me', { token: user.token }), 401, INVALID, 'disabled on /me')
     t.equal((await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { activo: true } })).status, 200)
-    t.equal((await api.request('GET', '/me', { token: user.token })).status, 200, 'enabled again: the unexpired token works')
+    assertError(t, await api.request('GET', '/me', { token: user.token }), 401, INVALID,
+      'issue #13 item 4: enabled again, a token issued before the disable stays dead')
   })
 
   t.test('a deleted user is refused on the next request', async (t) => {

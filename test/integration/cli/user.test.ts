@@ -20,15 +20,15 @@ t.test('the first superadmin and the life of an account, all audited', async (t)
     (await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'jgarcia', password } })).statusCode)
   t.equal(await login('clave-secreta-1'), 200, 'the account logs in through the API')
 
-  t.equal((await cli.run(['user', 'passwd', 'jgarcia', '--password-stdin'], { input: 'otra-clave-2\n' })).status, 0)
+  t.equal((await cli.run(['user', 'passwd', 'jgarcia', '--password-stdin'], { input: 'otra-clave-larga-2\n' })).status, 0)
   t.equal(await login('clave-secreta-1'), 401, 'the old password no longer works')
-  t.equal(await login('otra-clave-2'), 200)
+  t.equal(await login('otra-clave-larga-2'), 200)
 
   t.match((await cli.run(['user', 'disable', 'jgarcia'])).stdout, /Cuenta desactivada: 'jgarcia'/)
-  t.equal(await login('otra-clave-2'), 401, 'a disabled account cannot log in (D20)')
+  t.equal(await login('otra-clave-larga-2'), 401, 'a disabled account cannot log in (D20)')
   t.match(JSON.parse((await cli.run(['user', 'list', '--json'])).stdout), [{ active: false }])
   t.equal((await cli.run(['user', 'enable', 'jgarcia'])).status, 0)
-  t.equal(await login('otra-clave-2'), 200)
+  t.equal(await login('otra-clave-larga-2'), 200)
 
   t.equal((await cli.run(['user', 'role', 'jgarcia', 'consulta'])).status, 0)
   t.match((await cli.run(['user', 'list'])).stdout, /USR-\d{4}-00001 {2}jgarcia {2}consulta {2}activa/)
@@ -82,9 +82,9 @@ t.test('accounts created by the CLI work with the API next to those created by i
 
 t.test('a running service sees a CLI disable or role change at once (D20, issue #7 caches)', async (t) => {
   const cli = createCli(t)
-  t.equal((await cli.run(['user', 'add', 'agente', '--role', 'superadmin', '--field', 'nombre=Agente Uno', '--password-stdin'], { input: 'clave-agente-1\n' })).status, 0)
+  t.equal((await cli.run(['user', 'add', 'agente', '--role', 'superadmin', '--field', 'nombre=Agente Uno', '--password-stdin'], { input: 'relevo-de-guardia-9\n' })).status, 0)
   await cli.withService(async (service) => {
-    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'agente', password: 'clave-agente-1' } })
+    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'agente', password: 'relevo-de-guardia-9' } })
     const token = login.json().data.token as string
     const list = async () => (await api(service, token, 'GET', '/denuncias')).status
     t.equal(await list(), 200)
@@ -93,5 +93,22 @@ t.test('a running service sees a CLI disable or role change at once (D20, issue 
     t.equal((await api(service, token, 'POST', '/denuncias', {})).status, 403, 'the new role applies to the next request')
     t.equal((await cli.run(['user', 'disable', 'agente'])).status, 0)
     t.equal(await list(), 401, 'the token of a disabled account stops working at once')
+  })
+})
+
+t.test('issue #13 item 4: `records user passwd` ends the account\'s tokens in a running service; the policy applies', async (t) => {
+  const cli = createCli(t)
+  t.equal((await cli.run(['user', 'add', 'mruiz', '--role', 'agente', '--field', 'nombre=Marta', '--password-stdin'], { input: 'guardia-de-tarde-7\n' })).status, 0)
+  const weak = await cli.run(['user', 'passwd', 'mruiz', '--password-stdin'], { input: 'password12345\n' })
+  t.equal(weak.status, 1)
+  t.match(weak.stderr, /Datos inválidos[\s\S]*demasiado común/, 'a common password is refused, with the reason')
+  const renamed = await cli.run(['user', 'add', 'MRuiz ', '--role', 'agente', '--field', 'nombre=Otra', '--password-stdin'], { input: 'guardia-de-tarde-7\n' })
+  t.equal(renamed.status, 1, 'a look-alike username is refused from the command line too')
+  await cli.withService(async (service) => {
+    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'mruiz', password: 'guardia-de-tarde-7' } })
+    const token = login.json().data.token as string
+    t.equal((await api(service, token, 'GET', '/me')).status, 200)
+    t.equal((await cli.run(['user', 'passwd', 'MRUIZ', '--password-stdin'], { input: 'cambio-de-turno-42\n' })).status, 0)
+    t.equal((await api(service, token, 'GET', '/me')).status, 401, 'the earlier token stops working at once')
   })
 })

@@ -77,7 +77,7 @@ t.test('D1: BASE_PATH moves every route', async (t) => {
   const health = await inject('/v1/health')
   t.equal(health.statusCode, 200)
   t.same(health.json(), { success: true, data: { status: 'ok' } })
-  const login = await api.service.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { username: 'admin', password: 'admin-password-1' } })
+  const login = await api.service.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { username: 'admin', password: 'patrulla-nocturna-47' } })
   t.equal(login.statusCode, 200, 'login below /v1')
   const token = login.json().data.token as string
   const list = await api.service.app.inject({ method: 'GET', url: '/v1/denuncias', headers: { authorization: `Bearer ${token}` } })

@@ -60,7 +60,10 @@ t.test('D25: the trail pages with limit/offset and filters by modulo, registro, 
   t.same(accion.map((e) => e.record_id), [other._id], 'accion')
   const combined = await by(`modulo=denuncias&accion=crear&usuario=${agente.id}`)
   t.same(combined.map((e) => e.record_id), [mine._id], 'filters combine')
-  t.same(await by('accion=nada'), [], 'a value that matches nothing: empty')
+  t.same(await by('modulo=nada'), [], 'a value that matches nothing: empty')
+  const volar = await api.request('GET', '/auditoria?accion=volar', { token: admin })
+  t.equal(volar.status, 400, 'issue #13 item 6: an action outside the list is 400, as an enum filter on records')
+  t.match(volar.body, { success: false, error: /^Datos inválidos/, details: [{ field: 'accion', message: /uno de: crear, editar.*\(recibido 'volar'\)/ }] })
 
   const unknown = await api.request('GET', '/auditoria?campo=x', { token: admin })
   t.equal(unknown.status, 400, 'unknown filter: 400')

@@ -58,7 +58,7 @@ t.test('D6, D9: sala092.fecha_hora_entrada defaults to the current time in Europ
 
 t.test('D22: usuarios.activo defaults to true', async (t) => {
   const api = await startTestApi(t)
-  const user = await api.create('usuarios', { username: 'nuevo', password: 'password-123', nombre: 'Nuevo', rol: 'consulta' })
+  const user = await api.create('usuarios', { username: 'nuevo', password: 'turno-de-noche-123', nombre: 'Nuevo', rol: 'consulta' })
   t.equal(user.activo, true)
   t.notOk('password' in user, 'the password is never returned')
 })

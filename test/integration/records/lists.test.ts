@@ -77,8 +77,8 @@ t.test('D11: filters are exact matches after converting the value to the field t
   t.equal((await list(api, '/sanciones?estado=inventado')).status, 400, 'enum value outside the list: 400')
   t.match((await list(api, '/sanciones?estado=inventado')).body.details, [{ field: 'estado', message: /borrador/ }])
 
-  const inactive = await api.request('POST', '/usuarios', { token, body: { username: 'baja', password: 'password-123', nombre: 'De baja', rol: 'consulta', activo: false } })
-  await api.request('POST', '/usuarios', { token, body: { username: 'alta', password: 'password-123', nombre: 'De alta', rol: 'consulta' } })
+  const inactive = await api.request('POST', '/usuarios', { token, body: { username: 'baja', password: 'turno-de-noche-123', nombre: 'De baja', rol: 'consulta', activo: false } })
+  await api.request('POST', '/usuarios', { token, body: { username: 'alta', password: 'turno-de-noche-123', nombre: 'De alta', rol: 'consulta' } })
   t.same(ids(await list(api, '/usuarios?activo=false')), [inactive.body.data._id], 'boolean false')
   const active = await list(api, '/usuarios?activo=true')
   t.equal(active.body.data.total, 2, 'boolean true: admin and alta')

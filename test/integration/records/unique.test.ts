@@ -54,7 +54,7 @@ t.test('D12: personal.nif is encrypted and unique', async (t) => {
 t.test('D12: usuarios.username is unique', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
-  const body = { username: 'jlopez', password: 'password-123', nombre: 'J. López', rol: 'agente' }
+  const body = { username: 'jlopez', password: 'turno-de-noche-123', nombre: 'J. López', rol: 'agente' }
   t.equal((await api.request('POST', '/usuarios', { token, body })).status, 201)
   const dup = await api.request('POST', '/usuarios', { token, body: { ...body, nombre: 'Otro' } })
   t.equal(dup.status, 409)

@@ -7,7 +7,7 @@ import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 let users = 0
 const BODIES: Record<string, () => Record<string, unknown>> = {
   ...VALID,
-  usuarios: () => ({ username: `usuario_${++users}`, password: 'password-123', nombre: 'Pepe Sanz', rol: 'consulta' }),
+  usuarios: () => ({ username: `usuario_${++users}`, password: 'turno-de-noche-123', nombre: 'Pepe Sanz', rol: 'consulta' }),
 }
 
 /** A value of the wrong JSON type for a field of `type`. */

@@ -38,11 +38,18 @@ t.test('every route of every module is a path, with its permission as x-permissi
   t.equal(doc.paths['/auditoria'].get['x-permission'], 'auditoria.ver')
 })
 
-t.test('request bodies are the compiled schemas themselves: required fields and enums included (D5)', async (t) => {
+t.test('request bodies are the compiled schemas plus what the service ignores (D5, D7, D15, issue #13 item 6)', async (t) => {
   for (const spec of service.modules) {
     const names = moduleComponentNames(spec)
-    t.equal(doc.components.schemas[names.create], spec.schemas.create, `${spec.name}: the create schema is the validating object`)
-    t.equal(doc.components.schemas[names.update], spec.schemas.update, `${spec.name}: the update schema is the validating object`)
+    for (const [published, validating] of [[doc.components.schemas[names.create], spec.schemas.create], [doc.components.schemas[names.update], spec.schemas.update]]) {
+      const { properties, patternProperties, ...rest } = published
+      const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
+      t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
+      t.same(Object.keys(patternProperties), ['^_'], `${spec.name}: metadata accepted and ignored (D7)`)
+      for (const field of spec.fields)
+        if (field.encrypted) t.same(properties[field.name].anyOf, [own[field.name], { const: '***' }], `${spec.name}.${field.name}: the mask (D15)`)
+        else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
+    }
     t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, { $ref: `#/components/schemas/${names.create}` })
   }
   const denuncias = doc.components.schemas.DenunciasAlta

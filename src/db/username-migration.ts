@@ -1,0 +1,38 @@
+// Usernames written before they were canonical (issue #13 item 4): at startup each live
+// account's username is rewritten to its canonical form through the record store (new
+// version, `_hash` and an 'editar' audit entry by `sistema`). Two live accounts whose
+// usernames have one canonical form cannot both keep it: the start is refused, naming them,
+// until an operator renames or deletes one (`records user rename`).
+import { META } from '../compile/metadata.js'
+import type { AccountsSpec } from '../compile/types.js'
+import { canonicalUsername } from '../records/account-rules.js'
+import type { Database } from './database.js'
+import type { RecordStore } from './record-store.js'
+
+export class UsernameCollisionError extends Error {}
+
+/** Rewrites non-canonical usernames; returns one line per account changed. */
+export async function canonicalizeUsernames(database: Database, accounts: AccountsSpec, store: RecordStore): Promise<string[]> {
+  const rows = await database.db.selectFrom(accounts.spec.table.name).select([META.id, accounts.username])
+    .where(META.deleted, 'is', null).orderBy(META.id).execute()
+  const groups = new Map<string, { id: string; username: string }[]>()
+  for (const row of rows) {
+    const username = String(row[accounts.username] ?? '')
+    const key = canonicalUsername(username)
+    groups.set(key, [...(groups.get(key) ?? []), { id: String(row[META.id]), username }])
+  }
+  const collisions = [...groups.values()].filter((group) => group.length > 1)
+  if (collisions.length > 0) {
+    const named = collisions.map((group) => group.map((a) => `'${a.username}' (${a.id})`).join(' y ')).join('; ')
+    throw new UsernameCollisionError(
+      `Hay cuentas cuyos usuarios solo se distinguen por mayúsculas, tildes o espacios: ${named}. ` +
+      'Renombre o elimine una de cada grupo (records user rename <usuario> <nuevo>) y vuelva a arrancar.')
+  }
+  const changed: string[] = []
+  for (const [canonical, [account]] of groups) {
+    if (account === undefined || account.username === canonical) continue
+    await store.update(accounts.spec, account.id, { [accounts.username]: canonical }, { actor: 'sistema', reveal: false, user: null })
+    changed.push(`usuario '${account.username}' de ${account.id} escrito como '${canonical}'`)
+  }
+  return changed
+}
