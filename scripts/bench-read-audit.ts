@@ -12,25 +12,45 @@ const ROUNDS = 3
 const READS = 3000
 const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
 const settings = loadSettings({
-  DATA_DIR: dataDir, ADMIN_PASSWORD: 'bench-password-1', MODULES_FILE: join(process.cwd(), 'modules.yaml'),
-  RATE_LIMIT_IP_PER_MINUTE: '100000000', RATE_LIMIT_TOKEN_PER_HOUR: '100000000',
+  DATA_DIR: dataDir,
+  ADMIN_PASSWORD: 'bench-password-1',
+  MODULES_FILE: join(process.cwd(), 'modules.yaml'),
+  RATE_LIMIT_IP_PER_MINUTE: '100000000',
+  RATE_LIMIT_TOKEN_PER_HOUR: '100000000',
 })
 const service = await openService(settings)
 const spec = service.spec.moduleByName.get('denuncias')
 if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
 const ids: string[] = []
 for (let i = 0; i < 500; i++) {
-  const r = await service.store.create(spec, {
-    denunciante_nombre: `Persona ${i}`, denunciante_dni: `${10000000 + i}X`, denunciante_telefono: '600000000',
-    denunciante_domicilio: `Calle ${i}`, tipo: 'hurto', fecha_hechos: '2026-11-20 10:00:00', lugar_hechos: 'Plaza', descripcion: 'x',
-  }, { actor: 'bench', reveal: false, user: null })
+  const r = await service.store.create(
+    spec,
+    {
+      denunciante_nombre: `Persona ${i}`,
+      denunciante_dni: `${10000000 + i}X`,
+      denunciante_telefono: '600000000',
+      denunciante_domicilio: `Calle ${i}`,
+      tipo: 'hurto',
+      fecha_hechos: '2026-11-20 10:00:00',
+      lugar_hechos: 'Plaza',
+      descripcion: 'x',
+    },
+    { actor: 'bench', reveal: false, user: null },
+  )
   ids.push(String(r['_id']))
 }
-const inject = (token: string, id: string) => service.app.inject({ method: 'GET', url: `/api/denuncias/${id}`, headers: { authorization: `Bearer ${token}` } })
+const inject = (token: string, id: string) =>
+  service.app.inject({ method: 'GET', url: `/api/denuncias/${id}`, headers: { authorization: `Bearer ${token}` } })
 const login = async (username: string, password: string) =>
-  (await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } })).json().data.token as string
+  (await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } })).json().data
+    .token as string
 const admin = await login('admin', 'bench-password-1')
-await service.app.inject({ method: 'POST', url: '/api/usuarios', headers: { authorization: `Bearer ${admin}` }, payload: { username: 'lector', password: 'lector-password', nombre: 'Lector', rol: 'consulta' } })
+await service.app.inject({
+  method: 'POST',
+  url: '/api/usuarios',
+  headers: { authorization: `Bearer ${admin}` },
+  payload: { username: 'lector', password: 'lector-password', nombre: 'Lector', rol: 'consulta' },
+})
 const reader = await login('lector', 'lector-password')
 
 async function measure(token: string): Promise<number> {

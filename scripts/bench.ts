@@ -37,11 +37,18 @@ const { values: args } = parseArgs({
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
 const databaseKind = (args.database ?? (args['database-url'] === undefined ? 'sqlite' : 'postgres')) as DatabaseKind
-if (databaseKind !== 'sqlite' && databaseKind !== 'postgres') throw new Error(`--database must be sqlite or postgres, not ${String(args.database)}`)
+if (databaseKind !== 'sqlite' && databaseKind !== 'postgres')
+  throw new Error(`--database must be sqlite or postgres, not ${String(args.database)}`)
 const adminUrl = args['database-url'] ?? DEFAULT_ADMIN_URL
-const sizes = String(args.records).split(',').map((s) => Number(s.replace(/_/g, '')))
+const sizes = String(args.records)
+  .split(',')
+  .map((s) => Number(s.replace(/_/g, '')))
 const rounds = Number(args.rounds)
-const load = { connections: Number(args.connections), durationSeconds: Number(args.duration), warmupSeconds: Number(args.warmup) }
+const load = {
+  connections: Number(args.connections),
+  durationSeconds: Number(args.duration),
+  warmupSeconds: Number(args.warmup),
+}
 const wanted = new Set(String(args.scenarios).split(','))
 const PASSWORD = 'bench-password-1'
 const root = resolve(import.meta.dirname, '../..')
@@ -49,7 +56,11 @@ const log = (line: string) => void process.stderr.write(`${line}\n`)
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T
 /** The serializer Fastify compiles from a response schema (its own fast-json-stringify). */
 const fastifySerializer = (schema: object): ((payload: unknown) => string) =>
-  (createRequire(createRequire(import.meta.url).resolve('fastify'))('fast-json-stringify') as (s: object) => (p: unknown) => string)(schema)
+  (
+    createRequire(createRequire(import.meta.url).resolve('fastify'))('fast-json-stringify') as (
+      s: object,
+    ) => (p: unknown) => string
+  )(schema)
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
 interface Scenario {
@@ -69,16 +80,41 @@ function scenarios(size: number, year: number): Scenario[] {
   const body = () => JSON.stringify(denunciaValues(size + ++created))
   const login = () => JSON.stringify({ username: 'admin', password: PASSWORD })
   return [
-    { name: 'S1', title: 'GET one by id', authenticated: true,
-      service: { method: 'GET', path: () => `/api/denuncias/${randomId()}` }, bare: { method: 'GET', path: () => `/bare/denuncias/${randomId()}` } },
-    { name: 'S2', title: 'GET list limit=100', authenticated: true,
-      service: { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` }, bare: { method: 'GET', path: () => `/bare/denuncias?limit=100&offset=${offset()}` } },
-    { name: 'S3', title: 'GET list estado+prioridad', authenticated: true,
-      service: { method: 'GET', path: () => `/api/denuncias?${filters()}` }, bare: { method: 'GET', path: () => `/bare/denuncias?${filters()}` } },
-    { name: 'S4', title: 'POST create', authenticated: true,
-      service: { method: 'POST', path: () => '/api/denuncias', body }, bare: { method: 'POST', path: () => '/bare/denuncias', body } },
-    { name: 'S5', title: 'POST login', authenticated: false,
-      service: { method: 'POST', path: () => '/api/auth/login', body: login }, bare: { method: 'POST', path: () => '/bare/auth/login', body: login } },
+    {
+      name: 'S1',
+      title: 'GET one by id',
+      authenticated: true,
+      service: { method: 'GET', path: () => `/api/denuncias/${randomId()}` },
+      bare: { method: 'GET', path: () => `/bare/denuncias/${randomId()}` },
+    },
+    {
+      name: 'S2',
+      title: 'GET list limit=100',
+      authenticated: true,
+      service: { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` },
+      bare: { method: 'GET', path: () => `/bare/denuncias?limit=100&offset=${offset()}` },
+    },
+    {
+      name: 'S3',
+      title: 'GET list estado+prioridad',
+      authenticated: true,
+      service: { method: 'GET', path: () => `/api/denuncias?${filters()}` },
+      bare: { method: 'GET', path: () => `/bare/denuncias?${filters()}` },
+    },
+    {
+      name: 'S4',
+      title: 'POST create',
+      authenticated: true,
+      service: { method: 'POST', path: () => '/api/denuncias', body },
+      bare: { method: 'POST', path: () => '/bare/denuncias', body },
+    },
+    {
+      name: 'S5',
+      title: 'POST login',
+      authenticated: false,
+      service: { method: 'POST', path: () => '/api/auth/login', body: login },
+      bare: { method: 'POST', path: () => '/bare/auth/login', body: login },
+    },
   ].filter((s) => wanted.has(s.name)) as Scenario[]
 }
 
@@ -90,8 +126,13 @@ async function runSize(size: number): Promise<SizeReport> {
   })
   log(`database: ${database.label}`)
   const env = {
-    ...database.serviceEnv, DATA_DIR: dataDir, ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml'),
-    RATE_LIMIT_IP_PER_MINUTE: '1000000000', RATE_LIMIT_TOKEN_PER_HOUR: '1000000000', LOG_LEVEL: 'error',
+    ...database.serviceEnv,
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD: PASSWORD,
+    MODULES_FILE: join(root, 'modules.yaml'),
+    RATE_LIMIT_IP_PER_MINUTE: '1000000000',
+    RATE_LIMIT_TOKEN_PER_HOUR: '1000000000',
+    LOG_LEVEL: 'error',
   }
   try {
     const settings = loadSettings(env, dataDir)
@@ -111,15 +152,25 @@ async function runSize(size: number): Promise<SizeReport> {
 
     const profileDir = join(root, 'test-artifacts', 'profiles')
     if (args.profile) mkdirSync(profileDir, { recursive: true })
-    const service = await startChild(join(root, 'dist/src/app/server.js'), env, '/api/health',
-      [...SERVICE_NODE_FLAGS, ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])])
-    const bare = await startChild(join(root, 'dist/scripts/bench/bare-server.js'), {
-      ...database.bareEnv,
-      BENCH_JWT_SECRET: settings.jwtSecret, BENCH_KEY: (settings.encryptionKeys[0] as Buffer).toString('base64'),
-    }, '/bare/health', args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bare')}`] : [])
+    const service = await startChild(join(root, 'dist/src/app/server.js'), env, '/api/health', [
+      ...SERVICE_NODE_FLAGS,
+      ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ])
+    const bare = await startChild(
+      join(root, 'dist/scripts/bench/bare-server.js'),
+      {
+        ...database.bareEnv,
+        BENCH_JWT_SECRET: settings.jwtSecret,
+        BENCH_KEY: (settings.encryptionKeys[0] as Buffer).toString('base64'),
+      },
+      '/bare/health',
+      args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bare')}`] : [],
+    )
     log(`service healthy in ${service.startupMs.toFixed(0)} ms`)
     const loginResponse = await fetch(`http://127.0.0.1:${service.port}/api/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
     })
     const token = ((await loginResponse.json()) as { data: { token: string } }).data.token
 
@@ -131,18 +182,34 @@ async function runSize(size: number): Promise<SizeReport> {
         for (let round = 0; round < rounds; round++) {
           // Interleaved, alternating who goes first: noise from other users of the machine hits both.
           const options = { ...load, token: scenario.authenticated ? token : undefined }
-          const order = round % 2 === 0 ? ['service', 'bare'] as const : ['bare', 'service'] as const
+          const order = round % 2 === 0 ? (['service', 'bare'] as const) : (['bare', 'service'] as const)
           const figures: Partial<Record<'service' | 'bare', LoadFigures>> = {}
           for (const target of order)
-            figures[target] = await measureLoad((target === 'service' ? service : bare).port, () => (target === 'service' ? service : bare).cpuSeconds(), scenario[target], options)
+            figures[target] = await measureLoad(
+              (target === 'service' ? service : bare).port,
+              () => (target === 'service' ? service : bare).cpuSeconds(),
+              scenario[target],
+              options,
+            )
           runs.push(figures as { service: LoadFigures; bare: LoadFigures })
-          log(`${scenario.name} round ${round + 1}: service ${figures.service?.rps.toFixed(0)} req/s, bare ${figures.bare?.rps.toFixed(0)} req/s`)
+          log(
+            `${scenario.name} round ${round + 1}: service ${figures.service?.rps.toFixed(0)} req/s, bare ${figures.bare?.rps.toFixed(0)} req/s`,
+          )
         }
         results.push({
-          name: scenario.name, title: scenario.title, rounds: runs,
+          name: scenario.name,
+          title: scenario.title,
+          rounds: runs,
           ratio: median(runs.map((r) => (r.bare.rps === 0 ? 0 : r.service.rps / r.bare.rps))),
-          cpuRatio: median(runs.map((r) => (r.service.cpuUsPerRequest === undefined || r.bare.cpuUsPerRequest === undefined || r.service.cpuUsPerRequest === 0
-            ? Number.NaN : r.bare.cpuUsPerRequest / r.service.cpuUsPerRequest))),
+          cpuRatio: median(
+            runs.map((r) =>
+              r.service.cpuUsPerRequest === undefined ||
+              r.bare.cpuUsPerRequest === undefined ||
+              r.service.cpuUsPerRequest === 0
+                ? Number.NaN
+                : r.bare.cpuUsPerRequest / r.service.cpuUsPerRequest,
+            ),
+          ),
         })
       }
     } finally {
@@ -152,9 +219,22 @@ async function runSize(size: number): Promise<SizeReport> {
     }
 
     const inProcess = await openService(settings)
-    const listCost: ListCost = await measureListCost(inProcess, spec, fastifySerializer(spec.schemas.responses.list), Math.min(size, 10_000) - 100)
+    const listCost: ListCost = await measureListCost(
+      inProcess,
+      spec,
+      fastifySerializer(spec.schemas.responses.list),
+      Math.min(size, 10_000) - 100,
+    )
     await inProcess.close()
-    return { records: size, database: database.label, seedSeconds, startupMs: service.startupMs, peakRssMiB, listCost, scenarios: results }
+    return {
+      records: size,
+      database: database.label,
+      seedSeconds,
+      startupMs: service.startupMs,
+      peakRssMiB,
+      listCost,
+      scenarios: results,
+    }
   } finally {
     await database.drop()
     rmSync(dataDir, { recursive: true, force: true })

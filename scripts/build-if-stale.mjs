@@ -30,7 +30,8 @@ if (!existsSync(tsc)) {
   process.stderr.write('records: falta la compilación en dist/ y TypeScript no está instalado: ejecute npm install\n')
   process.exit(1)
 }
-process.stderr.write(built === 0 ? 'Compilando (primera vez)…\n'
-  : 'Hay fuentes modificadas desde la última compilación: compilando…\n')
+process.stderr.write(
+  built === 0 ? 'Compilando (primera vez)…\n' : 'Hay fuentes modificadas desde la última compilación: compilando…\n',
+)
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
 process.exit(result.status ?? 1)

@@ -32,7 +32,12 @@ async function postgresAnswers() {
 }
 
 async function redisAnswers() {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null })
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 3000,
+    retryStrategy: () => null,
+  })
   redis.on('error', () => undefined)
   try {
     await redis.connect()
@@ -48,7 +53,9 @@ const postgres = await postgresAnswers()
 if (postgres !== true) {
   loud([
     `PostgreSQL is not reachable at ${postgresUrl.replace(/:[^:@/]+@/, ':***@')} (${postgres}).`,
-    CI ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.' : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
+    CI
+      ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.'
+      : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
     'Start it (see docs/deployment.md) or set RECORDS_TEST_POSTGRES_URL.',
   ])
   process.exit(CI ? 1 : 0)
@@ -57,26 +64,40 @@ const redis = await redisAnswers()
 if (redis !== true) {
   loud([
     `Redis is not reachable at ${redisUrl} (${redis}).`,
-    CI ? 'CI is set: Redis is required. FAILING.' : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
+    CI
+      ? 'CI is set: Redis is required. FAILING.'
+      : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
   ])
   if (CI) process.exit(1)
 }
 
 /** The suite's test files (tap given a directory would also run its helper modules, as empty tests). */
 function integrationTests() {
-  return readdirSync('test/integration', { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).sort().map((f) => join('test/integration', f))
+  return readdirSync('test/integration', { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => join('test/integration', f))
 }
 
-console.log(`PostgreSQL pass: test/integration on ${postgresUrl.replace(/:[^:@/]+@/, ':***@')}${redis === true ? ` with Redis ${redisUrl}` : ''}`)
+console.log(
+  `PostgreSQL pass: test/integration on ${postgresUrl.replace(/:[^:@/]+@/, ':***@')}${redis === true ? ` with Redis ${redisUrl}` : ''}`,
+)
 const started = Date.now()
-const result = spawnSync('npx', ['tap', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests())], {
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    RECORDS_TEST_DATABASE: 'postgres',
-    RECORDS_TEST_POSTGRES_URL: postgresUrl,
-    ...(redis === true ? { RECORDS_TEST_REDIS_URL: redisUrl } : {}),
+const result = spawnSync(
+  'npx',
+  ['tap', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests())],
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      RECORDS_TEST_DATABASE: 'postgres',
+      RECORDS_TEST_POSTGRES_URL: postgresUrl,
+      ...(redis === true ? { RECORDS_TEST_REDIS_URL: redisUrl } : {}),
+    },
   },
-})
-console.log(`PostgreSQL pass: ${result.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`)
+)
+console.log(
+  `PostgreSQL pass: ${result.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`,
+)
 process.exit(result.status ?? 1)

@@ -96,11 +96,23 @@ export const missingPermission = (permission: string, role: string): AppError =>
   forbidden([{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${permission}'` }])
 
 /** A move of a workflow (issue #14): details name the field, the current state and the allowed next states. */
-export const transitionNotAllowed = (field: string, current: string, allowed: readonly string[], role: string): AppError =>
+export const transitionNotAllowed = (
+  field: string,
+  current: string,
+  allowed: readonly string[],
+  role: string,
+): AppError =>
   new AppError('TRANSITION_NOT_ALLOWED', 409, MESSAGES.transitionNotAllowed, {
-    details: [{ field, message: `Estado actual '${current}'; ` + (allowed.length === 0
-      ? `el rol '${role}' no puede cambiarlo desde este estado`
-      : `estados siguientes permitidos para el rol '${role}': ${allowed.join(', ')}`) }],
+    details: [
+      {
+        field,
+        message:
+          `Estado actual '${current}'; ` +
+          (allowed.length === 0
+            ? `el rol '${role}' no puede cambiarlo desde este estado`
+            : `estados siguientes permitidos para el rol '${role}': ${allowed.join(', ')}`),
+      },
+    ],
   })
 
 /** A new record in a state the workflow does not create records in (issue #14, D6). */
@@ -111,7 +123,10 @@ export const creationStateNotAllowed = (field: string, allowed: readonly string[
 
 export const readOnlyInState = (fields: readonly string[], state: string): AppError =>
   new AppError('READ_ONLY_IN_STATE', 409, MESSAGES.readOnlyInState, {
-    details: fields.map((field) => ({ field, message: `'${field}' no se puede modificar con el registro en estado '${state}'` })),
+    details: fields.map((field) => ({
+      field,
+      message: `'${field}' no se puede modificar con el registro en estado '${state}'`,
+    })),
   })
 export const recordNotFound = (): AppError => new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordNotFound)
 export const routeNotFound = (): AppError => new AppError('ROUTE_NOT_FOUND', 404, MESSAGES.routeNotFound)
@@ -142,17 +157,22 @@ export const rateLimited = (retryAfterSeconds: number): AppError =>
 export const loginDelayed = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, {
     headers: { 'retry-after': String(retryAfterSeconds) },
-    details: [{
-      field: 'username',
-      message: 'Demasiados intentos fallidos con este usuario desde esta dirección: '
-        + `reintente dentro de ${retryAfterSeconds} segundos`,
-    }],
+    details: [
+      {
+        field: 'username',
+        message:
+          'Demasiados intentos fallidos con este usuario desde esta dirección: ' +
+          `reintente dentro de ${retryAfterSeconds} segundos`,
+      },
+    ],
   })
 
 export const busy = (cause?: unknown): AppError =>
   new AppError('BUSY', 503, MESSAGES.busy, { cause, headers: { 'retry-after': '1' } })
-export const unavailable = (cause?: unknown): AppError => new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, { cause })
-export const integrityError = (cause?: unknown): AppError => new AppError('INTEGRITY', 500, MESSAGES.integrity, { cause })
+export const unavailable = (cause?: unknown): AppError =>
+  new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, { cause })
+export const integrityError = (cause?: unknown): AppError =>
+  new AppError('INTEGRITY', 500, MESSAGES.integrity, { cause })
 
 /** A problem in modules.yaml (or another configuration source), with its position. */
 export interface ConfigProblem {
@@ -223,14 +243,20 @@ export const settingInvalid = (message: string, cause?: unknown): OperatorError 
 
 export const keyMissing = (missing: readonly string[]): OperatorError => {
   const one = missing.length === 1
-  return new OperatorError('KEY_MISSING',
+  return new OperatorError(
+    'KEY_MISSING',
     `La base de datos tiene valores cifrados con ${one ? 'la clave' : 'las claves'} ${missing.map((id) => `'${id}'`).join(', ')}, ` +
-    `que no ${one ? 'está configurada' : 'están configuradas'}. Configure RECORDS_ENCRYPTION_KEY con la clave correcta ` +
-    '(las anteriores, en RECORDS_ENCRYPTION_OLD_KEYS) o restaure el fichero encryption.key de DATA_DIR.', { items: missing })
+      `que no ${one ? 'está configurada' : 'están configuradas'}. Configure RECORDS_ENCRYPTION_KEY con la clave correcta ` +
+      '(las anteriores, en RECORDS_ENCRYPTION_OLD_KEYS) o restaure el fichero encryption.key de DATA_DIR.',
+    { items: missing },
+  )
 }
 
 export const adminRoleMissing = (): OperatorError =>
-  new OperatorError('ADMIN_ROLE_MISSING', 'modules.yaml no define ningún rol con el permiso *.* para el primer administrador')
+  new OperatorError(
+    'ADMIN_ROLE_MISSING',
+    'modules.yaml no define ningún rol con el permiso *.* para el primer administrador',
+  )
 
 /** A migration not applied: the reason and the steps concerned; nothing was changed. */
 export const migrationRefused = (reason: string, steps: readonly string[]): OperatorError =>
@@ -241,8 +267,11 @@ export const backupRefused = (message: string): OperatorError => new OperatorErr
 
 /** Revealing reads whose audit entries could not be written before the command ended. */
 export const readAuditUnwritten = (count: number, cause?: unknown): OperatorError =>
-  new OperatorError('READ_AUDIT_UNWRITTEN',
-    `${count} lecturas de datos cifrados no constan en la auditoría: no se pudieron escribir`, { cause })
+  new OperatorError(
+    'READ_AUDIT_UNWRITTEN',
+    `${count} lecturas de datos cifrados no constan en la auditoría: no se pudieron escribir`,
+    { cause },
+  )
 
 /** A command line the `records` command cannot run (exit status 2). */
 export const usageError = (message: string): OperatorError =>

@@ -36,7 +36,13 @@ function encrypt(plaintext: string, context: string): string {
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   cipher.setAAD(Buffer.from(context))
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-  return ['v1', keyId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
+  return [
+    'v1',
+    keyId,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    body.toString('base64url'),
+  ].join('.')
 }
 function decryptRow(row: Row): Row {
   for (const name of ENCRYPTED) {
@@ -65,7 +71,11 @@ app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (reque
   const limit = Number(request.query['limit'] ?? 100)
   const offset = Number(request.query['offset'] ?? 0)
   const { estado, prioridad } = request.query
-  const { rows, total } = await store.page(limit, offset, estado !== undefined && prioridad !== undefined ? { estado, prioridad } : undefined)
+  const { rows, total } = await store.page(
+    limit,
+    offset,
+    estado !== undefined && prioridad !== undefined ? { estado, prioridad } : undefined,
+  )
   return { success: true, data: { records: rows.map(decryptRow), total, limit, offset } }
 })
 
@@ -73,14 +83,17 @@ app.post<{ Body: Row }>('/bare/denuncias', async (request, reply) => {
   await verify(request)
   const body = request.body
   const id = randomUUID()
-  const sealed = ENCRYPTED.map((name) => (typeof body[name] === 'string' ? encrypt(body[name] as string, `denuncias:${id}`) : null))
+  const sealed = ENCRYPTED.map((name) =>
+    typeof body[name] === 'string' ? encrypt(body[name] as string, `denuncias:${id}`) : null,
+  )
   await store.insert(id, JSON.stringify(body), sealed)
   return reply.code(201).send({ success: true, data: { _id: id, ...body } })
 })
 
 app.post<{ Body: { username: string; password: string } }>('/bare/auth/login', async (request, reply) => {
   const found = await store.account(request.body.username)
-  if (found === undefined || !(await bcrypt.compare(request.body.password, found.password))) return reply.code(401).send({ success: false })
+  if (found === undefined || !(await bcrypt.compare(request.body.password, found.password)))
+    return reply.code(401).send({ success: false })
   return { success: true, data: { token: app.jwt.sign({ sub: found._id, jti: randomUUID() }) } }
 })
 

@@ -6,8 +6,14 @@ import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 
 export type Row = Record<string, unknown>
-export interface Filter { readonly estado: string; readonly prioridad: string }
-export interface Account { readonly _id: string; readonly password: string }
+export interface Filter {
+  readonly estado: string
+  readonly prioridad: string
+}
+export interface Account {
+  readonly _id: string
+  readonly password: string
+}
 
 export interface BareStore {
   getOne(id: string): Promise<Row | undefined>
@@ -22,9 +28,11 @@ const SQL = {
   getOne: 'select * from denuncias where _id = $1 and _deleted is null',
   page: 'select * from denuncias where _deleted is null order by _row limit $1 offset $2',
   count: 'select count(*)::int as n from denuncias where _deleted is null',
-  filteredPage: 'select * from denuncias where _deleted is null and estado = $1 and prioridad = $2 order by _row limit $3 offset $4',
+  filteredPage:
+    'select * from denuncias where _deleted is null and estado = $1 and prioridad = $2 order by _row limit $3 offset $4',
   filteredCount: 'select count(*)::int as n from denuncias where _deleted is null and estado = $1 and prioridad = $2',
-  insert: 'insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values ($1, $2, $3, $4, $5)',
+  insert:
+    'insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values ($1, $2, $3, $4, $5)',
   account: 'select _id, password from usuarios where username = $1 and _deleted is null',
 } as const
 const CREATE = (rowColumn: string) =>
@@ -51,14 +59,26 @@ function sqliteStore(file: string, writesFile: string): BareStore {
   const account = prepare(SQL.account)
   const insert = writes.prepare(SQL.insert.replace(/\$\d+/g, '?'))
   return {
-    async getOne(id) { return getOne.get(id) as Row | undefined },
+    async getOne(id) {
+      return getOne.get(id) as Row | undefined
+    },
     async page(limit, offset, filter) {
-      const rows = (filter === undefined ? page.all(limit, offset) : filteredPage.all(filter.estado, filter.prioridad, limit, offset)) as Row[]
-      const total = (filter === undefined ? count.get() : filteredCount.get(filter.estado, filter.prioridad)) as { n: number }
+      const rows = (
+        filter === undefined
+          ? page.all(limit, offset)
+          : filteredPage.all(filter.estado, filter.prioridad, limit, offset)
+      ) as Row[]
+      const total = (filter === undefined ? count.get() : filteredCount.get(filter.estado, filter.prioridad)) as {
+        n: number
+      }
       return { rows, total: total.n }
     },
-    async insert(id, data, sealed) { insert.run(id, data, ...sealed) },
-    async account(username) { return account.get(username) as Account | undefined },
+    async insert(id, data, sealed) {
+      insert.run(id, data, ...sealed)
+    },
+    async account(username) {
+      return account.get(username) as Account | undefined
+    },
     async close() {
       db.close()
       writes.close()
@@ -73,21 +93,35 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
   const run = async (name: keyof typeof SQL, values: readonly unknown[]): Promise<Row[]> =>
     (await pool.query({ name, text: SQL[name], values: [...values] })).rows as Row[]
   return {
-    async getOne(id) { return (await run('getOne', [id]))[0] },
+    async getOne(id) {
+      return (await run('getOne', [id]))[0]
+    },
     async page(limit, offset, filter) {
-      const [rows, total] = await Promise.all(filter === undefined
-        ? [run('page', [limit, offset]), run('count', [])]
-        : [run('filteredPage', [filter.estado, filter.prioridad, limit, offset]), run('filteredCount', [filter.estado, filter.prioridad])])
+      const [rows, total] = await Promise.all(
+        filter === undefined
+          ? [run('page', [limit, offset]), run('count', [])]
+          : [
+              run('filteredPage', [filter.estado, filter.prioridad, limit, offset]),
+              run('filteredCount', [filter.estado, filter.prioridad]),
+            ],
+      )
       return { rows, total: Number(total[0]?.['n']) }
     },
-    async insert(id, data, sealed) { await run('insert', [id, data, ...sealed]) },
-    async account(username) { return (await run('account', [username]))[0] as Account | undefined },
+    async insert(id, data, sealed) {
+      await run('insert', [id, data, ...sealed])
+    },
+    async account(username) {
+      return (await run('account', [username]))[0] as Account | undefined
+    },
     close: () => pool.end(),
   }
 }
 
 /** The store the environment names: BENCH_DATABASE_URL (PostgreSQL) or BENCH_DB (SQLite). */
-export async function openBareStore(env: (name: string) => string, optional: (name: string) => string | undefined): Promise<BareStore> {
+export async function openBareStore(
+  env: (name: string) => string,
+  optional: (name: string) => string | undefined,
+): Promise<BareStore> {
   const url = optional('BENCH_DATABASE_URL')
   return url === undefined
     ? sqliteStore(env('BENCH_DB'), env('BENCH_BARE_DB'))

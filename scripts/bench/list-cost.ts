@@ -26,14 +26,23 @@ async function time(iterations: number, work: (i: number) => Promise<unknown> | 
   return median(samples)
 }
 
-export async function measureListCost(service: OpenService, spec: ModuleSpec, serialize: (payload: unknown) => string, maxOffset: number): Promise<ListCost> {
+export async function measureListCost(
+  service: OpenService,
+  spec: ModuleSpec,
+  serialize: (payload: unknown) => string,
+  maxOffset: number,
+): Promise<ListCost> {
   const { db } = service.database
   const live = () => db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
   const offset = (i: number) => (i * 7919) % Math.max(1, maxOffset)
   const page = (i: number) => live().selectAll().orderBy(ROW_COLUMN, 'asc').limit(100).offset(offset(i)).execute()
   const iterations = 200
   const queryUs = await time(iterations, page)
-  const countUs = await time(iterations, () => live().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())
+  const countUs = await time(iterations, () =>
+    live()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
+  )
   const rows: Row[] = await page(0)
   const decryptUs = await time(iterations, () => rows.map((row) => service.codec.decode(spec, row, true)))
   const records = rows.map((row) => service.codec.decode(spec, row, true))

@@ -24,7 +24,12 @@ export interface LoadOptions {
   readonly token: string | undefined
 }
 
-async function drive(port: number, request: LoadRequest, options: LoadOptions, duration: number): Promise<autocannon.Result> {
+async function drive(
+  port: number,
+  request: LoadRequest,
+  options: LoadOptions,
+  duration: number,
+): Promise<autocannon.Result> {
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`
   return autocannon({
@@ -32,21 +37,35 @@ async function drive(port: number, request: LoadRequest, options: LoadOptions, d
     connections: options.connections,
     duration,
     headers,
-    requests: [{
-      method: request.method,
-      setupRequest: (req) => ({ ...req, path: request.path(), ...(request.body === undefined ? {} : { body: request.body() }) }),
-    }],
+    requests: [
+      {
+        method: request.method,
+        setupRequest: (req) => ({
+          ...req,
+          path: request.path(),
+          ...(request.body === undefined ? {} : { body: request.body() }),
+        }),
+      },
+    ],
   })
 }
 
-export async function measureLoad(port: number, cpuSeconds: () => number | undefined, request: LoadRequest, options: LoadOptions): Promise<LoadFigures> {
+export async function measureLoad(
+  port: number,
+  cpuSeconds: () => number | undefined,
+  request: LoadRequest,
+  options: LoadOptions,
+): Promise<LoadFigures> {
   if (options.warmupSeconds > 0) await drive(port, request, options, options.warmupSeconds)
   const cpuBefore = cpuSeconds()
   const result = await drive(port, request, options, options.durationSeconds)
   const cpuAfter = cpuSeconds()
   const served = result.requests.total
   return {
-    cpuUsPerRequest: cpuBefore === undefined || cpuAfter === undefined || served === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / served,
+    cpuUsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || served === 0
+        ? undefined
+        : ((cpuAfter - cpuBefore) * 1e6) / served,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,

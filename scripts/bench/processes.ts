@@ -35,7 +35,12 @@ export interface Child {
 const CLOCK_TICKS = 100
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export async function startChild(script: string, env: Record<string, string>, readyPath: string, nodeArgs: readonly string[] = []): Promise<Child> {
+export async function startChild(
+  script: string,
+  env: Record<string, string>,
+  readyPath: string,
+  nodeArgs: readonly string[] = [],
+): Promise<Child> {
   const port = await freePort()
   const started = performance.now()
   const child = spawn(process.execPath, [...nodeArgs, script], {

@@ -47,17 +47,21 @@ const pad = (text: string, width: number) => text.padStart(width)
 function growth(reports: readonly SizeReport[]) {
   const first = reports[0]
   if (first === undefined || reports.length < 2) return []
-  return reports.slice(1).flatMap((later) => later.scenarios.map((s) => {
-    const base = first.scenarios.find((f) => f.name === s.name)
-    const before = base === undefined ? undefined : summary(base.rounds.map((r) => r.service))
-    const after = summary(s.rounds.map((r) => r.service))
-    return {
-      scenario: s.name, from: first.records, to: later.records,
-      ratio: before === undefined || before.rps === 0 ? 0 : after.rps / before.rps,
-      /** CPU per request at the first size / at the later one: the same comparison, robust to machine load. */
-      cpuRatio: before === undefined ? Number.NaN : before.cpuUs / after.cpuUs,
-    }
-  }))
+  return reports.slice(1).flatMap((later) =>
+    later.scenarios.map((s) => {
+      const base = first.scenarios.find((f) => f.name === s.name)
+      const before = base === undefined ? undefined : summary(base.rounds.map((r) => r.service))
+      const after = summary(s.rounds.map((r) => r.service))
+      return {
+        scenario: s.name,
+        from: first.records,
+        to: later.records,
+        ratio: before === undefined || before.rps === 0 ? 0 : after.rps / before.rps,
+        /** CPU per request at the first size / at the later one: the same comparison, robust to machine load. */
+        cpuRatio: before === undefined ? Number.NaN : before.cpuUs / after.cpuUs,
+      }
+    }),
+  )
 }
 
 export function printReport(reports: readonly SizeReport[], run: RunInfo): void {
@@ -65,35 +69,58 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
     const out = reports.map((r) => ({
       ...r,
       scenarios: r.scenarios.map((s) => ({
-        name: s.name, title: s.title, ratio: s.ratio, cpuRatio: s.cpuRatio,
-        service: summary(s.rounds.map((x) => x.service)), bare: summary(s.rounds.map((x) => x.bare)), rounds: s.rounds,
+        name: s.name,
+        title: s.title,
+        ratio: s.ratio,
+        cpuRatio: s.cpuRatio,
+        service: summary(s.rounds.map((x) => x.service)),
+        bare: summary(s.rounds.map((x) => x.bare)),
+        rounds: s.rounds,
       })),
     }))
     console.log(JSON.stringify({ run, sizes: out, growth: growth(reports) }, null, 2))
     return
   }
-  console.log(`\nnpm run bench: ${run.connections} connections, ${run.warmupSeconds} s warm-up + ${run.durationSeconds} s per scenario and target, ${run.rounds} rounds interleaved; medians`)
+  console.log(
+    `\nnpm run bench: ${run.connections} connections, ${run.warmupSeconds} s warm-up + ${run.durationSeconds} s per scenario and target, ${run.rounds} rounds interleaved; medians`,
+  )
   for (const report of reports) {
-    console.log(`\n== ${report.records.toLocaleString('en')} denuncias on ${report.database} (seeded in ${report.seedSeconds.toFixed(1)} s)`)
-    console.log(`${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('cpu µs', 8)} |${pad('bare req/s', 11)}${pad('p50', 6)}${pad('p99', 6)}${pad('cpu µs', 8)} |${pad('ratio', 7)}${pad('cpu', 7)}  target (req/s ratio)`)
+    console.log(
+      `\n== ${report.records.toLocaleString('en')} denuncias on ${report.database} (seeded in ${report.seedSeconds.toFixed(1)} s)`,
+    )
+    console.log(
+      `${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('cpu µs', 8)} |${pad('bare req/s', 11)}${pad('p50', 6)}${pad('p99', 6)}${pad('cpu µs', 8)} |${pad('ratio', 7)}${pad('cpu', 7)}  target (req/s ratio)`,
+    )
     for (const s of report.scenarios) {
       const svc = summary(s.rounds.map((r) => r.service))
       const bare = summary(s.rounds.map((r) => r.bare))
       const target = TARGET_RATIO[s.name]
-      console.log(`${`${s.name} ${s.title}`.padEnd(30)}${pad(svc.rps.toFixed(0), 9)}${pad(String(svc.p50), 8)}${pad(String(svc.p99), 8)}${pad(String(svc.errors), 8)}${pad(svc.cpuUs.toFixed(0), 8)} |` +
-        `${pad(bare.rps.toFixed(0), 11)}${pad(String(bare.p50), 6)}${pad(String(bare.p99), 6)}${pad(bare.cpuUs.toFixed(0), 8)} |${pad(`${s.ratio.toFixed(2)}x`, 7)}${pad(`${s.cpuRatio.toFixed(2)}x`, 7)}  ` +
-        (target === undefined ? '-' : `>= ${target.toFixed(2)}x ${verdict(s.ratio >= target)}`))
+      console.log(
+        `${`${s.name} ${s.title}`.padEnd(30)}${pad(svc.rps.toFixed(0), 9)}${pad(String(svc.p50), 8)}${pad(String(svc.p99), 8)}${pad(String(svc.errors), 8)}${pad(svc.cpuUs.toFixed(0), 8)} |` +
+          `${pad(bare.rps.toFixed(0), 11)}${pad(String(bare.p50), 6)}${pad(String(bare.p99), 6)}${pad(bare.cpuUs.toFixed(0), 8)} |${pad(`${s.ratio.toFixed(2)}x`, 7)}${pad(`${s.cpuRatio.toFixed(2)}x`, 7)}  ` +
+          (target === undefined ? '-' : `>= ${target.toFixed(2)}x ${verdict(s.ratio >= target)}`),
+      )
     }
-    console.log(`startup to healthy /health: ${report.startupMs.toFixed(0)} ms (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`)
-    console.log(`peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`)
+    console.log(
+      `startup to healthy /health: ${report.startupMs.toFixed(0)} ms (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,
+    )
+    console.log(
+      `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
+    )
     const c = report.listCost
-    console.log(`one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`)
+    console.log(
+      `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,
+    )
   }
   const grown = growth(reports)
   if (grown.length > 0) {
-    console.log('\ngrowth (service at the larger size / at the first size, req/s and inverse CPU per request; S1, S3 target >= 0.70x):')
+    console.log(
+      '\ngrowth (service at the larger size / at the first size, req/s and inverse CPU per request; S1, S3 target >= 0.70x):',
+    )
     for (const g of grown)
-      console.log(`  ${g.scenario} ${g.from.toLocaleString('en')} -> ${g.to.toLocaleString('en')}: ${g.ratio.toFixed(2)}x req/s, ${g.cpuRatio.toFixed(2)}x cpu` +
-        (g.scenario === 'S1' || g.scenario === 'S3' ? ` ${verdict(g.ratio >= 0.7)}` : ''))
+      console.log(
+        `  ${g.scenario} ${g.from.toLocaleString('en')} -> ${g.to.toLocaleString('en')}: ${g.ratio.toFixed(2)}x req/s, ${g.cpuRatio.toFixed(2)}x cpu` +
+          (g.scenario === 'S1' || g.scenario === 'S3' ? ` ${verdict(g.ratio >= 0.7)}` : ''),
+      )
   }
 }

@@ -33,7 +33,13 @@ export function denunciaValues(i: number): Record<string, unknown> {
 const BATCH = 5000
 
 /** Seeds `count` denuncias; returns the year their ids carry. */
-export async function seedDenuncias(service: OpenService, spec: ModuleSpec, count: number, actor: string, onProgress?: (done: number) => void): Promise<number> {
+export async function seedDenuncias(
+  service: OpenService,
+  spec: ModuleSpec,
+  count: number,
+  actor: string,
+  onProgress?: (done: number) => void,
+): Promise<number> {
   const year = Number(formatTimestamp(new Date(), service.spec.service.timezone).slice(0, 4))
   for (let start = 0; start < count; start += BATCH) {
     const end = Math.min(count, start + BATCH)

@@ -21,7 +21,16 @@ const LEVELS: Readonly<Record<number, { readonly name: string; readonly color: n
 
 /** Fields every line has, or that the line already shows another way. */
 const SHOWN_ELSEWHERE = new Set([
-  'level', 'time', 'pid', 'hostname', 'msg', 'reqId', 'req', 'res', 'responseTime', 'err',
+  'level',
+  'time',
+  'pid',
+  'hostname',
+  'msg',
+  'reqId',
+  'req',
+  'res',
+  'responseTime',
+  'err',
 ])
 
 type Entry = Record<string, unknown>

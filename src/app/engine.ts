@@ -63,9 +63,10 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     await ensureSystemTables(database)
     const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
     const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
-    const { applied } = options.migrate === false
-      ? { applied: [] }
-      : await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
+    const { applied } =
+      options.migrate === false
+        ? { applied: [] }
+        : await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
     const readAudit = createReadAuditLog({ database, timezone, clock, onError: options.onReadAuditError })
     // Writes bump the generations a running service watches, so every instance sees them at once (D20).
     const changes = createChangeWatch(database)
@@ -74,7 +75,15 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
     const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, ...integrity })
     return {
-      settings, spec, database, codec, store, clock, keys, changes, migrated: applied,
+      settings,
+      spec,
+      database,
+      codec,
+      store,
+      clock,
+      keys,
+      changes,
+      migrated: applied,
       get keyring() {
         return keys.keyring()
       },

@@ -46,7 +46,9 @@ const read = (file: string): string => {
 /** The file's meaning, not its bytes: comments and layout do not count as a change. */
 function meaningOf(text: string): string {
   try {
-    return createHash('sha256').update(canonicalJson(parse(text) as unknown)).digest('hex')
+    return createHash('sha256')
+      .update(canonicalJson(parse(text) as unknown))
+      .digest('hex')
   } catch {
     return 'ilegible'
   }
@@ -71,7 +73,8 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
     try {
       const modules = compileService(loadModulesConfig(options.modulesFile)).modules
       const steps = planMigration(await readSnapshot(options.database), modules)
-      return steps.length === 0 ? 'no pide cambios de esquema'
+      return steps.length === 0
+        ? 'no pide cambios de esquema'
         : `pide ${steps.length} cambios de esquema (véalos con records migrate --dry-run)`
     } catch {
       return 'no es válido (compruébelo con records validate)'
@@ -84,23 +87,33 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
       lastFile = file
       servedMeaning ??= meaningOf(servedText)
       const same = file === servedText || meaningOf(file) === servedMeaning
-      reasons = same ? { ...reasons, file: undefined } : {
-        ...reasons,
-        file: `modules.yaml ha cambiado desde el arranque y ${await pendingOf()}; `
-          + 'este proceso sigue sirviendo la versión anterior hasta que se reinicie',
-      }
+      reasons = same
+        ? { ...reasons, file: undefined }
+        : {
+            ...reasons,
+            file:
+              `modules.yaml ha cambiado desde el arranque y ${await pendingOf()}; ` +
+              'este proceso sigue sirviendo la versión anterior hasta que se reinicie',
+          }
       if (reasons.file !== undefined) options.warn(reasons.file)
     }
-    const row = await options.database.db.selectFrom('_schema_state').select('snapshot')
-      .where('id', '=', 1).executeTakeFirst()
+    const row = await options.database.db
+      .selectFrom('_schema_state')
+      .select('snapshot')
+      .where('id', '=', 1)
+      .executeTakeFirst()
     const database = row === undefined ? servedSnapshot : canonicalJson(JSON.parse(String(row['snapshot'])) as unknown)
     if (database !== lastDatabase) {
       lastDatabase = database
-      reasons = database === servedSnapshot ? { ...reasons, database: undefined } : {
-        ...reasons,
-        database: 'la base de datos se ha migrado a otro esquema (records migrate u otra instancia) '
-          + 'que este proceso no sirve: reinícielo',
-      }
+      reasons =
+        database === servedSnapshot
+          ? { ...reasons, database: undefined }
+          : {
+              ...reasons,
+              database:
+                'la base de datos se ha migrado a otro esquema (records migrate u otra instancia) ' +
+                'que este proceso no sirve: reinícielo',
+            }
       if (reasons.database !== undefined) options.warn(reasons.database)
     }
     const motivos = [reasons.file, reasons.database].filter((r): r is string => r !== undefined)
@@ -112,7 +125,9 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
     if (running !== undefined) return running
     if (Date.now() - lastCheck < MIN_CHECK_MS) return current
     lastCheck = Date.now()
-    running = look().then((drift) => (current = drift)).finally(() => (running = undefined))
+    running = look()
+      .then((drift) => (current = drift))
+      .finally(() => (running = undefined))
     return running
   }
   const intervalMs = options.intervalMs ?? 30_000

@@ -17,9 +17,12 @@ export async function serve(): Promise<void> {
   const service = await openService(settings, { logger: { level: settings.logLevel, ...stream } })
   const log = service.app.log
   for (const name of settings.generated)
-    log.warn(`${name} no estaba configurado: se ha generado uno en ${settings.dataDir} (permisos 0600). Configure ${name} en producción.`)
+    log.warn(
+      `${name} no estaba configurado: se ha generado uno en ${settings.dataDir} (permisos 0600). Configure ${name} en producción.`,
+    )
   // A new database takes dozens of steps: one line says so, the steps go to debug.
-  if (service.migrated.length > 0) log.info(`Esquema actualizado desde modules.yaml: ${service.migrated.length} cambios aplicados`)
+  if (service.migrated.length > 0)
+    log.info(`Esquema actualizado desde modules.yaml: ${service.migrated.length} cambios aplicados`)
   for (const step of service.migrated) log.debug({ step }, 'migración aplicada')
   const address = await service.app.listen({ port: settings.port, host: settings.host })
   const base = `${address}${settings.basePath === '/' ? '' : settings.basePath}`
@@ -35,10 +38,12 @@ export async function serve(): Promise<void> {
     const urls = { docs: `${base}/docs`, health: `${base}/health` }
     log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
     if (service.initialAdmin !== undefined)
-      log.info(password === undefined
-        ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
-        : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. `
-          + 'Se muestra solo esta vez: cámbiela.')
+      log.info(
+        password === undefined
+          ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
+          : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. ` +
+              'Se muestra solo esta vez: cámbiela.',
+      )
     log.info(`Inicie sesión: ${loginCommand(base, username, password)}`)
   }
 
@@ -46,7 +51,10 @@ export async function serve(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
-    log.info({ signal }, 'deteniendo el servicio: no se aceptan conexiones nuevas y se terminan las solicitudes en curso')
+    log.info(
+      { signal },
+      'deteniendo el servicio: no se aceptan conexiones nuevas y se terminan las solicitudes en curso',
+    )
     // A request that never ends must not keep the process alive for ever.
     setTimeout(() => {
       log.error(`el servicio no se detuvo en ${SHUTDOWN_GRACE_MS / 1000} s: se fuerza la salida`)

@@ -67,12 +67,17 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
     rules.checkPassword(password, { username: settings.adminUsername, role: superRole.name })
   } catch (error) {
     const reasons = isAppError(error) ? (error.details ?? []).map((d) => d.message).join('; ') : String(error)
-    throw new Error(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`)
+    throw new Error(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`, { cause: error })
   }
-  const values: Record<string, unknown> = rules.check({ [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name })
+  const values: Record<string, unknown> = rules.check({
+    [accounts.username]: settings.adminUsername,
+    [accounts.password]: password,
+    [accounts.role]: superRole.name,
+  })
   // Any other required text field of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
-    if (field.def.required && values[field.name] === undefined && field.def.type === 'string') values[field.name] = 'Administrador inicial'
+    if (field.def.required && values[field.name] === undefined && field.def.type === 'string')
+      values[field.name] = 'Administrador inicial'
   await store.create(accounts.spec, values, { actor: 'sistema', reveal: false, user: null })
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
@@ -85,7 +90,10 @@ async function sharedRedis(settings: Settings): Promise<Redis | undefined> {
   // No offline queue: while Redis is away a count fails at once and is made per process or in
   // the database (redisOutage), instead of every request waiting for a reconnection.
   const redis = new Redis(settings.redisUrl, {
-    keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true,
+    keyPrefix: settings.redisKeyPrefix,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: true,
   })
   redis.on('error', () => undefined) // reported per failed count (redisOutage), not once per reconnect attempt
   // Ready before the first request when Redis answers; a Redis that does not holds the start 2 s at most.
@@ -100,8 +108,9 @@ function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unk
   return (error) => {
     if (Date.now() - lastReport < 60_000) return
     lastReport = Date.now()
-    const message = 'Redis no responde: los límites de peticiones se cuentan por instancia, '
-      + 'y los inicios de sesión fallidos en la base de datos, hasta que vuelva'
+    const message =
+      'Redis no responde: los límites de peticiones se cuentan por instancia, ' +
+      'y los inicios de sesión fallidos en la base de datos, hasta que vuelva'
     log()?.warn({ err: error }, message)
   }
 }
@@ -120,28 +129,39 @@ export async function openService(settings: Settings, options: OpenServiceOption
     app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
   const clock = options.clock === undefined ? {} : { clock: options.clock }
   // The alert the error handler raises for other integrity failures, once per damaged record version.
-  const onIntegrityFailure = (failure: IntegrityFailure) => app?.log.fatal(
-    { alert: 'integridad', record: `${failure.module}:${failure.recordId}`, version: failure.version, fields: failure.fields },
-    'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)')
+  const onIntegrityFailure = (failure: IntegrityFailure) =>
+    app?.log.fatal(
+      {
+        alert: 'integridad',
+        record: `${failure.module}:${failure.recordId}`,
+        version: failure.version,
+        fields: failure.fields,
+      },
+      'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)',
+    )
   const engine = await openEngine(settings, { ...clock, onReadAuditError, onIntegrityFailure })
   const { spec, database, store, accounts, accountRules } = engine
   let redis: Redis | undefined
   const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))
   const onRedisError = redisOutage(() => app?.log)
   const schemaWatch = createSchemaWatch({
-    modulesFile: settings.modulesFile, modules: spec.modules, database, warn: (message) => app?.log.warn(message),
+    modulesFile: settings.modulesFile,
+    modules: spec.modules,
+    database,
+    warn: (message) => app?.log.warn(message),
   })
   try {
     // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).
     const renamed = await canonicalizeUsernames(database, spec.accounts, store)
     redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
-    const initialAdmin = (await accounts.count()) === 0
-      ? await createInitialAdmin(spec, store, settings, accountRules).catch((error: unknown) => {
-        if (isAppError(error) && error.statusCode === 409) return undefined
-        throw error
-      })
-      : undefined
+    const initialAdmin =
+      (await accounts.count()) === 0
+        ? await createInitialAdmin(spec, store, settings, accountRules).catch((error: unknown) => {
+            if (isAppError(error) && error.statusCode === 409) return undefined
+            throw error
+          })
+        : undefined
     const built = await buildApp(spec, {
       store,
       accounts,
@@ -165,13 +185,24 @@ export async function openService(settings: Settings, options: OpenServiceOption
     app = built
     // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
     const heartbeat = await startInstanceHeartbeat({
-      database, keys: engine.keys, changes: engine.changes, intervalMs: settings.heartbeatMs,
+      database,
+      keys: engine.keys,
+      changes: engine.changes,
+      intervalMs: settings.heartbeatMs,
       onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
-      onMissingKeys: (missing) => built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
+      onMissingKeys: (missing) =>
+        built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
     })
     return {
-      app: built, spec, database, store, initialAdmin,
-      codec: engine.codec, keys: engine.keys, changes: engine.changes, migrated: [...engine.migrated, ...renamed],
+      app: built,
+      spec,
+      database,
+      store,
+      initialAdmin,
+      codec: engine.codec,
+      keys: engine.keys,
+      changes: engine.changes,
+      migrated: [...engine.migrated, ...renamed],
       get keyring() {
         return engine.keyring
       },

@@ -52,15 +52,20 @@ type Env = Readonly<Record<string, string | undefined>>
 function integer(env: Env, name: string, fallback: number, min = 1): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw settingInvalid(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
+  if (!/^\d+$/.test(raw) || Number(raw) < min)
+    throw settingInvalid(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
   return Number(raw)
 }
 
 /** `https://a.example, https://b.example` or `*`; each origin is scheme://host[:port], no path. */
 function corsOrigins(raw: string | undefined): string[] {
-  const origins = (raw ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o !== '')
+  const origins = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/+$/, ''))
+    .filter((o) => o !== '')
   const bad = origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o))
-  if (bad.length > 0) throw settingInvalid(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
+  if (bad.length > 0)
+    throw settingInvalid(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
   return origins
 }
 
@@ -88,11 +93,16 @@ function secretFile(file: string, make: () => string, generated: string[], name:
 
 /** Keys one per line (or comma-separated): the first encrypts once a rotation makes it active. */
 export const parseKeyList = (text: string): Buffer[] =>
-  text.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
+  text
+    .split(/\s*[\n,]\s*/)
+    .filter((k) => k !== '')
+    .map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
 
 /** The configured keys now: the key file read again (it may have gained a key), or the fixed environment. */
 export const currentEncryptionKeys = (settings: Settings): readonly Buffer[] =>
-  settings.encryptionKeyFile === undefined ? settings.encryptionKeys : parseKeyList(readFileSync(settings.encryptionKeyFile, 'utf8'))
+  settings.encryptionKeyFile === undefined
+    ? settings.encryptionKeys
+    : parseKeyList(readFileSync(settings.encryptionKeyFile, 'utf8'))
 
 /** BASE_PATH normalized: `/api` by default, `/` for none, never a trailing slash (D1). */
 export function basePathOf(env: Env = process.env): string {
@@ -103,11 +113,18 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
   const dataDir = resolve(cwd, env['DATA_DIR'] || './data')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const generated: string[] = []
-  const jwtSecret = env['JWT_SECRET'] || secretFile(join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'), generated, 'JWT_SECRET')
+  const jwtSecret =
+    env['JWT_SECRET'] ||
+    secretFile(join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'), generated, 'JWT_SECRET')
   if (jwtSecret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
   const keyText = env['RECORDS_ENCRYPTION_KEY']
     ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
-    : secretFile(join(dataDir, 'encryption.key'), () => randomBytes(32).toString('base64'), generated, 'RECORDS_ENCRYPTION_KEY')
+    : secretFile(
+        join(dataDir, 'encryption.key'),
+        () => randomBytes(32).toString('base64'),
+        generated,
+        'RECORDS_ENCRYPTION_KEY',
+      )
   const encryptionKeys = parseKeyList(keyText)
   const basePath = basePathOf(env)
   return {
@@ -133,7 +150,10 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     },
     trustProxy: parseTrustProxy(env['TRUST_PROXY']),
     corsOrigins: corsOrigins(env['CORS_ORIGINS']),
-    timeouts: { requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000), connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 72_000) },
+    timeouts: {
+      requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000),
+      connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 72_000),
+    },
     maxQueryLength: integer(env, 'MAX_QUERY_LENGTH', 4096),
     loginProtection: {
       maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5),

@@ -26,8 +26,10 @@ export function loginCommand(base: string, username: string, password: string | 
   if (password !== undefined) return `${curl} -d ${shellQuoted(JSON.stringify({ username, password }))}`
   const user = JSON.stringify(username).replace(/["\\$`]/g, '\\$&')
   const prompt = `Contraseña de ${username.replaceAll("'", '')}: `
-  return `stty -echo; printf '${prompt}'; read -r RECORDS_PASSWORD; stty echo; echo; ` +
+  return (
+    `stty -echo; printf '${prompt}'; read -r RECORDS_PASSWORD; stty echo; echo; ` +
     `${curl} -d "{\\"username\\":${user},\\"password\\":\\"$RECORDS_PASSWORD\\"}"`
+  )
 }
 
 /** The banner printed on a terminal, above the log lines. */
@@ -44,12 +46,19 @@ export function bannerLines(options: BannerOptions): string[] {
     '',
   ]
   if (options.created)
-    lines.push(password === undefined
-      ? `  Primer superadministrador creado: usuario '${username}', con la contraseña de ADMIN_PASSWORD.`
-      : `  Primer superadministrador creado: usuario '${username}', contraseña '${password}'`,
-    ...(password === undefined ? [] : ['  (se muestra solo esta vez: cámbiela tras entrar)']), '')
+    lines.push(
+      password === undefined
+        ? `  Primer superadministrador creado: usuario '${username}', con la contraseña de ADMIN_PASSWORD.`
+        : `  Primer superadministrador creado: usuario '${username}', contraseña '${password}'`,
+      ...(password === undefined ? [] : ['  (se muestra solo esta vez: cámbiela tras entrar)']),
+      '',
+    )
   const who = password === undefined ? ` como '${username}'` : ''
-  lines.push(`  Inicie sesión${who} (devuelve un token para la cabecera Authorization: Bearer):`,
-    '', `  ${loginCommand(base, username, password)}`, '')
+  lines.push(
+    `  Inicie sesión${who} (devuelve un token para la cabecera Authorization: Bearer):`,
+    '',
+    `  ${loginCommand(base, username, password)}`,
+    '',
+  )
   return lines
 }

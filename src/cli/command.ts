@@ -28,7 +28,6 @@ export interface Command {
   run(input: CommandInput): Promise<number>
 }
 
-
 export const stringOption = (input: CommandInput, name: string): string | undefined => {
   const value = input.values[name]
   return typeof value === 'string' ? value : undefined

@@ -46,14 +46,17 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     async close() {
       await engine.close()
       const lost = engine.unwrittenReads()
-      if (lost > 0)
-        throw readAuditUnwritten(lost)
+      if (lost > 0) throw readAuditUnwritten(lost)
     },
   }
 }
 
 /** Runs `work` on an open environment and closes it, whatever happens. */
-export async function withEnvironment<T>(input: CommandInput, work: (env: Environment) => Promise<T>, options: OpenOptions = {}): Promise<T> {
+export async function withEnvironment<T>(
+  input: CommandInput,
+  work: (env: Environment) => Promise<T>,
+  options: OpenOptions = {},
+): Promise<T> {
   const env = await openEnvironment(input, options)
   try {
     return await work(env)
@@ -73,6 +76,7 @@ export async function actingUserNamed(env: Environment, username: string): Promi
 /** The module named on the command line, or a one-line reason listing the modules. */
 export function moduleNamed(spec: ServiceSpec, name: string) {
   const module = spec.moduleByName.get(name)
-  if (module === undefined) throw commandFailed(`Módulo desconocido '${name}'. Módulos: ${[...spec.moduleByName.keys()].join(', ')}`)
+  if (module === undefined)
+    throw commandFailed(`Módulo desconocido '${name}'. Módulos: ${[...spec.moduleByName.keys()].join(', ')}`)
   return module
 }

@@ -25,18 +25,22 @@ const SHOWN_LINES = 10
 export function maskedProblem(spec: ModuleSpec, body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null) return undefined
   const masked = Object.entries(body)
-    .filter(([k, v]) => v === MASK && spec.fieldsByName.get(k)?.encrypted === true).map(([k]) => k)
+    .filter(([k, v]) => v === MASK && spec.fieldsByName.get(k)?.encrypted === true)
+    .map(([k]) => k)
   if (masked.length === 0) return undefined
   const fields = masked.map((m) => `'${m}'`).join(', ')
-  return `Valor enmascarado '${MASK}' en ${fields}: el fichero es una exportación sin ` +
+  return (
+    `Valor enmascarado '${MASK}' en ${fields}: el fichero es una exportación sin ` +
     '--decrypt y no contiene el valor; exporte con records export --decrypt'
+  )
 }
 
 /** Does the row carry an identifier (an export's `_id` column)? */
 export const hasId = (body: unknown): boolean =>
   typeof body === 'object' && body !== null && META.id in body && (body as Record<string, unknown>)[META.id] !== ''
 
-export const ID_REFUSED = `El fichero trae la columna ${META.id} (una exportación): ` +
+export const ID_REFUSED =
+  `El fichero trae la columna ${META.id} (una exportación): ` +
   'import solo crea registros nuevos, ' +
   `con identificadores nuevos, y no actualiza los existentes. Para crearlos así use --new-ids; ` +
   `para cambiar registros existentes use la API (PUT)`

@@ -19,7 +19,11 @@ export interface KeyVerdict {
 export const describeInstance = (i: InstanceReport): string => `${i.host} pid ${i.pid} (desde ${i.startedAt})`
 
 /** Polls the running instances until each satisfies `ready` or `waitMs` passes; returns those that do not. */
-export async function waitForInstances(database: Database, ready: (i: InstanceReport) => boolean, waitMs: number): Promise<InstanceReport[]> {
+export async function waitForInstances(
+  database: Database,
+  ready: (i: InstanceReport) => boolean,
+  waitMs: number,
+): Promise<InstanceReport[]> {
   const deadline = Date.now() + waitMs
   for (;;) {
     const lagging = (await liveInstances(database)).filter((i) => !ready(i))
@@ -29,19 +33,33 @@ export async function waitForInstances(database: Database, ready: (i: InstanceRe
 }
 
 /** `configured`: this configuration's keys, the first being where a rotation from here goes. */
-export function keyVerdict(activeKeyId: string, configured: readonly string[], usage: ReadonlyMap<string, number>,
-  instances: readonly InstanceReport[]): KeyVerdict {
+export function keyVerdict(
+  activeKeyId: string,
+  configured: readonly string[],
+  usage: ReadonlyMap<string, number>,
+  instances: readonly InstanceReport[],
+): KeyVerdict {
   const reasons: string[] = []
   const target = configured[0]
   if (target !== undefined && target !== activeKeyId)
-    reasons.push(`la clave ${target}, la primera configurada, aún no es la activa (${activeKeyId}): ejecute records keys rotate`)
+    reasons.push(
+      `la clave ${target}, la primera configurada, aún no es la activa (${activeKeyId}): ejecute records keys rotate`,
+    )
   for (const [keyId, n] of usage)
-    if (keyId !== activeKeyId && n > 0) reasons.push(`${n} ${n === 1 ? 'valor guardado sigue' : 'valores guardados siguen'} cifrados con la clave ${keyId} (ejecute records keys rotate)`)
+    if (keyId !== activeKeyId && n > 0)
+      reasons.push(
+        `${n} ${n === 1 ? 'valor guardado sigue' : 'valores guardados siguen'} cifrados con la clave ${keyId} (ejecute records keys rotate)`,
+      )
   for (const i of instances)
-    if (i.activeKeyId !== activeKeyId) reasons.push(`la instancia ${describeInstance(i)} aún cifra con la clave ${i.activeKeyId}`)
+    if (i.activeKeyId !== activeKeyId)
+      reasons.push(`la instancia ${describeInstance(i)} aún cifra con la clave ${i.activeKeyId}`)
   return {
-    activeKeyId, oldKeys: configured.filter((k) => k !== activeKeyId), usage: Object.fromEntries(usage), instances,
-    oldKeysRemovable: reasons.length === 0, reasons,
+    activeKeyId,
+    oldKeys: configured.filter((k) => k !== activeKeyId),
+    usage: Object.fromEntries(usage),
+    instances,
+    oldKeysRemovable: reasons.length === 0,
+    reasons,
   }
 }
 
@@ -53,9 +71,9 @@ export function verdictLines(verdict: KeyVerdict): string[] {
   if (verdict.oldKeys.length === 0) return [`Solo está configurada la clave activa ${verdict.activeKeyId}.`]
   return [
     `Ningún valor guardado usa ya ${verdict.oldKeys.length === 1 ? 'la clave' : 'las claves'} ${verdict.oldKeys.join(', ')} y ` +
-    `${n === 0 ? 'no hay instancias en marcha' : n === 1 ? 'la instancia en marcha cifra' : `las ${n} instancias en marcha cifran`}` +
-    `${n === 0 ? '' : ` con ${verdict.activeKeyId}`}: ` +
-    'puede quitar las anteriores de la configuración de cada instancia.',
+      `${n === 0 ? 'no hay instancias en marcha' : n === 1 ? 'la instancia en marcha cifra' : `las ${n} instancias en marcha cifran`}` +
+      `${n === 0 ? '' : ` con ${verdict.activeKeyId}`}: ` +
+      'puede quitar las anteriores de la configuración de cada instancia.',
     'Consérvelas junto a las copias de seguridad hechas antes de esta rotación: restaurarlas las necesita.',
   ]
 }

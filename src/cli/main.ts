@@ -23,7 +23,11 @@ function overview(commands: readonly Command[]): string {
 /** The one line a failure prints: the reason, never a stack. */
 export function describeFailure(error: unknown): string {
   if (isOperatorError(error)) return error.message
-  if (isAppError(error)) return [error.message, ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`)].join('\n')
+  if (isAppError(error))
+    return [
+      error.message,
+      ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`),
+    ].join('\n')
   return error instanceof Error ? error.message : String(error)
 }
 
@@ -50,9 +54,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     const option = /'(-[^']*)'/.exec((error as Error).message)?.[1]
     const code = (error as { code?: string }).code
-    const reason = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? `Opción desconocida '${option}'`
-      : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? `Valor no válido para la opción '${option}'`
-      : 'Argumentos no válidos'
+    const reason =
+      code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `Opción desconocida '${option}'`
+        : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? `Valor no válido para la opción '${option}'`
+          : 'Argumentos no válidos'
     throw usageError(`${reason}. Vea records ${command.name} --help`)
   }
   const { min, max } = command.positionals
@@ -60,8 +67,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw usageError(`Número de argumentos incorrecto. Vea records ${command.name} --help`)
   loadDotEnv()
   return command.run({
-    values: parsed.values, positionals: parsed.positionals, env: process.env, cwd: process.cwd(),
-    stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
+    values: parsed.values,
+    positionals: parsed.positionals,
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
   })
 }
 

@@ -45,7 +45,8 @@ export async function readNewPassword(input: CommandInput): Promise<string> {
     if (line === '') throw commandFailed('--password-stdin: la entrada estándar no trae ninguna contraseña')
     return line
   }
-  if (input.stdin.isTTY !== true) throw commandFailed('No hay terminal para preguntar la contraseña: use --password-stdin')
+  if (input.stdin.isTTY !== true)
+    throw commandFailed('No hay terminal para preguntar la contraseña: use --password-stdin')
   const first = await promptHidden(input, 'Contraseña: ')
   const second = await promptHidden(input, 'Repita la contraseña: ')
   if (first !== second) throw commandFailed('Las contraseñas no coinciden')

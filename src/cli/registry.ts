@@ -35,7 +35,10 @@ export async function loadCommandsFor(argv: readonly string[]): Promise<Command[
 }
 
 /** The command named by the first one or two arguments, and the arguments after its name. */
-export function findCommand(commands: readonly Command[], argv: readonly string[]): { command: Command; rest: string[] } | undefined {
+export function findCommand(
+  commands: readonly Command[],
+  argv: readonly string[],
+): { command: Command; rest: string[] } | undefined {
   const two = commands.find((c) => c.name === `${argv[0]} ${argv[1]}`)
   if (two !== undefined) return { command: two, rest: argv.slice(2) }
   const one = commands.find((c) => c.name === argv[0])

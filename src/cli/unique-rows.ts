@@ -17,10 +17,16 @@ interface Candidate {
 
 /** The stored forms a value is looked up by: the column value, or its blind indexes under every key. */
 function lookupKeys(env: Environment, field: FieldSpec, value: unknown): unknown[] {
-  return field.encrypted ? [...env.codec.blindIndexes(value)] : [VALUE_CONVERSIONS[env.database.dialect][field.storage].toDb(value)]
+  return field.encrypted
+    ? [...env.codec.blindIndexes(value)]
+    : [VALUE_CONVERSIONS[env.database.dialect][field.storage].toDb(value)]
 }
 
-export async function findDuplicates(env: Environment, spec: ModuleSpec, rows: readonly Candidate[]): Promise<{ line: number; reason: string }[]> {
+export async function findDuplicates(
+  env: Environment,
+  spec: ModuleSpec,
+  rows: readonly Candidate[],
+): Promise<{ line: number; reason: string }[]> {
   const found = new Map<number, string>()
   for (const field of spec.fields.filter((f) => f.def.unique)) {
     const message = uniqueConflict(field.name).message
@@ -39,10 +45,15 @@ export async function findDuplicates(env: Environment, spec: ModuleSpec, rows: r
     }
     const keys = [...byKey.keys()]
     for (let i = 0; i < keys.length; i += CHUNK) {
-      const existing = await env.database.db.selectFrom(spec.table.name).select([column, META.id])
-        .where(META.deleted, 'is', null).where(column, 'in', keys.slice(i, i + CHUNK) as never[]).execute()
+      const existing = await env.database.db
+        .selectFrom(spec.table.name)
+        .select([column, META.id])
+        .where(META.deleted, 'is', null)
+        .where(column, 'in', keys.slice(i, i + CHUNK) as never[])
+        .execute()
       for (const row of existing)
-        for (const line of byKey.get(row[column]) ?? []) if (!found.has(line)) found.set(line, `${message} (${String(row[META.id])})`)
+        for (const line of byKey.get(row[column]) ?? [])
+          if (!found.has(line)) found.set(line, `${message} (${String(row[META.id])})`)
     }
   }
   return [...found].map(([line, reason]) => ({ line, reason }))

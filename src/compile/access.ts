@@ -38,7 +38,10 @@ function compileRoleAccess(def: AccessDef, fields: ReadonlyMap<string, FieldSpec
     writeScope: def.writeScope === undefined ? undefined : compileScope(def.writeScope, fields),
     cannotRead: new Set(def.cannotRead),
     cannotWrite: new Set(def.cannotWrite),
-    defaults: def.defaults.map(({ field, value }) => ({ field, value: isUserRef(value) ? { user: value.user } : { literal: value } })),
+    defaults: def.defaults.map(({ field, value }) => ({
+      field,
+      value: isUserRef(value) ? { user: value.user } : { literal: value },
+    })),
   }
 }
 
@@ -47,9 +50,19 @@ export function compileAccess(def: ModuleDef, fields: ReadonlyMap<string, FieldS
 }
 
 /** Several declarations of one move merge: the union of their roles (any open one opens it) and requirements. */
-function mergeMove(before: MoveSpec | undefined, roles: readonly string[] | undefined, requires: readonly string[]): MoveSpec {
-  const mergedRoles = before === undefined ? (roles === undefined ? undefined : new Set(roles))
-    : before.roles === undefined || roles === undefined ? undefined : new Set([...before.roles, ...roles])
+function mergeMove(
+  before: MoveSpec | undefined,
+  roles: readonly string[] | undefined,
+  requires: readonly string[],
+): MoveSpec {
+  const mergedRoles =
+    before === undefined
+      ? roles === undefined
+        ? undefined
+        : new Set(roles)
+      : before.roles === undefined || roles === undefined
+        ? undefined
+        : new Set([...before.roles, ...roles])
   return { roles: mergedRoles, requires: [...new Set([...(before?.requires ?? []), ...requires])] }
 }
 
@@ -77,7 +90,9 @@ export function compileWorkflow(def: ModuleDef): WorkflowSpec | undefined {
 /** Account fields named as `$user.<field>` anywhere: the account store loads them with the account. */
 export function userFieldsOf(modules: readonly ModuleDef[], accountFields: readonly string[]): string[] {
   const named = new Set<string>()
-  const visit = (value: ConditionValueDef) => { if (isUserRef(value) && accountFields.includes(value.user)) named.add(value.user) }
+  const visit = (value: ConditionValueDef) => {
+    if (isUserRef(value) && accountFields.includes(value.user)) named.add(value.user)
+  }
   const walk = (c: ConditionDef): void => {
     if ('any' in c) c.any.forEach(walk)
     else if ('all' in c) c.all.forEach(walk)

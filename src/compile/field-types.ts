@@ -17,8 +17,14 @@ import { textType } from './field-types/text.js'
 import { timeType } from './field-types/time.js'
 
 export {
-  COLUMN_TYPES, INVALID,
-  type Dialect, type FieldTypeDef, type FilterParser, type JsonSchema, type SchemaContext, type StorageKind,
+  COLUMN_TYPES,
+  INVALID,
+  type Dialect,
+  type FieldTypeDef,
+  type FilterParser,
+  type JsonSchema,
+  type SchemaContext,
+  type StorageKind,
 } from './field-types/field-type.js'
 
 export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeDef>> = {

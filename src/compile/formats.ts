@@ -17,8 +17,13 @@ export function isDate(value: string): boolean {
 
 export function isDateTime(value: string): boolean {
   const m = DATETIME.exec(value)
-  return m !== null && isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) &&
-    Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6]) < 60
+  return (
+    m !== null &&
+    isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3])) &&
+    Number(m[4]) < 24 &&
+    Number(m[5]) < 60 &&
+    Number(m[6]) < 60
+  )
 }
 
 export const isTime = (value: string): boolean => TIME.test(value)

@@ -21,7 +21,11 @@ export const INTEGRITY = { marker: '_integridad', fields: '_integridad_campos', 
 /** Internal insertion order: lists default to creation order (D11). */
 export const ROW_COLUMN = '_row'
 
-export const META_COLUMNS: readonly { readonly name: string; readonly storage: StorageKind; readonly nullable: boolean }[] = [
+export const META_COLUMNS: readonly {
+  readonly name: string
+  readonly storage: StorageKind
+  readonly nullable: boolean
+}[] = [
   { name: META.id, storage: 'text', nullable: false },
   { name: META.created, storage: 'text', nullable: false },
   { name: META.createdBy, storage: 'text', nullable: false },

@@ -28,7 +28,8 @@ export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
 
 function compileDefaults(def: ModuleDef): DefaultSpec[] {
   return def.fields.flatMap((field): DefaultSpec[] => {
-    if (field.default === '$now') return [{ field: field.name, value: { now: FIELD_TYPES[field.type].now ?? 'datetime' } }]
+    if (field.default === '$now')
+      return [{ field: field.name, value: { now: FIELD_TYPES[field.type].now ?? 'datetime' } }]
     if (field.default !== undefined) return [{ field: field.name, value: { literal: field.default } }]
     // The state field starts at the first state of its list (D6).
     if (field.state && field.enum?.[0] !== undefined) return [{ field: field.name, value: { literal: field.enum[0] } }]
@@ -68,8 +69,12 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     defaults: compileDefaults(def),
     table: compileTable(def.name, fields, def.indexes),
     // The access rules noted on the fields of the schemas that validate and document requests (#14).
-    schemas: { ...schemas, create: withFieldNotes(schemas.create, notes), update: withFieldNotes(schemas.update, notes),
-      record: withFieldNotes(schemas.record, notes) },
+    schemas: {
+      ...schemas,
+      create: withFieldNotes(schemas.create, notes),
+      update: withFieldNotes(schemas.update, notes),
+      record: withFieldNotes(schemas.record, notes),
+    },
     permissions,
     routes: compileRoutes(permissions),
     access,

@@ -17,7 +17,8 @@ export function unreachableModules(service: ServiceSpec): ReachWarning[] {
     .filter((m) => !ordinary.some((r) => [...r.granted].some((p) => p.startsWith(`${m.name}.`))))
     .map((m) => {
       const who = `${supers.length > 1 ? 'n' : ''} ${supers.map((s) => `'${s}'`).join(', ') || 'ningún rol'}`
-      const message = `el módulo '${m.name}' solo lo alcanza${who} (*.*): ` +
+      const message =
+        `el módulo '${m.name}' solo lo alcanza${who} (*.*): ` +
         `ningún otro rol tiene permisos ${m.name}.*. ` +
         `Si otros deben usarlo, añada '${m.name}.ver' o '${m.name}.*' a sus roles.`
       return { module: m.name, message }

@@ -5,7 +5,10 @@ import { INTEGRITY, MASK, META } from './metadata.js'
 
 /** A field's schema in a request body: required ones cannot be empty; optional ones may be null. */
 function bodySchemaOf(field: FieldSpec): JsonSchema {
-  const base: JsonSchema = { ...field.valueSchema, ...(field.def.description === undefined ? {} : { description: field.def.description }) }
+  const base: JsonSchema = {
+    ...field.valueSchema,
+    ...(field.def.description === undefined ? {} : { description: field.def.description }),
+  }
   if (field.def.required) {
     return FIELD_TYPES[field.def.type].textual ? { ...base, minLength: Math.max(1, field.def.minLength ?? 1) } : base
   }
@@ -18,7 +21,10 @@ function bodySchemaOf(field: FieldSpec): JsonSchema {
 function recordSchemaOf(field: FieldSpec): JsonSchema {
   const body = bodySchemaOf({ ...field, def: { ...field.def, required: false } })
   if (!field.encrypted) return body
-  return { anyOf: [body, { type: 'string', const: MASK }], description: `Cifrado en reposo; '${MASK}' sin el permiso descifrar.` }
+  return {
+    anyOf: [body, { type: 'string', const: MASK }],
+    description: `Cifrado en reposo; '${MASK}' sin el permiso descifrar.`,
+  }
 }
 
 const metadataSchema: Readonly<Record<string, JsonSchema>> = {
@@ -46,9 +52,15 @@ function serializedRecordOf(readable: readonly FieldSpec[]): JsonSchema {
     properties: {
       [META.id]: text,
       ...Object.fromEntries(readable.map((f) => [f.name, serializedSchemaOf(f)])),
-      [META.created]: text, [META.createdBy]: text, [META.modified]: text, [META.modifiedBy]: text,
-      [META.version]: { type: 'integer' }, [META.hash]: text, [META.deleted]: text,
-      [INTEGRITY.marker]: text, [INTEGRITY.fields]: { type: 'array', items: text },
+      [META.created]: text,
+      [META.createdBy]: text,
+      [META.modified]: text,
+      [META.modifiedBy]: text,
+      [META.version]: { type: 'integer' },
+      [META.hash]: text,
+      [META.deleted]: text,
+      [INTEGRITY.marker]: text,
+      [INTEGRITY.fields]: { type: 'array', items: text },
     },
   }
 }
@@ -66,7 +78,15 @@ export function compileSchemas(fields: readonly FieldSpec[], prefix: string): Mo
         type: 'object',
         properties: {
           success: { type: 'boolean' },
-          data: { type: 'object', properties: { records: { type: 'array', items: serialized }, total: integer, limit: integer, offset: integer } },
+          data: {
+            type: 'object',
+            properties: {
+              records: { type: 'array', items: serialized },
+              total: integer,
+              limit: integer,
+              offset: integer,
+            },
+          },
         },
       },
     },
@@ -80,7 +100,8 @@ export function compileSchemas(fields: readonly FieldSpec[], prefix: string): Mo
         ...Object.fromEntries(readable.map((f) => [f.name, recordSchemaOf(f)])),
         ...metadataSchema,
         [INTEGRITY.marker]: {
-          type: 'string', const: INTEGRITY.failed,
+          type: 'string',
+          const: INTEGRITY.failed,
           description: 'Solo si algún valor cifrado guardado no supera su comprobación: esos campos se leen como null.',
         },
         [INTEGRITY.fields]: { type: 'array', items: { type: 'string' }, description: 'Los campos afectados.' },

@@ -24,7 +24,10 @@ export function compileService(config: ModulesConfig): ServiceSpec {
     accounts: {
       ...config.service.accounts,
       spec: accountsModule,
-      userFields: userFieldsOf(config.modules, accountsModule.fields.filter((f) => !f.writeOnly).map((f) => f.name)),
+      userFields: userFieldsOf(
+        config.modules,
+        accountsModule.fields.filter((f) => !f.writeOnly).map((f) => f.name),
+      ),
     },
     audit: { path: auditPath, permission: permissionName(auditPath, 'ver') },
   }

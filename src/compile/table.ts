@@ -5,7 +5,11 @@ import { compositeIndexName } from './index-name.js'
 import type { ColumnSpec, FieldSpec, IndexSpec, TableSpec } from './types.js'
 import { META, META_COLUMNS, ROW_COLUMN } from './metadata.js'
 
-export function compileTable(name: string, fields: readonly FieldSpec[], composites: readonly (readonly string[])[]): TableSpec {
+export function compileTable(
+  name: string,
+  fields: readonly FieldSpec[],
+  composites: readonly (readonly string[])[],
+): TableSpec {
   const columns: ColumnSpec[] = [
     { name: ROW_COLUMN, storage: 'integer', nullable: false, autoIncrement: true },
     ...META_COLUMNS,
@@ -18,9 +22,18 @@ export function compileTable(name: string, fields: readonly FieldSpec[], composi
     columns.push({ name: field.column, storage: field.storage, nullable: true })
     // Encrypted values are searched and kept unique through their blind index (D16).
     const searchable = field.blindIndexColumn ?? field.column
-    if (field.blindIndexColumn !== undefined) columns.push({ name: field.blindIndexColumn, storage: 'text', nullable: true })
-    if (field.def.unique) indexes.push({ name: `ux_${name}_${field.name}`, columns: [searchable], unique: true, liveOnly: true, field: field.name })
-    else if (field.def.index) indexes.push({ name: `ix_${name}_${field.name}`, columns: [searchable], unique: false, liveOnly: true })
+    if (field.blindIndexColumn !== undefined)
+      columns.push({ name: field.blindIndexColumn, storage: 'text', nullable: true })
+    if (field.def.unique)
+      indexes.push({
+        name: `ux_${name}_${field.name}`,
+        columns: [searchable],
+        unique: true,
+        liveOnly: true,
+        field: field.name,
+      })
+    else if (field.def.index)
+      indexes.push({ name: `ix_${name}_${field.name}`, columns: [searchable], unique: false, liveOnly: true })
   }
   // Composite indexes over live rows, on the same searchable columns as the single ones.
   for (const names of composites) {

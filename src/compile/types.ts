@@ -96,7 +96,13 @@ export type ScopeValueSpec = { readonly literals: readonly unknown[] } | { reado
 /** A record scope as data: `db/` turns it into SQL per dialect once the user is known. */
 export type ScopeSpec =
   | { readonly kind: 'any' | 'all'; readonly of: readonly ScopeSpec[] }
-  | { readonly kind: 'match'; readonly field: string; readonly column: string; readonly storage: StorageKind; readonly value: ScopeValueSpec }
+  | {
+      readonly kind: 'match'
+      readonly field: string
+      readonly column: string
+      readonly storage: StorageKind
+      readonly value: ScopeValueSpec
+    }
 
 export interface AccessSpec {
   readonly role: string
@@ -106,7 +112,10 @@ export interface AccessSpec {
   readonly writeScope: ScopeSpec | undefined
   readonly cannotRead: ReadonlySet<string>
   readonly cannotWrite: ReadonlySet<string>
-  readonly defaults: readonly { readonly field: string; readonly value: { readonly literal: unknown } | { readonly user: string } }[]
+  readonly defaults: readonly {
+    readonly field: string
+    readonly value: { readonly literal: unknown } | { readonly user: string }
+  }[]
 }
 
 export interface MoveSpec {

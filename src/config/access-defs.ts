@@ -23,7 +23,8 @@ export function toCondition(raw: unknown, at: DefPath): ConditionDef {
   return parts.length === 1 ? (parts[0] as ConditionDef) : { all: parts }
 }
 
-const list = (value: unknown): string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : (value as string[]))
+const list = (value: unknown): string[] =>
+  value === undefined ? [] : typeof value === 'string' ? [value] : (value as string[])
 
 export function toAccess(moduleName: string, raw: unknown): AccessDef[] {
   return Object.entries(asRaw(raw)).map(([role, value]) => {
@@ -32,7 +33,9 @@ export function toAccess(moduleName: string, raw: unknown): AccessDef[] {
     return {
       role,
       ...(def['scope'] === undefined ? {} : { scope: toCondition(def['scope'], [...at, 'scope']) }),
-      ...(def['write_scope'] === undefined ? {} : { writeScope: toCondition(def['write_scope'], [...at, 'write_scope']) }),
+      ...(def['write_scope'] === undefined
+        ? {}
+        : { writeScope: toCondition(def['write_scope'], [...at, 'write_scope']) }),
       cannotRead: list(def['cannot_read']),
       cannotWrite: list(def['cannot_write']),
       defaults: Object.entries(asRaw(def['defaults'])).map(([field, v]) => ({ field, value: toConditionValue(v) })),
@@ -56,6 +59,9 @@ export function toWorkflow(raw: unknown): WorkflowDef | undefined {
     ...(def['create_in'] === undefined ? {} : { createIn: list(def['create_in']) }),
     moves,
     final: list(def['final']),
-    readonly: ((def['readonly'] as unknown[] | undefined) ?? []).map((r) => ({ fields: list(asRaw(r)['fields']), in: list(asRaw(r)['in']) })),
+    readonly: ((def['readonly'] as unknown[] | undefined) ?? []).map((r) => ({
+      fields: list(asRaw(r)['fields']),
+      in: list(asRaw(r)['in']),
+    })),
   }
 }

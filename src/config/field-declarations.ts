@@ -19,7 +19,14 @@ export interface FieldDeclaration {
 }
 
 const isText = (value: unknown) => typeof value === 'string'
-const text = { encryptable: true, comparable: true, bounds: 'none', enumerable: false, acceptsNow: false, defaultFits: isText } as const
+const text = {
+  encryptable: true,
+  comparable: true,
+  bounds: 'none',
+  enumerable: false,
+  acceptsNow: false,
+  defaultFits: isText,
+} as const
 
 export const FIELD_DECLARATIONS = {
   string: { ...text, bounds: 'text', enumerable: true },

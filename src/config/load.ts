@@ -11,7 +11,9 @@ export function loadModulesConfig(file: string): ModulesConfig {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'el fichero no existe' : 'no se puede leer'
-    throw configInvalid([{ file, line: 1, column: 1, message: `No se puede cargar la definición de módulos: ${reason}` }])
+    throw configInvalid([
+      { file, line: 1, column: 1, message: `No se puede cargar la definición de módulos: ${reason}` },
+    ])
   }
   const result = validateModulesSource(text, file)
   if (!result.ok) throw configInvalid(result.problems)
@@ -27,7 +29,12 @@ export function loadCommonPasswords(): ReadonlySet<string> {
     } catch {
       continue
     }
-    return new Set(text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#')))
+    return new Set(
+      text
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '' && !line.startsWith('#')),
+    )
   }
   throw new Error('No se encuentra data/common-passwords.txt (la lista de contraseñas comunes que se rechazan)')
 }

@@ -19,7 +19,6 @@ const typesWhere = (test: (d: FieldDeclaration) => boolean): string => {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} o ${names.at(-1)}`
 }
 
-
 function defaultFits(field: FieldDef): boolean {
   const value = field.default
   if (value === '$now') return declarationOf(field.type).acceptsNow
@@ -36,7 +35,10 @@ function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
   if (field.state && field.enum === undefined)
     report(at('state'), `${name}: el campo de estado necesita 'enum' con la lista de estados.`)
   if (field.default !== undefined && !defaultFits(field))
-    report(at('default'), `${name}: el valor por defecto no es válido para el tipo ${field.type}${field.enum ? ` (valores posibles: ${field.enum.join(', ')})` : ''}.`)
+    report(
+      at('default'),
+      `${name}: el valor por defecto no es válido para el tipo ${field.type}${field.enum ? ` (valores posibles: ${field.enum.join(', ')})` : ''}.`,
+    )
   if (field.encrypted && !type.encryptable)
     report(at('encrypted'), `${name}: un campo de tipo ${field.type} no se puede cifrar.`)
   if (field.unique && !type.comparable)
@@ -46,7 +48,12 @@ function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
   for (const key of ['minimum', 'maximum'] as const)
     if (field[key] !== undefined && type.bounds !== 'number')
       report(at(key), `${name}: '${key}' solo se admite en campos ${typesWhere((d) => d.bounds === 'number')}.`)
-  for (const [key, value] of [['min_length', field.minLength], ['max_length', field.maxLength], ['pattern', field.pattern], ['format', field.format]] as const)
+  for (const [key, value] of [
+    ['min_length', field.minLength],
+    ['max_length', field.maxLength],
+    ['pattern', field.pattern],
+    ['format', field.format],
+  ] as const)
     if (value !== undefined && type.bounds !== 'text')
       report(at(key), `${name}: '${key}' solo se admite en campos ${typesWhere((d) => d.bounds === 'text')}.`)
   if (field.renamedFrom !== undefined && mod.fields.some((f) => f.name === field.renamedFrom))
@@ -63,11 +70,16 @@ function checkRenamedValues(field: FieldDef, name: string, at: readonly string[]
   }
   for (const [from, to] of Object.entries(field.renamedValues)) {
     if (field.enum.includes(from))
-      report([...at, from], `${name}: 'renamed_values' renombra '${from}', que sigue en el enum: quítelo del enum.`,
-        true)
+      report(
+        [...at, from],
+        `${name}: 'renamed_values' renombra '${from}', que sigue en el enum: quítelo del enum.`,
+        true,
+      )
     if (!field.enum.includes(to))
-      report([...at, from],
-        `${name}: 'renamed_values' renombra '${from}' a '${to}', que no está en el enum.${didYouMean(to, field.enum)}`)
+      report(
+        [...at, from],
+        `${name}: 'renamed_values' renombra '${from}' a '${to}', que no está en el enum.${didYouMean(to, field.enum)}`,
+      )
   }
 }
 
@@ -85,13 +97,22 @@ function checkIndexes(mod: ModuleDef, report: Report): void {
     const at = ['modules', mod.name, 'indexes', i]
     const shown = `[${fields.join(', ')}]`
     if (fields.length < 2)
-      report(at, `${mod.name}: el índice ${shown} necesita al menos dos campos; para indexar un solo campo use 'index: true' en ${fields[0] === undefined ? 'el campo' : `el campo '${fields[0]}'`}.`)
+      report(
+        at,
+        `${mod.name}: el índice ${shown} necesita al menos dos campos; para indexar un solo campo use 'index: true' en ${fields[0] === undefined ? 'el campo' : `el campo '${fields[0]}'`}.`,
+      )
     fields.forEach((name, j) => {
       const field = mod.fields.find((f) => f.name === name)
       if (field === undefined)
-        report([...at, j], `${mod.name}: el índice ${shown} nombra un campo que no existe: '${name}'.${renamedHint(mod, name) || didYouMean(name, names)}`)
+        report(
+          [...at, j],
+          `${mod.name}: el índice ${shown} nombra un campo que no existe: '${name}'.${renamedHint(mod, name) || didYouMean(name, names)}`,
+        )
       else if (!declarationOf(field.type).comparable)
-        report([...at, j], `${mod.name}: el índice ${shown} incluye '${name}', un campo de tipo ${field.type} que no se puede indexar.`)
+        report(
+          [...at, j],
+          `${mod.name}: el índice ${shown} incluye '${name}', un campo de tipo ${field.type} que no se puede indexar.`,
+        )
       if (fields.indexOf(name) !== j) report([...at, j], `${mod.name}: el índice ${shown} repite el campo '${name}'.`)
     })
     const key = fields.join(',')
@@ -106,14 +127,22 @@ function checkModules(config: ModulesConfig, report: Report): void {
     if (RESERVED_PATHS.includes(mod.name) || mod.name === config.service.auditPath)
       report(['modules', mod.name], `El nombre de módulo '${mod.name}' está reservado por el servicio.`, true)
     const other = prefixes.get(mod.prefix)
-    if (other !== undefined) report(['modules', mod.name, 'prefix'], `El prefijo '${mod.prefix}' ya lo usa el módulo '${other}'.`)
+    if (other !== undefined)
+      report(['modules', mod.name, 'prefix'], `El prefijo '${mod.prefix}' ya lo usa el módulo '${other}'.`)
     prefixes.set(mod.prefix, mod.name)
     const states = mod.fields.filter((f) => f.state)
     for (const extra of states.slice(1))
-      report(['modules', mod.name, 'fields', extra.name, 'state'], `${mod.name}: solo puede haber un campo de estado (ya lo es '${states[0]?.name}').`)
+      report(
+        ['modules', mod.name, 'fields', extra.name, 'state'],
+        `${mod.name}: solo puede haber un campo de estado (ya lo es '${states[0]?.name}').`,
+      )
     for (const field of mod.fields) {
       if (RESERVED_FIELDS.includes(field.name))
-        report(['modules', mod.name, 'fields', field.name], `${mod.name}: el nombre de campo '${field.name}' está reservado para los parámetros de lista.`, true)
+        report(
+          ['modules', mod.name, 'fields', field.name],
+          `${mod.name}: el nombre de campo '${field.name}' está reservado para los parámetros de lista.`,
+          true,
+        )
       checkField(mod, field, report)
     }
     checkIndexes(mod, report)
@@ -127,9 +156,15 @@ function checkRoles(config: ModulesConfig, report: Report): void {
       const [moduleName = '', action = ''] = permission.split('.')
       const at = ['roles', role.name, 'permissions', index]
       if (moduleName !== '*' && !namespaces.includes(moduleName))
-        report(at, `Rol ${role.name}: el permiso '${permission}' nombra un módulo que no existe.${didYouMean(moduleName, namespaces)}`)
+        report(
+          at,
+          `Rol ${role.name}: el permiso '${permission}' nombra un módulo que no existe.${didYouMean(moduleName, namespaces)}`,
+        )
       else if (action !== '*' && !(ACTIONS as readonly string[]).includes(action))
-        report(at, `Rol ${role.name}: acción desconocida '${action}' (acciones: ${ACTIONS.join(', ')}).${didYouMean(action, ACTIONS)}`)
+        report(
+          at,
+          `Rol ${role.name}: acción desconocida '${action}' (acciones: ${ACTIONS.join(', ')}).${didYouMean(action, ACTIONS)}`,
+        )
       else if (moduleName === config.service.auditPath && action !== 'ver' && action !== '*')
         report(at, `Rol ${role.name}: el registro de auditoría solo admite la acción 'ver'.`)
     })
@@ -140,26 +175,43 @@ function checkAccounts(config: ModulesConfig, report: Report): void {
   const accounts = config.service.accounts
   const mod = config.modules.find((m) => m.name === accounts.module)
   if (mod === undefined) {
-    report(['service', 'accounts', 'module'], `El módulo de cuentas '${accounts.module}' no existe.${didYouMean(accounts.module, config.modules.map((m) => m.name))}`)
+    report(
+      ['service', 'accounts', 'module'],
+      `El módulo de cuentas '${accounts.module}' no existe.${didYouMean(
+        accounts.module,
+        config.modules.map((m) => m.name),
+      )}`,
+    )
     return
   }
-  const expect = (part: 'username' | 'password' | 'role' | 'active', type: FieldType, extra: (f: FieldDef) => string) => {
+  const expect = (
+    part: 'username' | 'password' | 'role' | 'active',
+    type: FieldType,
+    extra: (f: FieldDef) => string,
+  ) => {
     const field = mod.fields.find((f) => f.name === accounts[part])
-    if (field === undefined) report(['service', 'accounts', part], `El campo '${accounts[part]}' no existe en el módulo ${mod.name}.`)
-    else if (field.type !== type) report(['service', 'accounts', part], `El campo '${field.name}' debe ser de tipo ${type}.`)
+    if (field === undefined)
+      report(['service', 'accounts', part], `El campo '${accounts[part]}' no existe en el módulo ${mod.name}.`)
+    else if (field.type !== type)
+      report(['service', 'accounts', part], `El campo '${field.name}' debe ser de tipo ${type}.`)
     else {
       const problem = extra(field)
       if (problem !== '') report(['service', 'accounts', part], problem)
     }
   }
-  expect('username', 'string', (f) => (f.unique && f.required && !f.encrypted ? '' : `El campo '${f.name}' debe ser obligatorio, único y sin cifrar.`))
+  expect('username', 'string', (f) =>
+    f.unique && f.required && !f.encrypted ? '' : `El campo '${f.name}' debe ser obligatorio, único y sin cifrar.`,
+  )
   expect('password', 'password', (f) => (f.required ? '' : `El campo '${f.name}' debe ser obligatorio.`))
   expect('role', 'role', (f) => (f.required ? '' : `El campo '${f.name}' debe ser obligatorio.`))
   expect('active', 'boolean', () => '')
   accounts.profile.forEach((name, index) => {
     const field = mod.fields.find((f) => f.name === name)
     if (field === undefined || field.type === 'password')
-      report(['service', 'accounts', 'profile', index], `El campo de perfil '${name}' no existe en ${mod.name} o no se puede mostrar.`)
+      report(
+        ['service', 'accounts', 'profile', index],
+        `El campo de perfil '${name}' no existe en ${mod.name} o no se puede mostrar.`,
+      )
   })
 }
 

@@ -15,7 +15,12 @@ addFormats(ajv)
 const validateShape = ajv.compile(schema)
 
 const pathOf = (instancePath: string): YamlPath =>
-  instancePath === '' ? [] : instancePath.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+  instancePath === ''
+    ? []
+    : instancePath
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
 
 function allowedKeys(error: ErrorObject): string[] {
   const properties = (error.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties
@@ -27,26 +32,40 @@ function describe(error: ErrorObject): { message: string; atKey: boolean; extraP
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(params['additionalProperty'])
-      return { message: `Clave desconocida '${key}'.${didYouMean(key, allowedKeys(error))}`, atKey: true, extraPath: key }
+      return {
+        message: `Clave desconocida '${key}'.${didYouMean(key, allowedKeys(error))}`,
+        atKey: true,
+        extraPath: key,
+      }
     }
     case 'required':
       return { message: `Falta la clave obligatoria '${String(params['missingProperty'])}'.`, atKey: false }
     case 'enum': {
       const allowed = (params['allowedValues'] as unknown[]).map(String)
-      return { message: `Valor no permitido; valores posibles: ${allowed.join(', ')}.${didYouMean(String(error.data), allowed)}`, atKey: false }
+      return {
+        message: `Valor no permitido; valores posibles: ${allowed.join(', ')}.${didYouMean(String(error.data), allowed)}`,
+        atKey: false,
+      }
     }
     case 'type':
       return { message: `Debe ser de tipo ${String(params['type'])}.`, atKey: false }
     case 'pattern':
       if (error.schemaPath.includes('identifier'))
-        return { message: 'Nombre no válido: use minúsculas, cifras y guion bajo, empezando por una letra.', atKey: false }
+        return {
+          message: 'Nombre no válido: use minúsculas, cifras y guion bajo, empezando por una letra.',
+          atKey: false,
+        }
       if (error.instancePath.endsWith('/prefix'))
         return { message: 'El prefijo debe tener de 2 a 6 letras mayúsculas o cifras.', atKey: false }
       if (error.instancePath.includes('/permissions/'))
         return { message: "Permiso no válido: el formato es '{módulo}.{acción}' (se admite '*').", atKey: false }
       return { message: `No cumple el formato ${String(params['pattern'])}.`, atKey: false }
     case 'propertyNames':
-      return { message: `Nombre no válido '${String(params['propertyName'])}': use minúsculas, cifras y guion bajo, empezando por una letra.`, atKey: true, extraPath: String(params['propertyName']) }
+      return {
+        message: `Nombre no válido '${String(params['propertyName'])}': use minúsculas, cifras y guion bajo, empezando por una letra.`,
+        atKey: true,
+        extraPath: String(params['propertyName']),
+      }
     case 'format':
       return { message: `No es un valor de formato ${String(params['format'])} válido.`, atKey: false }
     default:
@@ -59,7 +78,16 @@ export function validateShapeOf(source: YamlSource): ConfigProblem[] {
   if (validateShape(source.value)) return []
   const errors = (validateShape.errors ?? []).filter(
     // propertyNames reports once for the name and once for the inner keyword; keep the first.
-    (e, _i, all) => !(e.keyword === 'pattern' && all.some((o) => o.keyword === 'propertyNames' && e.instancePath.startsWith(o.instancePath) && e.instancePath === `${o.instancePath}/${String((o.params as Record<string, unknown>)['propertyName'])}`)),
+    (e, _i, all) =>
+      !(
+        e.keyword === 'pattern' &&
+        all.some(
+          (o) =>
+            o.keyword === 'propertyNames' &&
+            e.instancePath.startsWith(o.instancePath) &&
+            e.instancePath === `${o.instancePath}/${String((o.params as Record<string, unknown>)['propertyName'])}`,
+        )
+      ),
   )
   const seen = new Set<string>()
   const problems: ConfigProblem[] = []

@@ -44,7 +44,11 @@ function toConfig(raw: Raw): ModulesConfig {
   const accounts = asRaw(service['accounts'])
   const roles: RoleDef[] = Object.entries(asRaw(raw['roles'])).map(([name, value]) => {
     const role = asRaw(value)
-    return { name, permissions: role['permissions'] as string[], ...(role['description'] === undefined ? {} : { description: role['description'] as string }) }
+    return {
+      name,
+      permissions: role['permissions'] as string[],
+      ...(role['description'] === undefined ? {} : { description: role['description'] as string }),
+    }
   })
   const modules: ModuleDef[] = Object.entries(asRaw(raw['modules'])).map(([name, value]) => {
     const mod = asRaw(value)

@@ -32,12 +32,16 @@ export function parseYamlSource(text: string, file: string): YamlSource {
       if (!isMap(node) && !(node !== null && typeof node === 'object' && 'items' in node)) break
       const items = (node as { items: unknown[] }).items
       // ajv's instancePath names a list item with a string ('0'), the rules with a number.
-      const item = typeof segment === 'number' || isSeq(node) ? items[Number(segment)] : items.find((i) => isPair(i) && isScalar(i.key) && i.key.value === segment)
+      const item =
+        typeof segment === 'number' || isSeq(node)
+          ? items[Number(segment)]
+          : items.find((i) => isPair(i) && isScalar(i.key) && i.key.value === segment)
       if (item === undefined) break
       if (isPair(item)) {
         const keyRange = isScalar(item.key) ? item.key.range : undefined
         const valueRange = (item.value as { range?: [number, number, number] } | null)?.range
-        offset = (segment === path[path.length - 1] && atKey ? keyRange?.[0] : valueRange?.[0] ?? keyRange?.[0]) ?? offset
+        offset =
+          (segment === path[path.length - 1] && atKey ? keyRange?.[0] : (valueRange?.[0] ?? keyRange?.[0])) ?? offset
         node = item.value
       } else {
         offset = (item as { range?: [number, number, number] }).range?.[0] ?? offset

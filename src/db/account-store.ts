@@ -49,13 +49,16 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
   const revokedCache = generationCache<boolean>(changes, REVOCATIONS)
   const table = accounts.spec.table.name
   const toBool = VALUE_CONVERSIONS[database.dialect].boolean.fromDb
-  const isActive = (row: Row) => row[accounts.active] === null || row[accounts.active] === undefined || toBool(row[accounts.active]) === true
+  const isActive = (row: Row) =>
+    row[accounts.active] === null || row[accounts.active] === undefined || toBool(row[accounts.active]) === true
   const live = () => db.selectFrom(table).where(META.deleted, 'is', null)
 
   return {
     async credentials(username) {
-      const row = await live().select([META.id, accounts.password, accounts.active])
-        .where(accounts.username, '=', canonicalUsername(username)).executeTakeFirst()
+      const row = await live()
+        .select([META.id, accounts.password, accounts.active])
+        .where(accounts.username, '=', canonicalUsername(username))
+        .executeTakeFirst()
       if (row === undefined) return undefined
       return { id: String(row[META.id]), passwordHash: String(row[accounts.password] ?? ''), active: isActive(row) }
     },
@@ -67,7 +70,9 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
       return accountCache(id, () => loadAccount(id))
     },
     async count() {
-      const row = await live().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+      const row = await live()
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst()
       return Number(row?.['n'] ?? 0)
     },
     async isRevoked(jti) {
@@ -75,8 +80,11 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
     },
     async revoke(jti, expiresAtSeconds, nowSeconds) {
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto(SYSTEM_TABLES.revokedTokens).values({ jti, expires_at: expiresAtSeconds })
-          .onConflict((oc) => oc.column('jti').doNothing()).execute()
+        await trx
+          .insertInto(SYSTEM_TABLES.revokedTokens)
+          .values({ jti, expires_at: expiresAtSeconds })
+          .onConflict((oc) => oc.column('jti').doNothing())
+          .execute()
         // Expired tokens are rejected by their signature check already: forget them.
         await trx.deleteFrom(SYSTEM_TABLES.revokedTokens).where('expires_at', '<', nowSeconds).execute()
         await changes.bump(trx, REVOCATIONS)
@@ -85,15 +93,25 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
   }
 
   async function loadAccount(id: string): Promise<Account | undefined> {
-    const columns = [...new Set([META.id, META.created, accounts.role, accounts.active, ...accounts.profile, ...accounts.userFields])]
+    const columns = [
+      ...new Set([META.id, META.created, accounts.role, accounts.active, ...accounts.profile, ...accounts.userFields]),
+    ]
     const row = await live().select(columns).where(META.id, '=', id).executeTakeFirst()
     if (row === undefined || !isActive(row)) return undefined
-    const session = await db.selectFrom(SYSTEM_TABLES.accountSessions).select('version').where('account_id', '=', id).executeTakeFirst()
+    const session = await db
+      .selectFrom(SYSTEM_TABLES.accountSessions)
+      .select('version')
+      .where('account_id', '=', id)
+      .executeTakeFirst()
     return {
       id,
       role: String(row[accounts.role]),
       sessionVersion: Number(session?.['version'] ?? 0),
-      profile: { [META.id]: id, ...Object.fromEntries(accounts.profile.map((f) => [f, row[f] ?? null])), [META.created]: row[META.created] },
+      profile: {
+        [META.id]: id,
+        ...Object.fromEntries(accounts.profile.map((f) => [f, row[f] ?? null])),
+        [META.created]: row[META.created],
+      },
       fields: Object.fromEntries(accounts.userFields.map((f) => [f, row[f] ?? null])),
     }
   }
@@ -113,11 +131,20 @@ export function endSessionsOnCredentialChange(database: Database, accounts: Acco
   const toBool = VALUE_CONVERSIONS[database.dialect].boolean.fromDb
   return async (trx: Db, spec: ModuleSpec, id: string, changes: Row, before: Row): Promise<void> => {
     if (spec !== accounts.spec) return
-    const wasActive = before[accounts.active] === null || before[accounts.active] === undefined || toBool(before[accounts.active]) === true
+    const wasActive =
+      before[accounts.active] === null ||
+      before[accounts.active] === undefined ||
+      toBool(before[accounts.active]) === true
     const activeChanged = typeof changes[accounts.active] === 'boolean' && changes[accounts.active] !== wasActive
     if (typeof changes[accounts.password] !== 'string' && !activeChanged) return
-    await trx.insertInto(SYSTEM_TABLES.accountSessions).values({ account_id: id, version: 1 })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ version: sql`${sql.ref(`${SYSTEM_TABLES.accountSessions}.version`)} + 1` }))
+    await trx
+      .insertInto(SYSTEM_TABLES.accountSessions)
+      .values({ account_id: id, version: 1 })
+      .onConflict((oc) =>
+        oc
+          .column('account_id')
+          .doUpdateSet({ version: sql`${sql.ref(`${SYSTEM_TABLES.accountSessions}.version`)} + 1` }),
+      )
       .execute()
   }
 }

@@ -44,9 +44,11 @@ const json = (value: unknown): string => JSON.stringify(value ?? null)
  * per record shown, so this runs a hundred times per list page (issue #7).
  */
 export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'>): string {
-  return sha256Hex(`{"action":${json(entry.action)},"at":${json(entry.at)},"fields":[${entry.fields.map(json).join(',')}],` +
-    `"module":${json(entry.module)},"prev_hash":${json(entry.prev_hash)},"record_hash":${json(entry.record_hash)},` +
-    `"record_id":${json(entry.record_id)},"seq":${json(entry.seq)},"user_id":${json(entry.user_id)},"version":${json(entry.version)}}`)
+  return sha256Hex(
+    `{"action":${json(entry.action)},"at":${json(entry.at)},"fields":[${entry.fields.map(json).join(',')}],` +
+      `"module":${json(entry.module)},"prev_hash":${json(entry.prev_hash)},"record_hash":${json(entry.record_hash)},` +
+      `"record_id":${json(entry.record_id)},"seq":${json(entry.seq)},"user_id":${json(entry.user_id)},"version":${json(entry.version)}}`,
+  )
 }
 
 export function auditEntryFromRow(row: Row): AuditEntry {
@@ -74,7 +76,19 @@ export interface AppendOptions {
 }
 
 /** The columns of `_audit` in the order the compiled inserts bind them. */
-const COLUMNS = ['seq', 'at', 'user_id', 'action', 'module', 'record_id', 'version', 'record_hash', 'fields', 'prev_hash', 'hash'] as const
+const COLUMNS = [
+  'seq',
+  'at',
+  'user_id',
+  'action',
+  'module',
+  'record_id',
+  'version',
+  'record_hash',
+  'fields',
+  'prev_hash',
+  'hash',
+] as const
 /** Largest multi-row insert: 64 rows x 11 values stays far below both drivers' parameter limits. */
 const MAX_ROWS = 64
 const inserts = new WeakMap<Database, Map<number, CompiledQuery>>()
@@ -91,14 +105,20 @@ function compiledInsert(database: Database, rows: number): CompiledQuery {
   let compiled = bySize.get(rows)
   if (compiled === undefined) {
     const placeholder: Row = Object.fromEntries(COLUMNS.map((c) => [c, null]))
-    compiled = database.db.insertInto(SYSTEM_TABLES.audit).values(Array.from({ length: rows }, () => placeholder)).compile()
-    if (compiled.parameters.length !== rows * COLUMNS.length) throw new Error('the audit insert must bind every column of every row')
+    compiled = database.db
+      .insertInto(SYSTEM_TABLES.audit)
+      .values(Array.from({ length: rows }, () => placeholder))
+      .compile()
+    if (compiled.parameters.length !== rows * COLUMNS.length)
+      throw new Error('the audit insert must bind every column of every row')
     bySize.set(rows, compiled)
   }
   return compiled
 }
 
-const tailQuery = preparedQuery<never>((db) => db.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1))
+const tailQuery = preparedQuery<never>((db) =>
+  db.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1),
+)
 
 /** Splits n into chunks of MAX_ROWS and then powers of two (100 = 64 + 32 + 4). */
 function chunkSizes(n: number): number[] {
@@ -128,11 +148,31 @@ export async function appendAudit({ database, trx, events, at }: AppendOptions):
   for (const event of events) {
     seq += 1
     const entry = {
-      seq, at, user_id: event.userId, action: event.action, module: event.module, record_id: event.recordId,
-      version: event.version, record_hash: event.recordHash, fields: event.fields, prev_hash: prev,
+      seq,
+      at,
+      user_id: event.userId,
+      action: event.action,
+      module: event.module,
+      record_id: event.recordId,
+      version: event.version,
+      record_hash: event.recordHash,
+      fields: event.fields,
+      prev_hash: prev,
     }
     const hash = hashAuditEntry(entry)
-    values.push(seq, at, event.userId, event.action, event.module, event.recordId, event.version, event.recordHash, JSON.stringify(event.fields), prev, hash)
+    values.push(
+      seq,
+      at,
+      event.userId,
+      event.action,
+      event.module,
+      event.recordId,
+      event.version,
+      event.recordHash,
+      JSON.stringify(event.fields),
+      prev,
+      hash,
+    )
     prev = hash
   }
   let offset = 0

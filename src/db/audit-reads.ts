@@ -13,10 +13,17 @@ export function createAuditReads({ database: { db, dialect } }: RecordStoreOptio
     async history(spec, id, { user }) {
       // Deleted records included (D25), but only those in the reader's scope (issue #14).
       const exists = await recordQuery(db, spec, { includeDeleted: true, user, dialect })
-        .select(META.id).where(META.id, '=', id).executeTakeFirst()
+        .select(META.id)
+        .where(META.id, '=', id)
+        .executeTakeFirst()
       if (exists === undefined) throw recordNotFound()
-      const rows = await db.selectFrom(SYSTEM_TABLES.audit).selectAll()
-        .where('module', '=', spec.name).where('record_id', '=', id).orderBy('seq', 'asc').execute()
+      const rows = await db
+        .selectFrom(SYSTEM_TABLES.audit)
+        .selectAll()
+        .where('module', '=', spec.name)
+        .where('record_id', '=', id)
+        .orderBy('seq', 'asc')
+        .execute()
       return rows.map(auditEntryFromRow)
     },
 

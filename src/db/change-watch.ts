@@ -24,11 +24,14 @@ const prefixOf = (key: string) => `_gen:${key}`
 
 const bumpQuery = preparedQuery<'prefix'>((db, param) => {
   const table = SYSTEM_TABLES.sequences
-  return db.insertInto(table).values({ prefix: param('prefix'), year: 0, value: 1 })
+  return db
+    .insertInto(table)
+    .values({ prefix: param('prefix'), year: 0, value: 1 })
     .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + 1` }))
 })
 const generationQuery = preparedQuery<'prefix'>((db, param) =>
-  db.selectFrom(SYSTEM_TABLES.sequences).select('value').where('prefix', '=', param('prefix')).where('year', '=', 0))
+  db.selectFrom(SYSTEM_TABLES.sequences).select('value').where('prefix', '=', param('prefix')).where('year', '=', 0),
+)
 
 export function createChangeWatch(database: Database): ChangeWatch {
   const { db } = database
@@ -79,7 +82,10 @@ const CACHE_LIMIT = 10_000
  * Remembers answers for one generation of `key`: once a write of `key` commits anywhere
  * (any process), the next lookup sees a new generation and every older answer is dropped.
  */
-export function generationCache<T>(changes: ChangeWatch, key: string): (id: string, load: () => Promise<T>) => Promise<T> {
+export function generationCache<T>(
+  changes: ChangeWatch,
+  key: string,
+): (id: string, load: () => Promise<T>) => Promise<T> {
   let generation = -1
   const entries = new Map<string, T>()
   return async (id, load) => {

@@ -17,5 +17,7 @@ export async function createDatabase(url: string, options: ConnectOptions = {}):
     const { createPostgresDatabase } = await import('./dialects/postgres.js')
     return createPostgresDatabase({ url, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) })
   }
-  throw settingInvalid(`DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido '${url.split(':')[0]}:...')`)
+  throw settingInvalid(
+    `DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido '${url.split(':')[0]}:...')`,
+  )
 }

@@ -44,9 +44,21 @@ const integer = (name: string) => ({ name, storage: 'integer' as const })
 const SYSTEM_PLANS: readonly TablePlan[] = [
   { name: SYSTEM_TABLES.sequences, orderBy: 'prefix', columns: [text('prefix'), integer('year'), integer('value')] },
   {
-    name: SYSTEM_TABLES.audit, orderBy: 'seq',
-    columns: [integer('seq'), text('at'), text('user_id'), text('action'), text('module'), text('record_id'), integer('version'),
-      text('record_hash'), text('fields'), text('prev_hash'), text('hash')],
+    name: SYSTEM_TABLES.audit,
+    orderBy: 'seq',
+    columns: [
+      integer('seq'),
+      text('at'),
+      text('user_id'),
+      text('action'),
+      text('module'),
+      text('record_id'),
+      integer('version'),
+      text('record_hash'),
+      text('fields'),
+      text('prev_hash'),
+      text('hash'),
+    ],
   },
   { name: SYSTEM_TABLES.revokedTokens, orderBy: 'jti', columns: [text('jti'), integer('expires_at')] },
   { name: SYSTEM_TABLES.keys, orderBy: 'key_id', columns: [text('key_id')] },
@@ -56,13 +68,21 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {
   const moduleTables = modules.map((m) => {
     const generated = m.table.columns.find((c) => c.autoIncrement === true)?.name
-    return { name: m.table.name, orderBy: generated ?? m.table.columns[0]!.name, columns: m.table.columns, ...(generated === undefined ? {} : { generated }) }
+    return {
+      name: m.table.name,
+      orderBy: generated ?? m.table.columns[0]!.name,
+      columns: m.table.columns,
+      ...(generated === undefined ? {} : { generated }),
+    }
   })
   return [...SYSTEM_PLANS, ...moduleTables]
 }
 
 async function rowCount(db: Db, table: string): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst()
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst()
   return Number(row?.['n'] ?? 0)
 }
 
@@ -73,8 +93,13 @@ async function copyTable(options: CopyOptions, plan: TablePlan, trx: Db): Promis
   const batch = options.batchSize ?? Math.max(1, Math.floor(30_000 / plan.columns.length))
   let copied = 0
   for (let offset = 0; ; offset += batch) {
-    const rows = await options.source.db.selectFrom(plan.name).select(plan.columns.map((c) => c.name))
-      .orderBy(plan.orderBy).limit(batch).offset(offset).execute()
+    const rows = await options.source.db
+      .selectFrom(plan.name)
+      .select(plan.columns.map((c) => c.name))
+      .orderBy(plan.orderBy)
+      .limit(batch)
+      .offset(offset)
+      .execute()
     if (rows.length === 0) break
     const converted = rows.map((row) => {
       const out: Row = {}
@@ -101,13 +126,17 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
   const { source, target, modules } = options
   const pending = planMigration(await readSnapshot(source), modules)
   if (pending.length > 0)
-    throw copyRefused(`La base de datos de origen no está al día con modules.yaml (${pending.length} cambios pendientes): arranque el servicio sobre ella o migre antes de copiar`)
+    throw copyRefused(
+      `La base de datos de origen no está al día con modules.yaml (${pending.length} cambios pendientes): arranque el servicio sobre ella o migre antes de copiar`,
+    )
   const existing = (await readSnapshot(target)).modules
   const plans = plansOf(modules)
   for (const plan of plans) {
     const exists = SYSTEM_PLANS.includes(plan) || existing[plan.name] !== undefined
     if (exists && (await rowCount(target.db, plan.name)) > 0)
-      throw copyRefused(`La base de datos de destino no está vacía (la tabla '${plan.name}' tiene datos): la copia solo se hace a una base de datos nueva`)
+      throw copyRefused(
+        `La base de datos de destino no está vacía (la tabla '${plan.name}' tiene datos): la copia solo se hace a una base de datos nueva`,
+      )
   }
   await applyMigration(target, modules, { ...options.migration, safeOnly: true })
   const tables: Record<string, number> = {}

@@ -30,7 +30,8 @@ export const keyIdOf = (key: Buffer): string =>
 /** Parses a base64 32-byte key; throws an operator error (SETTING_INVALID): startup refuses to go on. */
 export function parseKey(base64: string, source: string): Buffer {
   const key = Buffer.from(base64.trim(), 'base64')
-  if (key.length !== 32) throw settingInvalid(`${source}: la clave de cifrado debe ser de 32 bytes en base64 (tiene ${key.length})`)
+  if (key.length !== 32)
+    throw settingInvalid(`${source}: la clave de cifrado debe ser de 32 bytes en base64 (tiene ${key.length})`)
   return key
 }
 
@@ -47,7 +48,8 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
   const indexKeys = new Map([...keyring.keys].map(([id, key]) => [id, indexKeyOf(key)]))
   const activeKey = keyring.keys.get(keyring.activeId) as Buffer
   const activeIndexKey = indexKeys.get(keyring.activeId) as Buffer
-  const hmac = (key: Buffer, plaintext: string) => createHmac('sha256', key).update(plaintext, 'utf8').digest('base64url')
+  const hmac = (key: Buffer, plaintext: string) =>
+    createHmac('sha256', key).update(plaintext, 'utf8').digest('base64url')
 
   return {
     activeKeyId: keyring.activeId,
@@ -56,7 +58,13 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
       const cipher = createCipheriv('aes-256-gcm', activeKey, iv)
       cipher.setAAD(Buffer.from(context, 'utf8'))
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
-      return [VERSION, keyring.activeId, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.')
+      return [
+        VERSION,
+        keyring.activeId,
+        iv.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+        body.toString('base64url'),
+      ].join('.')
     },
     decrypt(stored, context) {
       // v1.<key id>.<iv>.<tag>.<body>, read by position: no array per value (issue #7).
@@ -74,7 +82,9 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
         decipher.setAuthTag(Buffer.from(stored.slice(tagAt, bodyAt - 1), 'base64url'))
         return decipher.update(stored.slice(bodyAt), 'base64url', 'utf8') + decipher.final('utf8')
       } catch (error) {
-        throw integrityError(new Error(`${context}: el valor cifrado no verifica (alterado o de otro registro)`, { cause: error }))
+        throw integrityError(
+          new Error(`${context}: el valor cifrado no verifica (alterado o de otro registro)`, { cause: error }),
+        )
       }
     },
     keyIdOf: (stored) => (stored.startsWith(`${VERSION}.`) ? stored.split('.')[1] : undefined),

@@ -10,15 +10,26 @@ import type { Db, Row } from './database.js'
 import type { RecordCodec } from './record-codec.js'
 
 /** Throws the 409 of a unique field whose value `values` (API values) repeat under any key. */
-export async function checkEncryptedUnique(trx: Db, spec: ModuleSpec, codec: RecordCodec, values: Row, selfId: string): Promise<void> {
+export async function checkEncryptedUnique(
+  trx: Db,
+  spec: ModuleSpec,
+  codec: RecordCodec,
+  values: Row,
+  selfId: string,
+): Promise<void> {
   for (const field of spec.encryptedFields) {
     const value = values[field.name]
     if (!field.def.unique || field.blindIndexColumn === undefined || value === null || value === undefined) continue
     const indexes = codec.blindIndexes(value)
     if (indexes.length < 2) continue // one key: the unique index alone decides
-    const taken = await trx.selectFrom(spec.table.name).select(META.id)
-      .where(field.blindIndexColumn, 'in', [...indexes]).where(META.deleted, 'is', null).where(META.id, '!=', selfId)
-      .limit(1).executeTakeFirst()
+    const taken = await trx
+      .selectFrom(spec.table.name)
+      .select(META.id)
+      .where(field.blindIndexColumn, 'in', [...indexes])
+      .where(META.deleted, 'is', null)
+      .where(META.id, '!=', selfId)
+      .limit(1)
+      .executeTakeFirst()
     if (taken !== undefined) throw uniqueConflict(field.name)
   }
 }

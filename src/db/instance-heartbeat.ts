@@ -45,7 +45,13 @@ const FORGET_MS = 86_400_000
 export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
   const { database, keys, changes } = options
   const instanceId = randomUUID()
-  const fixed = { instance_id: instanceId, host: hostname(), pid: process.pid, started_at: new Date().toISOString(), interval_ms: options.intervalMs }
+  const fixed = {
+    instance_id: instanceId,
+    host: hostname(),
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    interval_ms: options.intervalMs,
+  }
   let signal: number | undefined
   let beating: Promise<void> | undefined
 
@@ -57,15 +63,27 @@ export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise
     }
     signal = current
     const keyring = keys.keyring()
-    const report = { seen_at: Date.now(), key_ids: [...keyring.keys.keys()].sort().join(','), active_key_id: keyring.activeId }
-    await database.db.insertInto(SYSTEM_TABLES.instances).values({ ...fixed, ...report })
-      .onConflict((oc) => oc.column('instance_id').doUpdateSet(report)).execute()
+    const report = {
+      seen_at: Date.now(),
+      key_ids: [...keyring.keys.keys()].sort().join(','),
+      active_key_id: keyring.activeId,
+    }
+    await database.db
+      .insertInto(SYSTEM_TABLES.instances)
+      .values({ ...fixed, ...report })
+      .onConflict((oc) => oc.column('instance_id').doUpdateSet(report))
+      .execute()
   }
 
-  await database.db.deleteFrom(SYSTEM_TABLES.instances).where('seen_at', '<', Date.now() - FORGET_MS).execute()
+  await database.db
+    .deleteFrom(SYSTEM_TABLES.instances)
+    .where('seen_at', '<', Date.now() - FORGET_MS)
+    .execute()
   await beat()
   const timer = setInterval(() => {
-    beating ??= beat().catch(options.onError).finally(() => void (beating = undefined))
+    beating ??= beat()
+      .catch(options.onError)
+      .finally(() => void (beating = undefined))
   }, options.intervalMs)
   timer.unref()
   return {
@@ -73,7 +91,11 @@ export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise
     async stop() {
       clearInterval(timer)
       await beating
-      await database.db.deleteFrom(SYSTEM_TABLES.instances).where('instance_id', '=', instanceId).execute().catch(options.onError)
+      await database.db
+        .deleteFrom(SYSTEM_TABLES.instances)
+        .where('instance_id', '=', instanceId)
+        .execute()
+        .catch(options.onError)
     },
   }
 }
@@ -81,9 +103,18 @@ export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise
 /** The instances that reported within three of their heartbeats. */
 export async function liveInstances(database: Database, now = Date.now()): Promise<InstanceReport[]> {
   const rows = await database.db.selectFrom(SYSTEM_TABLES.instances).selectAll().orderBy('started_at').execute()
-  return rows.map((row) => ({
-    instanceId: String(row['instance_id']), host: String(row['host']), pid: Number(row['pid']), startedAt: String(row['started_at']),
-    seenAt: Number(row['seen_at']), intervalMs: Number(row['interval_ms']),
-    keyIds: String(row['key_ids']).split(',').filter((k) => k !== ''), activeKeyId: String(row['active_key_id']),
-  })).filter((report) => isLive(report, now))
+  return rows
+    .map((row) => ({
+      instanceId: String(row['instance_id']),
+      host: String(row['host']),
+      pid: Number(row['pid']),
+      startedAt: String(row['started_at']),
+      seenAt: Number(row['seen_at']),
+      intervalMs: Number(row['interval_ms']),
+      keyIds: String(row['key_ids'])
+        .split(',')
+        .filter((k) => k !== ''),
+      activeKeyId: String(row['active_key_id']),
+    }))
+    .filter((report) => isLive(report, now))
 }

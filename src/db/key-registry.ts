@@ -22,8 +22,12 @@ export async function registeredKeys(db: Db): Promise<string[]> {
  * held shared until commit, so a switch waits for writes under the old key to end (issue #13).
  */
 export async function activeKeyOf(database: Database, db: Db = database.db, lock = false): Promise<string | undefined> {
-  const row = await db.selectFrom(SYSTEM_TABLES.keyState).select('active_key_id').where('id', '=', 1)
-    .$if(lock && database.rowLocks, (q) => q.forShare()).executeTakeFirst()
+  const row = await db
+    .selectFrom(SYSTEM_TABLES.keyState)
+    .select('active_key_id')
+    .where('id', '=', 1)
+    .$if(lock && database.rowLocks, (q) => q.forShare())
+    .executeTakeFirst()
   return row === undefined ? undefined : String(row['active_key_id'])
 }
 
@@ -37,9 +41,16 @@ export async function checkKeyRegistry(database: Database, keyring: Keyring): Pr
   const active = await activeKeyOf(database)
   if (active !== undefined) return active
   await database.db.transaction().execute(async (trx) => {
-    await trx.insertInto(SYSTEM_TABLES.keys).values({ key_id: keyring.activeId }).onConflict((oc) => oc.column('key_id').doNothing()).execute()
-    await trx.insertInto(SYSTEM_TABLES.keyState).values({ id: 1, active_key_id: keyring.activeId })
-      .onConflict((oc) => oc.column('id').doNothing()).execute()
+    await trx
+      .insertInto(SYSTEM_TABLES.keys)
+      .values({ key_id: keyring.activeId })
+      .onConflict((oc) => oc.column('key_id').doNothing())
+      .execute()
+    await trx
+      .insertInto(SYSTEM_TABLES.keyState)
+      .values({ id: 1, active_key_id: keyring.activeId })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute()
   })
   return (await activeKeyOf(database)) ?? keyring.activeId
 }
@@ -50,7 +61,11 @@ export async function checkKeyRegistry(database: Database, keyring: Keyring): Pr
  */
 export async function switchActiveKey(database: Database, changes: ChangeWatch, keyId: string): Promise<void> {
   await database.db.transaction().execute(async (trx) => {
-    await trx.insertInto(SYSTEM_TABLES.keys).values({ key_id: keyId }).onConflict((oc) => oc.column('key_id').doNothing()).execute()
+    await trx
+      .insertInto(SYSTEM_TABLES.keys)
+      .values({ key_id: keyId })
+      .onConflict((oc) => oc.column('key_id').doNothing())
+      .execute()
     await trx.updateTable(SYSTEM_TABLES.keyState).set({ active_key_id: keyId }).where('id', '=', 1).execute()
     await changes.bump(trx, KEYS_SIGNAL)
   })

@@ -40,22 +40,37 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
       const done = await database.db.transaction().execute(async (trx) => {
         await codec.beforeWrite(trx)
         // Deleted rows too: no value may stay under a retired key.
-        const rows = await trx.selectFrom(spec.table.name).selectAll()
+        const rows = await trx
+          .selectFrom(spec.table.name)
+          .selectAll()
           .where(ROW_COLUMN, '>', after)
-          .where((eb) => eb.or(encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)]))))
-          .orderBy(ROW_COLUMN).limit(batchSize)
+          .where((eb) =>
+            eb.or(encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)]))),
+          )
+          .orderBy(ROW_COLUMN)
+          .limit(batchSize)
           // A request editing the same record waits, instead of being overwritten by this batch.
-          .$if(database.rowLocks, (q) => q.forUpdate()).execute()
+          .$if(database.rowLocks, (q) => q.forUpdate())
+          .execute()
         if (rows.length === 0) return true
         const events: AuditEvent[] = []
         for (const row of rows) {
           const changes = codec.reencrypt(spec, row)
           const next: Row = { ...row, ...changes }
           const hash = codec.hash(spec, next)
-          await trx.updateTable(spec.table.name).set({ ...changes, [META.hash]: hash }).where(META.id, '=', row[META.id] as string).execute()
+          await trx
+            .updateTable(spec.table.name)
+            .set({ ...changes, [META.hash]: hash })
+            .where(META.id, '=', row[META.id] as string)
+            .execute()
           events.push({
-            userId: null, action: 'recifrar', module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]),
-            recordHash: hash, fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
+            userId: null,
+            action: 'recifrar',
+            module: spec.name,
+            recordId: String(row[META.id]),
+            version: Number(row[META.version]),
+            recordHash: hash,
+            fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
           })
         }
         await options.changes.bump(trx, spec.name)

@@ -11,7 +11,9 @@ export async function keyUsage(database: Database, spec: ServiceSpec): Promise<M
     for (const field of module.encryptedFields) {
       const keyId = sql<string>`substr(${sql.ref(field.column)}, 4, 8)`
       const { rows } = await sql<{ key_id: string; n: number | string }>`select ${keyId} as key_id, count(*) as n
-        from ${sql.table(module.table.name)} where ${sql.ref(field.column)} is not null group by ${keyId}`.execute(database.db)
+        from ${sql.table(module.table.name)} where ${sql.ref(field.column)} is not null group by ${keyId}`.execute(
+        database.db,
+      )
       for (const row of rows) usage.set(row.key_id, (usage.get(row.key_id) ?? 0) + Number(row.n))
     }
   return usage

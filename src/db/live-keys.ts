@@ -65,7 +65,11 @@ export async function openLiveKeys(database: Database, load: () => readonly Buff
       const active = await activeKeyOf(database, trx, true)
       if (active === undefined || active === keyring.activeId) return
       if (!use(active, false))
-        throw unavailable(new Error(`La clave activa '${active}' no está configurada en esta instancia: no se escribe con una clave retirada`))
+        throw unavailable(
+          new Error(
+            `La clave activa '${active}' no está configurada en esta instancia: no se escribe con una clave retirada`,
+          ),
+        )
     },
     async refresh() {
       const active = (await activeKeyOf(database)) ?? keyring.activeId

@@ -14,18 +14,22 @@ return n`
 const PREFIX = 'login-failures:'
 
 export function createRedisLoginFailureStore(
-  redis: Redis, fallback: LoginFailureStore, onError: (error: unknown) => void,
+  redis: Redis,
+  fallback: LoginFailureStore,
+  onError: (error: unknown) => void,
 ): LoginFailureStore {
   const store = redisStore(redis)
   type Call<A extends unknown[], R> = (s: LoginFailureStore, ...args: A) => Promise<R>
-  const guarded = <A extends unknown[], R>(call: Call<A, R>) => async (...args: A): Promise<R> => {
-    try {
-      return await call(store, ...args)
-    } catch (error) {
-      onError(error)
-      return call(fallback, ...args)
+  const guarded =
+    <A extends unknown[], R>(call: Call<A, R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(store, ...args)
+      } catch (error) {
+        onError(error)
+        return call(fallback, ...args)
+      }
     }
-  }
   return {
     read: guarded((s, keys: readonly string[], now: number, keepMs: number) => s.read(keys, now, keepMs)),
     record: guarded((s, keys: readonly string[], now: number, keepMs: number) => s.record(keys, now, keepMs)),
@@ -40,13 +44,16 @@ function redisStore(redis: Redis): LoginFailureStore {
       return rows.map(([failures, lastAt]): FailureCount =>
         failures === null || failures === undefined
           ? NO_FAILURES
-          : { failures: Number(failures), lastAt: Number(lastAt) })
+          : { failures: Number(failures), lastAt: Number(lastAt) },
+      )
     },
     async record(keys, now, keepMs) {
-      return Promise.all(keys.map(async (key) => {
-        const failures = await redis.eval(RECORD_SCRIPT, 1, `${PREFIX}${key}`, String(now), String(keepMs))
-        return { failures: Number(failures), lastAt: now }
-      }))
+      return Promise.all(
+        keys.map(async (key) => {
+          const failures = await redis.eval(RECORD_SCRIPT, 1, `${PREFIX}${key}`, String(now), String(keepMs))
+          return { failures: Number(failures), lastAt: now }
+        }),
+      )
     },
     async clear(key) {
       await redis.del(`${PREFIX}${key}`)

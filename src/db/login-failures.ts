@@ -34,20 +34,27 @@ export function createLoginFailureStore(database: Database): LoginFailureStore {
 
   return {
     async read(keys, now, keepMs) {
-      const rows = await db.selectFrom(table).select(['key', 'failures', 'last_at'])
-        .where('key', 'in', [...keys]).execute()
+      const rows = await db
+        .selectFrom(table)
+        .select(['key', 'failures', 'last_at'])
+        .where('key', 'in', [...keys])
+        .execute()
       return keys.map((key) => toCount(rows.find((r) => r['key'] === key) as never, now, keepMs))
     },
     async record(keys, now, keepMs) {
       const counts: FailureCount[] = []
       const stale = now - keepMs
       for (const key of keys) {
-        const row = await db.insertInto(table).values({ key, failures: 1, last_at: now })
-          .onConflict((oc) => oc.column('key').doUpdateSet({
-            failures: sql`case when ${sql.ref(`${table}.last_at`)} < ${stale} then 1
+        const row = await db
+          .insertInto(table)
+          .values({ key, failures: 1, last_at: now })
+          .onConflict((oc) =>
+            oc.column('key').doUpdateSet({
+              failures: sql`case when ${sql.ref(`${table}.last_at`)} < ${stale} then 1
               else ${sql.ref(`${table}.failures`)} + 1 end`,
-            last_at: now,
-          }))
+              last_at: now,
+            }),
+          )
           .returning(['failures', 'last_at'])
           .executeTakeFirstOrThrow()
         counts.push({ failures: Number(row['failures']), lastAt: Number(row['last_at']) })

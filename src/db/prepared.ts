@@ -17,10 +17,13 @@ export function prepare<P extends string>(build: (param: (name: P) => string) =>
   // Each parameter is a placeholder to fill or a constant of the query (a `limit 1`, a `year: 0`).
   type Slot = { readonly name: P } | { readonly constant: unknown }
   const slots = compiled.parameters.map((value): Slot =>
-    typeof value === 'string' && value.startsWith(SENTINEL) ? { name: value.slice(SENTINEL.length) as P } : { constant: value })
+    typeof value === 'string' && value.startsWith(SENTINEL)
+      ? { name: value.slice(SENTINEL.length) as P }
+      : { constant: value },
+  )
   return {
     bind(values) {
-      const parameters = slots.map((slot) => ('name' in slot ? values[slot.name] ?? null : slot.constant))
+      const parameters = slots.map((slot) => ('name' in slot ? (values[slot.name] ?? null) : slot.constant))
       return { ...compiled, parameters }
     },
   }
@@ -30,7 +33,9 @@ export function prepare<P extends string>(build: (param: (name: P) => string) =>
  * One prepared query per dialect, built on first use from whichever handle runs it (the
  * database or one of its transactions share the dialect's adapter).
  */
-export function preparedQuery<P extends string>(build: (db: Db, param: (name: P) => string) => Compilable<Row>): (db: Db) => Prepared<P> {
+export function preparedQuery<P extends string>(
+  build: (db: Db, param: (name: P) => string) => Compilable<Row>,
+): (db: Db) => Prepared<P> {
   const byAdapter = new WeakMap<object, Prepared<P>>()
   return (db) => {
     const adapter = db.getExecutor().adapter

@@ -26,10 +26,20 @@ export interface WorkerSetup {
 const port = parentPort
 if (port === null) throw new Error('read-audit-worker runs as a worker thread')
 const setup = workerData as WorkerSetup
-const database = createSqliteDatabase({ file: setup.file, ...(setup.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: setup.busyTimeoutMs }) })
+const database = createSqliteDatabase({
+  file: setup.file,
+  ...(setup.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: setup.busyTimeoutMs }),
+})
 
 port.on('message', (request: WorkerRequest) => {
-  database.db.transaction().execute((trx) => appendAudit({ database, trx, events: request.events, at: request.at }))
+  database.db
+    .transaction()
+    .execute((trx) => appendAudit({ database, trx, events: request.events, at: request.at }))
     .then(() => port.postMessage({ id: request.id } satisfies WorkerReply))
-    .catch((error: unknown) => port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies WorkerReply))
+    .catch((error: unknown) =>
+      port.postMessage({
+        id: request.id,
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies WorkerReply),
+    )
 })

@@ -65,7 +65,10 @@ function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
   const start = (): Worker => {
     // Small heaps: the thread holds one batch at a time. Should it run out, it exits and the
     // batches are written from the main thread again (fail below).
-    const started = new Worker(workerUrl, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } })
+    const started = new Worker(workerUrl, {
+      workerData: setup,
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
+    })
     started.unref() // never what keeps a process alive; close() ends it
     started.on('message', (reply: WorkerReply) => {
       const pending = waiting.get(reply.id)
@@ -110,9 +113,14 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
   }
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> = Promise.resolve()
-  const file = options.database.dialect === 'sqlite' && options.database.location !== ':memory:' ? options.database.location : undefined
-  const writer = options.worker !== false && file !== undefined
-    ? workerWriter({ file }, inProcessWriter(options.database)) : inProcessWriter(options.database)
+  const file =
+    options.database.dialect === 'sqlite' && options.database.location !== ':memory:'
+      ? options.database.location
+      : undefined
+  const writer =
+    options.worker !== false && file !== undefined
+      ? workerWriter({ file }, inProcessWriter(options.database))
+      : inProcessWriter(options.database)
 
   const flush = (): Promise<void> => {
     if (timer !== undefined) clearTimeout(timer)
@@ -123,14 +131,17 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     const at = formatExactTimestamp(options.clock(), options.timezone)
     writing = writing
       .then(() => writer.write(batch, at))
-      .then(() => {
-        backlog -= batch.length
-        if (backlog <= maxBacklog) release()
-      }, (error: unknown) => {
-        pending = [...batch, ...pending] // kept for the next flush
-        options.onError(error)
-        release() // reads go on (as with no backlog) while the audit cannot be written; logged
-      })
+      .then(
+        () => {
+          backlog -= batch.length
+          if (backlog <= maxBacklog) release()
+        },
+        (error: unknown) => {
+          pending = [...batch, ...pending] // kept for the next flush
+          options.onError(error)
+          release() // reads go on (as with no backlog) while the audit cannot be written; logged
+        },
+      )
     return writing
   }
 

@@ -30,7 +30,12 @@ export interface RecordCodec {
    * decode for the API's reads: a value that fails its integrity check does not fail the
    * record; it reads as null, the record carries the INTEGRITY marker and `failed` names it.
    */
-  decodeForRead(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): { readonly record: Row; readonly failed: readonly string[] }
+  decodeForRead(
+    spec: ModuleSpec,
+    row: Row,
+    reveal: boolean,
+    written?: Row,
+  ): { readonly record: Row; readonly failed: readonly string[] }
   /** Plain value of one field of a stored row (for change detection). */
   plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
   /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
@@ -43,7 +48,11 @@ export interface RecordCodec {
   beforeWrite(trx: Db): Promise<void>
 }
 
-export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeWrite: (trx: Db) => Promise<void> = async () => undefined): RecordCodec {
+export function createRecordCodec(
+  dialect: Dialect,
+  cipher: FieldCipher,
+  beforeWrite: (trx: Db) => Promise<void> = async () => undefined,
+): RecordCodec {
   const conversions = VALUE_CONVERSIONS[dialect]
 
   const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
@@ -68,7 +77,13 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeW
       const raw = row[field.column]
       if (raw === null || raw === undefined) out[field.name] = null
       else if (field.encrypted && !reveal) out[field.name] = MASK
-      else if (field.encrypted && written !== undefined && written[field.name] !== undefined && written[field.name] !== null) out[field.name] = written[field.name]
+      else if (
+        field.encrypted &&
+        written !== undefined &&
+        written[field.name] !== undefined &&
+        written[field.name] !== null
+      )
+        out[field.name] = written[field.name]
       else if (failed === undefined || !field.encrypted) out[field.name] = plainOf(field, raw, contextOf)
       else {
         try {
@@ -114,7 +129,8 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeW
       }
       return out
     },
-    plainValue: (spec, field, row) => plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
+    plainValue: (spec, field, row) =>
+      plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
     decode: (spec, row, reveal, written) => decodeRow(spec, row, reveal, written),
     decodeForRead(spec, row, reveal, written) {
       const failed: string[] = []
@@ -133,7 +149,8 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeW
         const raw = row[column.name]
         // An empty field is left out: adding a field to modules.yaml changes no existing hash.
         if (field !== undefined && (raw === null || raw === undefined)) continue
-        stored[column.name] = field === undefined ? (column.name === META.version ? Number(raw) : raw ?? null) : logicalStored(field, raw)
+        stored[column.name] =
+          field === undefined ? (column.name === META.version ? Number(raw) : (raw ?? null)) : logicalStored(field, raw)
       }
       return sha256Hex(canonicalJson(stored))
     },

@@ -25,6 +25,7 @@ export interface RecordQueryOptions {
 }
 
 /** A query over one module's table with nothing selected yet. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- Kysely's own type for "no columns selected yet"
 export type RecordQuery = SelectQueryBuilder<DynamicDb, string, {}>
 
 /** The records of `spec` a read may see, before its own filters, columns, order and page. */

@@ -35,18 +35,34 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor }: ReadOptions): ApiRecord {
     const { record, failed } = codec.decodeForRead(spec, row, reveal)
     if (failed.length === 0) return record
-    const failure = { module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), fields: failed }
+    const failure = {
+      module: spec.name,
+      recordId: String(row[META.id]),
+      version: Number(row[META.version]),
+      fields: failed,
+    }
     const key = `${failure.module}\u0000${failure.recordId}\u0000${failure.version}`
     if (!damaged.has(key)) {
       damaged.add(key)
       options.onIntegrityFailure?.(failure)
-      void readAudit.record([{ userId: actor, action: 'integridad', module: spec.name, recordId: failure.recordId, version: failure.version, recordHash: null, fields: failed }])
+      void readAudit.record([
+        {
+          userId: actor,
+          action: 'integridad',
+          module: spec.name,
+          recordId: failure.recordId,
+          version: failure.version,
+          recordHash: null,
+          fields: failed,
+        },
+      ])
     }
     return record
   }
 
   const getQuery = preparedPerModule<'id'>((spec, param) =>
-    recordQuery(db, spec, { user: null, dialect: database.dialect }).selectAll().where(META.id, '=', param('id')))
+    recordQuery(db, spec, { user: null, dialect: database.dialect }).selectAll().where(META.id, '=', param('id')),
+  )
 
   return {
     async list(spec, query, read) {
@@ -56,12 +72,17 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         const field = spec.fieldsByName.get(filter.column)
         base = filter.blind
           ? base.where(filter.column, 'in', [...codec.blindIndexes(filter.value)])
-          : base.where(filter.column, '=', field === undefined ? filter.value : conversions[field.storage].toDb(filter.value) as never)
+          : base.where(
+              filter.column,
+              '=',
+              field === undefined ? filter.value : (conversions[field.storage].toDb(filter.value) as never),
+            )
       }
       const direction = query.sort.descending ? 'desc' : 'asc'
       let page = base.selectAll().orderBy(query.sort.column, direction)
       if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
-      const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
+      const count = async () =>
+        Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([
         page.limit(query.limit).offset(query.offset).execute(),
         cachedTotal(spec, JSON.stringify([query.filters, resolveScope(spec, read.user, 'read') ?? null]), count),
@@ -75,7 +96,10 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
     async get(spec, id, read) {
       // Outside the caller's scope a record is 404, its existence not revealed (issue #14).
       const row = isScoped(spec, read.user)
-        ? await recordQuery(db, spec, { user: read.user, dialect: database.dialect }).selectAll().where(META.id, '=', id).executeTakeFirst()
+        ? await recordQuery(db, spec, { user: read.user, dialect: database.dialect })
+            .selectAll()
+            .where(META.id, '=', id)
+            .executeTakeFirst()
         : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
       const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))

@@ -43,7 +43,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const violated = database.uniqueViolation(error)
       if (violated !== undefined) {
         const index = spec.table.indexes.find((i) => i.name === violated)
-        const field = index?.field ?? spec.fields.find((f) => f.column === violated || f.blindIndexColumn === violated)?.name
+        const field =
+          index?.field ?? spec.fields.find((f) => f.column === violated || f.blindIndexColumn === violated)?.name
         if (field !== undefined) throw uniqueConflict(field)
       }
       if (database.isBusy(error)) throw busy(error)
@@ -52,22 +53,37 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   }
 
   /** INSERT of one record with every column bound (an absent value as NULL). */
-  const insertQuery = preparedPerModule<string>((spec, param) => db.insertInto(spec.table.name)
-    .values(Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)]))))
+  const insertQuery = preparedPerModule<string>((spec, param) =>
+    db
+      .insertInto(spec.table.name)
+      .values(
+        Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)])),
+      ),
+  )
 
   function withDefaults(spec: ModuleSpec, values: Row, now: Date): Row {
     const out: Row = { ...values }
     for (const d of spec.defaults) {
       if (out[d.field] !== undefined && out[d.field] !== null) continue
-      out[d.field] = 'literal' in d.value ? d.value.literal
-        : d.value.now === 'date' ? formatTimestamp(now, timezone).slice(0, 10) : formatTimestamp(now, timezone)
+      out[d.field] =
+        'literal' in d.value
+          ? d.value.literal
+          : d.value.now === 'date'
+            ? formatTimestamp(now, timezone).slice(0, 10)
+            : formatTimestamp(now, timezone)
     }
     return out
   }
 
   /** The one insert path of records: ids, metadata, encryption, `_hash` and 'crear' entries. */
-  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date,
-    action: 'crear' | 'importar' = 'crear'): Promise<Row[]> {
+  async function insertRecords(
+    trx: Db,
+    spec: ModuleSpec,
+    prepared: readonly Row[],
+    actor: string,
+    now: Date,
+    action: 'crear' | 'importar' = 'crear',
+  ): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
     await codec.beforeWrite(trx)
@@ -77,15 +93,25 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     prepared.forEach((values, i) => {
       const id = ids[i] as string
       const stored: Row = {
-        [META.id]: id, ...codec.encode(spec, values, id),
-        [META.created]: stamp, [META.createdBy]: actor, [META.modified]: stamp, [META.modifiedBy]: actor,
-        [META.version]: 1, [META.deleted]: null,
+        [META.id]: id,
+        ...codec.encode(spec, values, id),
+        [META.created]: stamp,
+        [META.createdBy]: actor,
+        [META.modified]: stamp,
+        [META.modifiedBy]: actor,
+        [META.version]: 1,
+        [META.deleted]: null,
       }
       stored[META.hash] = codec.hash(spec, stored)
       rows.push(stored)
       events.push({
-        userId: actor, action, module: spec.name, recordId: id, version: 1,
-        recordHash: String(stored[META.hash]), fields: Object.keys(values).filter((k) => values[k] !== null),
+        userId: actor,
+        action,
+        module: spec.name,
+        recordId: id,
+        version: 1,
+        recordHash: String(stored[META.hash]),
+        fields: Object.keys(values).filter((k) => values[k] !== null),
       })
     })
     // One statement per row keeps each under the driver's parameter limit; compiled once per module.
@@ -101,14 +127,24 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    * write waits and then sees it (D13). Readable but outside a `write_scope`: 403 naming the rule.
    */
   async function lockLiveRow(trx: Db, spec: ModuleSpec, id: string, user: ActingUser | null): Promise<Row> {
-    const row = await recordQuery(trx, spec, { user, dialect: database.dialect }).selectAll().where(META.id, '=', id)
-      .$if(database.rowLocks, (q) => q.forUpdate()).executeTakeFirst()
+    const row = await recordQuery(trx, spec, { user, dialect: database.dialect })
+      .selectAll()
+      .where(META.id, '=', id)
+      .$if(database.rowLocks, (q) => q.forUpdate())
+      .executeTakeFirst()
     if (row === undefined) throw recordNotFound()
     if (user !== null && spec.access.get(user.role)?.writeScope !== undefined) {
       const inside = await recordQuery(trx, spec, { user, action: 'write', dialect: database.dialect })
-        .select(META.id).where(META.id, '=', id).executeTakeFirst()
+        .select(META.id)
+        .where(META.id, '=', id)
+        .executeTakeFirst()
       if (inside === undefined)
-        throw forbidden([{ field: 'registro', message: `El rol '${user.role}' no puede modificar este registro (write_scope de ${spec.name})` }])
+        throw forbidden([
+          {
+            field: 'registro',
+            message: `El rol '${user.role}' no puede modificar este registro (write_scope de ${spec.name})`,
+          },
+        ])
     }
     return row
   }
@@ -117,8 +153,13 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    * The one change path of a live record (update, remove): lock it, check If-Match (D13), write
    * `change`'s columns with the next version, `_modified*` and `_hash`, and audit it as `action`.
    */
-  function changeRecord(spec: ModuleSpec, id: string, action: 'editar' | 'eliminar', { actor, ifMatch, user }: WriteOptions,
-    changeOf: (current: Row, stamp: string) => Change): Promise<Row> {
+  function changeRecord(
+    spec: ModuleSpec,
+    id: string,
+    action: 'editar' | 'eliminar',
+    { actor, ifMatch, user }: WriteOptions,
+    changeOf: (current: Row, stamp: string) => Change,
+  ): Promise<Row> {
     return write(spec, async (trx) => {
       const now = clock()
       const stamp = formatTimestamp(now, timezone)
@@ -129,23 +170,45 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const change = changeOf(current, stamp)
       const { columns, fields, values } = change
       // The workflow decides on the locked row: moves, their requirements, read-only fields (#14).
-      if (action === 'editar' && values !== undefined) checkUpdate(spec, user, (name) => {
-        const field = spec.fieldsByName.get(name)
-        return field === undefined ? undefined : codec.plainValue(spec, field, current)
-      }, values)
+      if (action === 'editar' && values !== undefined)
+        checkUpdate(
+          spec,
+          user,
+          (name) => {
+            const field = spec.fieldsByName.get(name)
+            return field === undefined ? undefined : codec.plainValue(spec, field, current)
+          },
+          values,
+        )
       if (values !== undefined) await checkEncryptedUnique(trx, spec, codec, values, id)
       // Only what changes is written: a value read back is not in the form a column takes (jsonb).
       const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
       const next: Row = { ...current, ...set }
       set[META.hash] = next[META.hash] = codec.hash(spec, next)
-      await trx.updateTable(spec.table.name).set(set)
-        .where(META.id, '=', id).where(META.version, '=', version).execute()
+      await trx
+        .updateTable(spec.table.name)
+        .set(set)
+        .where(META.id, '=', id)
+        .where(META.version, '=', version)
+        .execute()
       await change.then?.(trx)
       await options.changes.bump(trx, spec.name)
-      await appendAudit({ database, trx, at: formatExactTimestamp(now, timezone), events: [{
-        userId: actor, action, module: spec.name, recordId: id, version: version + 1,
-        recordHash: String(next[META.hash]), fields: [...fields],
-      }] })
+      await appendAudit({
+        database,
+        trx,
+        at: formatExactTimestamp(now, timezone),
+        events: [
+          {
+            userId: actor,
+            action,
+            module: spec.name,
+            recordId: id,
+            version: version + 1,
+            recordHash: String(next[META.hash]),
+            fields: [...fields],
+          },
+        ],
+      })
       return next
     })
   }
@@ -164,11 +227,18 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    * A damaged value reads as null (issue #13 item 5); a client that sends that null back has not
    * chosen to clear it, so it is not applied (as `***` is not, D15). A new value replaces it.
    */
-  function withoutDamagedNulls(spec: ModuleSpec, current: Row, changes: Row): { changes: Row; damaged: readonly string[] } {
+  function withoutDamagedNulls(
+    spec: ModuleSpec,
+    current: Row,
+    changes: Row,
+  ): { changes: Row; damaged: readonly string[] } {
     if (spec.encryptedFields.length === 0) return { changes, damaged: [] }
     const damaged = codec.decodeForRead(spec, current, true).failed
     if (damaged.length === 0) return { changes, damaged }
-    return { changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))), damaged }
+    return {
+      changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))),
+      damaged,
+    }
   }
 
   return {
@@ -188,7 +258,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       await write(spec, async (trx) => {
         for (let start = 0; start < values.length; start += batchSize) {
           const batch: Row[] = []
-          for (const value of values.slice(start, start + batchSize)) batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
+          for (const value of values.slice(start, start + batchSize))
+            batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
           // Audited as 'importar': an import may keep historical states the API would not create in (#14).
           await insertRecords(trx, spec, batch, actor, now, 'importar')
           onProgress?.(Math.min(start + batchSize, values.length))
@@ -207,7 +278,10 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
           columns: codec.encode(spec, kept.changes, id),
           fields: changedFields(spec, current, plain, kept.damaged),
           values: kept.changes,
-          then: options.afterUpdate === undefined ? undefined : (trx) => options.afterUpdate!(trx, spec, id, changes, current),
+          then:
+            options.afterUpdate === undefined
+              ? undefined
+              : (trx) => options.afterUpdate!(trx, spec, id, changes, current),
         }
       })
       const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
@@ -218,8 +292,10 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     },
 
     async remove(spec, id, writeOptions) {
-      await changeRecord(spec, id, 'eliminar', writeOptions, (_current, stamp) =>
-        ({ columns: { [META.deleted]: stamp }, fields: [] }))
+      await changeRecord(spec, id, 'eliminar', writeOptions, (_current, stamp) => ({
+        columns: { [META.deleted]: stamp },
+        fields: [],
+      }))
     },
   }
 }

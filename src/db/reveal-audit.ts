@@ -10,21 +10,34 @@ import type { ReadOptions } from './record-store.js'
 
 /** Audits the records whose encrypted values this read decrypts; a promise when the log asks the read to wait. */
 export function auditReveal(
-  log: ReadAuditLog, spec: ModuleSpec, rows: readonly Row[], { reveal, actor, user }: ReadOptions,
+  log: ReadAuditLog,
+  spec: ModuleSpec,
+  rows: readonly Row[],
+  { reveal, actor, user }: ReadOptions,
 ): Promise<void> | undefined {
   if (!reveal) return undefined
   // A field the reader cannot read is not in the answer: not revealed (issue #14).
   const hidden = hiddenFields(spec, user)
-  const encrypted = hidden === undefined ? spec.encryptedFields : spec.encryptedFields.filter((f) => !hidden.has(f.name))
+  const encrypted =
+    hidden === undefined ? spec.encryptedFields : spec.encryptedFields.filter((f) => !hidden.has(f.name))
   if (encrypted.length === 0) return undefined
   const names = encrypted.map((f) => f.name)
   const events: AuditEvent[] = []
   for (const row of rows) {
     // Most rows hold every encrypted field: share one list of names among their entries.
-    const fields = encrypted.every((f) => row[f.column] !== null && row[f.column] !== undefined) ? names
+    const fields = encrypted.every((f) => row[f.column] !== null && row[f.column] !== undefined)
+      ? names
       : encrypted.filter((f) => row[f.column] !== null && row[f.column] !== undefined).map((f) => f.name)
     if (fields.length > 0)
-      events.push({ userId: actor, action: 'consultar', module: spec.name, recordId: String(row[META.id]), version: Number(row[META.version]), recordHash: null, fields })
+      events.push({
+        userId: actor,
+        action: 'consultar',
+        module: spec.name,
+        recordId: String(row[META.id]),
+        version: Number(row[META.version]),
+        recordHash: null,
+        fields,
+      })
   }
   return log.record(events)
 }

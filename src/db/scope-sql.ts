@@ -5,6 +5,7 @@ import type { ResolvedScope } from '../records/scope.js'
 import type { Dialect } from '../compile/field-types.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- module tables are declared at run time
 type AnyBuilder = ExpressionBuilder<any, any>
 
 export function scopeCondition(eb: AnyBuilder, scope: ResolvedScope, dialect: Dialect): Expression<SqlBool> {

@@ -15,8 +15,12 @@ export async function nextRecordId(trx: Db, prefix: string, year: number): Promi
 
 const reserve = preparedQuery<'prefix' | 'year' | 'count'>((db, param) => {
   const table = SYSTEM_TABLES.sequences
-  return db.insertInto(table).values({ prefix: param('prefix'), year: param('year'), value: param('count') })
-    .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + ${param('count')}` }))
+  return db
+    .insertInto(table)
+    .values({ prefix: param('prefix'), year: param('year'), value: param('count') })
+    .onConflict((oc) =>
+      oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + ${param('count')}` }),
+    )
     .returning('value')
 })
 

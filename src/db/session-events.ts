@@ -11,7 +11,9 @@ export function createSessionEvents({ database, clock, timezone }: RecordStoreOp
     async audit(events) {
       const now = clock()
       try {
-        await database.db.transaction().execute((trx) => appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) }))
+        await database.db
+          .transaction()
+          .execute((trx) => appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) }))
       } catch (error) {
         if (database.isBusy(error)) throw busy(error)
         throw error

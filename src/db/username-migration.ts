@@ -12,9 +12,17 @@ import type { RecordStore } from './record-store.js'
 export class UsernameCollisionError extends Error {}
 
 /** Rewrites non-canonical usernames; returns one line per account changed. */
-export async function canonicalizeUsernames(database: Database, accounts: AccountsSpec, store: RecordStore): Promise<string[]> {
-  const rows = await database.db.selectFrom(accounts.spec.table.name).select([META.id, accounts.username])
-    .where(META.deleted, 'is', null).orderBy(META.id).execute()
+export async function canonicalizeUsernames(
+  database: Database,
+  accounts: AccountsSpec,
+  store: RecordStore,
+): Promise<string[]> {
+  const rows = await database.db
+    .selectFrom(accounts.spec.table.name)
+    .select([META.id, accounts.username])
+    .where(META.deleted, 'is', null)
+    .orderBy(META.id)
+    .execute()
   const groups = new Map<string, { id: string; username: string }[]>()
   for (const row of rows) {
     const username = String(row[accounts.username] ?? '')
@@ -26,12 +34,18 @@ export async function canonicalizeUsernames(database: Database, accounts: Accoun
     const named = collisions.map((group) => group.map((a) => `'${a.username}' (${a.id})`).join(' y ')).join('; ')
     throw new UsernameCollisionError(
       `Hay cuentas cuyos usuarios solo se distinguen por mayúsculas, tildes o espacios: ${named}. ` +
-      'Renombre o elimine una de cada grupo (records user rename <usuario> <nuevo>) y vuelva a arrancar.')
+        'Renombre o elimine una de cada grupo (records user rename <usuario> <nuevo>) y vuelva a arrancar.',
+    )
   }
   const changed: string[] = []
   for (const [canonical, [account]] of groups) {
     if (account === undefined || account.username === canonical) continue
-    await store.update(accounts.spec, account.id, { [accounts.username]: canonical }, { actor: 'sistema', reveal: false, user: null })
+    await store.update(
+      accounts.spec,
+      account.id,
+      { [accounts.username]: canonical },
+      { actor: 'sistema', reveal: false, user: null },
+    )
     changed.push(`usuario '${account.username}' de ${account.id} escrito como '${canonical}'`)
   }
   return changed

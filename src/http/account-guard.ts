@@ -15,6 +15,11 @@ export function guardAccountWrite(
     if (typeof name !== 'string') continue
     const target = service.roles.get(name)
     if (target !== undefined && !roleCovers(auth.role, target))
-      throw forbidden([{ field: service.accounts.role, message: `El rol '${auth.role.name}' no cubre los permisos del rol '${name}': nadie gestiona cuentas por encima del suyo` }])
+      throw forbidden([
+        {
+          field: service.accounts.role,
+          message: `El rol '${auth.role.name}' no cubre los permisos del rol '${name}': nadie gestiona cuentas por encima del suyo`,
+        },
+      ])
   }
 }

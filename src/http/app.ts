@@ -70,7 +70,10 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     requestTimeout: requestMs,
     connectionTimeout: connectionMs,
     keepAliveTimeout: connectionMs,
-    http: { connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestMs / 4))), headersTimeout: requestMs },
+    http: {
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(requestMs / 4))),
+      headersTimeout: requestMs,
+    },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
@@ -108,10 +111,13 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   const publicPaths = new Set([`${prefix}/health`, `${prefix}/openapi.json`])
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?', 1)[0] ?? ''
-    if (!publicPaths.has(path) && !path.startsWith(`${prefix}${DOCS_PREFIX}`)) void reply.header('cache-control', 'no-store')
+    if (!publicPaths.has(path) && !path.startsWith(`${prefix}${DOCS_PREFIX}`))
+      void reply.header('cache-control', 'no-store')
   })
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
-  await app.register(securityHeaders, { helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } } })
+  await app.register(securityHeaders, {
+    helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } },
+  })
   await app.register(corsPlugin, { origins: deps.corsOrigins ?? [] })
 
   await app.register(rateLimitPlugin, {
@@ -126,27 +132,53 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
 
   const ajv = createBodyAjv()
-  await app.register(async (api) => {
-    const schemaDrift = deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }
-    await api.register(healthRoutes, {
-      ping: deps.ping, integrityFailures: () => deps.store.integrityFailures(), ...schemaDrift,
-    })
-    const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
-    await api.register(docsRoutes, { document, basePath: deps.basePath })
-    const login = deps.loginProtection
-      ?? { maxFailures: 5, delaySeconds: 30, maxDelaySeconds: 900, alertFailures: 100, windowSeconds: 86_400 }
-    const throttle = createLoginThrottle({
-      store: deps.loginFailures, clock: deps.clock, maxFailures: login.maxFailures,
-      delayMs: login.delaySeconds * 1000, maxDelayMs: login.maxDelaySeconds * 1000,
-      alertFailures: login.alertFailures, windowMs: login.windowSeconds * 1000,
-    })
-    await api.register(sessionRoutes, {
-      accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, accountsSpec: service.accounts,
-      rules: deps.accountRules, clock: deps.clock, throttle,
-    })
-    await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
-    for (const spec of service.modules)
-      await api.register(recordRoutes, { prefix: `/${spec.name}`, spec, service, store: deps.store, ajv, accountRules: deps.accountRules })
-  }, { prefix: deps.basePath === '/' ? '' : deps.basePath })
+  await app.register(
+    async (api) => {
+      const schemaDrift = deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }
+      await api.register(healthRoutes, {
+        ping: deps.ping,
+        integrityFailures: () => deps.store.integrityFailures(),
+        ...schemaDrift,
+      })
+      const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
+      await api.register(docsRoutes, { document, basePath: deps.basePath })
+      const login = deps.loginProtection ?? {
+        maxFailures: 5,
+        delaySeconds: 30,
+        maxDelaySeconds: 900,
+        alertFailures: 100,
+        windowSeconds: 86_400,
+      }
+      const throttle = createLoginThrottle({
+        store: deps.loginFailures,
+        clock: deps.clock,
+        maxFailures: login.maxFailures,
+        delayMs: login.delaySeconds * 1000,
+        maxDelayMs: login.maxDelaySeconds * 1000,
+        alertFailures: login.alertFailures,
+        windowMs: login.windowSeconds * 1000,
+      })
+      await api.register(sessionRoutes, {
+        accounts: deps.accounts,
+        store: deps.store,
+        accountsModule: service.accounts.module,
+        accountsSpec: service.accounts,
+        rules: deps.accountRules,
+        clock: deps.clock,
+        throttle,
+      })
+      await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
+      for (const spec of service.modules)
+        await api.register(recordRoutes, {
+          prefix: `/${spec.name}`,
+          spec,
+          service,
+          store: deps.store,
+          ajv,
+          accountRules: deps.accountRules,
+        })
+    },
+    { prefix: deps.basePath === '/' ? '' : deps.basePath },
+  )
   return app
 }

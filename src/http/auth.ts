@@ -56,7 +56,11 @@ export function requirePermission(auth: AuthContext, permission: string): void {
 }
 
 /** The caller as record scopes, field rules and workflows see them (issue #14). */
-export const actingUser = (auth: AuthContext): ActingUser => ({ id: auth.account.id, role: auth.account.role, fields: auth.account.fields })
+export const actingUser = (auth: AuthContext): ActingUser => ({
+  id: auth.account.id,
+  role: auth.account.role,
+  fields: auth.account.fields,
+})
 
 export const holds = (auth: AuthContext, permission: string): boolean => auth.role.granted.has(permission)
 
@@ -69,7 +73,8 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
   app.decorateRequest('auth', undefined)
 
   app.decorate('issueToken', async (account: Account) =>
-    app.jwt.sign({ sub: account.id, jti: randomUUID(), sv: account.sessionVersion }))
+    app.jwt.sign({ sub: account.id, jti: randomUUID(), sv: account.sessionVersion }),
+  )
 
   app.decorate('authenticate', async (request: FastifyRequest): Promise<AuthContext> => {
     const header = request.headers.authorization
@@ -82,8 +87,12 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     } catch (error) {
       throw invalidToken(error)
     }
-    if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number') throw invalidToken()
-    const [revoked, account] = await Promise.all([options.accounts.isRevoked(claims.jti), options.accounts.activeAccount(claims.sub)])
+    if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number')
+      throw invalidToken()
+    const [revoked, account] = await Promise.all([
+      options.accounts.isRevoked(claims.jti),
+      options.accounts.activeAccount(claims.sub),
+    ])
     // A password change, disable or re-enable since the token was issued ends it (issue #13 item 4).
     if (revoked || account === undefined || (claims.sv ?? 0) !== account.sessionVersion) throw invalidToken()
     const role = options.service.roles.get(account.role)

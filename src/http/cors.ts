@@ -14,7 +14,12 @@ export interface CorsOptions {
 const CORS_HEADERS = {
   allowedHeaders: ['authorization', 'content-type', 'if-match', 'x-request-id'],
   exposedHeaders: [
-    'etag', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset',
+    'etag',
+    'retry-after',
+    'x-request-id',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
   ],
 }
 
@@ -25,11 +30,14 @@ async function cors(app: FastifyInstance, options: CorsOptions): Promise<void> {
     const origin = request.headers.origin
     const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined
     if (!preflight || origin === undefined || allowed(origin)) return
-    const why = origins.length === 0
-      ? 'CORS_ORIGINS está vacío: la API no admite llamadas de navegador desde otros orígenes'
-      : `'${origin}' no está en CORS_ORIGINS (${origins.join(', ')})`
-    request.log.info({ origin },
-      `CORS: consulta previa rechazada del origen ${origin}: ${why}. Para admitirlo, añádalo a CORS_ORIGINS`)
+    const why =
+      origins.length === 0
+        ? 'CORS_ORIGINS está vacío: la API no admite llamadas de navegador desde otros orígenes'
+        : `'${origin}' no está en CORS_ORIGINS (${origins.join(', ')})`
+    request.log.info(
+      { origin },
+      `CORS: consulta previa rechazada del origen ${origin}: ${why}. Para admitirlo, añádalo a CORS_ORIGINS`,
+    )
   })
   if (origins.length === 0) return
   const origin = origins.includes('*') ? '*' : [...origins]

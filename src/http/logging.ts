@@ -15,8 +15,19 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /** Whatever a future log call passes, these never reach a log line (passwords, tokens, bodies). */
 export const REDACTED_PATHS: readonly string[] = [
-  'req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'authorization',
-  'req.body', 'body', '*.body', 'password', '*.password', 'token', '*.token', 'data.token',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'authorization',
+  'req.body',
+  'body',
+  '*.body',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'data.token',
 ]
 
 const requestSerializer = (request: { method: string; url: string; ip: string }) => {

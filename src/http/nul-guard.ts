@@ -5,7 +5,10 @@ import fp from 'fastify-plugin'
 import { validationFailed, type ErrorDetail } from '../errors.js'
 
 const NUL = '\u0000'
-const detail = (field: string): ErrorDetail => ({ field, message: `'${field}' contiene un carácter nulo (U+0000), que no se admite` })
+const detail = (field: string): ErrorDetail => ({
+  field,
+  message: `'${field}' contiene un carácter nulo (U+0000), que no se admite`,
+})
 
 /**
  * Paths (`campo`, `lista[0]`, `objeto.clave`) of the strings and keys in `value` that hold a NUL,
@@ -36,7 +39,8 @@ function urlNulFields(request: FastifyRequest): string[] {
   if (!/%00/i.test(request.url)) return []
   const [path = '', query = ''] = request.url.split('?', 2)
   const fields = /%00/i.test(path) ? ['ruta'] : []
-  for (const [key, value] of new URLSearchParams(query)) if (key.includes(NUL) || value.includes(NUL)) fields.push(key.replaceAll(NUL, ''))
+  for (const [key, value] of new URLSearchParams(query))
+    if (key.includes(NUL) || value.includes(NUL)) fields.push(key.replaceAll(NUL, ''))
   return fields
 }
 

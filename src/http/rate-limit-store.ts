@@ -15,7 +15,7 @@ export interface ClockStore extends FastifyRateLimitStore {
 }
 
 /** A store class for the plugin (it constructs one); every instance shares one map per clock. */
-export function clockStore(clock: () => Date): FastifyRateLimitStoreCtor & { new(): ClockStore } {
+export function clockStore(clock: () => Date): FastifyRateLimitStoreCtor & { new (): ClockStore } {
   const entries = new Map<string, Entry>()
   let nextPrune = 0
   const prune = (now: number) => {

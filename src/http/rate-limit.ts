@@ -91,7 +91,8 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
   const countInProcess = async (spec: LimitSpec, request: FastifyRequest): Promise<Count> => {
     const key = keyOf(spec, spec.subject(request) ?? '', now())
     const current = await new Promise<number>((resolve) =>
-      fallback.incr(key, (_error, result) => resolve(result?.current ?? 0), 2 * spec.windowMs, spec.max))
+      fallback.incr(key, (_error, result) => resolve(result?.current ?? 0), 2 * spec.windowMs, spec.max),
+    )
     const remaining = Math.max(0, spec.max - current)
     return { limit: spec.max, remaining, resetSeconds: resetSecondsOf(spec, key), exceeded: current > spec.max }
   }
@@ -112,8 +113,8 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config
     if (config?.rateLimit === false) return
-    const limits = config?.rateLimitGroup === 'docs' ? [docs]
-      : tokenSubject(request) === undefined ? [address] : [address, token]
+    const limits =
+      config?.rateLimitGroup === 'docs' ? [docs] : tokenSubject(request) === undefined ? [address] : [address, token]
     const counts = await Promise.all(limits.map((l) => count(l, request)))
     // The tighter limit: the one with fewer requests left; once exceeded, the one that frees last.
     const exceeded = counts.filter((c) => c.exceeded).sort((a, b) => b.resetSeconds - a.resetSeconds)

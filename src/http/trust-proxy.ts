@@ -27,11 +27,16 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
   if (['', 'false', 'no', 'off', '0'].includes(value)) return false
   if (['true', 'yes', 'on'].includes(value)) return 1
   if (/^\d+$/.test(value)) return Number(value)
-  const entries = value.split(',').map((e) => e.trim()).filter((e) => e !== '')
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
   const bad = entries.filter((e) => !isAddressOrCidr(e))
   if (bad.length > 0 || entries.length === 0)
-    throw new Error(`TRUST_PROXY: valor no válido '${bad.join("', '") || raw}' `
-      + '(use un número de proxies, p. ej. 1, o direcciones y CIDR: 127.0.0.1,10.0.0.0/8)')
+    throw new Error(
+      `TRUST_PROXY: valor no válido '${bad.join("', '") || raw}' ` +
+        '(use un número de proxies, p. ej. 1, o direcciones y CIDR: 127.0.0.1,10.0.0.0/8)',
+    )
   return entries
 }
 

@@ -34,7 +34,11 @@ const DESCRIPTION = [
 export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOptions): OpenApiDocument {
   const accountsPrefix = compiled.accounts.spec.prefix
   const actorId = `${accountsPrefix}-2026-00001`
-  const paths = Object.assign({}, servicePaths(compiled), ...compiled.modules.map((spec) => modulePaths(spec, actorId))) as OpenApiDocument['paths']
+  const paths = Object.assign(
+    {},
+    servicePaths(compiled),
+    ...compiled.modules.map((spec) => modulePaths(spec, actorId)),
+  ) as OpenApiDocument['paths']
   const schemas = Object.assign({}, ...compiled.modules.map(moduleSchemas)) as Record<string, unknown>
   const list = compiled.service.list
   return {
@@ -46,26 +50,46 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
       description: DESCRIPTION,
       license: { name: 'Uso interno del ayuntamiento', identifier: 'LicenseRef-Propietaria' },
     },
-    servers: [{ url: options.serverUrl ?? (options.basePath === '/' ? '/' : options.basePath), description: 'Este servicio' }],
+    servers: [
+      { url: options.serverUrl ?? (options.basePath === '/' ? '/' : options.basePath), description: 'Este servicio' },
+    ],
     tags: [
       { name: 'sesion', description: 'Inicio y cierre de sesión, usuario actual (spec 4.1-4.3).' },
-      ...compiled.modules.map((spec) => ({ name: spec.name, description: spec.def.description ?? `Módulo ${spec.name} (prefijo ${spec.prefix}).` })),
+      ...compiled.modules.map((spec) => ({
+        name: spec.name,
+        description: spec.def.description ?? `Módulo ${spec.name} (prefijo ${spec.prefix}).`,
+      })),
       { name: compiled.audit.path, description: 'Cadena de auditoría (D18, D25).' },
       { name: 'sistema', description: 'Estado y documentación (D3).' },
     ],
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: `Token de \`POST /auth/login\`, válido ${compiled.service.tokenDays} días.` },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `Token de \`POST /auth/login\`, válido ${compiled.service.tokenDays} días.`,
+        },
       },
       schemas: { ...errorComponents.schemas, EntradaAuditoria: auditEntrySchema, ...schemas },
       responses: errorComponents.responses,
       headers: errorComponents.headers,
       parameters: {
-        limit: { name: 'limit', in: 'query', required: false, description: `Registros por página; por encima de ${list.maxLimit} se recorta a ${list.maxLimit} (D11).`,
-          schema: { type: 'integer', minimum: 1, default: list.defaultLimit } },
-        offset: { name: 'offset', in: 'query', required: false, description: 'Registros que se saltan desde el principio.',
-          schema: { type: 'integer', minimum: 0, default: 0 } },
+        limit: {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `Registros por página; por encima de ${list.maxLimit} se recorta a ${list.maxLimit} (D11).`,
+          schema: { type: 'integer', minimum: 1, default: list.defaultLimit },
+        },
+        offset: {
+          name: 'offset',
+          in: 'query',
+          required: false,
+          description: 'Registros que se saltan desde el principio.',
+          schema: { type: 'integer', minimum: 0, default: 0 },
+        },
       },
     },
   }

@@ -11,7 +11,8 @@ const EXAMPLE_YEAR = '2026'
 export function exampleValue(field: FieldSpec): unknown {
   if (field.def.enum !== undefined) return field.def.enum[0]
   const type = FIELD_TYPES[field.def.type]
-  if (field.def.examples !== undefined && field.def.examples.length > 0 && type.textExamples) return field.def.examples[0]
+  if (field.def.examples !== undefined && field.def.examples.length > 0 && type.textExamples)
+    return field.def.examples[0]
   return type.example(field)
 }
 

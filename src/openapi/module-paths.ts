@@ -15,8 +15,13 @@ export interface ModuleNames {
 
 /** Component names must match ^[a-zA-Z0-9._-]+$: accents and ñ are spelled out. */
 export const componentName = (module: string): string =>
-  module.normalize('NFD').replace(/[\u0300-\u036f]/g, '').split(/[^A-Za-z0-9]+/).filter(Boolean)
-    .map((part) => `${part[0]?.toUpperCase() ?? ''}${part.slice(1)}`).join('')
+  module
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((part) => `${part[0]?.toUpperCase() ?? ''}${part.slice(1)}`)
+    .join('')
 
 export const moduleComponentNames = (spec: ModuleSpec): ModuleNames => {
   const base = componentName(spec.name)
@@ -24,7 +29,12 @@ export const moduleComponentNames = (spec: ModuleSpec): ModuleNames => {
 }
 
 const SUMMARIES: Readonly<Record<RouteOperation, string>> = {
-  list: 'Listar', get: 'Consultar', history: 'Historial de', create: 'Crear en', update: 'Modificar en', remove: 'Eliminar de',
+  list: 'Listar',
+  get: 'Consultar',
+  history: 'Historial de',
+  create: 'Crear en',
+  update: 'Modificar en',
+  remove: 'Eliminar de',
 }
 
 const DESCRIPTIONS: Readonly<Record<RouteOperation, string>> = {
@@ -32,35 +42,55 @@ const DESCRIPTIONS: Readonly<Record<RouteOperation, string>> = {
   get: 'El registro completo; la cabecera ETag lleva su `_version` (D13).',
   history: 'Entradas de auditoría del registro, también si está eliminado (D25).',
   create: 'Los metadatos (`_id`, `_created`, `_version`…) los genera el servicio; si se envían se ignoran (D7).',
-  update: 'Cambia solo los campos enviados; `null` vacía un campo opcional. Con If-Match, 409 si la versión no coincide (D13).',
+  update:
+    'Cambia solo los campos enviados; `null` vacía un campo opcional. Con If-Match, 409 si la versión no coincide (D13).',
   remove: 'Borrado lógico: el registro desaparece de las lecturas y se conserva para auditoría (D10).',
 }
 
 const idParameter = (spec: ModuleSpec): OpenApiObject => ({
-  name: 'id', in: 'path', required: true, description: `Identificador \`${spec.prefix}-AAAA-NNNNN\` (D8).`,
-  schema: { type: 'string', pattern: `^${spec.prefix}-[0-9]{4}-[0-9]{5,}$` }, example: exampleId(spec.prefix),
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `Identificador \`${spec.prefix}-AAAA-NNNNN\` (D8).`,
+  schema: { type: 'string', pattern: `^${spec.prefix}-[0-9]{4}-[0-9]{5,}$` },
+  example: exampleId(spec.prefix),
 })
 
 const ifMatch: OpenApiObject = {
-  name: 'If-Match', in: 'header', required: false, description: 'Versión esperada, `"<_version>"` (D13).',
-  schema: { type: 'string' }, example: '"1"',
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: 'Versión esperada, `"<_version>"` (D13).',
+  schema: { type: 'string' },
+  example: '"1"',
 }
 
 /** A filter's schema: the value schema's type, enum and format, as a query string carries it. */
 function filterSchema(field: FieldSpec): JsonSchema {
   const keep = ['type', 'enum', 'format'] as const
-  return Object.fromEntries(keep.filter((k) => field.valueSchema[k] !== undefined).map((k) => [k, field.valueSchema[k]]))
+  return Object.fromEntries(
+    keep.filter((k) => field.valueSchema[k] !== undefined).map((k) => [k, field.valueSchema[k]]),
+  )
 }
 
 function filterParameters(spec: ModuleSpec): OpenApiObject[] {
-  const fields = spec.fields.filter((f) => f.parseFilter !== null).map((field) => ({
-    name: field.name, in: 'query', required: false, schema: filterSchema(field),
-    description: field.encrypted
-      ? `Filtro exacto sobre un campo cifrado: necesita \`${spec.permissions.descifrar}\`; sin él, 403 (D16).`
-      : `Filtro exacto (${field.label}).`,
-  }))
+  const fields = spec.fields
+    .filter((f) => f.parseFilter !== null)
+    .map((field) => ({
+      name: field.name,
+      in: 'query',
+      required: false,
+      schema: filterSchema(field),
+      description: field.encrypted
+        ? `Filtro exacto sobre un campo cifrado: necesita \`${spec.permissions.descifrar}\`; sin él, 403 (D16).`
+        : `Filtro exacto (${field.label}).`,
+    }))
   const meta = FILTERABLE_META.map((name) => ({
-    name, in: 'query', required: false, schema: { type: 'string' }, description: 'Filtro exacto por el id del usuario.',
+    name,
+    in: 'query',
+    required: false,
+    schema: { type: 'string' },
+    description: 'Filtro exacto por el id del usuario.',
   }))
   return [...fields, ...meta]
 }
@@ -70,14 +100,20 @@ function listParameters(spec: ModuleSpec): OpenApiObject[] {
   return [
     ref('parameters', 'limit'),
     ref('parameters', 'offset'),
-    { name: 'sort', in: 'query', required: false, description: 'Campo de orden; con `-` delante, descendente (D11).',
-      schema: { type: 'string', enum: sortable.flatMap((name) => [name, `-${name}`]) } },
+    {
+      name: 'sort',
+      in: 'query',
+      required: false,
+      description: 'Campo de orden; con `-` delante, descendente (D11).',
+      schema: { type: 'string', enum: sortable.flatMap((name) => [name, `-${name}`]) },
+    },
     ...filterParameters(spec),
   ]
 }
 
-const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject =>
-  ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
+const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject => ({
+  'application/json': { schema, ...(example === undefined ? {} : { example }) },
+})
 
 interface OperationContext {
   readonly spec: ModuleSpec
@@ -89,21 +125,63 @@ function successOf(route: RouteSpec, { names, record, spec }: OperationContext):
   const recordRef = ref('schemas', names.record)
   switch (route.operation) {
     case 'list':
-      return { 200: { description: 'Una página de registros', headers: commonHeaders(), content: json(successEnvelope({
-        type: 'object', required: ['records', 'total', 'limit', 'offset'],
-        properties: { records: { type: 'array', items: recordRef }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } },
-      }), { success: true, data: { records: [record], total: 1, limit: 100, offset: 0 } }) } }
+      return {
+        200: {
+          description: 'Una página de registros',
+          headers: commonHeaders(),
+          content: json(
+            successEnvelope({
+              type: 'object',
+              required: ['records', 'total', 'limit', 'offset'],
+              properties: {
+                records: { type: 'array', items: recordRef },
+                total: { type: 'integer' },
+                limit: { type: 'integer' },
+                offset: { type: 'integer' },
+              },
+            }),
+            { success: true, data: { records: [record], total: 1, limit: 100, offset: 0 } },
+          ),
+        },
+      }
     case 'history':
-      return { 200: { description: 'Entradas de auditoría del registro', headers: commonHeaders(), content: json(successEnvelope({
-        type: 'object', required: ['entries'], properties: { entries: { type: 'array', items: ref('schemas', 'EntradaAuditoria') } },
-      })) } }
+      return {
+        200: {
+          description: 'Entradas de auditoría del registro',
+          headers: commonHeaders(),
+          content: json(
+            successEnvelope({
+              type: 'object',
+              required: ['entries'],
+              properties: { entries: { type: 'array', items: ref('schemas', 'EntradaAuditoria') } },
+            }),
+          ),
+        },
+      }
     case 'create':
-      return { 201: { description: 'Registro creado', headers: commonHeaders(['etag']), content: json(successEnvelope(recordRef), { success: true, data: record }) } }
+      return {
+        201: {
+          description: 'Registro creado',
+          headers: commonHeaders(['etag']),
+          content: json(successEnvelope(recordRef), { success: true, data: record }),
+        },
+      }
     case 'remove':
-      return { 200: { description: 'Registro eliminado', headers: commonHeaders(), content: json(successEnvelope(messageData), { success: true, data: { message: 'Registro eliminado' } }) } }
+      return {
+        200: {
+          description: 'Registro eliminado',
+          headers: commonHeaders(),
+          content: json(successEnvelope(messageData), { success: true, data: { message: 'Registro eliminado' } }),
+        },
+      }
     default:
-      return { 200: { description: route.operation === 'get' ? `Un registro de ${spec.name}` : 'Registro modificado', headers: commonHeaders(['etag']),
-        content: json(successEnvelope(recordRef), { success: true, data: record }) } }
+      return {
+        200: {
+          description: route.operation === 'get' ? `Un registro de ${spec.name}` : 'Registro modificado',
+          headers: commonHeaders(['etag']),
+          content: json(successEnvelope(recordRef), { success: true, data: record }),
+        },
+      }
   }
 }
 
@@ -111,8 +189,27 @@ const ERRORS: Readonly<Record<RouteOperation, Parameters<typeof errorRefs>[0]>> 
   list: ['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError'],
   get: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   history: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
-  create: ['BadRequest', 'Unauthorized', 'Forbidden', 'Conflict', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError'],
-  update: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError'],
+  create: [
+    'BadRequest',
+    'Unauthorized',
+    'Forbidden',
+    'Conflict',
+    'TooLarge',
+    'UnsupportedMediaType',
+    'TooManyRequests',
+    'InternalError',
+  ],
+  update: [
+    'BadRequest',
+    'Unauthorized',
+    'Forbidden',
+    'NotFound',
+    'Conflict',
+    'TooLarge',
+    'UnsupportedMediaType',
+    'TooManyRequests',
+    'InternalError',
+  ],
   remove: ['Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError'],
 }
 
@@ -123,18 +220,27 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
   ]
-  const body = route.operation === 'create' ? { name: names.create, example: createExample(spec) }
-    : route.operation === 'update' ? { name: names.update, example: updateExample(spec) } : undefined
+  const body =
+    route.operation === 'create'
+      ? { name: names.create, example: createExample(spec) }
+      : route.operation === 'update'
+        ? { name: names.update, example: updateExample(spec) }
+        : undefined
   return {
     operationId: `${route.operation}_${componentName(spec.name)}`,
     tags: [spec.name],
     summary: `${SUMMARIES[route.operation]} ${spec.name}`,
-    description: [DESCRIPTIONS[route.operation], `**Permiso necesario:** \`${route.permission}\`.`,
-      ...(route.operation === 'create' ? [] : [scopeNote(spec) ?? []].flat())].join('\n\n'),
+    description: [
+      DESCRIPTIONS[route.operation],
+      `**Permiso necesario:** \`${route.permission}\`.`,
+      ...(route.operation === 'create' ? [] : [scopeNote(spec) ?? []].flat()),
+    ].join('\n\n'),
     'x-permission': route.permission,
     security: [{ bearer: [] }],
     ...(parameters.length === 0 ? {} : { parameters }),
-    ...(body === undefined ? {} : { requestBody: { required: true, content: json(ref('schemas', body.name), body.example) } }),
+    ...(body === undefined
+      ? {}
+      : { requestBody: { required: true, content: json(ref('schemas', body.name), body.example) } }),
     responses: { ...successOf(route, context), ...errorRefs(ERRORS[route.operation]) },
   }
 }
@@ -163,12 +269,17 @@ function accepted(spec: ModuleSpec, schema: JsonSchema): JsonSchema {
   for (const field of spec.encryptedFields) {
     const own = properties[field.name]
     if (own !== undefined)
-      properties[field.name] = { anyOf: [own, { const: MASK }], description: `'${MASK}' (el valor enmascarado que se leyó) deja el valor guardado sin cambios (D15).` }
+      properties[field.name] = {
+        anyOf: [own, { const: MASK }],
+        description: `'${MASK}' (el valor enmascarado que se leyó) deja el valor guardado sin cambios (D15).`,
+      }
   }
   return {
     ...schema,
     properties,
-    patternProperties: { '^_': { description: 'Metadatos (`_id`, `_version`, `_hash`…): se aceptan y se ignoran (D7).' } },
+    patternProperties: {
+      '^_': { description: 'Metadatos (`_id`, `_version`, `_hash`…): se aceptan y se ignoran (D7).' },
+    },
   }
 }
 
@@ -176,7 +287,10 @@ function accepted(spec: ModuleSpec, schema: JsonSchema): JsonSchema {
 export function moduleSchemas(spec: ModuleSpec): Record<string, JsonSchema> {
   const names = moduleComponentNames(spec)
   return {
-    [names.record]: { ...spec.schemas.record, ...(spec.def.description === undefined ? {} : { description: spec.def.description }) },
+    [names.record]: {
+      ...spec.schemas.record,
+      ...(spec.def.description === undefined ? {} : { description: spec.def.description }),
+    },
     [names.create]: accepted(spec, spec.schemas.create),
     [names.update]: accepted(spec, spec.schemas.update),
   }

@@ -5,8 +5,9 @@ import type { JsonSchema } from '../compile/field-types.js'
 
 export type OpenApiObject = Readonly<Record<string, unknown>>
 
-export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): OpenApiObject =>
-  ({ $ref: `#/components/${kind}/${name}` })
+export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): OpenApiObject => ({
+  $ref: `#/components/${kind}/${name}`,
+})
 
 /** `{ success: true, data }` around a data schema. */
 export const successEnvelope = (data: JsonSchema): JsonSchema => ({
@@ -15,7 +16,11 @@ export const successEnvelope = (data: JsonSchema): JsonSchema => ({
   properties: { success: { const: true }, data },
 })
 
-export const messageData: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } }
+export const messageData: JsonSchema = {
+  type: 'object',
+  required: ['message'],
+  properties: { message: { type: 'string' } },
+}
 
 const errorSchema: JsonSchema = {
   type: 'object',
@@ -26,7 +31,11 @@ const errorSchema: JsonSchema = {
     details: {
       type: 'array',
       description: 'Un elemento por problema, con el campo al que se refiere (D7).',
-      items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+      },
     },
   },
 }
@@ -38,7 +47,10 @@ const RATE_HEADERS: Readonly<Record<string, OpenApiObject>> = {
 }
 
 export const HEADERS: Readonly<Record<string, OpenApiObject>> = {
-  'x-request-id': { description: 'Identificador de la solicitud, el mismo que llevan sus líneas de log.', schema: { type: 'string' } },
+  'x-request-id': {
+    description: 'Identificador de la solicitud, el mismo que llevan sus líneas de log.',
+    schema: { type: 'string' },
+  },
   ...RATE_HEADERS,
   'retry-after': { description: 'Segundos que conviene esperar antes de reintentar.', schema: { type: 'integer' } },
   etag: { description: 'Versión del registro, `"<_version>"`, para If-Match (D13).', schema: { type: 'string' } },
@@ -46,15 +58,30 @@ export const HEADERS: Readonly<Record<string, OpenApiObject>> = {
 
 /** Headers of every answer that passed the rate limits. */
 export const commonHeaders = (extra: readonly string[] = []): OpenApiObject =>
-  Object.fromEntries(['x-request-id', ...Object.keys(RATE_HEADERS), ...extra].map((name) => [name, ref('headers', name)]))
+  Object.fromEntries(
+    ['x-request-id', ...Object.keys(RATE_HEADERS), ...extra].map((name) => [name, ref('headers', name)]),
+  )
 
-interface ErrorCase { readonly summary: string; readonly error: string; readonly details?: readonly { field: string; message: string }[] }
+interface ErrorCase {
+  readonly summary: string
+  readonly error: string
+  readonly details?: readonly { field: string; message: string }[]
+}
 
-function errorResponse(description: string, cases: Readonly<Record<string, ErrorCase>>, headers: readonly string[] = []): OpenApiObject {
-  const examples = Object.fromEntries(Object.entries(cases).map(([name, c]) => [name, {
-    summary: c.summary,
-    value: { success: false, error: c.error, ...(c.details === undefined ? {} : { details: c.details }) },
-  }]))
+function errorResponse(
+  description: string,
+  cases: Readonly<Record<string, ErrorCase>>,
+  headers: readonly string[] = [],
+): OpenApiObject {
+  const examples = Object.fromEntries(
+    Object.entries(cases).map(([name, c]) => [
+      name,
+      {
+        summary: c.summary,
+        value: { success: false, error: c.error, ...(c.details === undefined ? {} : { details: c.details }) },
+      },
+    ]),
+  )
   return {
     description,
     headers: Object.fromEntries(['x-request-id', ...headers].map((name) => [name, ref('headers', name)])),
@@ -67,8 +94,16 @@ const ERRORS: Readonly<Record<string, { readonly status: string; readonly respon
   BadRequest: {
     status: '400',
     response: errorResponse('Datos no válidos (D5, D7, D11).', {
-      required: { summary: 'Faltan campos obligatorios', error: MESSAGES.required, details: [{ field: 'campo', message: "El campo 'campo' es obligatorio" }] },
-      invalid: { summary: 'Tipo, valor o campo desconocido', error: `${MESSAGES.invalid}: …`, details: [{ field: 'campo', message: '…' }] },
+      required: {
+        summary: 'Faltan campos obligatorios',
+        error: MESSAGES.required,
+        details: [{ field: 'campo', message: "El campo 'campo' es obligatorio" }],
+      },
+      invalid: {
+        summary: 'Tipo, valor o campo desconocido',
+        error: `${MESSAGES.invalid}: …`,
+        details: [{ field: 'campo', message: '…' }],
+      },
       badJson: { summary: 'El cuerpo no es un objeto JSON', error: MESSAGES.badJson },
     }),
   },
@@ -100,36 +135,59 @@ const ERRORS: Readonly<Record<string, { readonly status: string; readonly respon
   Conflict: {
     status: '409',
     response: errorResponse('Valor único repetido (D12) o versión distinta de If-Match (D13).', {
-      unique: { summary: 'Valor único repetido', error: "Ya existe un registro con el mismo valor en 'campo'", details: [{ field: 'campo', message: "El valor de 'campo' ya está en uso" }] },
-      version: { summary: 'Conflicto de versión', error: MESSAGES.versionConflict, details: [{ field: '_version', message: 'La versión actual es 2' }] },
+      unique: {
+        summary: 'Valor único repetido',
+        error: "Ya existe un registro con el mismo valor en 'campo'",
+        details: [{ field: 'campo', message: "El valor de 'campo' ya está en uso" }],
+      },
+      version: {
+        summary: 'Conflicto de versión',
+        error: MESSAGES.versionConflict,
+        details: [{ field: '_version', message: 'La versión actual es 2' }],
+      },
     }),
   },
   TooLarge: {
     status: '413',
-    response: errorResponse('Cuerpo de más de 1 MiB (D7).', { bodyTooLarge: { summary: 'Demasiado grande', error: MESSAGES.bodyTooLarge } }),
+    response: errorResponse('Cuerpo de más de 1 MiB (D7).', {
+      bodyTooLarge: { summary: 'Demasiado grande', error: MESSAGES.bodyTooLarge },
+    }),
   },
   UnsupportedMediaType: {
     status: '415',
-    response: errorResponse('El cuerpo no es application/json.', { unsupported: { summary: 'Tipo no admitido', error: MESSAGES.unsupportedMediaType } }),
+    response: errorResponse('El cuerpo no es application/json.', {
+      unsupported: { summary: 'Tipo no admitido', error: MESSAGES.unsupportedMediaType },
+    }),
   },
   TooManyRequests: {
     status: '429',
-    response: errorResponse('Límite de solicitudes superado (spec 8, D24).', {
-      rateLimited: { summary: 'Demasiadas solicitudes', error: MESSAGES.rateLimited },
-    }, [...Object.keys(RATE_HEADERS), 'retry-after']),
+    response: errorResponse(
+      'Límite de solicitudes superado (spec 8, D24).',
+      {
+        rateLimited: { summary: 'Demasiadas solicitudes', error: MESSAGES.rateLimited },
+      },
+      [...Object.keys(RATE_HEADERS), 'retry-after'],
+    ),
   },
   InternalError: {
     status: '500',
-    response: errorResponse('Error inesperado: se registra con el identificador de la solicitud, nunca se muestra (D23).', {
-      internal: { summary: 'Error interno', error: MESSAGES.internal },
-    }),
+    response: errorResponse(
+      'Error inesperado: se registra con el identificador de la solicitud, nunca se muestra (D23).',
+      {
+        internal: { summary: 'Error interno', error: MESSAGES.internal },
+      },
+    ),
   },
   Unavailable: {
     status: '503',
-    response: errorResponse('Base de datos inaccesible u ocupada.', {
-      unavailable: { summary: 'No disponible', error: MESSAGES.unavailable },
-      busy: { summary: 'Ocupado', error: MESSAGES.busy },
-    }, ['retry-after']),
+    response: errorResponse(
+      'Base de datos inaccesible u ocupada.',
+      {
+        unavailable: { summary: 'No disponible', error: MESSAGES.unavailable },
+        busy: { summary: 'Ocupado', error: MESSAGES.busy },
+      },
+      ['retry-after'],
+    ),
   },
 }
 
@@ -138,12 +196,14 @@ const ERRORS: Readonly<Record<string, { readonly status: string; readonly respon
  * issue #13 item 6); a 429 adds retry-after.
  */
 export const ERROR_RESPONSES: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> =
-  Object.fromEntries(Object.entries(ERRORS).map(([name, { status, response }]) => {
-    if (!status.startsWith('4')) return [name, { status, response }]
-    const headers = { ...(response['headers'] as OpenApiObject) }
-    for (const header of Object.keys(RATE_HEADERS)) headers[header] = ref('headers', header)
-    return [name, { status, response: { ...response, headers } }]
-  }))
+  Object.fromEntries(
+    Object.entries(ERRORS).map(([name, { status, response }]) => {
+      if (!status.startsWith('4')) return [name, { status, response }]
+      const headers = { ...(response['headers'] as OpenApiObject) }
+      for (const header of Object.keys(RATE_HEADERS)) headers[header] = ref('headers', header)
+      return [name, { status, response: { ...response, headers } }]
+    }),
+  )
 
 export const errorComponents = {
   schemas: { Error: errorSchema },

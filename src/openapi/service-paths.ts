@@ -10,13 +10,26 @@ import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenA
 
 type Paths = Record<string, Record<string, OpenApiObject>>
 
-const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject =>
-  ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
+const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject => ({
+  'application/json': { schema, ...(example === undefined ? {} : { example }) },
+})
 
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {
   type: 'object',
-  required: ['seq', 'at', 'user_id', 'action', 'module', 'record_id', 'version', 'record_hash', 'fields', 'prev_hash', 'hash'],
+  required: [
+    'seq',
+    'at',
+    'user_id',
+    'action',
+    'module',
+    'record_id',
+    'version',
+    'record_hash',
+    'fields',
+    'prev_hash',
+    'hash',
+  ],
   properties: {
     seq: { type: 'integer' },
     at: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS.mmm' },
@@ -40,132 +53,277 @@ function profileSchemas(service: ServiceSpec): Record<string, JsonSchema> {
 function sessionPaths(service: ServiceSpec): Paths {
   const profile = profileSchemas(service)
   const accounts = service.accounts.spec
-  const profileExample = Object.fromEntries(service.accounts.profile.map((name) => {
-    const field = accounts.fieldsByName.get(name)
-    return [name, field === undefined ? null : exampleValue(field) ?? null]
-  }))
+  const profileExample = Object.fromEntries(
+    service.accounts.profile.map((name) => {
+      const field = accounts.fieldsByName.get(name)
+      return [name, field === undefined ? null : (exampleValue(field) ?? null)]
+    }),
+  )
   const userId = `${accounts.prefix}-2026-00001`
   return {
-    '/auth/login': { post: {
-      operationId: 'login', tags: ['sesion'], summary: 'Iniciar sesión',
-      description: 'Devuelve un token bearer válido durante `token_days` días (spec 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`.',
-      security: [],
-      requestBody: { required: true, content: json({
-        type: 'object', required: ['username', 'password'],
-        properties: { username: { type: 'string', minLength: 1 }, password: { type: 'string', minLength: 1, format: 'password' } },
-      }, { username: 'admin', password: 'su-contraseña' }) },
-      responses: {
-        200: { description: 'Token y usuario', headers: commonHeaders(), content: json(successEnvelope({
-          type: 'object', required: ['token', 'user'],
-          properties: { token: { type: 'string' }, user: { type: 'object', required: ['id', ...Object.keys(profile)], properties: { id: { type: 'string' }, ...profile } } },
-        }), { success: true, data: { token: 'eyJhbGciOiJIUzI1NiJ9.…', user: { id: userId, ...profileExample } } }) },
-        ...errorRefs(['BadRequest', 'BadCredentials', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError']),
-      },
-    } },
-    '/auth/logout': { post: {
-      operationId: 'logout', tags: ['sesion'], summary: 'Cerrar sesión',
-      description: 'Revoca el token de forma duradera (D20).', security: [{ bearer: [] }],
-      responses: {
-        200: { description: 'Sesión cerrada', headers: commonHeaders(), content: json(successEnvelope(messageData), { success: true, data: { message: 'Sesión cerrada' } }) },
-        ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
-      },
-    } },
-    '/me': { get: {
-      operationId: 'me', tags: ['sesion'], summary: 'Usuario actual',
-      description: 'El usuario del token (spec 2.9).', security: [{ bearer: [] }],
-      responses: {
-        200: { description: 'Usuario actual', headers: commonHeaders(), content: json(successEnvelope({
-          type: 'object', required: [META.id, ...Object.keys(profile), META.created],
-          properties: { [META.id]: { type: 'string' }, ...profile, [META.created]: { type: 'string' } },
-        }), { success: true, data: { [META.id]: userId, ...profileExample, [META.created]: '2026-01-15 10:31:02' } }) },
-        ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
-      },
-    } },
-    '/me/password': { post: {
-      operationId: 'change_password', tags: ['sesion'], summary: 'Cambiar la contraseña propia',
-      description: `Cualquier usuario cambia su contraseña dando la actual. La nueva: al menos ${PASSWORD_MIN_LENGTH} caracteres ` +
-        `(${PASSWORD_MIN_LENGTH_ADMIN} si el rol gestiona cuentas), como máximo ${PASSWORD_MAX_BYTES} bytes en UTF-8, fuera de la ` +
-        'lista de contraseñas comunes, sin repeticiones ni secuencias y sin el nombre de usuario. Todos los tokens anteriores ' +
-        '(también el de esta solicitud) dejan de valer en todas las instancias; la respuesta trae uno nuevo.',
-      security: [{ bearer: [] }],
-      requestBody: { required: true, content: json({
-        type: 'object', required: ['password_actual', 'password_nueva'], additionalProperties: false,
-        properties: {
-          password_actual: { type: 'string', minLength: 1, format: 'password' },
-          password_nueva: { type: 'string', minLength: PASSWORD_MIN_LENGTH, format: 'password' },
+    '/auth/login': {
+      post: {
+        operationId: 'login',
+        tags: ['sesion'],
+        summary: 'Iniciar sesión',
+        description:
+          'Devuelve un token bearer válido durante `token_days` días (spec 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`.',
+        security: [],
+        requestBody: {
+          required: true,
+          content: json(
+            {
+              type: 'object',
+              required: ['username', 'password'],
+              properties: {
+                username: { type: 'string', minLength: 1 },
+                password: { type: 'string', minLength: 1, format: 'password' },
+              },
+            },
+            { username: 'admin', password: 'su-contraseña' },
+          ),
         },
-      }, { password_actual: 'la-contraseña-de-ahora', password_nueva: 'otra-frase-larga-y-propia' }) },
-      responses: {
-        200: { description: 'Contraseña cambiada; un token nuevo', headers: commonHeaders(), content: json(successEnvelope({
-          type: 'object', required: ['message', 'token'], properties: { message: { type: 'string' }, token: { type: 'string' } },
-        }), { success: true, data: { message: 'Contraseña cambiada', token: 'eyJhbGciOiJIUzI1NiJ9.…' } }) },
-        ...errorRefs(['BadRequest', 'Unauthorized', 'TooLarge', 'UnsupportedMediaType', 'TooManyRequests', 'InternalError']),
+        responses: {
+          200: {
+            description: 'Token y usuario',
+            headers: commonHeaders(),
+            content: json(
+              successEnvelope({
+                type: 'object',
+                required: ['token', 'user'],
+                properties: {
+                  token: { type: 'string' },
+                  user: {
+                    type: 'object',
+                    required: ['id', ...Object.keys(profile)],
+                    properties: { id: { type: 'string' }, ...profile },
+                  },
+                },
+              }),
+              { success: true, data: { token: 'eyJhbGciOiJIUzI1NiJ9.…', user: { id: userId, ...profileExample } } },
+            ),
+          },
+          ...errorRefs([
+            'BadRequest',
+            'BadCredentials',
+            'TooLarge',
+            'UnsupportedMediaType',
+            'TooManyRequests',
+            'InternalError',
+          ]),
+        },
       },
-    } },
+    },
+    '/auth/logout': {
+      post: {
+        operationId: 'logout',
+        tags: ['sesion'],
+        summary: 'Cerrar sesión',
+        description: 'Revoca el token de forma duradera (D20).',
+        security: [{ bearer: [] }],
+        responses: {
+          200: {
+            description: 'Sesión cerrada',
+            headers: commonHeaders(),
+            content: json(successEnvelope(messageData), { success: true, data: { message: 'Sesión cerrada' } }),
+          },
+          ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
+        },
+      },
+    },
+    '/me': {
+      get: {
+        operationId: 'me',
+        tags: ['sesion'],
+        summary: 'Usuario actual',
+        description: 'El usuario del token (spec 2.9).',
+        security: [{ bearer: [] }],
+        responses: {
+          200: {
+            description: 'Usuario actual',
+            headers: commonHeaders(),
+            content: json(
+              successEnvelope({
+                type: 'object',
+                required: [META.id, ...Object.keys(profile), META.created],
+                properties: { [META.id]: { type: 'string' }, ...profile, [META.created]: { type: 'string' } },
+              }),
+              { success: true, data: { [META.id]: userId, ...profileExample, [META.created]: '2026-01-15 10:31:02' } },
+            ),
+          },
+          ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
+        },
+      },
+    },
+    '/me/password': {
+      post: {
+        operationId: 'change_password',
+        tags: ['sesion'],
+        summary: 'Cambiar la contraseña propia',
+        description:
+          `Cualquier usuario cambia su contraseña dando la actual. La nueva: al menos ${PASSWORD_MIN_LENGTH} caracteres ` +
+          `(${PASSWORD_MIN_LENGTH_ADMIN} si el rol gestiona cuentas), como máximo ${PASSWORD_MAX_BYTES} bytes en UTF-8, fuera de la ` +
+          'lista de contraseñas comunes, sin repeticiones ni secuencias y sin el nombre de usuario. Todos los tokens anteriores ' +
+          '(también el de esta solicitud) dejan de valer en todas las instancias; la respuesta trae uno nuevo.',
+        security: [{ bearer: [] }],
+        requestBody: {
+          required: true,
+          content: json(
+            {
+              type: 'object',
+              required: ['password_actual', 'password_nueva'],
+              additionalProperties: false,
+              properties: {
+                password_actual: { type: 'string', minLength: 1, format: 'password' },
+                password_nueva: { type: 'string', minLength: PASSWORD_MIN_LENGTH, format: 'password' },
+              },
+            },
+            { password_actual: 'la-contraseña-de-ahora', password_nueva: 'otra-frase-larga-y-propia' },
+          ),
+        },
+        responses: {
+          200: {
+            description: 'Contraseña cambiada; un token nuevo',
+            headers: commonHeaders(),
+            content: json(
+              successEnvelope({
+                type: 'object',
+                required: ['message', 'token'],
+                properties: { message: { type: 'string' }, token: { type: 'string' } },
+              }),
+              { success: true, data: { message: 'Contraseña cambiada', token: 'eyJhbGciOiJIUzI1NiJ9.…' } },
+            ),
+          },
+          ...errorRefs([
+            'BadRequest',
+            'Unauthorized',
+            'TooLarge',
+            'UnsupportedMediaType',
+            'TooManyRequests',
+            'InternalError',
+          ]),
+        },
+      },
+    },
   }
 }
 
 function auditPaths(service: ServiceSpec): Paths {
   const filters = Object.keys(AUDIT_FILTERS).map((name) => ({
-    name, in: 'query', required: false, schema: name === 'accion' ? { type: 'string', enum: AUDIT_ACTIONS } : { type: 'string' },
+    name,
+    in: 'query',
+    required: false,
+    schema: name === 'accion' ? { type: 'string', enum: AUDIT_ACTIONS } : { type: 'string' },
     description: 'Filtro exacto.',
   }))
   return {
-    [`/${service.audit.path}`]: { get: {
-      operationId: 'audit_trail', tags: [service.audit.path], summary: 'Registro de auditoría',
-      description: `Entradas de la cadena de auditoría, de la más antigua a la más reciente (D25).\n\n**Permiso necesario:** \`${service.audit.permission}\`.`,
-      'x-permission': service.audit.permission,
-      security: [{ bearer: [] }],
-      parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ...filters],
-      responses: {
-        200: { description: 'Una página de entradas', headers: commonHeaders(), content: json(successEnvelope({
-          type: 'object', required: ['entries', 'total', 'limit', 'offset'],
-          properties: { entries: { type: 'array', items: ref('schemas', 'EntradaAuditoria') }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } },
-        })) },
-        ...errorRefs(['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError']),
+    [`/${service.audit.path}`]: {
+      get: {
+        operationId: 'audit_trail',
+        tags: [service.audit.path],
+        summary: 'Registro de auditoría',
+        description: `Entradas de la cadena de auditoría, de la más antigua a la más reciente (D25).\n\n**Permiso necesario:** \`${service.audit.permission}\`.`,
+        'x-permission': service.audit.permission,
+        security: [{ bearer: [] }],
+        parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ...filters],
+        responses: {
+          200: {
+            description: 'Una página de entradas',
+            headers: commonHeaders(),
+            content: json(
+              successEnvelope({
+                type: 'object',
+                required: ['entries', 'total', 'limit', 'offset'],
+                properties: {
+                  entries: { type: 'array', items: ref('schemas', 'EntradaAuditoria') },
+                  total: { type: 'integer' },
+                  limit: { type: 'integer' },
+                  offset: { type: 'integer' },
+                },
+              }),
+            ),
+          },
+          ...errorRefs(['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError']),
+        },
       },
-    } },
+    },
   }
 }
 
 const publicPaths: Paths = {
-  '/health': { get: {
-    operationId: 'health', tags: ['sistema'], summary: 'Estado del servicio',
-    description: 'Sin token y sin límite de solicitudes; 503 si la base de datos no responde (D3).', security: [],
-    responses: {
-      200: { description: 'El servicio y su base de datos responden', content: json(successEnvelope({
-        type: 'object', required: ['status'], properties: {
-          status: { const: 'ok' },
-          esquema: {
-            type: 'object', required: ['reinicio_pendiente', 'motivos'],
-            description: 'Solo si el servicio ya no sirve el esquema vigente (modules.yaml cambiado o base de datos '
-              + 'migrada por otro proceso): reinícielo.',
-            properties: { reinicio_pendiente: { const: true }, motivos: { type: 'array', items: { type: 'string' } } },
-          },
-          integridad: {
-            type: 'object', required: ['estado', 'registros_afectados'],
-            description: 'Solo si hay registros cuyos valores cifrados no superaron su comprobación al leerlos, desde que arrancó esta instancia.',
-            properties: { estado: { const: 'error' }, registros_afectados: { type: 'integer', minimum: 0 } },
-          },
+  '/health': {
+    get: {
+      operationId: 'health',
+      tags: ['sistema'],
+      summary: 'Estado del servicio',
+      description: 'Sin token y sin límite de solicitudes; 503 si la base de datos no responde (D3).',
+      security: [],
+      responses: {
+        200: {
+          description: 'El servicio y su base de datos responden',
+          content: json(
+            successEnvelope({
+              type: 'object',
+              required: ['status'],
+              properties: {
+                status: { const: 'ok' },
+                esquema: {
+                  type: 'object',
+                  required: ['reinicio_pendiente', 'motivos'],
+                  description:
+                    'Solo si el servicio ya no sirve el esquema vigente (modules.yaml cambiado o base de datos ' +
+                    'migrada por otro proceso): reinícielo.',
+                  properties: {
+                    reinicio_pendiente: { const: true },
+                    motivos: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+                integridad: {
+                  type: 'object',
+                  required: ['estado', 'registros_afectados'],
+                  description:
+                    'Solo si hay registros cuyos valores cifrados no superaron su comprobación al leerlos, desde que arrancó esta instancia.',
+                  properties: { estado: { const: 'error' }, registros_afectados: { type: 'integer', minimum: 0 } },
+                },
+              },
+            }),
+            { success: true, data: { status: 'ok' } },
+          ),
         },
-      }), { success: true, data: { status: 'ok' } }) },
-      ...errorRefs(['Unavailable']),
+        ...errorRefs(['Unavailable']),
+      },
     },
-  } },
-  '/openapi.json': { get: {
-    operationId: 'openapi', tags: ['sistema'], summary: 'Este documento OpenAPI', description: 'Sin token (D3).', security: [],
-    responses: {
-      200: { description: 'Documento OpenAPI 3.1', headers: commonHeaders(), content: json({ type: 'object' }) },
-      ...errorRefs(['TooManyRequests']),
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'openapi',
+      tags: ['sistema'],
+      summary: 'Este documento OpenAPI',
+      description: 'Sin token (D3).',
+      security: [],
+      responses: {
+        200: { description: 'Documento OpenAPI 3.1', headers: commonHeaders(), content: json({ type: 'object' }) },
+        ...errorRefs(['TooManyRequests']),
+      },
     },
-  } },
-  '/docs': { get: {
-    operationId: 'docs', tags: ['sistema'], summary: 'Página de documentación interactiva', description: 'Sin token (D3).', security: [],
-    responses: {
-      200: { description: 'Página HTML', headers: commonHeaders(), content: { 'text/html': { schema: { type: 'string' } } } },
-      ...errorRefs(['TooManyRequests']),
+  },
+  '/docs': {
+    get: {
+      operationId: 'docs',
+      tags: ['sistema'],
+      summary: 'Página de documentación interactiva',
+      description: 'Sin token (D3).',
+      security: [],
+      responses: {
+        200: {
+          description: 'Página HTML',
+          headers: commonHeaders(),
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
+        ...errorRefs(['TooManyRequests']),
+      },
     },
-  } },
+  },
 }
 
 export function servicePaths(service: ServiceSpec): Paths {

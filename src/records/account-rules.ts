@@ -10,7 +10,8 @@ import { passwordProblems } from './password-policy.js'
  * look alike (composed or decomposed accents, case, a trailing space) have the same form, so
  * the unique index keeps them from coexisting and login finds the account however typed.
  */
-export const canonicalUsername = (username: string): string => username.normalize('NFC').trim().toLowerCase().normalize('NFC')
+export const canonicalUsername = (username: string): string =>
+  username.normalize('NFC').trim().toLowerCase().normalize('NFC')
 
 export interface AccountRules {
   /** `values` with a canonical username; 400 naming each broken password rule. */
@@ -25,10 +26,16 @@ export function createAccountRules(service: ServiceSpec, common: ReadonlySet<str
   const accounts = service.accounts
   const managesAccounts = (role: string): boolean => {
     const granted = service.roles.get(role)?.granted
-    return granted !== undefined && (granted.has(`${accounts.module}.crear`) || granted.has(`${accounts.module}.editar`))
+    return (
+      granted !== undefined && (granted.has(`${accounts.module}.crear`) || granted.has(`${accounts.module}.editar`))
+    )
   }
   const checkPassword: AccountRules['checkPassword'] = (password, account, field = accounts.password) => {
-    const problems = passwordProblems(password, { username: account.username, managesAccounts: managesAccounts(account.role), common }, field)
+    const problems = passwordProblems(
+      password,
+      { username: account.username, managesAccounts: managesAccounts(account.role), common },
+      field,
+    )
     if (problems.length > 0) throw validationFailed(problems)
   }
   return {
@@ -40,13 +47,18 @@ export function createAccountRules(service: ServiceSpec, common: ReadonlySet<str
       if (typeof username === 'string') {
         out[accounts.username] = canonicalUsername(username)
         if (out[accounts.username] === '')
-          throw validationFailed([{ field: accounts.username, message: `El campo '${accounts.username}' no puede estar vacío` }])
+          throw validationFailed([
+            { field: accounts.username, message: `El campo '${accounts.username}' no puede estar vacío` },
+          ])
       }
       const password = out[accounts.password]
       if (typeof password === 'string') {
         const name = out[accounts.username] ?? before[accounts.username]
         const role = out[accounts.role] ?? before[accounts.role]
-        checkPassword(password, { username: typeof name === 'string' ? name : '', role: typeof role === 'string' ? role : '' })
+        checkPassword(password, {
+          username: typeof name === 'string' ? name : '',
+          role: typeof role === 'string' ? role : '',
+        })
       }
       return out
     },

@@ -19,7 +19,15 @@ const addFormats = addFormatsPlugin as unknown as (ajv: Ajv, formats: string[]) 
 
 export function createBodyAjv(): Ajv {
   // The schemas are compiled from a validated modules.yaml: no need to check them against the meta-schema.
-  const ajv = new Ajv({ validateSchema: false, allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false, verbose: true })
+  const ajv = new Ajv({
+    validateSchema: false,
+    allErrors: true,
+    strict: false,
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    verbose: true,
+  })
   addFormats(ajv, ['email', 'uri'])
   for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: check })
   return ajv
@@ -50,22 +58,47 @@ function describe(spec: ModuleSpec, error: ErrorObject): Problem {
     }
     case 'minLength':
       if (required && empty) return { field: name, message: `El campo '${name}' no puede estar vacío`, missing: true }
-      return { field: name, message: `El campo '${name}' debe tener al menos ${String(params['limit'])} caracteres`, missing: false }
+      return {
+        field: name,
+        message: `El campo '${name}' debe tener al menos ${String(params['limit'])} caracteres`,
+        missing: false,
+      }
     case 'type':
       if (required && empty) return { field: name, message: `El campo '${name}' es obligatorio`, missing: true }
-      return { field: name, message: `El campo '${name}' debe ser de tipo ${field?.label ?? String(params['type'])}`, missing: false }
+      return {
+        field: name,
+        message: `El campo '${name}' debe ser de tipo ${field?.label ?? String(params['type'])}`,
+        missing: false,
+      }
     case 'format': {
       const format = String(params['format'])
-      const expected = format === 'email' ? 'un correo electrónico válido' : format === 'uri' ? 'una URL válida' : `una ${field?.label ?? format} válida`
+      const expected =
+        format === 'email'
+          ? 'un correo electrónico válido'
+          : format === 'uri'
+            ? 'una URL válida'
+            : `una ${field?.label ?? format} válida`
       return { field: name, message: `El campo '${name}' debe ser ${expected}`, missing: false }
     }
     case 'maxLength':
-      return { field: name, message: `El campo '${name}' admite como máximo ${String(params['limit'])} caracteres`, missing: false }
+      return {
+        field: name,
+        message: `El campo '${name}' admite como máximo ${String(params['limit'])} caracteres`,
+        missing: false,
+      }
     case 'maxItems':
-      return { field: name, message: `El campo '${name}' admite como máximo ${String(params['limit'])} elementos`, missing: false }
+      return {
+        field: name,
+        message: `El campo '${name}' admite como máximo ${String(params['limit'])} elementos`,
+        missing: false,
+      }
     case 'minimum':
     case 'maximum':
-      return { field: name, message: `El campo '${name}' debe ser ${error.keyword === 'minimum' ? '>=' : '<='} ${String(params['limit'])}`, missing: false }
+      return {
+        field: name,
+        message: `El campo '${name}' debe ser ${error.keyword === 'minimum' ? '>=' : '<='} ${String(params['limit'])}`,
+        missing: false,
+      }
     case 'pattern':
       return { field: name, message: `El campo '${name}' no tiene el formato esperado`, missing: false }
     default:
@@ -75,7 +108,9 @@ function describe(spec: ModuleSpec, error: ErrorObject): Problem {
 
 function report(spec: ModuleSpec, errors: readonly ErrorObject[]): never {
   const seen = new Set<string>()
-  const problems = errors.map((e) => describe(spec, e)).filter((p) => !seen.has(p.message) && seen.add(p.message) !== undefined)
+  const problems = errors
+    .map((e) => describe(spec, e))
+    .filter((p) => !seen.has(p.message) && seen.add(p.message) !== undefined)
   const details = problems.map(({ field, message }) => ({ field, message }))
   throw problems.some((p) => p.missing) ? requiredMissing(details) : validationFailed(details)
 }
@@ -95,7 +130,12 @@ function clean(spec: ModuleSpec, body: Body): Body {
 function checkFinite(spec: ModuleSpec, values: Body): void {
   const bad = Object.keys(values).filter((name) => typeof values[name] === 'number' && !Number.isFinite(values[name]))
   if (bad.length > 0)
-    throw validationFailed(bad.map((name) => ({ field: name, message: `El campo '${name}' debe ser de tipo ${spec.fieldsByName.get(name)?.label ?? 'número'}` })))
+    throw validationFailed(
+      bad.map((name) => ({
+        field: name,
+        message: `El campo '${name}' debe ser de tipo ${spec.fieldsByName.get(name)?.label ?? 'número'}`,
+      })),
+    )
 }
 
 /** Half of a UTF-16 surrogate pair without its other half: JSON lets `"\ud800"` through. */
@@ -129,8 +169,13 @@ function checkValues(values: Body): void {
   const details: ErrorDetail[] = []
   for (const [name, value] of Object.entries(values)) {
     const problem = valueProblem(value)
-    if (problem === 'unicode') details.push({ field: name, message: `El campo '${name}' contiene caracteres Unicode no válidos` })
-    if (problem === 'depth') details.push({ field: name, message: `El campo '${name}' admite como máximo ${MAX_DEPTH} niveles de anidamiento` })
+    if (problem === 'unicode')
+      details.push({ field: name, message: `El campo '${name}' contiene caracteres Unicode no válidos` })
+    if (problem === 'depth')
+      details.push({
+        field: name,
+        message: `El campo '${name}' admite como máximo ${MAX_DEPTH} niveles de anidamiento`,
+      })
   }
   if (details.length > 0) throw validationFailed(details)
 }
@@ -161,7 +206,20 @@ export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
   }
   return {
     create(body) {
-      const values = clean(spec, asObject(body, () => report(spec, spec.requiredFields.map((f) => ({ keyword: 'required', instancePath: '', schemaPath: '', params: { missingProperty: f } })))))
+      const values = clean(
+        spec,
+        asObject(body, () =>
+          report(
+            spec,
+            spec.requiredFields.map((f) => ({
+              keyword: 'required',
+              instancePath: '',
+              schemaPath: '',
+              params: { missingProperty: f },
+            })),
+          ),
+        ),
+      )
       if (!create(values)) report(spec, create.errors ?? [])
       checkFinite(spec, values)
       checkValues(values)

@@ -38,24 +38,40 @@ export function explainModule(spec: ModuleSpec, role: RoleSpec, user: ActingUser
       (held.length < actions.length ? `; sin ${actions.filter((a) => !held.includes(a)).join(', ')}` : ''),
   ]
   const access = spec.access.get(role.name)
-  lines.push(access?.scope === undefined
-    ? `  Registros: todos los del módulo (access.${role.name}.scope no declarado)`
-    : `  Registros: solo los que cumplen access.${role.name}.scope: ${describeScope(access.scope, user)}`)
+  lines.push(
+    access?.scope === undefined
+      ? `  Registros: todos los del módulo (access.${role.name}.scope no declarado)`
+      : `  Registros: solo los que cumplen access.${role.name}.scope: ${describeScope(access.scope, user)}`,
+  )
   if (access?.writeScope !== undefined)
-    lines.push(`  Modificar y eliminar: además access.${role.name}.write_scope: ${describeScope(access.writeScope, user)}`)
-  lines.push(`  Campos que no lee (cannot_read): ${[...access?.cannotRead ?? []].join(', ') || 'ninguno'}`)
-  lines.push(`  Campos que no escribe (cannot_write): ${[...access?.cannotWrite ?? []].join(', ') || 'ninguno'}`)
+    lines.push(
+      `  Modificar y eliminar: además access.${role.name}.write_scope: ${describeScope(access.writeScope, user)}`,
+    )
+  lines.push(`  Campos que no lee (cannot_read): ${[...(access?.cannotRead ?? [])].join(', ') || 'ninguno'}`)
+  lines.push(`  Campos que no escribe (cannot_write): ${[...(access?.cannotWrite ?? [])].join(', ') || 'ninguno'}`)
   for (const d of access?.defaults ?? [])
-    lines.push(`  Al crear, ${d.field} toma ${'user' in d.value ? `$user.${d.value.user} (${String(userAttribute(user, d.value.user))})` : JSON.stringify(d.value.literal)} (defaults)`)
+    lines.push(
+      `  Al crear, ${d.field} toma ${'user' in d.value ? `$user.${d.value.user} (${String(userAttribute(user, d.value.user))})` : JSON.stringify(d.value.literal)} (defaults)`,
+    )
   const workflow = spec.workflow
   if (workflow !== undefined) {
-    lines.push(`  Workflow de ${workflow.field}: se crea en ${workflow.createIn.join(', ')}; finales: ${[...workflow.final].join(', ') || 'ninguno'}`)
+    lines.push(
+      `  Workflow de ${workflow.field}: se crea en ${workflow.createIn.join(', ')}; finales: ${[...workflow.final].join(', ') || 'ninguno'}`,
+    )
     for (const state of workflow.states) {
       const next = nextStates(workflow, state, role.name)
-      lines.push(`    ${state} -> ${next.length === 0 ? '(ninguno para este rol)' : next.map((to) => {
-        const requires = workflow.moves.get(state)?.get(to)?.requires ?? []
-        return requires.length === 0 ? to : `${to} (requiere ${requires.join(', ')})`
-      }).join(', ')}`)
+      lines.push(
+        `    ${state} -> ${
+          next.length === 0
+            ? '(ninguno para este rol)'
+            : next
+                .map((to) => {
+                  const requires = workflow.moves.get(state)?.get(to)?.requires ?? []
+                  return requires.length === 0 ? to : `${to} (requiere ${requires.join(', ')})`
+                })
+                .join(', ')
+        }`,
+      )
     }
   }
   return lines
@@ -74,15 +90,24 @@ export function explainRecord(spec: ModuleSpec, role: RoleSpec, user: ActingUser
   const access = spec.access.get(role.name)
   const lines = [`Registro ${facts.id}`]
   if (!facts.visible)
-    return [...lines, `  Fuera de su ámbito: GET, PUT, DELETE e historial responden 404 (access.${role.name}.scope: ${describeScope(access?.scope as ScopeSpec, user, facts.record)})`]
-  lines.push(access?.scope === undefined ? '  Visible: su rol no tiene ámbito en este módulo'
-    : `  Visible por access.${role.name}.scope: ${describeScope(access.scope, user, facts.record)}`)
-  if (!role.granted.has(spec.permissions.editar)) lines.push(`  No puede modificarlo: falta el permiso ${spec.permissions.editar}`)
+    return [
+      ...lines,
+      `  Fuera de su ámbito: GET, PUT, DELETE e historial responden 404 (access.${role.name}.scope: ${describeScope(access?.scope as ScopeSpec, user, facts.record)})`,
+    ]
+  lines.push(
+    access?.scope === undefined
+      ? '  Visible: su rol no tiene ámbito en este módulo'
+      : `  Visible por access.${role.name}.scope: ${describeScope(access.scope, user, facts.record)}`,
+  )
+  if (!role.granted.has(spec.permissions.editar))
+    lines.push(`  No puede modificarlo: falta el permiso ${spec.permissions.editar}`)
   const workflow = spec.workflow
   if (workflow !== undefined) {
     const state = String(facts.record[workflow.field] ?? '')
     const next = nextStates(workflow, state, role.name)
-    lines.push(`  ${workflow.field} = ${state}${workflow.final.has(state) ? ' (final)' : ''}; puede pasar a: ${next.join(', ') || 'ninguno'}`)
+    lines.push(
+      `  ${workflow.field} = ${state}${workflow.final.has(state) ? ' (final)' : ''}; puede pasar a: ${next.join(', ') || 'ninguno'}`,
+    )
     const locked = workflow.readonlyIn.get(state) ?? []
     if (locked.length > 0) lines.push(`  De solo lectura en este estado: ${locked.join(', ')}`)
   }

@@ -28,10 +28,19 @@ export function withoutHidden<T extends Readonly<Values>>(record: T, hidden: Rea
 export function checkQueryReadable(spec: ModuleSpec, user: ActingUser | null, query: ListQuery): void {
   const hidden = hiddenFields(spec, user)
   if (hidden === undefined) return
-  const named = spec.fields.filter((f) => hidden.has(f.name) &&
-    (query.sort.column === f.column || query.filters.some((q) => q.column === f.column || q.column === f.blindIndexColumn)))
+  const named = spec.fields.filter(
+    (f) =>
+      hidden.has(f.name) &&
+      (query.sort.column === f.column ||
+        query.filters.some((q) => q.column === f.column || q.column === f.blindIndexColumn)),
+  )
   if (named.length > 0)
-    throw forbidden(named.map((f) => ({ field: f.name, message: `El rol '${user?.role}' no puede leer el campo '${f.name}' (cannot_read)` })))
+    throw forbidden(
+      named.map((f) => ({
+        field: f.name,
+        message: `El rol '${user?.role}' no puede leer el campo '${f.name}' (cannot_read)`,
+      })),
+    )
 }
 
 /** 403 naming every field of `values` the role may not write. */
@@ -40,7 +49,12 @@ export function checkWritable(spec: ModuleSpec, user: ActingUser | null, values:
   if (denied === undefined || denied.size === 0) return
   const named = Object.keys(values).filter((k) => denied.has(k))
   if (named.length > 0)
-    throw forbidden(named.map((field) => ({ field, message: `El rol '${user?.role}' no puede escribir el campo '${field}' (cannot_write)` })))
+    throw forbidden(
+      named.map((field) => ({
+        field,
+        message: `El rol '${user?.role}' no puede escribir el campo '${field}' (cannot_write)`,
+      })),
+    )
 }
 
 /** The role's `defaults:` filled where the request sent nothing (an agente's denuncia assigned to them). */

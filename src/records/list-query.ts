@@ -51,8 +51,12 @@ function parseSort(spec: ModuleSpec, raw: string | undefined, problems: ErrorDet
   const descending = raw.startsWith('-')
   const name = descending ? raw.slice(1) : raw
   const field = spec.fieldsByName.get(name)
-  if ((field !== undefined && field.sortable) || SORTABLE_META.includes(name)) return { column: field?.column ?? name, descending }
-  problems.push({ field: 'sort', message: `No se puede ordenar por '${name}': use un campo simple, sin cifrar, o ${SORTABLE_META.join(', ')}` })
+  if ((field !== undefined && field.sortable) || SORTABLE_META.includes(name))
+    return { column: field?.column ?? name, descending }
+  problems.push({
+    field: 'sort',
+    message: `No se puede ordenar por '${name}': use un campo simple, sin cifrar, o ${SORTABLE_META.join(', ')}`,
+  })
   return { column: ROW_COLUMN, descending: false }
 }
 
@@ -74,7 +78,11 @@ function parseFilter(field: FieldSpec, raw: string, problems: ErrorDetail[]): Fi
 }
 
 /** limit and offset alone (D11), for lists that are not of a module (the audit trail, D25). */
-export function parsePage(query: Readonly<Record<string, QueryValue>>, limits: ListLimits, problems: ErrorDetail[]): { limit: number; offset: number } {
+export function parsePage(
+  query: Readonly<Record<string, QueryValue>>,
+  limits: ListLimits,
+  problems: ErrorDetail[],
+): { limit: number; offset: number } {
   const limit = parseCount('limit', single('limit', query['limit'], problems), limits.defaultLimit, problems)
   if (limit < 1) problems.push({ field: 'limit', message: "El parámetro 'limit' debe ser al menos 1" })
   const offset = parseCount('offset', single('offset', query['offset'], problems), 0, problems)
@@ -82,7 +90,11 @@ export function parsePage(query: Readonly<Record<string, QueryValue>>, limits: L
 }
 
 /** Checks every parameter and reports all problems at once as one 400. */
-export function parseListQuery(spec: ModuleSpec, query: Readonly<Record<string, QueryValue>>, limits: ListLimits): ListQuery {
+export function parseListQuery(
+  spec: ModuleSpec,
+  query: Readonly<Record<string, QueryValue>>,
+  limits: ListLimits,
+): ListQuery {
   const problems: ErrorDetail[] = []
   const { limit, offset } = parsePage(query, limits, problems)
   const sort = parseSort(spec, single('sort', query['sort'], problems), problems)
@@ -109,4 +121,3 @@ export function parseListQuery(spec: ModuleSpec, query: Readonly<Record<string, 
     filtersEncrypted: filters.some((f) => f.blind),
   }
 }
-

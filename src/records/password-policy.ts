@@ -30,7 +30,8 @@ const lengthOf = (text: string): number => [...text.normalize('NFC')].length
 function isRepetitive(text: string): boolean {
   for (let unit = 1; unit <= 4; unit += 1) {
     const head = text.slice(0, unit)
-    if (text.length >= unit * 3 && head.repeat(Math.ceil(text.length / unit)).slice(0, text.length) === text) return true
+    if (text.length >= unit * 3 && head.repeat(Math.ceil(text.length / unit)).slice(0, text.length) === text)
+      return true
   }
   return false
 }
@@ -41,8 +42,13 @@ function isSequential(text: string): boolean {
   const step = (codes[1] ?? 0) - (codes[0] ?? 0)
   if (step !== 1 && step !== -1) return false
   // A digit run may wrap (…7890123): count 9 -> 0 as a step too.
-  return codes.every((code, i) => i === 0 || code - (codes[i - 1] as number) === step ||
-    (step === 1 && code === 48 && codes[i - 1] === 57) || (step === -1 && code === 57 && codes[i - 1] === 48))
+  return codes.every(
+    (code, i) =>
+      i === 0 ||
+      code - (codes[i - 1] as number) === step ||
+      (step === 1 && code === 48 && codes[i - 1] === 57) ||
+      (step === -1 && code === 57 && codes[i - 1] === 48),
+  )
 }
 
 const coreOf = (text: string): string => text.replace(/^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$/gu, '')
@@ -58,9 +64,13 @@ export function passwordProblems(password: string, context: PasswordContext, fie
   const problems: string[] = []
   const min = context.managesAccounts ? PASSWORD_MIN_LENGTH_ADMIN : PASSWORD_MIN_LENGTH
   if (lengthOf(password) < min)
-    problems.push(`La contraseña debe tener al menos ${min} caracteres${context.managesAccounts ? ' para un rol que gestiona cuentas' : ''}`)
+    problems.push(
+      `La contraseña debe tener al menos ${min} caracteres${context.managesAccounts ? ' para un rol que gestiona cuentas' : ''}`,
+    )
   if (passwordBytes(password) > PASSWORD_MAX_BYTES)
-    problems.push(`La contraseña admite como máximo ${PASSWORD_MAX_BYTES} bytes en UTF-8 (una letra con tilde o una ñ ocupa 2)`)
+    problems.push(
+      `La contraseña admite como máximo ${PASSWORD_MAX_BYTES} bytes en UTF-8 (una letra con tilde o una ñ ocupa 2)`,
+    )
   const folded = password.normalize('NFC').toLowerCase()
   const username = context.username.normalize('NFC').toLowerCase().trim()
   if (context.common.has(folded) || context.common.has(stemOf(folded)))
@@ -68,6 +78,7 @@ export function passwordProblems(password: string, context: PasswordContext, fie
   // Also without the spaces and symbols around it: `            !` and `123456789012.` are no better.
   else if ([folded, coreOf(folded)].some((text) => text === '' || isRepetitive(text) || isSequential(text)))
     problems.push('La contraseña no puede ser una repetición ni una secuencia de caracteres')
-  if (username !== '' && folded.includes(username)) problems.push('La contraseña no puede contener el nombre de usuario')
+  if (username !== '' && folded.includes(username))
+    problems.push('La contraseña no puede contener el nombre de usuario')
   return problems.map((message) => ({ field, message }))
 }

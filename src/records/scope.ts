@@ -15,14 +15,23 @@ export type ScopeAction = 'read' | 'write'
 function resolve(scope: ScopeSpec, user: ActingUser): ResolvedScope {
   if (scope.kind !== 'match') return { kind: scope.kind, of: scope.of.map((s) => resolve(s, user)) }
   const values = 'user' in scope.value ? [userAttribute(user, scope.value.user)] : scope.value.literals
-  return { kind: 'in', column: scope.column, storage: scope.storage, values: values.filter((v) => v !== null && v !== undefined) }
+  return {
+    kind: 'in',
+    column: scope.column,
+    storage: scope.storage,
+    values: values.filter((v) => v !== null && v !== undefined),
+  }
 }
 
 /**
  * The records `user` may read or change in `spec`; undefined: all of them (no user, as the
  * command line's operator, or a role the module's `access:` does not scope).
  */
-export function resolveScope(spec: ModuleSpec, user: ActingUser | null, action: ScopeAction): ResolvedScope | undefined {
+export function resolveScope(
+  spec: ModuleSpec,
+  user: ActingUser | null,
+  action: ScopeAction,
+): ResolvedScope | undefined {
   if (user === null) return undefined
   const access = spec.access.get(user.role)
   if (access === undefined) return undefined

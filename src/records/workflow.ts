@@ -7,14 +7,16 @@ import type { ActingUser } from './acting-user.js'
 type Values = Readonly<Record<string, unknown>>
 
 const empty = (value: unknown): boolean => value === undefined || value === null || value === ''
-const same = (a: unknown, b: unknown): boolean => (empty(a) && empty(b)) || a === b || JSON.stringify(a) === JSON.stringify(b)
+const same = (a: unknown, b: unknown): boolean =>
+  (empty(a) && empty(b)) || a === b || JSON.stringify(a) === JSON.stringify(b)
 
 /** A new record through the API starts in one of the workflow's creation states (D6). */
 export function checkCreation(spec: ModuleSpec, values: Values): void {
   const workflow = spec.workflow
   if (workflow === undefined) return
   const state = values[workflow.field]
-  if (typeof state === 'string' && !workflow.createIn.includes(state)) throw creationStateNotAllowed(workflow.field, workflow.createIn)
+  if (typeof state === 'string' && !workflow.createIn.includes(state))
+    throw creationStateNotAllowed(workflow.field, workflow.createIn)
 }
 
 /** The states `role` may move a record to from `state`, in declaration order. */
@@ -22,7 +24,9 @@ export function nextStates(workflow: WorkflowSpec, state: string, role: string |
   if (workflow.final.has(state)) return []
   const moves = workflow.moves.get(state)
   if (moves === undefined) return []
-  return [...moves].filter(([, move]) => role === null || move.roles === undefined || move.roles.has(role)).map(([to]) => to)
+  return [...moves]
+    .filter(([, move]) => role === null || move.roles === undefined || move.roles.has(role))
+    .map(([to]) => to)
 }
 
 /**
@@ -30,7 +34,12 @@ export function nextStates(workflow: WorkflowSpec, state: string, role: string |
  * move itself for this role (409 with the allowed next states), then what the move requires
  * (400 Datos requeridos). `before` reads the record's current value of a field.
  */
-export function checkUpdate(spec: ModuleSpec, user: ActingUser | null, before: (field: string) => unknown, changes: Values): void {
+export function checkUpdate(
+  spec: ModuleSpec,
+  user: ActingUser | null,
+  before: (field: string) => unknown,
+  changes: Values,
+): void {
   const workflow = spec.workflow
   if (workflow === undefined) return
   const current = String(before(workflow.field) ?? '')
@@ -45,5 +54,7 @@ export function checkUpdate(spec: ModuleSpec, user: ActingUser | null, before: (
   const requires = workflow.moves.get(current)?.get(target)?.requires ?? []
   const missing = requires.filter((f) => empty(f in changes ? changes[f] : before(f)))
   if (missing.length > 0)
-    throw requiredMissing(missing.map((field) => ({ field, message: `El cambio de '${current}' a '${target}' requiere '${field}'` })))
+    throw requiredMissing(
+      missing.map((field) => ({ field, message: `El cambio de '${current}' a '${target}' requiere '${field}'` })),
+    )
 }

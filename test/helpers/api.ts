@@ -33,7 +33,10 @@ export interface TestApi {
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>
   login(username?: string, password?: string): Promise<string>
   /** Creates an account with `role` (and `extra` account fields, e.g. personal_id) through the API; returns a token for it. */
-  userWithRole(role: string, extra?: Record<string, unknown>): Promise<{ token: string; id: string; username: string; password: string }>
+  userWithRole(
+    role: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ token: string; id: string; username: string; password: string }>
   create(module: string, body: unknown, token?: string): Promise<any>
   adminToken(): Promise<string>
 }
@@ -117,7 +120,8 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     },
     async create(module, body, token) {
       const reply = await api.request('POST', `/${module}`, { token: token ?? (await api.adminToken()), body })
-      if (reply.status !== 201) throw new Error(`create ${module} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
+      if (reply.status !== 201)
+        throw new Error(`create ${module} failed: ${reply.status} ${JSON.stringify(reply.body)}`)
       return reply.body.data
     },
   }
@@ -137,11 +141,31 @@ export async function copyTestData(from: string, to: string): Promise<void> {
 
 /** Valid bodies per module: only the required fields, plus what a test adds. */
 export const VALID: Record<string, () => Record<string, unknown>> = {
-  denuncias: () => ({ denunciante_nombre: 'Ana Pérez', tipo: 'hurto', fecha_hechos: '2026-11-20 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'Sustracción de cartera' }),
-  sanciones: () => ({ tipo: 'trafico', infractor_nombre: 'Luis Gómez', fecha_infraccion: '2026-11-19 08:00:00', lugar_infraccion: 'Calle Real 3', importe: 200 }),
+  denuncias: () => ({
+    denunciante_nombre: 'Ana Pérez',
+    tipo: 'hurto',
+    fecha_hechos: '2026-11-20 10:30:00',
+    lugar_hechos: 'Plaza Mayor',
+    descripcion: 'Sustracción de cartera',
+  }),
+  sanciones: () => ({
+    tipo: 'trafico',
+    infractor_nombre: 'Luis Gómez',
+    fecha_infraccion: '2026-11-19 08:00:00',
+    lugar_infraccion: 'Calle Real 3',
+    importe: 200,
+  }),
   atestados: () => ({ tipo: 'penal', juzgado: 'Juzgado de Instrucción nº 2' }),
-  personal: () => ({ tip: `TIP-${Math.random().toString(36).slice(2, 10)}`, nombre: 'Marta', apellidos: 'Ruiz Sanz', escala: 'oficial' }),
-  vehiculos: () => ({ matricula: `${Math.floor(Math.random() * 9000 + 1000)}-${Math.random().toString(36).slice(2, 5).toUpperCase()}`, tipo: 'patrulla' }),
+  personal: () => ({
+    tip: `TIP-${Math.random().toString(36).slice(2, 10)}`,
+    nombre: 'Marta',
+    apellidos: 'Ruiz Sanz',
+    escala: 'oficial',
+  }),
+  vehiculos: () => ({
+    matricula: `${Math.floor(Math.random() * 9000 + 1000)}-${Math.random().toString(36).slice(2, 5).toUpperCase()}`,
+    tipo: 'patrulla',
+  }),
   sala092: () => ({ tipo_incidencia: 'urgente', descripcion: 'Ruidos en vivienda' }),
   turnos: () => ({ agente_id: 'PER-2026-00001', fecha: '2026-11-23', tipo_turno: 'mañana' }),
   equipamiento: () => ({ tipo: 'radio', nombre: 'Emisora portátil' }),

@@ -16,7 +16,9 @@ export const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || undefined
 
 /** REDIS_URL and a key prefix nobody else uses, for one service under test. */
 export function redisEnv(): Record<string, string> {
-  return REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `records-test:${process.pid}:${randomBytes(4).toString('hex')}:` }
+  return REDIS_URL === undefined
+    ? {}
+    : { REDIS_URL, REDIS_KEY_PREFIX: `records-test:${process.pid}:${randomBytes(4).toString('hex')}:` }
 }
 
 /** A URL to `database` on the test server. */
@@ -64,9 +66,13 @@ let dropScheduled = false
 /** Creates a fresh database (byte-order collation, as SQLite compares) or one cloned from `template`. */
 export async function createTestDatabase(template?: string): Promise<string> {
   const name = `records_pg_${process.pid}_${randomBytes(4).toString('hex')}`
-  await admin((c) => c.query(template === undefined
-    ? `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`
-    : `create database ${name} template ${template}`))
+  await admin((c) =>
+    c.query(
+      template === undefined
+        ? `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`
+        : `create database ${name} template ${template}`,
+    ),
+  )
   created.push(name)
   // Throwaway databases need no fsync per commit (the service's own durability is PostgreSQL's setting).
   await admin((c) => c.query(`alter database ${name} set synchronous_commit = off`))
@@ -79,9 +85,10 @@ export async function createTestDatabase(template?: string): Promise<string> {
 
 export async function dropTestDatabases(): Promise<void> {
   const names = created.splice(0)
-  if (names.length > 0) await admin(async (c) => {
-    for (const name of names) await c.query(`drop database if exists ${name} with (force)`)
-  })
+  if (names.length > 0)
+    await admin(async (c) => {
+      for (const name of names) await c.query(`drop database if exists ${name} with (force)`)
+    })
 }
 
 const byDataDir = new Map<string, string>()

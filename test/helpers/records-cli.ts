@@ -12,7 +12,9 @@ export interface CliRun {
 
 export function runRecords(env: Record<string, string>, args: readonly string[]): Promise<CliRun> {
   const child = spawn(process.execPath, [...process.execArgv, `${ROOT}src/cli/main.ts`, ...args], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
   let stderr = ''

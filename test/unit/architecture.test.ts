@@ -36,7 +36,9 @@ t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {
   for (const { path, text } of sources) {
     const rules = FORBIDDEN[layerOf(path)] ?? []
     const resolve = (spec: string) => (spec.startsWith('.') ? `/${relative(SRC, join(SRC, path, '..', spec))}` : spec)
-    const bad = importsOf(text).filter((spec) => rules.some((rule) => rule.test(layerOf(path) === 'errors' ? spec : resolve(spec))))
+    const bad = importsOf(text).filter((spec) =>
+      rules.some((rule) => rule.test(layerOf(path) === 'errors' ? spec : resolve(spec))),
+    )
     t.same(bad, [], `${path} imports only what its layer may`)
   }
   t.ok(sources.length > 20, 'the scan saw the sources')
@@ -55,7 +57,18 @@ t.test('config/ reads the disk only in load.ts', async (t) => {
 t.test('no module name, state or field of modules.yaml appears in src/', async (t) => {
   const config = loadModulesConfig(join(ROOT, 'modules.yaml'))
   // The login body's keys and the accounts defaults are the specification's API (spec 4.1).
-  const allowed = new Set(['username', 'password', 'nombre', 'email', 'tipo', 'estado', 'descripcion', 'observaciones', 'fecha', 'categoria'])
+  const allowed = new Set([
+    'username',
+    'password',
+    'nombre',
+    'email',
+    'tipo',
+    'estado',
+    'descripcion',
+    'observaciones',
+    'fecha',
+    'categoria',
+  ])
   const words = new Set<string>()
   for (const mod of config.modules) {
     words.add(mod.name)

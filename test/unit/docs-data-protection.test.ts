@@ -12,7 +12,9 @@ t.test("data-protection.md's table of encrypted fields is the shipped modules.ya
   const config = parse(readFileSync(`${ROOT}modules.yaml`, 'utf8')) as Config
   const shipped: Record<string, string[]> = {}
   for (const [name, module] of Object.entries(config.modules)) {
-    const encrypted = Object.entries(module.fields).filter(([, f]) => f.encrypted === true).map(([name]) => name)
+    const encrypted = Object.entries(module.fields)
+      .filter(([, f]) => f.encrypted === true)
+      .map(([name]) => name)
     if (encrypted.length > 0) shipped[name] = encrypted.sort()
   }
   const page = readFileSync(`${ROOT}docs/data-protection.md`, 'utf8')
@@ -20,8 +22,14 @@ t.test("data-protection.md's table of encrypted fields is the shipped modules.ya
   const documented: Record<string, string[]> = {}
   for (const line of table.split('\n').slice(2)) {
     if (!line.startsWith('|')) break
-    const [module = '', fields = ''] = line.split('|').slice(1, 3).map((cell) => cell.trim())
-    documented[module.replaceAll('`', '')] = fields.split(',').map((f) => f.trim().replaceAll('`', '')).sort()
+    const [module = '', fields = ''] = line
+      .split('|')
+      .slice(1, 3)
+      .map((cell) => cell.trim())
+    documented[module.replaceAll('`', '')] = fields
+      .split(',')
+      .map((f) => f.trim().replaceAll('`', ''))
+      .sort()
   }
   t.same(documented, shipped)
 })

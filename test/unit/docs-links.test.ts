@@ -8,7 +8,12 @@ import { dirname, join, relative } from 'node:path'
 import t from 'tap'
 
 const ROOT = new URL('../../', import.meta.url).pathname
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 
 /** The text outside fenced code blocks and inline code, where links are links. */
 function prose(markdown: string): string {
@@ -22,7 +27,10 @@ export function anchorsOf(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1\s*$/gm, '')
   for (const match of withoutCode.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const text = (match[1] as string).replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, '').replace(/ /g, '-')
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M} _-]/gu, '')
+      .replace(/ /g, '-')
     const count = seen.get(base) ?? 0
     seen.set(base, count + 1)
     anchors.add(count === 0 ? base : `${base}-${count}`)

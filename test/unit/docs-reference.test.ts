@@ -45,19 +45,26 @@ t.test('the type table lists exactly the field types of the schema', async (t) =
 
 t.test('the service table lists exactly the keys of service (list.* spelled out)', async (t) => {
   const service = SCHEMA.properties.service.properties
-  const expected = keys(service).flatMap((key) => key === 'list' ? keys(service.list.properties).map((k) => `list.${k}`) : [key]).sort()
+  const expected = keys(service)
+    .flatMap((key) => (key === 'list' ? keys(service.list.properties).map((k) => `list.${k}`) : [key]))
+    .sort()
   t.same(firstColumn(section('## service'), 'key'), expected)
 })
 
 t.test("the administrators' guide's modules.yaml examples are valid against the schema", async (t) => {
   const ajv = new Ajv({ strict: false })
   ajv.addSchema(SCHEMA, 'modules')
-  const blocks = [...section('# For administrators: modules.yaml').matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1] as string) as Record<string, any>)
+  const blocks = [...section('# For administrators: modules.yaml').matchAll(/```yaml\n([\s\S]*?)```/g)].map(
+    (m) => parse(m[1] as string) as Record<string, any>,
+  )
   t.ok(blocks.length >= 2, 'the modules and roles examples')
   for (const block of blocks) {
     for (const [name, module] of Object.entries(block['modules'] ?? {}))
       t.ok(ajv.validate('modules#/definitions/module', module), `module ${name}: ${JSON.stringify(ajv.errors)}`)
     for (const [name, role] of Object.entries(block['roles'] ?? {}))
-      t.ok(ajv.validate({ $ref: 'modules#/properties/roles' }, { [name]: role }), `role ${name}: ${JSON.stringify(ajv.errors)}`)
+      t.ok(
+        ajv.validate({ $ref: 'modules#/properties/roles' }, { [name]: role }),
+        `role ${name}: ${JSON.stringify(ajv.errors)}`,
+      )
   }
 })

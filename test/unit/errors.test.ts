@@ -6,10 +6,11 @@ import t from 'tap'
 import { configInvalid, isOperatorError, migrationRefused, usageError, commandFailed } from '../../src/errors.js'
 
 const SRC = new URL('../../src/', import.meta.url).pathname
-const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
-  const path = join(dir, name)
-  return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : []
-})
+const files = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : []
+  })
 
 t.test('issue #18: a configuration error lists every problem at file:line:column', async (t) => {
   const error = configInvalid([
@@ -18,12 +19,18 @@ t.test('issue #18: a configuration error lists every problem at file:line:column
   ])
   t.ok(isOperatorError(error))
   t.match(error, { code: 'CONFIG_INVALID', exitCode: 1 })
-  t.equal(error.message, "modules.yaml:5:13: Zona horaria desconocida 'Mars/Olympus'\nmodules.yaml:9:3: Falta la clave obligatoria")
+  t.equal(
+    error.message,
+    "modules.yaml:5:13: Zona horaria desconocida 'Mars/Olympus'\nmodules.yaml:9:3: Falta la clave obligatoria",
+  )
 })
 
 t.test('issue #18: a refused migration lists its steps; a usage error exits with 2', async (t) => {
-  t.match(migrationRefused('Los datos impiden el cambio', ['Quitar el campo x']),
-    { code: 'MIGRATION_REFUSED', items: ['Quitar el campo x'], message: 'Los datos impiden el cambio:\n  - Quitar el campo x' })
+  t.match(migrationRefused('Los datos impiden el cambio', ['Quitar el campo x']), {
+    code: 'MIGRATION_REFUSED',
+    items: ['Quitar el campo x'],
+    message: 'Los datos impiden el cambio:\n  - Quitar el campo x',
+  })
   t.match(usageError('Falta --role <rol>'), { code: 'USAGE', exitCode: 2 })
   t.match(commandFailed('Las contraseñas no coinciden'), { code: 'COMMAND_FAILED', exitCode: 1 })
 })

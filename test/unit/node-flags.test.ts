@@ -4,7 +4,9 @@ import t from 'tap'
 import { SERVICE_NODE_FLAGS } from '../../src/node-flags.js'
 
 t.test('npm start passes every flag of SERVICE_NODE_FLAGS to node, before the script', async (t) => {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts: Record<string, string>
+  }
   const words = (pkg.scripts['start'] ?? '').split(/\s+/)
   t.equal(words[0], 'node')
   const script = words.indexOf('bin/records.js')

@@ -26,9 +26,13 @@ Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no e
   positionals: { min: 0, max: 1 },
   async run(input) {
     const settings = settingsOf(input)
-    if (!settings.databaseUrl.startsWith('sqlite:')) throw commandFailed('La copia en línea es para sqlite:; para PostgreSQL use pg_dump')
+    if (!settings.databaseUrl.startsWith('sqlite:'))
+      throw commandFailed('La copia en línea es para sqlite:; para PostgreSQL use pg_dump')
     const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-    const destination = resolve(input.cwd, input.positionals[0] ?? join(settings.dataDir, 'backups', `records-${stamp}.db`))
+    const destination = resolve(
+      input.cwd,
+      input.positionals[0] ?? join(settings.dataDir, 'backups', `records-${stamp}.db`),
+    )
     mkdirSync(dirname(destination), { recursive: true, mode: 0o700 })
     let result
     try {
@@ -37,7 +41,10 @@ Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no e
       throw commandFailed(error instanceof Error ? error.message : String(error))
     }
     if (flag(input, 'json')) printJson(input, result)
-    else printLines(input, [`Copia creada: ${result.destination} (${result.pages} páginas). Guarde la clave de cifrado aparte.`])
+    else
+      printLines(input, [
+        `Copia creada: ${result.destination} (${result.pages} páginas). Guarde la clave de cifrado aparte.`,
+      ])
     return 0
   },
 }

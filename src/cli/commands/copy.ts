@@ -40,29 +40,37 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
     const to = stringOption(input, 'to')
     if (from === undefined || to === undefined) throw usageError('Faltan --from y --to. Vea records copy --help')
     if (from === to) throw commandFailed('El origen y el destino son la misma base de datos')
-    if (from.startsWith('sqlite:') && !existsSync(from.slice('sqlite:'.length))) throw commandFailed(`No existe la base de datos de origen '${from}'`)
+    if (from.startsWith('sqlite:') && !existsSync(from.slice('sqlite:'.length)))
+      throw commandFailed(`No existe la base de datos de origen '${from}'`)
     const env = { ...input.env, DATABASE_URL: from }
-    const result = await withEnvironment(input, async (source) => {
-      const target = await createDatabase(to, { poolSize: source.settings.databasePoolSize })
-      try {
-        const codec = createRecordCodec(target.dialect, createFieldCipher(source.keyring))
-        return await copyDatabase({
-          source: source.database, target, modules: source.spec.modules,
-          migration: { codec, clock: source.clock, timezone: source.spec.service.timezone },
-          onProgress: ({ table, rows }) => {
-            if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${rows} filas`.padEnd(60))
-          },
-        })
-      } finally {
-        if (input.stderr.isTTY === true) input.stderr.write('\n')
-        await target.close()
-      }
-    }, { env, migrate: false })
+    const result = await withEnvironment(
+      input,
+      async (source) => {
+        const target = await createDatabase(to, { poolSize: source.settings.databasePoolSize })
+        try {
+          const codec = createRecordCodec(target.dialect, createFieldCipher(source.keyring))
+          return await copyDatabase({
+            source: source.database,
+            target,
+            modules: source.spec.modules,
+            migration: { codec, clock: source.clock, timezone: source.spec.service.timezone },
+            onProgress: ({ table, rows }) => {
+              if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${rows} filas`.padEnd(60))
+            },
+          })
+        } finally {
+          if (input.stderr.isTTY === true) input.stderr.write('\n')
+          await target.close()
+        }
+      },
+      { env, migrate: false },
+    )
     if (flag(input, 'json')) printJson(input, { from: redact(from), to: redact(to), tables: result.tables })
-    else printLines(input, [
-      ...Object.entries(result.tables).map(([table, rows]) => `${table}: ${rows} filas`),
-      `Copia terminada de ${redact(from)} a ${redact(to)}. Compruébela con: DATABASE_URL=<destino> records audit verify`,
-    ])
+    else
+      printLines(input, [
+        ...Object.entries(result.tables).map(([table, rows]) => `${table}: ${rows} filas`),
+        `Copia terminada de ${redact(from)} a ${redact(to)}. Compruébela con: DATABASE_URL=<destino> records audit verify`,
+      ])
     return 0
   },
 }

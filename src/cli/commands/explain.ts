@@ -26,16 +26,25 @@ qué campos son de solo lectura en su estado. No muestra valores de los campos.`
       const user = await actingUserNamed(env, username)
       const role = env.spec.roles.get(user.role)
       if (role === undefined) throw new Error(`El rol '${user.role}' del usuario no existe en modules.yaml`)
-      const lines = [`Usuario ${username} (${user.id}), rol ${role.name}` +
-        Object.entries(user.fields).map(([k, v]) => `, ${k} ${v === null ? '(sin valor)' : String(v)}`).join(''),
-        ...explainModule(spec, role, user)]
+      const lines = [
+        `Usuario ${username} (${user.id}), rol ${role.name}` +
+          Object.entries(user.fields)
+            .map(([k, v]) => `, ${k} ${v === null ? '(sin valor)' : String(v)}`)
+            .join(''),
+        ...explainModule(spec, role, user),
+      ]
       if (id !== undefined) {
         const read = { reveal: false, actor: env.actor }
         const record = await env.store.get(spec, id, { ...read, user: null }).catch((error: unknown) => {
           if (isAppError(error) && error.statusCode === 404) return undefined
           throw error
         })
-        const visible = record !== undefined && await env.store.get(spec, id, { ...read, user }).then(() => true, () => false)
+        const visible =
+          record !== undefined &&
+          (await env.store.get(spec, id, { ...read, user }).then(
+            () => true,
+            () => false,
+          ))
         lines.push(...explainRecord(spec, role, user, { id, record, visible }))
       }
       input.stdout.write(`${lines.join('\n')}\n`)

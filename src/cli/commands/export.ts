@@ -15,15 +15,25 @@ import { formatOf } from '../import-rows.js'
 const PAGE = 1000
 
 const columnsOf = (spec: ModuleSpec): string[] => [
-  META.id, ...spec.fields.filter((f) => !f.writeOnly).map((f) => f.name),
-  META.created, META.createdBy, META.modified, META.modifiedBy, META.version, META.hash,
+  META.id,
+  ...spec.fields.filter((f) => !f.writeOnly).map((f) => f.name),
+  META.created,
+  META.createdBy,
+  META.modified,
+  META.modifiedBy,
+  META.version,
+  META.hash,
 ]
 
 /** Numbers and booleans are written as they are (`-5` is a number, not a formula); text is neutralised. */
 const cell = (value: unknown): string =>
-  value === null || value === undefined ? ''
-    : typeof value === 'object' ? JSON.stringify(value)
-    : typeof value === 'string' ? neutraliseFormula(value) : String(value)
+  value === null || value === undefined
+    ? ''
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : typeof value === 'string'
+        ? neutraliseFormula(value)
+        : String(value)
 
 /** A reader that stopped reading (`records export m | head`) ends the export quietly: EPIPE. */
 const isBrokenPipe = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EPIPE'
@@ -49,7 +59,12 @@ leer (records export m | head), termina sin error.
   --decrypt            descifra los campos cifrados (lectura auditada)
   --as usuario         exporta lo que ese usuario ve por la API: el ámbito de su rol y sin
                        los campos que no puede leer (access: de modules.yaml); sin --as, todo`,
-  options: { out: { type: 'string' }, format: { type: 'string' }, decrypt: { type: 'boolean' }, as: { type: 'string' } },
+  options: {
+    out: { type: 'string' },
+    format: { type: 'string' },
+    decrypt: { type: 'boolean' },
+    as: { type: 'string' },
+  },
   positionals: { min: 1, max: 1 },
   async run(input) {
     const out = stringOption(input, 'out')
@@ -67,28 +82,39 @@ leer (records export m | head), termina sin error.
         if (isBrokenPipe(error)) broken = true
         else failure ??= error
       })
-      const write = (text: string) => new Promise<void>((done, fail) => {
-        if (broken) return done()
-        if (failure !== undefined) return fail(failure)
-        const settle = () => {
-          stream.off('drain', settle).off('error', settle).off('close', settle)
-          if (failure !== undefined) fail(failure)
-          else done()
-        }
-        if (stream.write(text)) done()
-        else stream.on('drain', settle).on('error', settle).on('close', settle)
-      })
+      const write = (text: string) =>
+        new Promise<void>((done, fail) => {
+          if (broken) return done()
+          if (failure !== undefined) return fail(failure)
+          const settle = () => {
+            stream.off('drain', settle).off('error', settle).off('close', settle)
+            if (failure !== undefined) fail(failure)
+            else done()
+          }
+          if (stream.write(text)) done()
+          else stream.on('drain', settle).on('error', settle).on('close', settle)
+        })
       if (format === 'csv') await write(stringify([columns]))
       let count = 0
       for (let offset = 0; ; offset += PAGE) {
-        const { records } = await env.store.list(spec, {
-          limit: PAGE, offset, filters: [], sort: { column: ROW_COLUMN, descending: false }, filtersEncrypted: false,
-        }, { reveal: flag(input, 'decrypt'), actor: env.actor, user })
+        const { records } = await env.store.list(
+          spec,
+          {
+            limit: PAGE,
+            offset,
+            filters: [],
+            sort: { column: ROW_COLUMN, descending: false },
+            filtersEncrypted: false,
+          },
+          { reveal: flag(input, 'decrypt'), actor: env.actor, user },
+        )
         if (records.length === 0 || broken) break
         count += records.length
-        await write(format === 'csv'
-          ? stringify(records.map((r: ApiRecord) => columns.map((c) => cell(r[c]))))
-          : records.map((r) => `${JSON.stringify(r)}\n`).join(''))
+        await write(
+          format === 'csv'
+            ? stringify(records.map((r: ApiRecord) => columns.map((c) => cell(r[c]))))
+            : records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+        )
       }
       if (failure !== undefined) throw failure
       if (out !== undefined) {

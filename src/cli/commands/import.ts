@@ -69,7 +69,10 @@ muestra una barra de progreso en la salida de errores.
 
 Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada importado).`,
   options: {
-    ...JSON_OPTION, format: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, 'new-ids': { type: 'boolean' },
+    ...JSON_OPTION,
+    format: { type: 'string' },
+    'skip-invalid': { type: 'boolean' },
+    'new-ids': { type: 'boolean' },
   },
   positionals: { min: 1, max: 2 },
   async run(input) {
@@ -86,11 +89,12 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
       for (const row of rows) {
         const problem = row.problem ?? maskedProblem(spec, row.body)
         if (problem !== undefined) rejected.push({ line: row.line, reason: problem })
-        else try {
-          valid.push({ line: row.line, values: validator.create(row.body) })
-        } catch (error) {
-          rejected.push({ line: row.line, reason: reasonOf(error) })
-        }
+        else
+          try {
+            valid.push({ line: row.line, values: validator.create(row.body) })
+          } catch (error) {
+            rejected.push({ line: row.line, reason: reasonOf(error) })
+          }
       }
       const duplicates = await findDuplicates(env, spec, valid)
       rejected.push(...duplicates)
@@ -101,17 +105,22 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
       let imported = 0
       if (rejected.length === 0 || skip) {
         const progress = createProgress(input, `Importando ${spec.name}`, accepted.length)
-        imported = await env.store.createMany(spec, accepted.map((v) => v.values), { actor: env.actor, onProgress: (n) => progress.update(n) })
+        imported = await env.store.createMany(
+          spec,
+          accepted.map((v) => v.values),
+          { actor: env.actor, onProgress: (n) => progress.update(n) },
+        )
         progress.finish()
       }
       const groups = groupRejections(rejected)
       if (flag(input, 'json')) printJson(input, { module: spec.name, total: rows.length, imported, rejected, groups })
-      else printLines(input, [
-        ...groups.map(describeGroup),
-        rejected.length > 0 && !skip
-          ? `${rejected.length} de ${rows.length} filas rechazadas: no se ha importado nada (use --skip-invalid para importar las válidas)`
-          : `${imported} registros importados en '${spec.name}'${rejected.length > 0 ? `; ${rejected.length} filas rechazadas` : ''}`,
-      ])
+      else
+        printLines(input, [
+          ...groups.map(describeGroup),
+          rejected.length > 0 && !skip
+            ? `${rejected.length} de ${rows.length} filas rechazadas: no se ha importado nada (use --skip-invalid para importar las válidas)`
+            : `${imported} registros importados en '${spec.name}'${rejected.length > 0 ? `; ${rejected.length} filas rechazadas` : ''}`,
+        ])
       return rejected.length > 0 && !skip ? 1 : 0
     })
   },

@@ -41,13 +41,19 @@ cifrados). Para usarla:
       else printLines(input, [key, `(id de la clave: ${keyId})`])
       return 0
     }
-    if (input.env['RECORDS_ENCRYPTION_KEY']) throw commandFailed('RECORDS_ENCRYPTION_KEY está configurada: cambie la clave allí (la anterior en RECORDS_ENCRYPTION_OLD_KEYS); --install solo gestiona DATA_DIR/encryption.key')
+    if (input.env['RECORDS_ENCRYPTION_KEY'])
+      throw commandFailed(
+        'RECORDS_ENCRYPTION_KEY está configurada: cambie la clave allí (la anterior en RECORDS_ENCRYPTION_OLD_KEYS); --install solo gestiona DATA_DIR/encryption.key',
+      )
     const file = join(settingsOf(input).dataDir, 'encryption.key')
     const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
     writeFileSync(file, `${key}\n${previous === '' ? '' : `${previous}\n`}`, { mode: 0o600 })
     chmodSync(file, 0o600) // the mode above applies only to a new file (issue #13 item 5)
     if (flag(input, 'json')) printJson(input, { keyId, installed: file })
-    else printLines(input, [`Clave ${keyId} instalada en ${file} como la próxima activa; las anteriores quedan para descifrar. Ejecute records keys rotate.`])
+    else
+      printLines(input, [
+        `Clave ${keyId} instalada en ${file} como la próxima activa; las anteriores quedan para descifrar. Ejecute records keys rotate.`,
+      ])
     return 0
   },
 }
@@ -99,25 +105,37 @@ Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nuev
       await signalKeys(env.database, env.changes)
       const lacking = await waitForInstances(env.database, (i) => i.keyIds.includes(target), waitMs)
       if (lacking.length > 0) {
-        const lines = [`No se ha cambiado nada: ${lacking.length === 1 ? 'esta instancia en marcha no tiene' : 'estas instancias en marcha no tienen'} la clave nueva ${target}:`,
+        const lines = [
+          `No se ha cambiado nada: ${lacking.length === 1 ? 'esta instancia en marcha no tiene' : 'estas instancias en marcha no tienen'} la clave nueva ${target}:`,
           ...lacking.map((i) => `  - ${describeInstance(i)}: claves ${i.keyIds.join(', ')}`),
           'Añádala a su configuración (el fichero encryption.key se relee solo; con RECORDS_ENCRYPTION_KEY, póngala en ' +
-          'RECORDS_ENCRYPTION_OLD_KEYS y reinicie esa instancia) y vuelva a ejecutar records keys rotate.']
+            'RECORDS_ENCRYPTION_OLD_KEYS y reinicie esa instancia) y vuelva a ejecutar records keys rotate.',
+        ]
         if (flag(input, 'json')) printJson(input, { activeKeyId: target, rewritten: 0, lacking })
         else printLines(input, lines)
         return 1
       }
       const tty = input.stderr.isTTY === true
       const { rewritten } = await rotateEncryption({
-        database: env.database, spec: env.spec, codec: env.codec, changes: env.changes, activeKeyId: target,
-        timezone: env.spec.service.timezone, clock: env.clock,
-        onBatch: ({ module, rewritten: n }) => void (tty && input.stderr.write(`\rRe-cifrando ${module}: ${n} registros`)),
+        database: env.database,
+        spec: env.spec,
+        codec: env.codec,
+        changes: env.changes,
+        activeKeyId: target,
+        timezone: env.spec.service.timezone,
+        clock: env.clock,
+        onBatch: ({ module, rewritten: n }) =>
+          void (tty && input.stderr.write(`\rRe-cifrando ${module}: ${n} registros`)),
       })
       if (tty && rewritten > 0) input.stderr.write('\n')
       await waitForInstances(env.database, (i) => i.activeKeyId === target, waitMs)
       const verdict = await verdictOf(env)
       if (flag(input, 'json')) printJson(input, { rewritten, ...verdict })
-      else printLines(input, [`Rotación completa: ${rewritten} registros re-cifrados con la clave ${target}, que es la activa.`, ...verdictLines(verdict)])
+      else
+        printLines(input, [
+          `Rotación completa: ${rewritten} registros re-cifrados con la clave ${target}, que es la activa.`,
+          ...verdictLines(verdict),
+        ])
       return 0
     })
   },
@@ -138,18 +156,25 @@ configuración: solo cuando ningún valor ni ninguna instancia en marcha las usa
   options: JSON_OPTION,
   positionals: { min: 0, max: 0 },
   async run(input) {
-    return withEnvironment(input, async (env) => {
-      const verdict = await verdictOf(env)
-      if (flag(input, 'json')) printJson(input, verdict)
-      else printLines(input, [
-        `Clave activa: ${verdict.activeKeyId}`,
-        `Valores cifrados por clave: ${[...Object.entries(verdict.usage)].map(([k, n]) => `${k}: ${n}`).join(', ') || 'ninguno'}`,
-        `Instancias en marcha: ${verdict.instances.length}`,
-        ...verdict.instances.map((i) => `  - ${describeInstance(i)}: claves ${i.keyIds.join(', ')}; cifra con ${i.activeKeyId}`),
-        ...verdictLines(verdict),
-      ])
-      return verdict.oldKeysRemovable ? 0 : 1
-    }, { migrate: false })
+    return withEnvironment(
+      input,
+      async (env) => {
+        const verdict = await verdictOf(env)
+        if (flag(input, 'json')) printJson(input, verdict)
+        else
+          printLines(input, [
+            `Clave activa: ${verdict.activeKeyId}`,
+            `Valores cifrados por clave: ${[...Object.entries(verdict.usage)].map(([k, n]) => `${k}: ${n}`).join(', ') || 'ninguno'}`,
+            `Instancias en marcha: ${verdict.instances.length}`,
+            ...verdict.instances.map(
+              (i) => `  - ${describeInstance(i)}: claves ${i.keyIds.join(', ')}; cifra con ${i.activeKeyId}`,
+            ),
+            ...verdictLines(verdict),
+          ])
+        return verdict.oldKeysRemovable ? 0 : 1
+      },
+      { migrate: false },
+    )
   },
 }
 

@@ -13,7 +13,9 @@ function planLines(review: MigrationReview): string[] {
   review.steps.forEach((s, i) => {
     lines.push(`${i + 1}. ${s.description}${s.blocked ? '  [REQUIERE --allow-data-loss]' : ''}`)
     if (s.affected.length > 0)
-      lines.push(`   Registros afectados (${s.affected.length}): ${s.affected.slice(0, SHOWN_IDS).join(', ')}${s.affected.length > SHOWN_IDS ? ', …' : ''}`)
+      lines.push(
+        `   Registros afectados (${s.affected.length}): ${s.affected.slice(0, SHOWN_IDS).join(', ')}${s.affected.length > SHOWN_IDS ? ', …' : ''}`,
+      )
     for (const sql of s.sql) lines.push(`   ${sql}`)
   })
   return lines
@@ -21,7 +23,13 @@ function planLines(review: MigrationReview): string[] {
 
 const toJson = (review: MigrationReview) => ({
   blocked: review.blocked,
-  steps: review.steps.map((s) => ({ kind: s.step.kind, description: s.description, sql: s.sql, affected: s.affected, blocked: s.blocked })),
+  steps: review.steps.map((s) => ({
+    kind: s.step.kind,
+    description: s.description,
+    sql: s.sql,
+    affected: s.affected,
+    blocked: s.blocked,
+  })),
 })
 
 const migrate: Command = {
@@ -56,21 +64,37 @@ Salida: 0 si se aplicó (o el plan se puede aplicar, con --dry-run); 1 si se nie
   async run(input: CommandInput) {
     const json = flag(input, 'json')
     const allowDataLoss = flag(input, 'allow-data-loss')
-    return withEnvironment(input, async (env) => {
-      const timezone = env.spec.service.timezone
-      const review = await reviewMigration(env.database, env.spec.modules, env.clock, timezone)
-      const refused = review.blocked && !allowDataLoss
-      if (flag(input, 'dry-run') || refused || review.steps.length === 0) {
-        if (json) printJson(input, toJson(review))
-        else printLines(input, planLines(review))
-        if (refused) input.stderr.write('records: la migración quitaría datos de la API; nada se ha modificado. Revise los registros afectados o use --allow-data-loss\n')
-        return refused ? 1 : 0
-      }
-      const result = await applyMigration(env.database, env.spec.modules, { codec: env.codec, clock: env.clock, timezone, allowDataLoss })
-      if (json) printJson(input, { ...toJson(review), applied: result.applied, rewritten: result.rewritten })
-      else printLines(input, [...planLines(review), `Migración aplicada: ${result.applied.length} pasos, ${result.rewritten} registros reescritos.`])
-      return 0
-    }, { migrate: false })
+    return withEnvironment(
+      input,
+      async (env) => {
+        const timezone = env.spec.service.timezone
+        const review = await reviewMigration(env.database, env.spec.modules, env.clock, timezone)
+        const refused = review.blocked && !allowDataLoss
+        if (flag(input, 'dry-run') || refused || review.steps.length === 0) {
+          if (json) printJson(input, toJson(review))
+          else printLines(input, planLines(review))
+          if (refused)
+            input.stderr.write(
+              'records: la migración quitaría datos de la API; nada se ha modificado. Revise los registros afectados o use --allow-data-loss\n',
+            )
+          return refused ? 1 : 0
+        }
+        const result = await applyMigration(env.database, env.spec.modules, {
+          codec: env.codec,
+          clock: env.clock,
+          timezone,
+          allowDataLoss,
+        })
+        if (json) printJson(input, { ...toJson(review), applied: result.applied, rewritten: result.rewritten })
+        else
+          printLines(input, [
+            ...planLines(review),
+            `Migración aplicada: ${result.applied.length} pasos, ${result.rewritten} registros reescritos.`,
+          ])
+        return 0
+      },
+      { migrate: false },
+    )
   },
 }
 

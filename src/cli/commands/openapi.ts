@@ -37,7 +37,8 @@ Salida: 0 si lo escribe; 1 si modules.yaml no es válido o el fichero ya existe 
       return 0
     }
     const file = resolve(input.cwd, out)
-    if (existsSync(file) && !flag(input, 'force')) throw commandFailed(`'${file}' ya existe: use --force para sobrescribirlo`)
+    if (existsSync(file) && !flag(input, 'force'))
+      throw commandFailed(`'${file}' ya existe: use --force para sobrescribirlo`)
     writeFileSync(file, text)
     input.stderr.write(`Documento OpenAPI escrito en ${file} (${Object.keys(document.paths).length} rutas)\n`)
     return 0

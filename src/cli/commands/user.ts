@@ -16,8 +16,12 @@ const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env
 /** The account spelled exactly so (an account written before usernames were canonical), else any spelling. */
 async function accountId(env: Environment, username: string): Promise<string> {
   const accounts = env.spec.accounts
-  const exact = await env.database.db.selectFrom(accounts.spec.table.name).select(META.id)
-    .where(META.deleted, 'is', null).where(accounts.username, '=', username).executeTakeFirst()
+  const exact = await env.database.db
+    .selectFrom(accounts.spec.table.name)
+    .select(META.id)
+    .where(META.deleted, 'is', null)
+    .where(accounts.username, '=', username)
+    .executeTakeFirst()
   if (exact !== undefined) return String(exact[META.id])
   const found = await env.accounts.credentials(username)
   if (found === undefined) throw commandFailed(`No existe ninguna cuenta con el usuario '${username}'`)
@@ -25,7 +29,11 @@ async function accountId(env: Environment, username: string): Promise<string> {
 }
 
 /** Applies validated changes to one account through the record store. */
-async function updateAccount(input: CommandInput, changes: (accounts: AccountsSpec) => Record<string, unknown>, done: string): Promise<number> {
+async function updateAccount(
+  input: CommandInput,
+  changes: (accounts: AccountsSpec) => Record<string, unknown>,
+  done: string,
+): Promise<number> {
   const [username = ''] = input.positionals
   return withEnvironment(input, async (env) => {
     const id = await accountId(env, username)
@@ -70,12 +78,18 @@ Ejemplo: printf '%s\\n' "$PASS" | records user add jgarcia --role superadmin \\
     const password = await readNewPassword(input)
     return withEnvironment(input, async (env) => {
       const accounts = env.spec.accounts
-      const values = env.accountRules.check(validatorOf(env).create({
-        ...fieldArguments(env, (input.values['field'] as unknown[] | undefined) ?? []),
-        [accounts.username]: input.positionals[0], [accounts.password]: password, [accounts.role]: role,
-      }))
+      const values = env.accountRules.check(
+        validatorOf(env).create({
+          ...fieldArguments(env, (input.values['field'] as unknown[] | undefined) ?? []),
+          [accounts.username]: input.positionals[0],
+          [accounts.password]: password,
+          [accounts.role]: role,
+        }),
+      )
       const record = await env.store.create(accounts.spec, values, { actor: env.actor, reveal: false, user: null })
-      printLines(input, [`Cuenta creada: '${String(record[accounts.username])}' (${String(record[META.id])}) con el rol '${role}'`])
+      printLines(input, [
+        `Cuenta creada: '${String(record[accounts.username])}' (${String(record[META.id])}) con el rol '${role}'`,
+      ])
       return 0
     })
   },
@@ -94,18 +108,31 @@ Lista las cuentas vigentes (no eliminadas) con su id, usuario, rol y si están a
   async run(input) {
     return withEnvironment(input, async (env) => {
       const accounts = env.spec.accounts
-      const rows = await env.database.db.selectFrom(accounts.spec.table.name).selectAll()
-        .where(META.deleted, 'is', null).orderBy(accounts.username).execute()
+      const rows = await env.database.db
+        .selectFrom(accounts.spec.table.name)
+        .selectAll()
+        .where(META.deleted, 'is', null)
+        .orderBy(accounts.username)
+        .execute()
       const users = rows.map((row) => {
         const record = env.codec.decode(accounts.spec, row, false)
         return {
-          [META.id]: record[META.id], username: record[accounts.username], role: record[accounts.role],
+          [META.id]: record[META.id],
+          username: record[accounts.username],
+          role: record[accounts.role],
           active: record[accounts.active] !== false,
           profile: Object.fromEntries(accounts.profile.map((f) => [f, record[f] ?? null])),
         }
       })
       if (flag(input, 'json')) printJson(input, users)
-      else printLines(input, users.map((u) => `${String(u[META.id])}  ${String(u.username)}  ${String(u.role)}  ${u.active ? 'activa' : 'desactivada'}`))
+      else
+        printLines(
+          input,
+          users.map(
+            (u) =>
+              `${String(u[META.id])}  ${String(u.username)}  ${String(u.role)}  ${u.active ? 'activa' : 'desactivada'}`,
+          ),
+        )
       return 0
     })
   },
@@ -129,7 +156,8 @@ entrada estándar con --password-stdin). Queda en la auditoría como una edició
 
 const toggle = (name: 'disable' | 'enable'): Command => ({
   name: `user ${name}`,
-  summary: name === 'disable' ? 'Desactiva una cuenta: sus tokens dejan de valer (D20)' : 'Reactiva una cuenta desactivada',
+  summary:
+    name === 'disable' ? 'Desactiva una cuenta: sus tokens dejan de valer (D20)' : 'Reactiva una cuenta desactivada',
   help: `
 Uso: records user ${name} <usuario>
 
@@ -137,7 +165,11 @@ ${name === 'disable' ? 'Desactiva la cuenta: no puede iniciar sesión y sus toke
   options: {},
   positionals: { min: 1, max: 1 },
   async run(input) {
-    return updateAccount(input, (accounts) => ({ [accounts.active]: name === 'enable' }), name === 'disable' ? 'Cuenta desactivada' : 'Cuenta activada')
+    return updateAccount(
+      input,
+      (accounts) => ({ [accounts.active]: name === 'enable' }),
+      name === 'disable' ? 'Cuenta desactivada' : 'Cuenta activada',
+    )
   },
 })
 
@@ -151,7 +183,11 @@ Asigna uno de los roles de modules.yaml a la cuenta.`,
   options: {},
   positionals: { min: 2, max: 2 },
   async run(input) {
-    return updateAccount(input, (accounts) => ({ [accounts.role]: input.positionals[1] }), `Rol cambiado a '${input.positionals[1] ?? ''}'`)
+    return updateAccount(
+      input,
+      (accounts) => ({ [accounts.role]: input.positionals[1] }),
+      `Rol cambiado a '${input.positionals[1] ?? ''}'`,
+    )
   },
 }
 

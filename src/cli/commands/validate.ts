@@ -34,17 +34,22 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
       const modules = spec.modules.map((m) => m.name)
       const warnings = unreachableModules(spec)
       if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [], warnings })
-      else printLines(input, [
-        ...warnings.map((w) => `${file}: aviso: ${w.message}`),
-        `${file}: válido (${modules.length} módulos, ${spec.roles.size} roles`
-          + `${warnings.length > 0 ? `, ${warnings.length} avisos` : ''})`,
-      ])
+      else
+        printLines(input, [
+          ...warnings.map((w) => `${file}: aviso: ${w.message}`),
+          `${file}: válido (${modules.length} módulos, ${spec.roles.size} roles` +
+            `${warnings.length > 0 ? `, ${warnings.length} avisos` : ''})`,
+        ])
       return 0
     } catch (error) {
       if (!isOperatorError(error) || error.code !== 'CONFIG_INVALID') throw error
       const problems = error.problems
       if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems, warnings: [] })
-      else printLines(input, [...error.problems.map(formatConfigProblem), `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`])
+      else
+        printLines(input, [
+          ...error.problems.map(formatConfigProblem),
+          `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`,
+        ])
       return 1
     }
   },

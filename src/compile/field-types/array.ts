@@ -3,6 +3,14 @@ import type { FieldTypeDef } from './field-type.js'
 import { jsonCell } from './shared.js'
 
 export const arrayType: FieldTypeDef = {
-  storage: 'json', label: 'lista', valueSchema: () => ({ type: 'array', maxItems: 1000 }), parseFilter: null, sortable: false,
-  textual: false, writeOnly: false, cell: jsonCell, example: () => ['Ejemplo'], textExamples: true,
+  storage: 'json',
+  label: 'lista',
+  valueSchema: () => ({ type: 'array', maxItems: 1000 }),
+  parseFilter: null,
+  sortable: false,
+  textual: false,
+  writeOnly: false,
+  cell: jsonCell,
+  example: () => ['Ejemplo'],
+  textExamples: true,
 }

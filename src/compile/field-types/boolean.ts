@@ -3,8 +3,14 @@ import type { FieldTypeDef } from './field-type.js'
 import { INVALID } from './field-type.js'
 
 export const booleanType: FieldTypeDef = {
-  storage: 'boolean', label: 'booleano (true o false)', valueSchema: () => ({ type: 'boolean' }), sortable: true,
+  storage: 'boolean',
+  label: 'booleano (true o false)',
+  valueSchema: () => ({ type: 'boolean' }),
+  sortable: true,
   parseFilter: (raw) => (raw === 'true' ? true : raw === 'false' ? false : INVALID),
-  textual: false, writeOnly: false, cell: (text) => (text === 'true' ? true : text === 'false' ? false : text),
-  example: () => true, textExamples: true,
+  textual: false,
+  writeOnly: false,
+  cell: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+  example: () => true,
+  textExamples: true,
 }

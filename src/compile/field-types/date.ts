@@ -4,7 +4,15 @@ import type { FieldTypeDef } from './field-type.js'
 import { EXAMPLE_DATE, textCell, when } from './shared.js'
 
 export const dateType: FieldTypeDef = {
-  storage: 'text', label: 'fecha AAAA-MM-DD', valueSchema: () => ({ type: 'string', format: 'calendar-date' }),
-  parseFilter: when(isDate), sortable: true,
-  textual: true, writeOnly: false, now: 'date', cell: textCell, example: () => EXAMPLE_DATE, textExamples: true,
+  storage: 'text',
+  label: 'fecha AAAA-MM-DD',
+  valueSchema: () => ({ type: 'string', format: 'calendar-date' }),
+  parseFilter: when(isDate),
+  sortable: true,
+  textual: true,
+  writeOnly: false,
+  now: 'date',
+  cell: textCell,
+  example: () => EXAMPLE_DATE,
+  textExamples: true,
 }

@@ -4,7 +4,15 @@ import type { FieldTypeDef } from './field-type.js'
 import { EXAMPLE_DATE, textCell, when } from './shared.js'
 
 export const datetimeType: FieldTypeDef = {
-  storage: 'text', label: 'fecha y hora AAAA-MM-DD HH:MM:SS', valueSchema: () => ({ type: 'string', format: 'local-datetime' }),
-  parseFilter: when(isDateTime), sortable: true,
-  textual: true, writeOnly: false, now: 'datetime', cell: textCell, example: () => `${EXAMPLE_DATE} 10:30:00`, textExamples: true,
+  storage: 'text',
+  label: 'fecha y hora AAAA-MM-DD HH:MM:SS',
+  valueSchema: () => ({ type: 'string', format: 'local-datetime' }),
+  parseFilter: when(isDateTime),
+  sortable: true,
+  textual: true,
+  writeOnly: false,
+  now: 'datetime',
+  cell: textCell,
+  example: () => `${EXAMPLE_DATE} 10:30:00`,
+  textExamples: true,
 }

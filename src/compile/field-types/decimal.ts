@@ -4,7 +4,14 @@ import { INVALID } from './field-type.js'
 import { clamp, numberCell, numberSchema } from './shared.js'
 
 export const decimalType: FieldTypeDef = {
-  storage: 'real', label: 'número', valueSchema: (f) => numberSchema('number', f), sortable: true,
+  storage: 'real',
+  label: 'número',
+  valueSchema: (f) => numberSchema('number', f),
+  sortable: true,
   parseFilter: (raw) => (/^-?\d{1,15}(\.\d{1,6})?$/.test(raw) ? Number(raw) : INVALID),
-  textual: false, writeOnly: false, cell: numberCell, example: (f) => clamp(120.5, f), textExamples: false,
+  textual: false,
+  writeOnly: false,
+  cell: numberCell,
+  example: (f) => clamp(120.5, f),
+  textExamples: false,
 }

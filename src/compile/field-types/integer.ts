@@ -4,7 +4,14 @@ import { INVALID } from './field-type.js'
 import { clamp, numberCell, numberSchema } from './shared.js'
 
 export const integerType: FieldTypeDef = {
-  storage: 'integer', label: 'número entero', valueSchema: (f) => numberSchema('integer', f), sortable: true,
+  storage: 'integer',
+  label: 'número entero',
+  valueSchema: (f) => numberSchema('integer', f),
+  sortable: true,
   parseFilter: (raw) => (/^-?\d{1,15}$/.test(raw) ? Number(raw) : INVALID),
-  textual: false, writeOnly: false, cell: numberCell, example: (f) => clamp(1, f), textExamples: false,
+  textual: false,
+  writeOnly: false,
+  cell: numberCell,
+  example: (f) => clamp(1, f),
+  textExamples: false,
 }

@@ -3,6 +3,14 @@ import type { FieldTypeDef } from './field-type.js'
 import { jsonCell } from './shared.js'
 
 export const mixedType: FieldTypeDef = {
-  storage: 'json', label: 'valor JSON', valueSchema: () => ({}), parseFilter: null, sortable: false,
-  textual: false, writeOnly: false, cell: jsonCell, example: () => ({ nota: 'Ejemplo' }), textExamples: true,
+  storage: 'json',
+  label: 'valor JSON',
+  valueSchema: () => ({}),
+  parseFilter: null,
+  sortable: false,
+  textual: false,
+  writeOnly: false,
+  cell: jsonCell,
+  example: () => ({ nota: 'Ejemplo' }),
+  textExamples: true,
 }

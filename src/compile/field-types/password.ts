@@ -3,7 +3,14 @@ import type { FieldTypeDef } from './field-type.js'
 import { fitLength, stringSchema, textCell } from './shared.js'
 
 export const passwordType: FieldTypeDef = {
-  storage: 'text', label: 'contraseña', parseFilter: null, sortable: false,
+  storage: 'text',
+  label: 'contraseña',
+  parseFilter: null,
+  sortable: false,
   valueSchema: (f) => stringSchema({ ...f, maxLength: f.maxLength ?? 72 }, 72),
-  textual: true, writeOnly: true, cell: textCell, example: (f) => fitLength('Contraseña-segura-1', f), textExamples: true,
+  textual: true,
+  writeOnly: true,
+  cell: textCell,
+  example: (f) => fitLength('Contraseña-segura-1', f),
+  textExamples: true,
 }

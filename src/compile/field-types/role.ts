@@ -3,8 +3,15 @@ import type { FieldTypeDef } from './field-type.js'
 import { anyString, textCell } from './shared.js'
 
 export const roleType: FieldTypeDef = {
-  storage: 'text', label: 'nombre de rol', valueSchema: (_f, context) => ({ type: 'string', enum: context.roles }),
-  parseFilter: anyString, sortable: true, textual: true, writeOnly: false, cell: textCell, textExamples: true,
+  storage: 'text',
+  label: 'nombre de rol',
+  valueSchema: (_f, context) => ({ type: 'string', enum: context.roles }),
+  parseFilter: anyString,
+  sortable: true,
+  textual: true,
+  writeOnly: false,
+  cell: textCell,
+  textExamples: true,
   // The least privileged role is the safest example (roles run from most to least).
   example: (f) => (f.valueSchema['enum'] as readonly string[] | undefined)?.at(-1),
 }

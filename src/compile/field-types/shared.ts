@@ -17,10 +17,14 @@ export const numberSchema = (type: 'integer' | 'number', field: FieldDef): JsonS
   ...(field.minimum === undefined ? {} : { minimum: field.minimum }),
   ...(field.maximum === undefined ? {} : { maximum: field.maximum }),
   ...(type === 'integer'
-    ? { minimum: field.minimum ?? Number.MIN_SAFE_INTEGER, maximum: field.maximum ?? Number.MAX_SAFE_INTEGER } : {}),
+    ? { minimum: field.minimum ?? Number.MIN_SAFE_INTEGER, maximum: field.maximum ?? Number.MAX_SAFE_INTEGER }
+    : {}),
 })
 
-export const when = (check: (raw: string) => boolean): FilterParser => (raw) => (check(raw) ? raw : INVALID)
+export const when =
+  (check: (raw: string) => boolean): FilterParser =>
+  (raw) =>
+    check(raw) ? raw : INVALID
 export const anyString: FilterParser = (raw) => raw
 
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/

@@ -3,6 +3,14 @@ import type { FieldTypeDef } from './field-type.js'
 import { anyString, stringExample, stringSchema, textCell } from './shared.js'
 
 export const stringType: FieldTypeDef = {
-  storage: 'text', label: 'texto', valueSchema: (f) => stringSchema(f, 1000), parseFilter: anyString, sortable: true,
-  textual: true, writeOnly: false, cell: textCell, example: stringExample, textExamples: true,
+  storage: 'text',
+  label: 'texto',
+  valueSchema: (f) => stringSchema(f, 1000),
+  parseFilter: anyString,
+  sortable: true,
+  textual: true,
+  writeOnly: false,
+  cell: textCell,
+  example: stringExample,
+  textExamples: true,
 }

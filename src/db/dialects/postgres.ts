@@ -15,7 +15,9 @@ const NUMERIC = 1700
 /** bigint and numeric arrive as numbers, as they do from SQLite; integer fields are bounded to 2^53 (field-types.ts). */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8 || oid === NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8 || oid === NUMERIC
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 }
 
 /** Advisory lock keys, one per serialized writer; scoped to the database. */
@@ -57,7 +59,9 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
     },
     rowLocks: true,
     async continueGenerated(trx: Db, table: string, column: string) {
-      await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(trx)
+      await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(
+        trx,
+      )
     },
     close: () => db.destroy(),
   }

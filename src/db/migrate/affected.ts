@@ -19,7 +19,12 @@ export async function affectedRecords(db: Db, before: SchemaSnapshot, step: Migr
   const base = (table: string) => db.selectFrom(table).select(META.id).orderBy(META.id)
   switch (step.kind) {
     case 'narrow_enum':
-      return ids(base(step.table).where(META.deleted, 'is', null).where(step.field, 'is not', null).where(step.field, 'not in', [...step.allowed]))
+      return ids(
+        base(step.table)
+          .where(META.deleted, 'is', null)
+          .where(step.field, 'is not', null)
+          .where(step.field, 'not in', [...step.allowed]),
+      )
     case 'require_field':
       return ids(base(step.table).where(META.deleted, 'is', null).where(step.field, 'is', null))
     case 'remove_field':
@@ -31,7 +36,8 @@ export async function affectedRecords(db: Db, before: SchemaSnapshot, step: Migr
       return ids(base(step.table))
     case 'rename_enum_value':
       // An encrypted value cannot be compared in SQL: the rewrite finds those records itself.
-      return before.modules[step.table]?.fields[step.field]?.encrypted === true ? []
+      return before.modules[step.table]?.fields[step.field]?.encrypted === true
+        ? []
         : ids(base(step.table).where(step.field, '=', step.from))
     default:
       return []

@@ -56,21 +56,44 @@ export interface MigrationOptions {
 
 const compactStamp = (at: string): string => at.replace(/\D/g, '').slice(0, 14)
 
-function contextFor(database: Database, db: StepContext['db'], before: SchemaSnapshot, modules: readonly ModuleSpec[], at: string): StepContext {
-  return { db, dialect: database.dialect, before, modules, archiveName: (name) => `_archived_${compactStamp(at)}_${name}` }
+function contextFor(
+  database: Database,
+  db: StepContext['db'],
+  before: SchemaSnapshot,
+  modules: readonly ModuleSpec[],
+  at: string,
+): StepContext {
+  return {
+    db,
+    dialect: database.dialect,
+    before,
+    modules,
+    archiveName: (name) => `_archived_${compactStamp(at)}_${name}`,
+  }
 }
 
 function rewriteSql(database: Database, step: MigrationStep): string[] {
   if (!rewritesData(step) || step.kind === 'create_table') return []
   const compiled = database.db.updateTable(step.table).set({ _hash: '…' }).where('_id', '=', '…').compile().sql
-  const values = step.kind === 'encrypt_field' ? 'cifrados' : step.kind === 'decrypt_field' ? 'descifrados'
-    : step.kind === 'rename_enum_value' ? `'${step.from}' pasa a '${step.to}'` : 'sin cambios'
+  const values =
+    step.kind === 'encrypt_field'
+      ? 'cifrados'
+      : step.kind === 'decrypt_field'
+        ? 'descifrados'
+        : step.kind === 'rename_enum_value'
+          ? `'${step.from}' pasa a '${step.to}'`
+          : 'sin cambios'
   const comment = `-- por cada registro cuyo contenido cambia: valores ${values}, nuevo _hash y entrada 'migrar'`
   return [`${comment} en la auditoría`, compiled]
 }
 
 /** The plan with its SQL and the records each step affects; changes nothing but system tables. */
-export async function reviewMigration(database: Database, modules: readonly ModuleSpec[], clock: () => Date, timezone: string): Promise<MigrationReview> {
+export async function reviewMigration(
+  database: Database,
+  modules: readonly ModuleSpec[],
+  clock: () => Date,
+  timezone: string,
+): Promise<MigrationReview> {
   const before = await readSnapshot(database)
   const context = contextFor(database, database.db, before, modules, formatExactTimestamp(clock(), timezone))
   const steps: ReviewedStep[] = []
@@ -101,7 +124,11 @@ export interface MigrationResult {
  * when a step would take data out of the API without `allowDataLoss`; at startup
  * (`safeOnly`) every unsafe kind is refused and left to `records migrate`.
  */
-export async function applyMigration(database: Database, modules: readonly ModuleSpec[], options: MigrationOptions): Promise<MigrationResult> {
+export async function applyMigration(
+  database: Database,
+  modules: readonly ModuleSpec[],
+  options: MigrationOptions,
+): Promise<MigrationResult> {
   // Instances starting together on one PostgreSQL take turns: the second finds nothing to do.
   return database.db.transaction().execute(async (trx) => {
     await database.lock(trx, 'migration')
@@ -109,23 +136,37 @@ export async function applyMigration(database: Database, modules: readonly Modul
     const steps = planMigration(before, modules)
     const unsafe = steps.filter(isUnsafe)
     if (options.safeOnly === true && unsafe.length > 0)
-      throw migrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`', unsafe.map(describeStep))
+      throw migrationRefused(
+        'modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`',
+        unsafe.map(describeStep),
+      )
     if (steps.length === 0) return { applied: [], rewritten: 0 }
     const at = formatExactTimestamp(options.clock(), options.timezone)
     if (options.allowDataLoss !== true) {
       const blocked: string[] = []
       for (const step of steps) {
-        const affected = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind) ? await affectedRecords(trx, before, step) : []
-        if (affected.length > 0) blocked.push(`${describeStep(step)}: ${affected.length} registros afectados (${affected.slice(0, 10).join(', ')}${affected.length > 10 ? ', …' : ''})`)
+        const affected =
+          DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind) ? await affectedRecords(trx, before, step) : []
+        if (affected.length > 0)
+          blocked.push(
+            `${describeStep(step)}: ${affected.length} registros afectados (${affected.slice(0, 10).join(', ')}${affected.length > 10 ? ', …' : ''})`,
+          )
       }
-      if (blocked.length > 0) throw migrationRefused('Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`)', blocked)
+      if (blocked.length > 0)
+        throw migrationRefused(
+          'Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`)',
+          blocked,
+        )
     }
     const context = contextFor(database, trx, before, modules, at)
     for (const step of steps) for (const query of stepQueries(context, step)) await query.execute()
     const rewritten = await rewriteRecords({ database, trx, codec: options.codec, modules, steps, at })
     const snapshot = JSON.stringify(snapshotOf(modules))
-    await trx.insertInto('_schema_state').values({ id: 1, snapshot })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ snapshot })).execute()
+    await trx
+      .insertInto('_schema_state')
+      .values({ id: 1, snapshot })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ snapshot }))
+      .execute()
     return { applied: steps.map(describeStep), rewritten }
   })
 }

@@ -10,22 +10,41 @@ export type MigrationStep =
   | { readonly kind: 'create_index'; readonly table: string; readonly index: IndexSpec }
   | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
   /** Existing rows must hold only `allowed` values (checked against the data). */
-  | { readonly kind: 'narrow_enum'; readonly table: string; readonly field: string; readonly removed: readonly string[]; readonly allowed: readonly string[] }
+  | {
+      readonly kind: 'narrow_enum'
+      readonly table: string
+      readonly field: string
+      readonly removed: readonly string[]
+      readonly allowed: readonly string[]
+    }
   /** A field became required: existing rows must all have it (checked against the data). */
   | { readonly kind: 'require_field'; readonly table: string; readonly field: string }
   | { readonly kind: 'remove_module'; readonly table: string }
   | { readonly kind: 'remove_field'; readonly table: string; readonly field: string }
-  | { readonly kind: 'change_type'; readonly table: string; readonly field: string; readonly from: string; readonly to: string }
+  | {
+      readonly kind: 'change_type'
+      readonly table: string
+      readonly field: string
+      readonly from: string
+      readonly to: string
+    }
   | { readonly kind: 'encrypt_field' | 'decrypt_field'; readonly table: string; readonly field: string }
   /** Records holding `from` in an enum field get `to` instead (`renamed_values`, issue #18). */
   | {
-    readonly kind: 'rename_enum_value'; readonly table: string; readonly field: string
-    readonly from: string; readonly to: string
-  }
+      readonly kind: 'rename_enum_value'
+      readonly table: string
+      readonly field: string
+      readonly from: string
+      readonly to: string
+    }
 
 /** Steps that rewrite or drop data: never applied at startup (issue #4: `records migrate`). */
 export const UNSAFE_KINDS: ReadonlySet<MigrationStep['kind']> = new Set([
-  'remove_module', 'remove_field', 'change_type', 'encrypt_field', 'decrypt_field',
+  'remove_module',
+  'remove_field',
+  'change_type',
+  'encrypt_field',
+  'decrypt_field',
 ])
 
 export const isUnsafe = (step: MigrationStep): boolean => UNSAFE_KINDS.has(step.kind)
@@ -51,47 +70,63 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
       renamedAway.add(from)
     }
     if (previous === undefined) {
-      for (const column of spec.table.columns.filter((c) => c.name === field.column || c.name === field.blindIndexColumn))
+      for (const column of spec.table.columns.filter(
+        (c) => c.name === field.column || c.name === field.blindIndexColumn,
+      ))
         if (!oldColumns.has(column.name)) steps.push({ kind: 'add_column', table, column })
-      if (field.def.required && field.def.default === undefined) steps.push({ kind: 'require_field', table, field: field.name })
+      if (field.def.required && field.def.default === undefined)
+        steps.push({ kind: 'require_field', table, field: field.name })
       continue
     }
-    if (previous.type !== field.def.type) steps.push({ kind: 'change_type', table, field: field.name, from: previous.type, to: field.def.type })
-    if (previous.encrypted !== field.encrypted) steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })
+    if (previous.type !== field.def.type)
+      steps.push({ kind: 'change_type', table, field: field.name, from: previous.type, to: field.def.type })
+    if (previous.encrypted !== field.encrypted)
+      steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })
     const blind = spec.table.columns.find((c) => c.name === field.blindIndexColumn)
-    if (blind !== undefined && !oldColumns.has(blind.name) && previous.encrypted !== field.encrypted) steps.push({ kind: 'add_column', table, column: blind })
+    if (blind !== undefined && !oldColumns.has(blind.name) && previous.encrypted !== field.encrypted)
+      steps.push({ kind: 'add_column', table, column: blind })
     // A value renamed away is rewritten, not removed: the records that hold it keep a valid value.
-    const renamedValues = Object.entries(field.def.renamedValues ?? {})
-      .filter(([from]) => previous.enum?.includes(from) === true)
+    const renamedValues = Object.entries(field.def.renamedValues ?? {}).filter(
+      ([from]) => previous.enum?.includes(from) === true,
+    )
     for (const [from, to] of renamedValues)
       steps.push({ kind: 'rename_enum_value', table, field: field.name, from, to })
     const renamedAwayValues = renamedValues.map(([from]) => from)
-    const removed = (previous.enum ?? [])
-      .filter((v) => field.def.enum !== undefined && !field.def.enum.includes(v) && !renamedAwayValues.includes(v))
+    const removed = (previous.enum ?? []).filter(
+      (v) => field.def.enum !== undefined && !field.def.enum.includes(v) && !renamedAwayValues.includes(v),
+    )
     if (field.def.enum !== undefined && (previous.enum === undefined || removed.length > 0))
       steps.push({
-        kind: 'narrow_enum', table, field: field.name, removed: previous.enum === undefined ? [] : removed,
+        kind: 'narrow_enum',
+        table,
+        field: field.name,
+        removed: previous.enum === undefined ? [] : removed,
         // Checked before the rename runs: the old names are still allowed then.
         allowed: [...field.def.enum, ...renamedAwayValues],
       })
-    if (field.def.required && !previous.required && field.def.default === undefined) steps.push({ kind: 'require_field', table, field: field.name })
+    if (field.def.required && !previous.required && field.def.default === undefined)
+      steps.push({ kind: 'require_field', table, field: field.name })
   }
   for (const name of Object.keys(before.fields))
     if (!spec.fieldsByName.has(name) && !renamedAway.has(name)) steps.push({ kind: 'remove_field', table, field: name })
 
   // A field that changes type has its columns archived (renamed) and new ones added: its
   // indexes, unique ones included, would follow the archived column. They are rebuilt.
-  const retyped = new Set(steps.flatMap((s) => (s.kind === 'change_type' ? [s.field, blindIndexColumnOf(s.field)] : [])))
+  const retyped = new Set(
+    steps.flatMap((s) => (s.kind === 'change_type' ? [s.field, blindIndexColumnOf(s.field)] : [])),
+  )
   const onRetyped = (index: IndexSpec) => index.columns.some((c) => retyped.has(c))
   const oldIndexes = new Map(before.table.indexes.map((i) => [i.name, i]))
   const newIndexes = new Map(spec.table.indexes.map((i) => [i.name, i]))
   for (const [name, index] of oldIndexes) {
     const next = newIndexes.get(name)
-    if (next === undefined || !sameIndex(index, next) || onRetyped(index)) steps.push({ kind: 'drop_index', table, name })
+    if (next === undefined || !sameIndex(index, next) || onRetyped(index))
+      steps.push({ kind: 'drop_index', table, name })
   }
   for (const [name, index] of newIndexes) {
     const old = oldIndexes.get(name)
-    if (old === undefined || !sameIndex(old, index) || onRetyped(old)) steps.push({ kind: 'create_index', table, index })
+    if (old === undefined || !sameIndex(old, index) || onRetyped(old))
+      steps.push({ kind: 'create_index', table, index })
   }
   return steps
 }
@@ -114,20 +149,34 @@ export function planMigration(before: SchemaSnapshot, modules: readonly ModuleSp
 /** One line per step in plain Spanish, for logs and `records migrate --dry-run`. */
 export function describeStep(step: MigrationStep): string {
   switch (step.kind) {
-    case 'create_table': return `Crear el módulo '${step.table.name}'`
-    case 'add_column': return `Añadir la columna '${step.column.name}' a '${step.table}'`
-    case 'rename_column': return `Renombrar '${step.table}.${step.from}' a '${step.to}' conservando los datos`
-    case 'create_index': return `Crear el índice ${step.index.unique ? 'único ' : ''}'${step.index.name}'`
-    case 'drop_index': return `Eliminar el índice '${step.name}'`
-    case 'narrow_enum': return `Restringir los valores de '${step.table}.${step.field}'${step.removed.length > 0 ? ` (se quitan: ${step.removed.join(', ')})` : ''}`
-    case 'require_field': return `Hacer obligatorio '${step.table}.${step.field}'`
-    case 'remove_module': return `Quitar el módulo '${step.table}' (sus datos se conservarían en la base de datos)`
-    case 'remove_field': return `Quitar el campo '${step.table}.${step.field}'`
-    case 'change_type': return `Cambiar el tipo de '${step.table}.${step.field}' de ${step.from} a ${step.to}`
-    case 'encrypt_field': return `Cifrar el campo '${step.table}.${step.field}' y sus valores existentes`
-    case 'decrypt_field': return `Descifrar el campo '${step.table}.${step.field}' y sus valores existentes`
+    case 'create_table':
+      return `Crear el módulo '${step.table.name}'`
+    case 'add_column':
+      return `Añadir la columna '${step.column.name}' a '${step.table}'`
+    case 'rename_column':
+      return `Renombrar '${step.table}.${step.from}' a '${step.to}' conservando los datos`
+    case 'create_index':
+      return `Crear el índice ${step.index.unique ? 'único ' : ''}'${step.index.name}'`
+    case 'drop_index':
+      return `Eliminar el índice '${step.name}'`
+    case 'narrow_enum':
+      return `Restringir los valores de '${step.table}.${step.field}'${step.removed.length > 0 ? ` (se quitan: ${step.removed.join(', ')})` : ''}`
+    case 'require_field':
+      return `Hacer obligatorio '${step.table}.${step.field}'`
+    case 'remove_module':
+      return `Quitar el módulo '${step.table}' (sus datos se conservarían en la base de datos)`
+    case 'remove_field':
+      return `Quitar el campo '${step.table}.${step.field}'`
+    case 'change_type':
+      return `Cambiar el tipo de '${step.table}.${step.field}' de ${step.from} a ${step.to}`
+    case 'encrypt_field':
+      return `Cifrar el campo '${step.table}.${step.field}' y sus valores existentes`
+    case 'decrypt_field':
+      return `Descifrar el campo '${step.table}.${step.field}' y sus valores existentes`
     case 'rename_enum_value':
-      return `Renombrar el valor '${step.from}' de '${step.table}.${step.field}' a '${step.to}' `
-        + 'en los registros que lo tienen'
+      return (
+        `Renombrar el valor '${step.from}' de '${step.table}.${step.field}' a '${step.to}' ` +
+        'en los registros que lo tienen'
+      )
   }
 }

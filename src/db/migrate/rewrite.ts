@@ -12,7 +12,12 @@ const PAGE = 500
 
 /** Kinds after which stored rows may need new values or a new hash. */
 const REWRITING: ReadonlySet<MigrationStep['kind']> = new Set([
-  'rename_column', 'encrypt_field', 'decrypt_field', 'remove_field', 'change_type', 'rename_enum_value',
+  'rename_column',
+  'encrypt_field',
+  'decrypt_field',
+  'remove_field',
+  'change_type',
+  'rename_enum_value',
 ])
 
 export const rewritesData = (step: MigrationStep): boolean => REWRITING.has(step.kind)
@@ -37,9 +42,12 @@ function valueChanges(spec: ModuleSpec, steps: readonly MigrationStep[]): FieldC
     const field = spec.fieldsByName.get(step.field)
     if (field === undefined) continue
     const change = changes.get(field.name) ?? { field, stored: field, renamed: new Map(), always: false }
-    changes.set(field.name, step.kind === 'rename_enum_value'
-      ? { ...change, renamed: new Map([...change.renamed, [step.from, step.to]]) }
-      : { ...change, stored: { ...field, encrypted: step.kind === 'decrypt_field' }, always: true })
+    changes.set(
+      field.name,
+      step.kind === 'rename_enum_value'
+        ? { ...change, renamed: new Map([...change.renamed, [step.from, step.to]]) }
+        : { ...change, stored: { ...field, encrypted: step.kind === 'decrypt_field' }, always: true },
+    )
   }
   return [...changes.values()]
 }
@@ -63,9 +71,19 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
     const steps = options.steps.filter((s) => s.kind !== 'create_table' && s.table === spec.name && rewritesData(s))
     if (steps.length === 0) continue
     const changes = valueChanges(spec, steps)
-    const touched = [...new Set(steps.map((s) => ('field' in s ? s.field : s.kind === 'rename_column' ? s.to : '')).filter((f) => f !== ''))]
+    const touched = [
+      ...new Set(
+        steps.map((s) => ('field' in s ? s.field : s.kind === 'rename_column' ? s.to : '')).filter((f) => f !== ''),
+      ),
+    ]
     for (let after = 0; ;) {
-      const rows = await trx.selectFrom(spec.table.name).selectAll().where(ROW_COLUMN, '>', after).orderBy(ROW_COLUMN).limit(PAGE).execute()
+      const rows = await trx
+        .selectFrom(spec.table.name)
+        .selectAll()
+        .where(ROW_COLUMN, '>', after)
+        .orderBy(ROW_COLUMN)
+        .limit(PAGE)
+        .execute()
       if (rows.length === 0) break
       const events: AuditEvent[] = []
       for (const row of rows) {
@@ -88,7 +106,15 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
           if (field.blindIndexColumn !== undefined) set[field.blindIndexColumn] = next[field.blindIndexColumn]
         }
         await trx.updateTable(spec.table.name).set(set).where(META.id, '=', id).execute()
-        events.push({ userId: null, action: 'migrar', module: spec.name, recordId: id, version: Number(row[META.version]), recordHash: hash, fields: touched })
+        events.push({
+          userId: null,
+          action: 'migrar',
+          module: spec.name,
+          recordId: id,
+          version: Number(row[META.version]),
+          recordHash: hash,
+          fields: touched,
+        })
       }
       await appendAudit({ database: options.database, trx, events, at: options.at })
       rewritten += events.length

@@ -25,15 +25,25 @@ export const EMPTY_SNAPSHOT: SchemaSnapshot = { format: 1, modules: {} }
 export function snapshotOf(modules: readonly ModuleSpec[]): SchemaSnapshot {
   return {
     format: 1,
-    modules: Object.fromEntries(modules.map((m) => [m.name, {
-      prefix: m.prefix,
-      table: m.table,
-      fields: Object.fromEntries(m.fields.map((f) => [f.name, {
-        type: f.def.type,
-        encrypted: f.encrypted,
-        required: f.def.required,
-        ...(f.def.enum === undefined ? {} : { enum: f.def.enum }),
-      }])),
-    }])),
+    modules: Object.fromEntries(
+      modules.map((m) => [
+        m.name,
+        {
+          prefix: m.prefix,
+          table: m.table,
+          fields: Object.fromEntries(
+            m.fields.map((f) => [
+              f.name,
+              {
+                type: f.def.type,
+                encrypted: f.encrypted,
+                required: f.def.required,
+                ...(f.def.enum === undefined ? {} : { enum: f.def.enum }),
+              },
+            ]),
+          ),
+        },
+      ]),
+    ),
   }
 }

@@ -32,20 +32,27 @@ function createTable(context: StepContext, table: TableSpec): StepQuery {
       builder = builder.addColumn(column.name, sql.raw(DDL_TYPES[context.dialect].rowId), (c) => c.primaryKey())
       continue
     }
-    builder = builder.addColumn(column.name, columnType(context.dialect, column), (c) => (column.nullable ? c : c.notNull()))
+    builder = builder.addColumn(column.name, columnType(context.dialect, column), (c) =>
+      column.nullable ? c : c.notNull(),
+    )
   }
   return builder
 }
 
 function createIndex(context: StepContext, table: string, index: IndexSpec): StepQuery {
-  let builder = context.db.schema.createIndex(index.name).on(table).columns([...index.columns])
+  let builder = context.db.schema
+    .createIndex(index.name)
+    .on(table)
+    .columns([...index.columns])
   if (index.unique) builder = builder.unique()
   if (index.liveOnly) builder = builder.where(sql.ref(META.deleted), 'is', null)
   return builder
 }
 
 const addColumn = (context: StepContext, table: string, column: ColumnSpec): StepQuery =>
-  context.db.schema.alterTable(table).addColumn(column.name, columnType(context.dialect, column), (c) => (column.nullable ? c : c.notNull()))
+  context.db.schema
+    .alterTable(table)
+    .addColumn(column.name, columnType(context.dialect, column), (c) => (column.nullable ? c : c.notNull()))
 
 /** The stored columns of a field before the change: its value and its blind index, if any. */
 export function oldColumnsOf(before: SchemaSnapshot, table: string, field: string): string[] {
@@ -58,8 +65,9 @@ function changeType(context: StepContext, step: MigrationStep & { kind: 'change_
   const spec = context.modules.find((m) => m.name === step.table)
   const field = spec?.fieldsByName.get(step.field)
   const fresh = spec?.table.columns.filter((c) => c.name === field?.column || c.name === field?.blindIndexColumn) ?? []
-  const archive = oldColumnsOf(context.before, step.table, step.field)
-    .map((c) => context.db.schema.alterTable(step.table).renameColumn(c, context.archiveName(c)))
+  const archive = oldColumnsOf(context.before, step.table, step.field).map((c) =>
+    context.db.schema.alterTable(step.table).renameColumn(c, context.archiveName(c)),
+  )
   return [...archive, ...fresh.map((c) => addColumn(context, step.table, c))]
 }
 
@@ -67,16 +75,24 @@ function changeType(context: StepContext, step: MigrationStep & { kind: 'change_
 export function stepQueries(context: StepContext, step: MigrationStep): StepQuery[] {
   const { db } = context
   switch (step.kind) {
-    case 'create_table': return [createTable(context, step.table)]
-    case 'add_column': return [addColumn(context, step.table, step.column)]
-    case 'rename_column': return [db.schema.alterTable(step.table).renameColumn(step.from, step.to)]
-    case 'create_index': return [createIndex(context, step.table, step.index)]
-    case 'drop_index': return [db.schema.dropIndex(step.name).ifExists()]
+    case 'create_table':
+      return [createTable(context, step.table)]
+    case 'add_column':
+      return [addColumn(context, step.table, step.column)]
+    case 'rename_column':
+      return [db.schema.alterTable(step.table).renameColumn(step.from, step.to)]
+    case 'create_index':
+      return [createIndex(context, step.table, step.index)]
+    case 'drop_index':
+      return [db.schema.dropIndex(step.name).ifExists()]
     case 'remove_field':
-      return oldColumnsOf(context.before, step.table, step.field)
-        .map((c) => db.schema.alterTable(step.table).renameColumn(c, context.archiveName(c)))
-    case 'remove_module': return [db.schema.alterTable(step.table).renameTo(context.archiveName(step.table))]
-    case 'change_type': return changeType(context, step)
+      return oldColumnsOf(context.before, step.table, step.field).map((c) =>
+        db.schema.alterTable(step.table).renameColumn(c, context.archiveName(c)),
+      )
+    case 'remove_module':
+      return [db.schema.alterTable(step.table).renameTo(context.archiveName(step.table))]
+    case 'change_type':
+      return changeType(context, step)
     case 'narrow_enum':
     case 'require_field':
     case 'encrypt_field':

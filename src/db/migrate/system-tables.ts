@@ -23,17 +23,23 @@ export const SYSTEM_TABLES = {
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
 export async function createSystemTables(db: Db, dialect: Dialect): Promise<void> {
   const bigint = sql.raw(DDL_TYPES[dialect].bigint)
-  await db.schema.createTable(SYSTEM_TABLES.schemaState).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.schemaState)
+    .ifNotExists()
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('snapshot', 'text', (c) => c.notNull())
     .execute()
-  await db.schema.createTable(SYSTEM_TABLES.sequences).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.sequences)
+    .ifNotExists()
     .addColumn('prefix', 'text', (c) => c.notNull())
     .addColumn('year', 'integer', (c) => c.notNull())
     .addColumn('value', bigint, (c) => c.notNull())
     .addPrimaryKeyConstraint('pk_sequences', ['prefix', 'year'])
     .execute()
-  await db.schema.createTable(SYSTEM_TABLES.audit).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.audit)
+    .ifNotExists()
     .addColumn('seq', bigint, (c) => c.primaryKey())
     .addColumn('at', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text')
@@ -46,24 +52,39 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('prev_hash', 'text', (c) => c.notNull())
     .addColumn('hash', 'text', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('ix_audit_record').ifNotExists().on(SYSTEM_TABLES.audit).columns(['module', 'record_id']).execute()
+  await db.schema
+    .createIndex('ix_audit_record')
+    .ifNotExists()
+    .on(SYSTEM_TABLES.audit)
+    .columns(['module', 'record_id'])
+    .execute()
   await db.schema.createIndex('ix_audit_user').ifNotExists().on(SYSTEM_TABLES.audit).columns(['user_id']).execute()
-  await db.schema.createTable(SYSTEM_TABLES.revokedTokens).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.revokedTokens)
+    .ifNotExists()
     .addColumn('jti', 'text', (c) => c.primaryKey())
     .addColumn('expires_at', bigint, (c) => c.notNull())
     .execute()
-  await db.schema.createTable(SYSTEM_TABLES.accountSessions).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.accountSessions)
+    .ifNotExists()
     .addColumn('account_id', 'text', (c) => c.primaryKey())
     .addColumn('version', 'integer', (c) => c.notNull())
     .execute()
-  await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.keys)
+    .ifNotExists()
     .addColumn('key_id', 'text', (c) => c.primaryKey())
     .execute()
-  await db.schema.createTable(SYSTEM_TABLES.keyState).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.keyState)
+    .ifNotExists()
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('active_key_id', 'text', (c) => c.notNull())
     .execute()
-  await db.schema.createTable(SYSTEM_TABLES.instances).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.instances)
+    .ifNotExists()
     .addColumn('instance_id', 'text', (c) => c.primaryKey())
     .addColumn('host', 'text', (c) => c.notNull())
     .addColumn('pid', 'integer', (c) => c.notNull())
@@ -75,7 +96,9 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .execute()
   // Failed logins per username and per username and address (issue #13 item 2): not copied by a
   // backup or `records copy`, they are forgotten within a day anyway.
-  await db.schema.createTable(SYSTEM_TABLES.loginFailures).ifNotExists()
+  await db.schema
+    .createTable(SYSTEM_TABLES.loginFailures)
+    .ifNotExists()
     .addColumn('key', 'text', (c) => c.primaryKey())
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('last_at', bigint, (c) => c.notNull())

@@ -32,6 +32,12 @@ export async function docsRoutes(app: FastifyInstance, { document, basePath }: D
     routePrefix: DOCS_PREFIX,
     indexPrefix: basePath === '/' ? '' : basePath,
     theme: { title: 'municipal-records · API' },
-    uiConfig: { docExpansion: 'none', tryItOutEnabled: true, displayRequestDuration: true, persistAuthorization: false, deepLinking: true },
+    uiConfig: {
+      docExpansion: 'none',
+      tryItOutEnabled: true,
+      displayRequestDuration: true,
+      persistAuthorization: false,
+      deepLinking: true,
+    },
   })
 }

@@ -64,7 +64,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.get('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'get')
-    const record = await store.get(spec, request.params.id, { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth) })
+    const record = await store.get(spec, request.params.id, {
+      reveal: reveal(auth),
+      actor: auth.account.id,
+      user: actingUser(auth),
+    })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -72,7 +76,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.get('/:id/historial', async (request: IdRequest) => {
     const auth = await allow(request, 'history')
-    return { success: true, data: { entries: await store.history(spec, request.params.id, { user: actingUser(auth) }) } }
+    return {
+      success: true,
+      data: { entries: await store.history(spec, request.params.id, { user: actingUser(auth) }) },
+    }
   })
 
   app.post('/', async (request, reply) => {
@@ -82,7 +89,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       guardAccountWrite(service, auth, { after: values[roleField] })
       values = options.accountRules.check(values)
     }
-    const record = await store.create(spec, values, { actor: auth.account.id, reveal: reveal(auth), user: actingUser(auth) })
+    const record = await store.create(spec, values, {
+      actor: auth.account.id,
+      reveal: reveal(auth),
+      user: actingUser(auth),
+    })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.code(201).header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -93,11 +104,20 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const ifMatch = parseIfMatch(request.headers['if-match'])
     let changes = validator.update(request.body)
     if (isAccounts) {
-      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id, user: actingUser(auth) })
+      const before = await store.get(spec, request.params.id, {
+        reveal: false,
+        actor: auth.account.id,
+        user: actingUser(auth),
+      })
       guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
       changes = options.accountRules.check(changes, before)
     }
-    const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch, user: actingUser(auth) })
+    const record = await store.update(spec, request.params.id, changes, {
+      actor: auth.account.id,
+      reveal: reveal(auth),
+      ifMatch,
+      user: actingUser(auth),
+    })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -107,10 +127,19 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const auth = await allow(request, 'remove')
     const ifMatch = parseIfMatch(request.headers['if-match'])
     if (isAccounts) {
-      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id, user: actingUser(auth) })
+      const before = await store.get(spec, request.params.id, {
+        reveal: false,
+        actor: auth.account.id,
+        user: actingUser(auth),
+      })
       guardAccountWrite(service, auth, { before: before[roleField] })
     }
-    await store.remove(spec, request.params.id, { actor: auth.account.id, reveal: false, ifMatch, user: actingUser(auth) })
+    await store.remove(spec, request.params.id, {
+      actor: auth.account.id,
+      reveal: false,
+      ifMatch,
+      user: actingUser(auth),
+    })
     return { success: true, data: { message: 'Registro eliminado' } }
   })
 }

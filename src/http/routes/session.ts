@@ -32,9 +32,11 @@ function readStrings<K extends string>(body: unknown, keys: readonly K[], strict
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badJson()
   const b = (body ?? {}) as Record<string, unknown>
   const missing = keys.filter((k) => typeof b[k] !== 'string' || b[k] === '')
-  if (missing.length > 0) throw requiredMissing(missing.map((field) => ({ field, message: `El campo '${field}' es obligatorio` })))
+  if (missing.length > 0)
+    throw requiredMissing(missing.map((field) => ({ field, message: `El campo '${field}' es obligatorio` })))
   const unknown = strict ? Object.keys(b).filter((k) => !(keys as readonly string[]).includes(k)) : []
-  if (unknown.length > 0) throw validationFailed(unknown.map((field) => ({ field, message: `Campo desconocido '${field}'` })))
+  if (unknown.length > 0)
+    throw validationFailed(unknown.map((field) => ({ field, message: `Campo desconocido '${field}'` })))
   return Object.fromEntries(keys.map((k) => [k, b[k]])) as Record<K, string>
 }
 
@@ -50,7 +52,9 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const username = canonicalUsername(login.username)
     const password = login.password
     const failed = async (recordId: string | null, action: 'login_fallido' | 'login_alerta' = 'login_fallido') =>
-      store.audit([{ userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
+      store.audit([
+        { userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] },
+      ])
     const address = clientAddress(request)
     const waitMs = await throttle.waitMs(username, address)
     if (waitMs > 0) {
@@ -75,7 +79,17 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     }
     await throttle.succeeded(username, address)
     const token = await app.issueToken(account)
-    await store.audit([{ userId: account.id, action: 'login', module: accountsModule, recordId: account.id, version: null, recordHash: null, fields: [] }])
+    await store.audit([
+      {
+        userId: account.id,
+        action: 'login',
+        module: accountsModule,
+        recordId: account.id,
+        version: null,
+        recordHash: null,
+        fields: [],
+      },
+    ])
     const { _id: id, _created: _ignored, ...profile } = account.profile
     return { success: true, data: { token, user: { id, ...profile } } }
   })
@@ -84,7 +98,17 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const auth = await app.authenticate(request)
     const now = Math.floor(options.clock().getTime() / 1000)
     await accounts.revoke(auth.claims.jti, auth.claims.exp, now)
-    await store.audit([{ userId: auth.account.id, action: 'logout', module: accountsModule, recordId: auth.account.id, version: null, recordHash: null, fields: [] }])
+    await store.audit([
+      {
+        userId: auth.account.id,
+        action: 'logout',
+        module: accountsModule,
+        recordId: auth.account.id,
+        version: null,
+        recordHash: null,
+        fields: [],
+      },
+    ])
     return { success: true, data: { message: 'Sesión cerrada' } }
   })
 

@@ -12,8 +12,16 @@ async function setup(t: Test) {
   const api = await startTestApi(t)
   const agenteA = await api.userWithRole('agente', { personal_id: A })
   const agenteB = await api.userWithRole('agente', { personal_id: B })
-  const mine = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: A, denunciante_dni: '11111111A' })
-  const theirs = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: B, denunciante_dni: '22222222B' })
+  const mine = await api.create('denuncias', {
+    ...VALID['denuncias']!(),
+    agente_asignado: A,
+    denunciante_dni: '11111111A',
+  })
+  const theirs = await api.create('denuncias', {
+    ...VALID['denuncias']!(),
+    agente_asignado: B,
+    denunciante_dni: '22222222B',
+  })
   const unassigned = await api.create('denuncias', VALID['denuncias']!())
   return { api, agenteA, agenteB, mine, theirs, unassigned }
 }
@@ -47,8 +55,15 @@ t.test('#14, D26: outside the scope GET, history, PUT and DELETE are 404 and cha
     t.same(reply.body, NOT_FOUND)
   }
   const remove = await api.request('DELETE', `/denuncias/${theirs._id}`, { token: agenteA.token })
-  t.same(remove.body, { success: false, error: 'Sin permisos para esta operación',
-    details: [{ field: 'permiso', message: "El rol 'agente' no tiene el permiso 'denuncias.eliminar'" }] }, '#18: the 403 names the permission')
+  t.same(
+    remove.body,
+    {
+      success: false,
+      error: 'Sin permisos para esta operación',
+      details: [{ field: 'permiso', message: "El rol 'agente' no tiene el permiso 'denuncias.eliminar'" }],
+    },
+    '#18: the 403 names the permission',
+  )
   const after = await api.request('GET', `/denuncias/${theirs._id}`, { token: await api.adminToken() })
   t.equal(after.body.data._version, 1, 'the record is unchanged')
   t.equal(after.body.data.estado, 'pendiente')
@@ -58,7 +73,10 @@ t.test('#14, D26: inside the scope the agente reads, edits and sees the history'
   const { api, agenteA, mine } = await setup(t)
   t.equal((await api.request('GET', `/denuncias/${mine._id}`, { token: agenteA.token })).status, 200)
   t.equal((await api.request('GET', `/denuncias/${mine._id}/historial`, { token: agenteA.token })).status, 200)
-  const put = await api.request('PUT', `/denuncias/${mine._id}`, { token: agenteA.token, body: { estado: 'investigacion' } })
+  const put = await api.request('PUT', `/denuncias/${mine._id}`, {
+    token: agenteA.token,
+    body: { estado: 'investigacion' },
+  })
   t.equal(put.status, 200, JSON.stringify(put.body))
 })
 
@@ -90,22 +108,45 @@ t.test('#14: oficial and jefe read every denuncia (docs/decisions.md, assigned c
   }
 })
 
-async function scopedModule(t: Test, api: TestApi, module: string, token: string, inScope: Record<string, unknown>[], outOfScope: Record<string, unknown>[]) {
+async function scopedModule(
+  t: Test,
+  api: TestApi,
+  module: string,
+  token: string,
+  inScope: Record<string, unknown>[],
+  outOfScope: Record<string, unknown>[],
+) {
   const inside = await Promise.all(inScope.map((extra) => api.create(module, { ...VALID[module]!(), ...extra })))
   const outside = await Promise.all(outOfScope.map((extra) => api.create(module, { ...VALID[module]!(), ...extra })))
   const list = await api.request('GET', `/${module}`, { token })
   t.same(ids(list), inside.map((r) => r._id).sort(), `${module}: the list holds the records in scope`)
   t.equal(list.body.data.total, inside.length, `${module}: total`)
-  for (const r of outside) t.equal((await api.request('GET', `/${module}/${r._id}`, { token })).status, 404, `${module}: ${String(r._id)} is 404`)
+  for (const r of outside)
+    t.equal(
+      (await api.request('GET', `/${module}/${r._id}`, { token })).status,
+      404,
+      `${module}: ${String(r._id)} is 404`,
+    )
 }
 
 t.test('#14, D26: the shipped scopes of sanciones, atestados and turnos', async (t) => {
   const { api, agenteA } = await setup(t)
   await scopedModule(t, api, 'sanciones', agenteA.token, [{ agente_denunciante: A }], [{ agente_denunciante: B }, {}])
-  await scopedModule(t, api, 'turnos', agenteA.token, [{ agente_id: A }, { agente_id: B, compañero: A }], [{ agente_id: B }, { agente_id: B, compañero: 'PER-2026-00099' }])
+  await scopedModule(
+    t,
+    api,
+    'turnos',
+    agenteA.token,
+    [{ agente_id: A }, { agente_id: B, compañero: A }],
+    [{ agente_id: B }, { agente_id: B, compañero: 'PER-2026-00099' }],
+  )
   await scopedModule(t, api, 'atestados', agenteA.token, [], [{}])
   const own = await api.create('atestados', VALID['atestados']!(), agenteA.token)
   t.same(ids(await api.request('GET', '/atestados', { token: agenteA.token })), [own._id], 'atestados they created')
   const sala = await api.create('sala092', VALID['sala092']!())
-  t.equal((await api.request('GET', `/sala092/${sala._id}`, { token: agenteA.token })).status, 200, 'sala092 stays readable (D21)')
+  t.equal(
+    (await api.request('GET', `/sala092/${sala._id}`, { token: agenteA.token })).status,
+    200,
+    'sala092 stays readable (D21)',
+  )
 })

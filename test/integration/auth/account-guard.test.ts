@@ -19,14 +19,33 @@ t.test('D21: the account guard', async (t) => {
   t.test('D21: an administrador cannot create a superadmin', async (t) => {
     const body = account('superadmin')
     assertError(t, await api.request('POST', '/usuarios', { token: admin.token, body }), 403, FORBIDDEN)
-    const login = await api.request('POST', '/auth/login', { body: { username: body.username, password: body.password } })
+    const login = await api.request('POST', '/auth/login', {
+      body: { username: body.username, password: body.password },
+    })
     t.equal(login.status, 401, 'no such account was made')
   })
 
   t.test('D21: an administrador cannot edit or delete an existing superadmin', async (t) => {
-    for (const body of [{ nombre: 'Cambiado' }, { rol: 'consulta' }, { activo: false }, { password: 'otra-clave-larga' }])
-      assertError(t, await api.request('PUT', `/usuarios/${superId}`, { token: admin.token, body }), 403, FORBIDDEN, `PUT ${JSON.stringify(body)}`)
-    assertError(t, await api.request('DELETE', `/usuarios/${superId}`, { token: admin.token }), 403, FORBIDDEN, 'DELETE')
+    for (const body of [
+      { nombre: 'Cambiado' },
+      { rol: 'consulta' },
+      { activo: false },
+      { password: 'otra-clave-larga' },
+    ])
+      assertError(
+        t,
+        await api.request('PUT', `/usuarios/${superId}`, { token: admin.token, body }),
+        403,
+        FORBIDDEN,
+        `PUT ${JSON.stringify(body)}`,
+      )
+    assertError(
+      t,
+      await api.request('DELETE', `/usuarios/${superId}`, { token: admin.token }),
+      403,
+      FORBIDDEN,
+      'DELETE',
+    )
     const me = await api.request('GET', '/me', { token: superadmin })
     t.match(me.body.data, { rol: 'superadmin', nombre: 'Administrador inicial' }, 'the superadmin is unchanged')
     t.equal((await api.request('GET', `/usuarios/${superId}`, { token: admin.token })).status, 200, 'but may read it')
@@ -35,16 +54,25 @@ t.test('D21: the account guard', async (t) => {
   t.test('D21: an administrador cannot turn an account into a superadmin', async (t) => {
     const created = await api.request('POST', '/usuarios', { token: admin.token, body: account('consulta') })
     t.equal(created.status, 201)
-    const raise = await api.request('PUT', `/usuarios/${created.body.data._id}`, { token: admin.token, body: { rol: 'superadmin' } })
+    const raise = await api.request('PUT', `/usuarios/${created.body.data._id}`, {
+      token: admin.token,
+      body: { rol: 'superadmin' },
+    })
     assertError(t, raise, 403, FORBIDDEN)
-    t.equal((await api.request('GET', `/usuarios/${created.body.data._id}`, { token: admin.token })).body.data.rol, 'consulta')
+    t.equal(
+      (await api.request('GET', `/usuarios/${created.body.data._id}`, { token: admin.token })).body.data.rol,
+      'consulta',
+    )
   })
 
   t.test('D21: an administrador manages a consulta account', async (t) => {
     const created = await api.request('POST', '/usuarios', { token: admin.token, body: account('consulta') })
     t.equal(created.status, 201)
     const id = created.body.data._id as string
-    const edited = await api.request('PUT', `/usuarios/${id}`, { token: admin.token, body: { nombre: 'Consulta renombrada', rol: 'agente' } })
+    const edited = await api.request('PUT', `/usuarios/${id}`, {
+      token: admin.token,
+      body: { nombre: 'Consulta renombrada', rol: 'agente' },
+    })
     t.equal(edited.status, 200)
     t.match(edited.body.data, { nombre: 'Consulta renombrada', rol: 'agente' })
     t.equal((await api.request('DELETE', `/usuarios/${id}`, { token: admin.token })).status, 200)
@@ -54,7 +82,11 @@ t.test('D21: the account guard', async (t) => {
   t.test('D21: a superadmin may manage another superadmin', async (t) => {
     const created = await api.request('POST', '/usuarios', { token: superadmin, body: account('superadmin') })
     t.equal(created.status, 201)
-    t.equal((await api.request('PUT', `/usuarios/${created.body.data._id}`, { token: superadmin, body: { nombre: 'Otro' } })).status, 200)
+    t.equal(
+      (await api.request('PUT', `/usuarios/${created.body.data._id}`, { token: superadmin, body: { nombre: 'Otro' } }))
+        .status,
+      200,
+    )
     t.equal((await api.request('DELETE', `/usuarios/${created.body.data._id}`, { token: superadmin })).status, 200)
   })
 
@@ -64,9 +96,27 @@ t.test('D21: the account guard', async (t) => {
     for (const role of ['jefe', 'oficial', 'agente', 'consulta']) {
       const { token, id: own } = await api.userWithRole(role)
       assertError(t, await api.request('GET', '/usuarios', { token }), 403, FORBIDDEN, `${role} lists`)
-      assertError(t, await api.request('POST', '/usuarios', { token, body: account('consulta') }), 403, FORBIDDEN, `${role} creates`)
-      assertError(t, await api.request('PUT', `/usuarios/${id}`, { token, body: { nombre: 'x' } }), 403, FORBIDDEN, `${role} edits`)
-      assertError(t, await api.request('PUT', `/usuarios/${own}`, { token, body: { rol: 'superadmin' } }), 403, FORBIDDEN, `${role} raises own role`)
+      assertError(
+        t,
+        await api.request('POST', '/usuarios', { token, body: account('consulta') }),
+        403,
+        FORBIDDEN,
+        `${role} creates`,
+      )
+      assertError(
+        t,
+        await api.request('PUT', `/usuarios/${id}`, { token, body: { nombre: 'x' } }),
+        403,
+        FORBIDDEN,
+        `${role} edits`,
+      )
+      assertError(
+        t,
+        await api.request('PUT', `/usuarios/${own}`, { token, body: { rol: 'superadmin' } }),
+        403,
+        FORBIDDEN,
+        `${role} raises own role`,
+      )
       assertError(t, await api.request('DELETE', `/usuarios/${id}`, { token }), 403, FORBIDDEN, `${role} deletes`)
     }
   })
@@ -74,8 +124,15 @@ t.test('D21: the account guard', async (t) => {
   t.test('D21: nobody raises their own role', async (t) => {
     const raise = await api.request('PUT', `/usuarios/${admin.id}`, { token: admin.token, body: { rol: 'superadmin' } })
     assertError(t, raise, 403, FORBIDDEN)
-    t.equal((await api.request('GET', '/me', { token: admin.token })).body.data.rol, 'administrador', 'still administrador')
-    t.equal((await api.request('POST', '/usuarios', { token: admin.token, body: { ...account('superadmin') } })).status, 403)
+    t.equal(
+      (await api.request('GET', '/me', { token: admin.token })).body.data.rol,
+      'administrador',
+      'still administrador',
+    )
+    t.equal(
+      (await api.request('POST', '/usuarios', { token: admin.token, body: { ...account('superadmin') } })).status,
+      403,
+    )
   })
 })
 
@@ -106,16 +163,35 @@ t.test('D22: account answers and password rules', async (t) => {
     t.notOk(text.includes(newPassword), 'D22: the new password never comes back')
     t.notOk(/\$2[aby]\$/.test(text), 'D22: nor its bcrypt hash')
   }
-  t.equal((await api.request('POST', '/auth/login', { body: { username: body.username, password: body.password } })).status, 401, 'the old password no longer works')
-  t.equal((await api.request('POST', '/auth/login', { body: { username: body.username, password: newPassword } })).status, 200, 'the new one does')
+  t.equal(
+    (await api.request('POST', '/auth/login', { body: { username: body.username, password: body.password } })).status,
+    401,
+    'the old password no longer works',
+  )
+  t.equal(
+    (await api.request('POST', '/auth/login', { body: { username: body.username, password: newPassword } })).status,
+    200,
+    'the new one does',
+  )
 
-  const short = await api.request('POST', '/usuarios', { token: admin, body: { ...account('consulta'), password: 'corta12' } })
+  const short = await api.request('POST', '/usuarios', {
+    token: admin,
+    body: { ...account('consulta'), password: 'corta12' },
+  })
   assertError(t, short, 400, /password/, 'D22: a password of 7 characters is refused on create')
   t.notOk(JSON.stringify(short.body).includes('corta12'), 'and the refusal does not echo it')
   const shortUpdate = await api.request('PUT', `/usuarios/${id}`, { token: admin, body: { password: 'corta12' } })
   assertError(t, shortUpdate, 400, /password/, 'D22: and on update')
-  t.equal((await api.request('POST', '/usuarios', { token: admin, body: { ...account('consulta'), password: 'doce-letras1' } })).status, 201,
-    'issue #13 item 4: exactly 12 is enough for a role that manages no accounts')
+  t.equal(
+    (
+      await api.request('POST', '/usuarios', {
+        token: admin,
+        body: { ...account('consulta'), password: 'doce-letras1' },
+      })
+    ).status,
+    201,
+    'issue #13 item 4: exactly 12 is enough for a role that manages no accounts',
+  )
   const badRole = await api.request('POST', '/usuarios', { token: admin, body: account('capitan') })
   assertError(t, badRole, 400, /rol/, 'D22: rol must be one of the roles')
 })

@@ -3,7 +3,13 @@ import type { Test } from 'tap'
 import type { Reply } from '../../helpers/api.js'
 
 /** `reply` is `status` with exactly `{ success: false, error: message, details? }`; any message when `message` is a RegExp it matches. */
-export function assertError(t: Test, reply: Reply, status: number, message: string | RegExp, label = `${status} ${message}`): void {
+export function assertError(
+  t: Test,
+  reply: Reply,
+  status: number,
+  message: string | RegExp,
+  label = `${status} ${message}`,
+): void {
   t.equal(reply.status, status, `${label}: status`)
   t.equal(reply.body?.success, false, `${label}: success is false`)
   t.type(reply.body?.error, 'string', `${label}: error is a string`)

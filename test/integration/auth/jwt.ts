@@ -17,7 +17,12 @@ export interface ForgeOptions {
 }
 
 /** A JWT with `sub`, a fresh `jti`, iat now and exp in an hour unless `claims` say otherwise. */
-export function forgeToken({ secret, claims = {}, header = { alg: 'HS256', typ: 'JWT' }, sign = true }: ForgeOptions): string {
+export function forgeToken({
+  secret,
+  claims = {},
+  header = { alg: 'HS256', typ: 'JWT' },
+  sign = true,
+}: ForgeOptions): string {
   const now = Math.floor(Date.now() / 1000)
   const body = `${encode(header)}.${encode({ jti: randomUUID(), iat: now, exp: now + 3600, ...claims })}`
   return sign ? `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}` : `${body}.`

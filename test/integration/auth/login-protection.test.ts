@@ -95,7 +95,11 @@ t.test('#13 item 2: past the per-username ceiling: an alert; failing addresses w
   const early = await login(api, ADMIN.username, ADMIN.password, '203.0.113.1')
   t.equal(early.status, 200, 'below the ceiling one failure does not hold an address back')
   await login(api, ADMIN.username, 'wrong', '203.0.113.10')
-  const lines = logs.text().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+  const lines = logs
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
   const alerts = lines.filter((l) => l['event'] === 'login_alerta')
   t.equal(alerts.length, 1, 'one alert at the ceiling')
   const logged = { level: 50, username: ADMIN.username, failures: 10, msg: /Posible ataque/ }

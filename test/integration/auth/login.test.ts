@@ -6,13 +6,21 @@ import { assertError } from './envelope.js'
 t.test('D19: login', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
-  const user = { username: 'lucia', password: 'ronda-de-barrio-31', nombre: 'Lucía Martín', rol: 'agente', email: 'lucia@example.org' }
+  const user = {
+    username: 'lucia',
+    password: 'ronda-de-barrio-31',
+    nombre: 'Lucía Martín',
+    rol: 'agente',
+    email: 'lucia@example.org',
+  }
   const created = await api.request('POST', '/usuarios', { token: admin, body: user })
   t.equal(created.status, 201)
   const id = created.body.data._id as string
 
   t.test('D19: valid credentials answer 200 with data.token and data.user', async (t) => {
-    const reply = await api.request('POST', '/auth/login', { body: { username: user.username, password: user.password } })
+    const reply = await api.request('POST', '/auth/login', {
+      body: { username: user.username, password: user.password },
+    })
     t.equal(reply.status, 200)
     t.equal(reply.body.success, true)
     t.type(reply.body.data.token, 'string')
@@ -26,13 +34,19 @@ t.test('D19: login', async (t) => {
   })
 
   t.test('D19: wrong password and unknown user get the same 401', async (t) => {
-    const wrongPassword = await api.request('POST', '/auth/login', { body: { username: user.username, password: 'not-the-password' } })
-    const unknownUser = await api.request('POST', '/auth/login', { body: { username: 'nadie', password: user.password } })
+    const wrongPassword = await api.request('POST', '/auth/login', {
+      body: { username: user.username, password: 'not-the-password' },
+    })
+    const unknownUser = await api.request('POST', '/auth/login', {
+      body: { username: 'nadie', password: user.password },
+    })
     assertError(t, wrongPassword, 401, 'Credenciales inválidas', 'wrong password')
     assertError(t, unknownUser, 401, 'Credenciales inválidas', 'unknown user')
     t.same(wrongPassword.body, unknownUser.body, 'identical bodies')
     t.same(wrongPassword.body, { success: false, error: 'Credenciales inválidas' })
-    const caseChanged = await api.request('POST', '/auth/login', { body: { username: ADMIN.username, password: ADMIN.password.toUpperCase() } })
+    const caseChanged = await api.request('POST', '/auth/login', {
+      body: { username: ADMIN.username, password: ADMIN.password.toUpperCase() },
+    })
     assertError(t, caseChanged, 401, 'Credenciales inválidas', 'password compared exactly')
   })
 
@@ -64,12 +78,18 @@ t.test('D19: login', async (t) => {
     const disabled = await api.request('PUT', `/usuarios/${id}`, { token: admin, body: { activo: false } })
     t.equal(disabled.status, 200)
     t.equal(disabled.body.data.activo, false)
-    const reply = await api.request('POST', '/auth/login', { body: { username: user.username, password: user.password } })
+    const reply = await api.request('POST', '/auth/login', {
+      body: { username: user.username, password: user.password },
+    })
     assertError(t, reply, 401, 'Credenciales inválidas', 'disabled user')
     t.same(reply.body, { success: false, error: 'Credenciales inválidas' }, 'nothing tells a disabled account apart')
     const enabled = await api.request('PUT', `/usuarios/${id}`, { token: admin, body: { activo: true } })
     t.equal(enabled.status, 200)
-    t.equal((await api.request('POST', '/auth/login', { body: { username: user.username, password: user.password } })).status, 200, 'enabled again: logs in')
+    t.equal(
+      (await api.request('POST', '/auth/login', { body: { username: user.username, password: user.password } })).status,
+      200,
+      'enabled again: logs in',
+    )
   })
 
   t.test('D19: a deleted user cannot log in', async (t) => {

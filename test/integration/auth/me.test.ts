@@ -7,7 +7,13 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 t.test('spec 2.9: GET /me returns _id, username, nombre, rol, email and _created of the caller', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
-  const body = { username: 'pablo', password: 'guardia-de-tarde-7', nombre: 'Pablo Sanz', rol: 'jefe', email: 'pablo@example.org' }
+  const body = {
+    username: 'pablo',
+    password: 'guardia-de-tarde-7',
+    nombre: 'Pablo Sanz',
+    rol: 'jefe',
+    email: 'pablo@example.org',
+  }
   const created = await api.request('POST', '/usuarios', { token: admin, body })
   t.equal(created.status, 201)
   const token = await api.login(body.username, body.password)
@@ -33,7 +39,14 @@ t.test('spec 2.9: GET /me returns _id, username, nombre, rol, email and _created
   t.notOk('password' in adminMe.body.data, 'D22: never the password')
   t.same(Object.keys(adminMe.body.data).sort(), ['_created', '_id', 'email', 'nombre', 'rol', 'username'])
 
-  const renamed = await api.request('PUT', `/usuarios/${created.body.data._id}`, { token: admin, body: { nombre: 'Pablo Sanz Gil' } })
+  const renamed = await api.request('PUT', `/usuarios/${created.body.data._id}`, {
+    token: admin,
+    body: { nombre: 'Pablo Sanz Gil' },
+  })
   t.equal(renamed.status, 200)
-  t.equal((await api.request('GET', '/me', { token })).body.data.nombre, 'Pablo Sanz Gil', 'reflects the account as it is now')
+  t.equal(
+    (await api.request('GET', '/me', { token })).body.data.nombre,
+    'Pablo Sanz Gil',
+    'reflects the account as it is now',
+  )
 })

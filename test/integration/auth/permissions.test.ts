@@ -6,13 +6,23 @@ import { assertError } from './envelope.js'
 
 type Action = 'ver' | 'crear' | 'editar' | 'eliminar'
 const ACTIONS: readonly Action[] = ['ver', 'crear', 'editar', 'eliminar']
-const RECORD_MODULES = ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento'] as const
+const RECORD_MODULES = [
+  'denuncias',
+  'sanciones',
+  'atestados',
+  'personal',
+  'vehiculos',
+  'sala092',
+  'turnos',
+  'equipamiento',
+] as const
 const MODULES = [...RECORD_MODULES, 'usuarios'] as const
 const ALL: readonly Action[] = ACTIONS
 const CASE_MODULES = ['denuncias', 'sanciones', 'atestados', 'sala092'] as const
 
 type Grants = Readonly<Partial<Record<(typeof MODULES)[number], readonly Action[]>>>
-const each = (modules: readonly string[], actions: readonly Action[]) => Object.fromEntries(modules.map((m) => [m, actions]))
+const each = (modules: readonly string[], actions: readonly Action[]) =>
+  Object.fromEntries(modules.map((m) => [m, actions]))
 
 /** D21, role by role. */
 const EXPECTED: Readonly<Record<string, Grants>> = {
@@ -41,7 +51,12 @@ let accounts = 0
 function validBody(module: string): Record<string, unknown> {
   if (module !== 'usuarios') return VALID[module]!()
   accounts += 1
-  return { username: `matriz_${accounts}`, password: 'matriz-password-1', nombre: 'Cuenta de la matriz', rol: 'consulta' }
+  return {
+    username: `matriz_${accounts}`,
+    password: 'matriz-password-1',
+    nombre: 'Cuenta de la matriz',
+    rol: 'consulta',
+  }
 }
 const changeBody = (module: string): Record<string, unknown> => {
   if (module === 'usuarios') return { nombre: 'Cuenta cambiada' }
@@ -50,16 +65,28 @@ const changeBody = (module: string): Record<string, unknown> => {
   return { [first]: body[first] }
 }
 
-async function check(t: Test, api: TestApi, role: string, token: string, module: string, action: Action): Promise<void> {
+async function check(
+  t: Test,
+  api: TestApi,
+  role: string,
+  token: string,
+  module: string,
+  action: Action,
+): Promise<void> {
   const allowed = EXPECTED[role]?.[module as keyof Grants]?.includes(action) ?? false
   const label = `${role} ${action} ${module}: ${allowed ? 'allowed' : '403'}`
   // A record of its own for every check that reads, changes or deletes one. Since #14 an agente
   // acts only on the records of their scope: a role that may create makes its own target (in
   // its scope), the others get the administrator's (turnos name the agente's personal_id).
   const creates = EXPECTED[role]?.[module as keyof Grants]?.includes('crear') === true && module !== 'usuarios'
-  const target = action === 'crear' ? '' : ((await api.create(module, validBody(module), creates ? token : undefined))._id as string)
+  const target =
+    action === 'crear' ? '' : ((await api.create(module, validBody(module), creates ? token : undefined))._id as string)
   const requests: Record<Action, Array<[string, string, unknown]>> = {
-    ver: [['GET', `/${module}`, undefined], ['GET', `/${module}/${target}`, undefined], ['GET', `/${module}/${target}/historial`, undefined]],
+    ver: [
+      ['GET', `/${module}`, undefined],
+      ['GET', `/${module}/${target}`, undefined],
+      ['GET', `/${module}/${target}/historial`, undefined],
+    ],
     crear: [['POST', `/${module}`, validBody(module)]],
     editar: [['PUT', `/${module}/${target}`, changeBody(module)]],
     eliminar: [['DELETE', `/${module}/${target}`, undefined]],
@@ -67,7 +94,12 @@ async function check(t: Test, api: TestApi, role: string, token: string, module:
   const success: Record<Action, number> = { ver: 200, crear: 201, editar: 200, eliminar: 200 }
   for (const [method, path, body] of requests[action]) {
     const reply = await api.request(method, path, { token, body })
-    if (allowed) t.equal(reply.status, success[action], `${label} (${method} ${path}) ${reply.status === success[action] ? '' : JSON.stringify(reply.body)}`)
+    if (allowed)
+      t.equal(
+        reply.status,
+        success[action],
+        `${label} (${method} ${path}) ${reply.status === success[action] ? '' : JSON.stringify(reply.body)}`,
+      )
     else assertError(t, reply, 403, 'Sin permisos para esta operación', `${label} (${method} ${path})`)
   }
 }
@@ -87,5 +119,11 @@ t.test('D21: permission is checked after the token: no token is 401 even where n
   const api = await startTestApi(t)
   const { token } = await api.userWithRole('consulta')
   assertError(t, await api.request('DELETE', '/denuncias/DEN-2026-00001'), 401, 'Token no proporcionado')
-  assertError(t, await api.request('DELETE', '/denuncias/DEN-2026-00001', { token }), 403, 'Sin permisos para esta operación', 'consulta delete on a missing record')
+  assertError(
+    t,
+    await api.request('DELETE', '/denuncias/DEN-2026-00001', { token }),
+    403,
+    'Sin permisos para esta operación',
+    'consulta delete on a missing record',
+  )
 })

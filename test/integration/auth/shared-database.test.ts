@@ -36,8 +36,13 @@ t.test('D20: disabling or deleting an account in one process takes effect in the
   t.equal((await a.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { activo: false } })).status, 200)
   assertError(t, await b.request('GET', '/denuncias', { token: user.token }), 401, INVALID, 'disabled in a: b refuses')
   t.equal((await b.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { activo: true } })).status, 200)
-  assertError(t, await a.request('GET', '/denuncias', { token: user.token }), 401, INVALID,
-    'issue #13 item 4: enabled again in b, a still refuses the token issued before the disable')
+  assertError(
+    t,
+    await a.request('GET', '/denuncias', { token: user.token }),
+    401,
+    INVALID,
+    'issue #13 item 4: enabled again in b, a still refuses the token issued before the disable',
+  )
   const fresh = await a.login(user.username, user.password)
   t.equal((await a.request('GET', '/denuncias', { token: fresh })).status, 200, 'a new login after re-enabling serves')
   t.equal((await b.request('DELETE', `/usuarios/${user.id}`, { token: admin })).status, 200)
@@ -47,7 +52,8 @@ t.test('D20: disabling or deleting an account in one process takes effect in the
 t.test('spec 4.4: list totals stay exact across processes and filters while they are cached', async (t) => {
   const [a, b] = await twoServices(t)
   const token = await a.adminToken()
-  const total = async (api: TestApi, query = '') => (await api.request('GET', `/denuncias?limit=1${query}`, { token })).body.data.total as number
+  const total = async (api: TestApi, query = '') =>
+    (await api.request('GET', `/denuncias?limit=1${query}`, { token })).body.data.total as number
   t.equal(await total(b), 0)
   await a.create('denuncias', { ...VALID['denuncias']!(), prioridad: 'alta' })
   t.equal(await total(b), 1, 'b counts a record created by a')
@@ -55,7 +61,7 @@ t.test('spec 4.4: list totals stay exact across processes and filters while they
   t.equal(await total(b, '&prioridad=baja'), 0)
   const created = await b.create('denuncias', { ...VALID['denuncias']!(), prioridad: 'baja' })
   t.equal(await total(b, '&prioridad=baja'), 1, 'b counts its own write')
-  t.equal(await total(a, '&prioridad=baja'), 1, 'a counts b\'s write')
+  t.equal(await total(a, '&prioridad=baja'), 1, "a counts b's write")
   t.equal((await a.request('DELETE', `/denuncias/${created._id}`, { token })).status, 200)
   t.equal(await total(b), 1, 'a delete in a is counted in b')
   t.equal(await total(b, '&prioridad=baja'), 0)

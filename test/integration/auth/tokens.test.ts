@@ -11,10 +11,28 @@ const INVALID = 'Token inválido o expirado'
 
 t.test('D20: a request without a token is 401 Token no proporcionado', async (t) => {
   const api = await startTestApi(t)
-  for (const [method, path] of [['GET', '/me'], ['POST', '/auth/logout'], ['GET', '/denuncias'], ['GET', '/denuncias/DEN-2026-00001'], ['DELETE', '/usuarios/USR-2026-00001']] as const)
+  for (const [method, path] of [
+    ['GET', '/me'],
+    ['POST', '/auth/logout'],
+    ['GET', '/denuncias'],
+    ['GET', '/denuncias/DEN-2026-00001'],
+    ['DELETE', '/usuarios/USR-2026-00001'],
+  ] as const)
     assertError(t, await api.request(method, path), 401, 'Token no proporcionado', `${method} ${path}`)
-  assertError(t, await api.request('POST', '/denuncias', { body: VALID['denuncias']!() }), 401, 'Token no proporcionado', 'POST without token')
-  assertError(t, await api.request('GET', '/me', { headers: { authorization: '' } }), 401, 'Token no proporcionado', 'empty header')
+  assertError(
+    t,
+    await api.request('POST', '/denuncias', { body: VALID['denuncias']!() }),
+    401,
+    'Token no proporcionado',
+    'POST without token',
+  )
+  assertError(
+    t,
+    await api.request('GET', '/me', { headers: { authorization: '' } }),
+    401,
+    'Token no proporcionado',
+    'empty header',
+  )
 })
 
 t.test('D20: tokens the service did not issue, or no longer honours, are 401 Token inválido o expirado', async (t) => {
@@ -34,7 +52,9 @@ t.test('D20: tokens the service did not issue, or no longer honours, are 401 Tok
     'wrong signature': forgeToken({ secret: `${secret}-other`, claims: { sub } }),
     'tampered payload': (() => {
       const [header, , signature] = forgeToken({ secret, claims: { sub } }).split('.')
-      const payload = Buffer.from(JSON.stringify({ sub: 'USR-2026-99999', jti: 'x', exp: now + 3600 })).toString('base64url')
+      const payload = Buffer.from(JSON.stringify({ sub: 'USR-2026-99999', jti: 'x', exp: now + 3600 })).toString(
+        'base64url',
+      )
       return `${header}.${payload}.${signature}`
     })(),
     'alg none': forgeToken({ secret, claims: { sub }, header: { alg: 'none', typ: 'JWT' }, sign: false }),
@@ -47,8 +67,19 @@ t.test('D20: tokens the service did not issue, or no longer honours, are 401 Tok
   }
   for (const [name, token] of Object.entries(cases))
     assertError(t, await api.request('GET', '/me', { token }), 401, INVALID, name)
-  for (const header of ['Basic YWRtaW46eA==', 'Bearer', `bearer ${forgeToken({ secret, claims: { sub } })}`, `Bearer ${forgeToken({ secret, claims: { sub } })} extra`])
-    assertError(t, await api.request('GET', '/me', { headers: { authorization: header } }), 401, INVALID, `header '${header.slice(0, 12)}...'`)
+  for (const header of [
+    'Basic YWRtaW46eA==',
+    'Bearer',
+    `bearer ${forgeToken({ secret, claims: { sub } })}`,
+    `Bearer ${forgeToken({ secret, claims: { sub } })} extra`,
+  ])
+    assertError(
+      t,
+      await api.request('GET', '/me', { headers: { authorization: header } }),
+      401,
+      INVALID,
+      `header '${header.slice(0, 12)}...'`,
+    )
 })
 
 t.test('D20: a token expires 7 days after issue', async (t) => {
@@ -61,7 +92,11 @@ t.test('D20: a token expires 7 days after issue', async (t) => {
   const header = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString())
   t.equal(header.alg, 'HS256')
   const second = await api.login()
-  t.not(JSON.parse(Buffer.from(second.split('.')[1] as string, 'base64url').toString()).jti, claims.jti, 'a unique jti per token')
+  t.not(
+    JSON.parse(Buffer.from(second.split('.')[1] as string, 'base64url').toString()).jti,
+    claims.jti,
+    'a unique jti per token',
+  )
 })
 
 t.test('D20, D23: logout answers Sesión cerrada and revokes only that token', async (t) => {
@@ -107,8 +142,13 @@ t.test('D20: account changes apply to existing tokens at once', async (t) => {
     assertError(t, await api.request('GET', '/denuncias', { token: user.token }), 401, INVALID, 'disabled')
     assertError(t, await api.request('GET', '/me', { token: user.token }), 401, INVALID, 'disabled on /me')
     t.equal((await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { activo: true } })).status, 200)
-    assertError(t, await api.request('GET', '/me', { token: user.token }), 401, INVALID,
-      'issue #13 item 4: enabled again, a token issued before the disable stays dead')
+    assertError(
+      t,
+      await api.request('GET', '/me', { token: user.token }),
+      401,
+      INVALID,
+      'issue #13 item 4: enabled again, a token issued before the disable stays dead',
+    )
   })
 
   t.test('a deleted user is refused on the next request', async (t) => {
@@ -122,11 +162,27 @@ t.test('D20: account changes apply to existing tokens at once', async (t) => {
   t.test('a role change takes effect on the next request', async (t) => {
     const user = await api.userWithRole('consulta')
     t.equal((await api.request('GET', '/denuncias', { token: user.token })).status, 200)
-    assertError(t, await api.request('POST', '/denuncias', { token: user.token, body: VALID['denuncias']!() }), 403, 'Sin permisos para esta operación', 'consulta creates')
+    assertError(
+      t,
+      await api.request('POST', '/denuncias', { token: user.token, body: VALID['denuncias']!() }),
+      403,
+      'Sin permisos para esta operación',
+      'consulta creates',
+    )
     t.equal((await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { rol: 'oficial' } })).status, 200)
-    t.equal((await api.request('POST', '/denuncias', { token: user.token, body: VALID['denuncias']!() })).status, 201, 'as oficial, the same token creates')
+    t.equal(
+      (await api.request('POST', '/denuncias', { token: user.token, body: VALID['denuncias']!() })).status,
+      201,
+      'as oficial, the same token creates',
+    )
     t.equal((await api.request('GET', '/me', { token: user.token })).body.data.rol, 'oficial')
     t.equal((await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { rol: 'consulta' } })).status, 200)
-    assertError(t, await api.request('POST', '/denuncias', { token: user.token, body: VALID['denuncias']!() }), 403, 'Sin permisos para esta operación', 'demoted back')
+    assertError(
+      t,
+      await api.request('POST', '/denuncias', { token: user.token, body: VALID['denuncias']!() }),
+      403,
+      'Sin permisos para esta operación',
+      'demoted back',
+    )
   })
 })

@@ -22,9 +22,16 @@ t.test('issue #13 item 4: composed or decomposed accents, case and spaces name o
     t.equal(dup.status, 409, `'${JSON.stringify(lookAlike)}' is the same username`)
   }
   for (const typed of ['MAR\u00cdA', 'mari\u0301a', 'Mar\u00eda  '])
-    t.equal((await api.request('POST', '/auth/login', { body: { username: typed, password: PASSWORD } })).status, 200, `login as ${JSON.stringify(typed)}`)
+    t.equal(
+      (await api.request('POST', '/auth/login', { body: { username: typed, password: PASSWORD } })).status,
+      200,
+      `login as ${JSON.stringify(typed)}`,
+    )
   const other = await api.request('POST', '/usuarios', { token, body: account('otra') })
-  const rename = await api.request('PUT', `/usuarios/${other.body.data._id as string}`, { token, body: { username: 'MARI\u0301A' } })
+  const rename = await api.request('PUT', `/usuarios/${other.body.data._id as string}`, {
+    token,
+    body: { username: 'MARI\u0301A' },
+  })
   t.equal(rename.status, 409, 'nor can an update make a look-alike')
 })
 
@@ -34,7 +41,11 @@ t.test('issue #13 item 4: accounts written before are made canonical at startup,
   const first = await startTestApi(t, { dataDir })
   const accounts = first.service.spec.accounts.spec
   // The record store takes any username: the shape of data written by an earlier version.
-  const old = await first.service.store.create(accounts, account('Jos\u0065\u0301 '), { actor: 'sistema', reveal: false, user: null })
+  const old = await first.service.store.create(accounts, account('Jos\u0065\u0301 '), {
+    actor: 'sistema',
+    reveal: false,
+    user: null,
+  })
 
   const second = await startTestApi(t, { dataDir })
   t.match(second.service.migrated, [/^usuario 'Jose\u0301 ' de USR-\d{4}-\d+ escrito como 'jos\u00e9'$/])
@@ -50,10 +61,20 @@ t.test('issue #13 item 4: two existing accounts that collide stop the start, nam
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const first = await startTestApi(t, { dataDir })
   const accounts = first.service.spec.accounts.spec
-  const upper = await first.service.store.create(accounts, account('Ana'), { actor: 'sistema', reveal: false, user: null })
-  const lower = await first.service.store.create(accounts, account('ana'), { actor: 'sistema', reveal: false, user: null })
+  const upper = await first.service.store.create(accounts, account('Ana'), {
+    actor: 'sistema',
+    reveal: false,
+    user: null,
+  })
+  const lower = await first.service.store.create(accounts, account('ana'), {
+    actor: 'sistema',
+    reveal: false,
+    user: null,
+  })
 
   await t.rejects(startTestApi(t, { dataDir }), {
-    message: new RegExp(`'Ana' \\(${String(upper['_id'])}\\) y 'ana' \\(${String(lower['_id'])}\\).*records user rename`),
+    message: new RegExp(
+      `'Ana' \\(${String(upper['_id'])}\\) y 'ana' \\(${String(lower['_id'])}\\).*records user rename`,
+    ),
   })
 })

@@ -10,9 +10,21 @@ const reachable = await requirePostgres(t, 'records copy is tested SQLite -> SQL
 t.test('copy moves everything; audit verify holds on the target; a non-empty target is refused', async (t) => {
   const cli = createCli(t)
   const ids = await cli.withService(async (service, token) => {
-    const person = await api(service, token, 'POST', '/personal', { tip: 'T1', nombre: 'Ana', apellidos: 'Ruiz', escala: 'oficial', nif: '33333333C' })
+    const person = await api(service, token, 'POST', '/personal', {
+      tip: 'T1',
+      nombre: 'Ana',
+      apellidos: 'Ruiz',
+      escala: 'oficial',
+      nif: '33333333C',
+    })
     t.equal(person.status, 201)
-    const gone = await api(service, token, 'POST', '/personal', { tip: 'T2', nombre: 'Luis', apellidos: 'Gil', escala: 'inspector', nif: '44444444D' })
+    const gone = await api(service, token, 'POST', '/personal', {
+      tip: 'T2',
+      nombre: 'Luis',
+      apellidos: 'Gil',
+      escala: 'inspector',
+      nif: '44444444D',
+    })
     t.equal((await api(service, token, 'DELETE', `/personal/${gone.body.data._id as string}`)).status, 200)
     return { person: person.body.data._id as string }
   })
@@ -36,7 +48,9 @@ t.test('copy moves everything; audit verify holds on the target; a non-empty tar
   t.match(again.stderr, /^records: .*no está vacía/)
   t.ok(noStack(again))
 
-  const read = await cli.withService(async (service, token) => (await api(service, token, 'GET', `/personal/${ids.person}`)).body.data)
+  const read = await cli.withService(
+    async (service, token) => (await api(service, token, 'GET', `/personal/${ids.person}`)).body.data,
+  )
   t.match(read, { nombre: 'Ana', nif: '33333333C' }, 'the source still serves its data')
 })
 
@@ -46,7 +60,13 @@ t.test('usage: both URLs, distinct, an existing source', async (t) => {
   const same = await cli.run(['copy', '--from', 'sqlite:a.db', '--to', 'sqlite:a.db'])
   t.equal(same.status, 1)
   t.match(same.stderr, /misma base de datos/)
-  const missing = await cli.run(['copy', '--from', `sqlite:${join(cli.dataDir, 'nada.db')}`, '--to', `sqlite:${join(cli.dataDir, 'b.db')}`])
+  const missing = await cli.run([
+    'copy',
+    '--from',
+    `sqlite:${join(cli.dataDir, 'nada.db')}`,
+    '--to',
+    `sqlite:${join(cli.dataDir, 'b.db')}`,
+  ])
   t.equal(missing.status, 1)
   t.match(missing.stderr, /No existe la base de datos de origen/)
 })

@@ -14,34 +14,57 @@ const reachable = await requirePostgres(t, "the CLI's PostgreSQL pool size was n
 
 function inputWith(env: Record<string, string>): CommandInput {
   return {
-    values: {}, positionals: [], env, cwd: process.cwd(),
-    stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
+    values: {},
+    positionals: [],
+    env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
   }
 }
 
-t.test('issue #18: the CLI opens PostgreSQL with DATABASE_POOL_SIZE connections, as the service does', { skip: reachable ? false : 'PostgreSQL is not reachable' }, async (t) => {
-  const cli = createCli(t)
-  const url = urlOf(await createTestDatabase())
-  for (const size of [2, 4]) {
-    const env = await openEnvironment(inputWith({
-      ...cli.env, DATABASE_URL: url, DATABASE_POOL_SIZE: String(size), MODULES_FILE: REPO_MODULES,
-    }))
-    try {
-      // Eight queries at once, each holding its connection for a moment: the backends that
-      // answer are the pool's connections.
-      const pids = await Promise.all(Array.from({ length: 8 }, async () =>
-        (await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.2)`.execute(env.database.db)).rows[0]?.pid))
-      t.equal(new Set(pids).size, size, `DATABASE_POOL_SIZE=${size}: ${size} connections`)
-    } finally {
-      await env.close()
+t.test(
+  'issue #18: the CLI opens PostgreSQL with DATABASE_POOL_SIZE connections, as the service does',
+  { skip: reachable ? false : 'PostgreSQL is not reachable' },
+  async (t) => {
+    const cli = createCli(t)
+    const url = urlOf(await createTestDatabase())
+    for (const size of [2, 4]) {
+      const env = await openEnvironment(
+        inputWith({
+          ...cli.env,
+          DATABASE_URL: url,
+          DATABASE_POOL_SIZE: String(size),
+          MODULES_FILE: REPO_MODULES,
+        }),
+      )
+      try {
+        // Eight queries at once, each holding its connection for a moment: the backends that
+        // answer are the pool's connections.
+        const pids = await Promise.all(
+          Array.from(
+            { length: 8 },
+            async () =>
+              (await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.2)`.execute(env.database.db))
+                .rows[0]?.pid,
+          ),
+        )
+        t.equal(new Set(pids).size, size, `DATABASE_POOL_SIZE=${size}: ${size} connections`)
+      } finally {
+        await env.close()
+      }
     }
-  }
-})
+  },
+)
 
 t.test('issue #18: a read-audit entry the CLI cannot write is reported and fails the command', async (t) => {
   const cli = createCli(t)
   await cli.withService(async (service, token) => {
-    const created = await api(service, token, 'POST', '/denuncias', { ...VALID['denuncias']!(), denunciante_dni: '12345678Z' })
+    const created = await api(service, token, 'POST', '/denuncias', {
+      ...VALID['denuncias']!(),
+      denunciante_dni: '12345678Z',
+    })
     t.equal(created.status, 201, 'a record with an encrypted value')
   })
   const db = new BetterSqlite3(join(cli.dataDir, 'records.db'))
@@ -52,8 +75,16 @@ t.test('issue #18: a read-audit entry the CLI cannot write is reported and fails
 
   const run = await cli.run(['export', 'denuncias', '--decrypt', '--format', 'jsonl'])
   t.equal(run.status, 1, 'the export fails: decrypted data left no trace in the audit trail')
-  t.match(run.stderr, /^records: no se pudo escribir la auditoría de lecturas: .*disco lleno/m, 'the write error is said')
-  t.match(run.stderr, /^records: 1 lecturas de datos cifrados no constan en la auditoría/m, 'and how many reads it concerns')
+  t.match(
+    run.stderr,
+    /^records: no se pudo escribir la auditoría de lecturas: .*disco lleno/m,
+    'the write error is said',
+  )
+  t.match(
+    run.stderr,
+    /^records: 1 lecturas de datos cifrados no constan en la auditoría/m,
+    'and how many reads it concerns',
+  )
   t.ok(noStack(run), 'one line each, no stack')
 
   const masked = await cli.run(['export', 'denuncias', '--format', 'jsonl'])
@@ -65,6 +96,9 @@ t.test('issue #18: a setting the engine cannot use is one line, records: <reason
   const cli = createCli(t)
   const run = await cli.run(['user', 'list'], { env: { DATABASE_URL: 'mysql://localhost/records' } })
   t.equal(run.status, 1)
-  t.equal(run.stderr, "records: DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido 'mysql:...')\n")
+  t.equal(
+    run.stderr,
+    "records: DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido 'mysql:...')\n",
+  )
   t.ok(noStack(run))
 })

@@ -3,8 +3,23 @@ import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { createCli, noStack } from './support.js'
 
-const COMMANDS = ['audit verify', 'export', 'import', 'keys generate', 'keys rotate', 'keys status', 'migrate', 'serve',
-  'user add', 'user disable', 'user enable', 'user list', 'user passwd', 'user role', 'validate']
+const COMMANDS = [
+  'audit verify',
+  'export',
+  'import',
+  'keys generate',
+  'keys rotate',
+  'keys status',
+  'migrate',
+  'serve',
+  'user add',
+  'user disable',
+  'user enable',
+  'user list',
+  'user passwd',
+  'user role',
+  'validate',
+]
 
 t.test('records --help lists every subcommand with its summary', async (t) => {
   const cli = createCli(t)
@@ -36,13 +51,18 @@ t.test('usage errors exit 2 with a one-line reason', async (t) => {
   t.match(args.stderr, /Número de argumentos incorrecto/)
   const failure = await cli.run(['audit', 'verify'], { env: { MODULES_FILE: '/nonexistent/modules.yaml' } })
   t.equal(failure.status, 1)
-  t.match(failure.stderr, /^records: \/nonexistent\/modules\.yaml:1:1: No se puede cargar la definición de módulos: el fichero no existe\n$/)
+  t.match(
+    failure.stderr,
+    /^records: \/nonexistent\/modules\.yaml:1:1: No se puede cargar la definición de módulos: el fichero no existe\n$/,
+  )
   for (const run of [unknown, option, args, failure]) t.ok(noStack(run))
 })
 
 t.test('#18: records --version prints the package version without loading any subcommand', async (t) => {
   const cli = createCli(t)
-  const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
   const run = await cli.run(['--version'])
   t.equal(run.status, 0)
   t.equal(run.stdout, `records ${version}\n`)

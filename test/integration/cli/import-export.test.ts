@@ -10,17 +10,20 @@ const HEADER = 'tip,nombre,apellidos,escala,nif,destino,idiomas,_id'
 t.test('a file with bad rows reports every bad row and imports nothing', async (t) => {
   const cli = createCli(t)
   const file = join(cli.dataDir, 'personal.csv')
-  writeFileSync(file, [
-    HEADER,
-    'TIP-1,Marta,Ruiz,oficial,11111111A,Centro,"[""es"",""en""]",IGNORED',
-    'TIP-2,Juan,,oficial,,,,',
-    'TIP-3,Luis,Sanz,general,,,,',
-    'TIP-1,Ana,Gil,oficial,,,,',
-    'TIP-5,Eva,Mas,oficial,11111111A,,,',
-    'TIP-6,Sara,Paz,oficial',
-    '"TIP-7","Rosa","Vidal\nMora",inspector,,,,',
-    'TIP-8,Noa,Rey,oficial,,,no-es-json,',
-  ].join('\n'))
+  writeFileSync(
+    file,
+    [
+      HEADER,
+      'TIP-1,Marta,Ruiz,oficial,11111111A,Centro,"[""es"",""en""]",IGNORED',
+      'TIP-2,Juan,,oficial,,,,',
+      'TIP-3,Luis,Sanz,general,,,,',
+      'TIP-1,Ana,Gil,oficial,,,,',
+      'TIP-5,Eva,Mas,oficial,11111111A,,,',
+      'TIP-6,Sara,Paz,oficial',
+      '"TIP-7","Rosa","Vidal\nMora",inspector,,,,',
+      'TIP-8,Noa,Rey,oficial,,,no-es-json,',
+    ].join('\n'),
+  )
   const run = await cli.run(['import', 'personal', file, '--new-ids'])
   t.equal(run.status, 1)
   t.same(run.stdout.trim().split('\n'), [
@@ -32,21 +35,37 @@ t.test('a file with bad rows reports every bad row and imports nothing', async (
     "línea 10: Datos inválidos: El campo 'idiomas' debe ser de tipo lista",
     '6 de 8 filas rechazadas: no se ha importado nada (use --skip-invalid para importar las válidas)',
   ])
-  t.equal(cli.raw((db) => (db.prepare('select count(*) n from personal').get() as { n: number }).n), 0, 'nothing imported')
+  t.equal(
+    cli.raw((db) => (db.prepare('select count(*) n from personal').get() as { n: number }).n),
+    0,
+    'nothing imported',
+  )
 
   const skip = await cli.run(['import', 'personal', file, '--skip-invalid', '--json', '--new-ids'])
   t.equal(skip.status, 0)
   t.match(JSON.parse(skip.stdout), { module: 'personal', total: 8, imported: 2, rejected: { length: 6 } })
-  const stored = cli.raw((db) => db.prepare('select _id, nif, _bidx_nif, idiomas, apellidos from personal order by _row').all()) as Record<string, string>[]
+  const stored = cli.raw((db) =>
+    db.prepare('select _id, nif, _bidx_nif, idiomas, apellidos from personal order by _row').all(),
+  ) as Record<string, string>[]
   t.equal(stored.length, 2)
-  t.match(stored[0], { _id: /^PER-\d{4}-00001$/, nif: /^v1\.[0-9a-f]{8}\./, _bidx_nif: /\S/, idiomas: '["es","en"]' }, 'encrypted at rest, with its blind index; _id from the file ignored')
+  t.match(
+    stored[0],
+    { _id: /^PER-\d{4}-00001$/, nif: /^v1\.[0-9a-f]{8}\./, _bidx_nif: /\S/, idiomas: '["es","en"]' },
+    'encrypted at rest, with its blind index; _id from the file ignored',
+  )
   t.equal(stored[1]?.apellidos, 'Vidal\nMora', 'a quoted value over two lines')
 
   await cli.withService(async (service, token) => {
-    t.match(await api(service, token, 'GET', '/personal?nif=11111111A'), { body: { data: { total: 1, records: [{ nif: '11111111A', idiomas: ['es', 'en'], _created_by: /^cli:/ }] } } })
+    t.match(await api(service, token, 'GET', '/personal?nif=11111111A'), {
+      body: { data: { total: 1, records: [{ nif: '11111111A', idiomas: ['es', 'en'], _created_by: /^cli:/ }] } },
+    })
   })
   const again = await cli.run(['import', 'personal', file, '--skip-invalid', '--json', '--new-ids'])
-  t.match(JSON.parse(again.stdout).rejected.find((r: { line: number }) => r.line === 2), { reason: /^Ya existe un registro con el mismo valor en 'tip' \(PER-\d{4}-00001\)$/ }, 'values already stored count too')
+  t.match(
+    JSON.parse(again.stdout).rejected.find((r: { line: number }) => r.line === 2),
+    { reason: /^Ya existe un registro con el mismo valor en 'tip' \(PER-\d{4}-00001\)$/ },
+    'values already stored count too',
+  )
   t.equal((await cli.run(['audit', 'verify'])).status, 0, 'hashes and audit entries of imported records verify')
 })
 
@@ -61,8 +80,13 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
   t.equal(run.status, 0, run.stderr)
   t.equal(run.stdout, "2 registros importados en 'equipamiento'\n")
   t.equal(run.stderr, '', 'no progress bar when stderr is not a terminal')
-  const bad = await cli.run(['import', 'equipamiento', '-', '--format', 'jsonl'], { input: '{"tipo":\n{"tipo":"radio"}' })
-  t.same(bad.stdout.trim().split('\n').slice(0, 2), ['línea 1: JSON inválido', "línea 2: Datos requeridos: El campo 'nombre' es obligatorio"])
+  const bad = await cli.run(['import', 'equipamiento', '-', '--format', 'jsonl'], {
+    input: '{"tipo":\n{"tipo":"radio"}',
+  })
+  t.same(bad.stdout.trim().split('\n').slice(0, 2), [
+    'línea 1: JSON inválido',
+    "línea 2: Datos requeridos: El campo 'nombre' es obligatorio",
+  ])
 
   const csv = await cli.run(['export', 'equipamiento'])
   t.equal(csv.status, 0)
@@ -72,8 +96,14 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
   const out = join(cli.dataDir, 'equipamiento.jsonl')
   const jsonl = await cli.run(['export', 'equipamiento', '--out', out])
   t.match(jsonl.stderr, /2 registros exportados de 'equipamiento'/)
-  const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-  t.match(records, [{ nombre: 'Emisora 1', _version: 1 }, { nombre: 'Pistola', estado: 'asignado' }])
+  const records = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  t.match(records, [
+    { nombre: 'Emisora 1', _version: 1 },
+    { nombre: 'Pistola', estado: 'asignado' },
+  ])
 
   const other = createCli(t)
   const file = join(other.dataDir, 'equipamiento.csv')
@@ -84,7 +114,9 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
 
 t.test('export masks encrypted values unless --decrypt, whose reads are audited', async (t) => {
   const cli = createCli(t)
-  await cli.run(['import', 'personal', '-', '--format', 'jsonl'], { input: JSON.stringify({ tip: 'T1', nombre: 'A', apellidos: 'B', escala: 'oficial', nif: '22222222B' }) })
+  await cli.run(['import', 'personal', '-', '--format', 'jsonl'], {
+    input: JSON.stringify({ tip: 'T1', nombre: 'A', apellidos: 'B', escala: 'oficial', nif: '22222222B' }),
+  })
   const masked = await cli.run(['export', 'personal', '--format', 'jsonl'])
   t.match(JSON.parse(masked.stdout), { nif: '***' })
   const reads = () => cli.raw((db) => db.prepare("select user_id, fields from _audit where action = 'consultar'").all())
@@ -92,7 +124,10 @@ t.test('export masks encrypted values unless --decrypt, whose reads are audited'
   const plain = await cli.run(['export', 'personal', '--format', 'jsonl', '--decrypt'])
   t.match(JSON.parse(plain.stdout), { nif: '22222222B' })
   t.match(reads(), [{ user_id: /^cli:/, fields: '["nif"]' }], 'the decrypted read is audited (D25)')
-  t.equal((await cli.run(['export', 'nada'])).stderr.startsWith("records: Módulo desconocido 'nada'. Módulos: denuncias,"), true)
+  t.equal(
+    (await cli.run(['export', 'nada'])).stderr.startsWith("records: Módulo desconocido 'nada'. Módulos: denuncias,"),
+    true,
+  )
 })
 
 // 100,000 rows: RECORDS_IMPORT_ROWS=100000 npx tap --disable-coverage test/integration/cli/import-export.test.ts
@@ -100,13 +135,19 @@ t.test('a large CSV imports in one transaction (size from RECORDS_IMPORT_ROWS)',
   const count = Number(process.env['RECORDS_IMPORT_ROWS'] ?? 2000)
   const cli = createCli(t)
   const file = join(cli.dataDir, 'vehiculos.csv')
-  const rows = Array.from({ length: count }, (_, i) => `${String(i).padStart(7, '0')}-ABC,Seat,Ibiza,patrulla,${i},2020-01-01,operativo`)
+  const rows = Array.from(
+    { length: count },
+    (_, i) => `${String(i).padStart(7, '0')}-ABC,Seat,Ibiza,patrulla,${i},2020-01-01,operativo`,
+  )
   writeFileSync(file, ['matricula,marca,modelo,tipo,km_actuales,fecha_matriculacion,estado', ...rows].join('\n'))
   const started = process.hrtime.bigint()
   const run = await cli.run(['import', 'vehiculos', file, '--json'])
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   t.equal(run.status, 0, run.stderr)
   t.match(JSON.parse(run.stdout), { total: count, imported: count, rejected: [] })
-  t.equal(cli.raw((db) => (db.prepare('select count(*) n from vehiculos').get() as { n: number }).n), count)
+  t.equal(
+    cli.raw((db) => (db.prepare('select count(*) n from vehiculos').get() as { n: number }).n),
+    count,
+  )
   t.comment(`imported ${count} CSV rows in ${seconds.toFixed(1)} s`)
 })

@@ -12,9 +12,15 @@ t.test('openapi: stdout or --out, the same document as GET /openapi.json', async
   t.equal(run.status, 0, run.stderr)
   const printed = JSON.parse(run.stdout)
   t.equal(printed.openapi, '3.1.0')
-  t.same(printed.servers.map((s: { url: string }) => s.url), ['/v1'], 'the paths hang from BASE_PATH')
+  t.same(
+    printed.servers.map((s: { url: string }) => s.url),
+    ['/v1'],
+    'the paths hang from BASE_PATH',
+  )
   t.ok(printed.paths['/denuncias'])
-  const served = await cli.withService(async (service) => (await service.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json())
+  const served = await cli.withService(async (service) =>
+    (await service.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json(),
+  )
   t.same(printed, served, 'what the command writes is what the service serves')
 
   const out = join(cli.dataDir, 'openapi.json')
@@ -39,7 +45,18 @@ t.test('backup: a consistent copy with every record, never over an existing file
   const cli = createCli(t)
   await cli.withService(async (service, token) => {
     for (let i = 0; i < 3; i++)
-      t.equal((await api(service, token, 'POST', '/personal', { tip: `T${i}`, nombre: 'A', apellidos: 'B', escala: 'oficial', nif: `3333333${i}C` })).status, 201)
+      t.equal(
+        (
+          await api(service, token, 'POST', '/personal', {
+            tip: `T${i}`,
+            nombre: 'A',
+            apellidos: 'B',
+            escala: 'oficial',
+            nif: `3333333${i}C`,
+          })
+        ).status,
+        201,
+      )
   })
   const destination = join(cli.dataDir, 'copias', 'records.db')
   const run = await cli.run(['backup', destination, '--json'])

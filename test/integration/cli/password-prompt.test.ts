@@ -31,16 +31,28 @@ sys.stdout.write(out.decode())
 
 const python = spawnSync('python3', ['--version']).status === 0
 
-t.test('the prompt does not echo, asks twice and refuses a mismatch', { skip: python ? false : 'python3 (pty) not available' }, async (t) => {
-  const cli = createCli(t)
-  const run = (username: string, answers: string) => spawnSync('python3', ['-c', DRIVER, process.execPath, BIN, 'user', 'add', username, '--role', 'agente', '--field', 'nombre=T'], {
-    cwd: cli.dataDir, env: { ...process.env, ...cli.env }, input: answers, encoding: 'utf8',
-  })
-  const ok = run('tty1', 'clave-terminal-1,clave-terminal-1')
-  t.match(ok.stdout, /^Contraseña: \r\nRepita la contraseña: \r\nCuenta creada: 'tty1'/)
-  t.notMatch(ok.stdout, /clave-terminal/, 'the typed password is never echoed')
-  const mismatch = run('tty2', 'clave-terminal-1,otra-clave-2')
-  t.match(mismatch.stdout, /records: Las contraseñas no coinciden/)
-  t.match((await cli.run(['user', 'list'])).stdout, /tty1/)
-  t.notMatch((await cli.run(['user', 'list'])).stdout, /tty2/)
-})
+t.test(
+  'the prompt does not echo, asks twice and refuses a mismatch',
+  { skip: python ? false : 'python3 (pty) not available' },
+  async (t) => {
+    const cli = createCli(t)
+    const run = (username: string, answers: string) =>
+      spawnSync(
+        'python3',
+        ['-c', DRIVER, process.execPath, BIN, 'user', 'add', username, '--role', 'agente', '--field', 'nombre=T'],
+        {
+          cwd: cli.dataDir,
+          env: { ...process.env, ...cli.env },
+          input: answers,
+          encoding: 'utf8',
+        },
+      )
+    const ok = run('tty1', 'clave-terminal-1,clave-terminal-1')
+    t.match(ok.stdout, /^Contraseña: \r\nRepita la contraseña: \r\nCuenta creada: 'tty1'/)
+    t.notMatch(ok.stdout, /clave-terminal/, 'the typed password is never echoed')
+    const mismatch = run('tty2', 'clave-terminal-1,otra-clave-2')
+    t.match(mismatch.stdout, /records: Las contraseñas no coinciden/)
+    t.match((await cli.run(['user', 'list'])).stdout, /tty1/)
+    t.notMatch((await cli.run(['user', 'list'])).stdout, /tty2/)
+  },
+)

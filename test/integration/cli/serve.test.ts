@@ -10,7 +10,9 @@ import { BIN, createCli } from './support.js'
 t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
   const cli = createCli(t)
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: cli.dataDir, env: { ...process.env, ...cli.env, PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: cli.dataDir,
+    env: { ...process.env, ...cli.env, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -33,9 +35,18 @@ t.test('records serve refuses an unsafe modules.yaml with status 1 and the reaso
   const cli = createCli(t)
   t.equal((await cli.run(['migrate'])).status, 0)
   const file = join(cli.dataDir, 'modules.yaml')
-  writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }'))
+  writeFileSync(
+    file,
+    readFileSync(REPO_MODULES, 'utf8').replace(
+      '      destino: { type: string }',
+      '      destino: { type: string, encrypted: true }',
+    ),
+  )
   const run = await cli.run(['serve'], { env: { MODULES_FILE: file, PORT: '0' } })
   t.equal(run.status, 1)
-  t.match(run.stderr, /^records: modules\.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run`/)
+  t.match(
+    run.stderr,
+    /^records: modules\.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run`/,
+  )
   t.match(run.stderr, /Cifrar el campo 'personal\.destino'/)
 })

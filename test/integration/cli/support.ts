@@ -32,7 +32,13 @@ export interface Cli {
 export function createCli(t: Test, env: Record<string, string> = {}): Cli {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-cli-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const base = { DATA_DIR: dataDir, MODULES_FILE: REPO_MODULES, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, ...env }
+  const base = {
+    DATA_DIR: dataDir,
+    MODULES_FILE: REPO_MODULES,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    ...env,
+  }
   const cli: Cli = {
     dataDir,
     env: base,
@@ -61,7 +67,11 @@ export function createCli(t: Test, env: Record<string, string> = {}): Cli {
       const settings = loadSettings({ ...base, MODULES_FILE: modulesFile, RATE_LIMIT_IP_PER_MINUTE: '100000' })
       const service = await openService(settings)
       try {
-        const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password } })
+        const login = await service.app.inject({
+          method: 'POST',
+          url: '/api/auth/login',
+          payload: { username: ADMIN.username, password: ADMIN.password },
+        })
         // No token when the database has no such admin (its first account came from the CLI).
         return await work(service, login.statusCode === 200 ? (login.json().data.token as string) : '')
       } finally {
@@ -77,7 +87,9 @@ export const noStack = (run: Run): boolean => !/\n\s+at /.test(run.stderr) && !/
 
 export async function api(service: OpenService, token: string, method: string, url: string, body?: unknown) {
   const response = await service.app.inject({
-    method: method as 'GET', url: `/api${url}`, headers: { authorization: `Bearer ${token}` },
+    method: method as 'GET',
+    url: `/api${url}`,
+    headers: { authorization: `Bearer ${token}` },
     ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
   })
   return { status: response.statusCode, body: response.json() }

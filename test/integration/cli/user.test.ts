@@ -5,10 +5,15 @@ import { api, createCli, noStack } from './support.js'
 
 t.test('the first superadmin and the life of an account, all audited', async (t) => {
   const cli = createCli(t)
-  const add = await cli.run(['user', 'add', 'jgarcia', '--role', 'superadmin', '--field', 'nombre=Juana García', '--password-stdin'], { input: 'clave-secreta-1\n' })
+  const add = await cli.run(
+    ['user', 'add', 'jgarcia', '--role', 'superadmin', '--field', 'nombre=Juana García', '--password-stdin'],
+    { input: 'clave-secreta-1\n' },
+  )
   t.equal(add.status, 0, add.stderr)
   t.match(add.stdout, /^Cuenta creada: 'jgarcia' \(USR-\d{4}-00001\) con el rol 'superadmin'\n$/)
-  const hash = cli.raw((db) => db.prepare("select password from usuarios where username = 'jgarcia'").get()) as { password: string }
+  const hash = cli.raw((db) => db.prepare("select password from usuarios where username = 'jgarcia'").get()) as {
+    password: string
+  }
   t.match(hash.password, /^\$2[aby]\$10\$/, 'the password is stored as a bcrypt hash (D22)')
   t.notMatch(hash.password, /clave-secreta-1/)
 
@@ -16,11 +21,23 @@ t.test('the first superadmin and the life of an account, all audited', async (t)
   t.match(list, [{ username: 'jgarcia', role: 'superadmin', active: true, profile: { nombre: 'Juana García' } }])
   t.equal(list.length, 1, 'the CLI created the first account: no initial admin is generated')
 
-  const login = (password: string) => cli.withService(async (service) =>
-    (await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'jgarcia', password } })).statusCode)
+  const login = (password: string) =>
+    cli.withService(
+      async (service) =>
+        (
+          await service.app.inject({
+            method: 'POST',
+            url: '/api/auth/login',
+            payload: { username: 'jgarcia', password },
+          })
+        ).statusCode,
+    )
   t.equal(await login('clave-secreta-1'), 200, 'the account logs in through the API')
 
-  t.equal((await cli.run(['user', 'passwd', 'jgarcia', '--password-stdin'], { input: 'otra-clave-larga-2\n' })).status, 0)
+  t.equal(
+    (await cli.run(['user', 'passwd', 'jgarcia', '--password-stdin'], { input: 'otra-clave-larga-2\n' })).status,
+    0,
+  )
   t.equal(await login('clave-secreta-1'), 401, 'the old password no longer works')
   t.equal(await login('otra-clave-larga-2'), 200)
 
@@ -33,25 +50,37 @@ t.test('the first superadmin and the life of an account, all audited', async (t)
   t.equal((await cli.run(['user', 'role', 'jgarcia', 'consulta'])).status, 0)
   t.match((await cli.run(['user', 'list'])).stdout, /USR-\d{4}-00001 {2}jgarcia {2}consulta {2}activa/)
 
-  const trail = cli.raw((db) => db.prepare("select action, user_id, fields from _audit where action in ('crear', 'editar') order by seq").all())
-  t.match(trail, [
-    { action: 'crear', user_id: /^cli:/ },
-    { action: 'editar', fields: '["password"]' },
-    { action: 'editar', fields: '["activo"]' },
-    { action: 'editar', fields: '["activo"]' },
-    { action: 'editar', fields: '["rol"]' },
-  ], 'every write is in the audit chain, in the name of the CLI user')
+  const trail = cli.raw((db) =>
+    db.prepare("select action, user_id, fields from _audit where action in ('crear', 'editar') order by seq").all(),
+  )
+  t.match(
+    trail,
+    [
+      { action: 'crear', user_id: /^cli:/ },
+      { action: 'editar', fields: '["password"]' },
+      { action: 'editar', fields: '["activo"]' },
+      { action: 'editar', fields: '["activo"]' },
+      { action: 'editar', fields: '["rol"]' },
+    ],
+    'every write is in the audit chain, in the name of the CLI user',
+  )
   t.equal((await cli.run(['audit', 'verify'])).status, 0, 'and the chain verifies')
 })
 
-t.test('the API\'s validation and messages apply; no password from argv or without a terminal', async (t) => {
+t.test("the API's validation and messages apply; no password from argv or without a terminal", async (t) => {
   const cli = createCli(t)
-  const short = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--field', 'nombre=Ana', '--password-stdin'], { input: 'corta\n' })
+  const short = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--field', 'nombre=Ana', '--password-stdin'], {
+    input: 'corta\n',
+  })
   t.equal(short.status, 1)
   t.equal(short.stderr, "records: Datos inválidos: El campo 'password' debe tener al menos 8 caracteres\n")
-  const role = await cli.run(['user', 'add', 'ana', '--role', 'capitan', '--field', 'nombre=Ana', '--password-stdin'], { input: 'larga-clave-1\n' })
+  const role = await cli.run(['user', 'add', 'ana', '--role', 'capitan', '--field', 'nombre=Ana', '--password-stdin'], {
+    input: 'larga-clave-1\n',
+  })
   t.match(role.stderr, /El campo 'rol' debe ser uno de: superadmin, administrador/)
-  const missing = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--password-stdin'], { input: 'larga-clave-1\n' })
+  const missing = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--password-stdin'], {
+    input: 'larga-clave-1\n',
+  })
   t.match(missing.stderr, /Datos requeridos\n {2}- El campo 'nombre' es obligatorio/)
   const noTty = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--field', 'nombre=Ana'])
   t.equal(noTty.stderr, 'records: No hay terminal para preguntar la contraseña: use --password-stdin\n')
@@ -74,41 +103,98 @@ t.test('accounts created by the CLI work with the API next to those created by i
   await cli.withService(async (service, token) => {
     t.equal((await api(service, token, 'GET', '/usuarios')).body.data.total, 1, 'the initial admin of the service')
   })
-  t.equal((await cli.run(['user', 'add', 'oficial1', '--role', 'oficial', '--field', 'nombre=Pedro', '--field', 'email=p@example.org', '--password-stdin'], { input: 'clave-oficial-1' })).status, 0)
+  t.equal(
+    (
+      await cli.run(
+        [
+          'user',
+          'add',
+          'oficial1',
+          '--role',
+          'oficial',
+          '--field',
+          'nombre=Pedro',
+          '--field',
+          'email=p@example.org',
+          '--password-stdin',
+        ],
+        { input: 'clave-oficial-1' },
+      )
+    ).status,
+    0,
+  )
   await cli.withService(async (service, token) => {
-    t.match(await api(service, token, 'GET', '/usuarios?username=oficial1'), { body: { data: { total: 1, records: [{ rol: 'oficial', email: 'p@example.org' }] } } })
+    t.match(await api(service, token, 'GET', '/usuarios?username=oficial1'), {
+      body: { data: { total: 1, records: [{ rol: 'oficial', email: 'p@example.org' }] } },
+    })
   })
 })
 
 t.test('a running service sees a CLI disable or role change at once (D20, issue #7 caches)', async (t) => {
   const cli = createCli(t)
-  t.equal((await cli.run(['user', 'add', 'agente', '--role', 'superadmin', '--field', 'nombre=Agente Uno', '--password-stdin'], { input: 'relevo-de-guardia-9\n' })).status, 0)
+  t.equal(
+    (
+      await cli.run(
+        ['user', 'add', 'agente', '--role', 'superadmin', '--field', 'nombre=Agente Uno', '--password-stdin'],
+        { input: 'relevo-de-guardia-9\n' },
+      )
+    ).status,
+    0,
+  )
   await cli.withService(async (service) => {
-    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'agente', password: 'relevo-de-guardia-9' } })
+    const login = await service.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'agente', password: 'relevo-de-guardia-9' },
+    })
     const token = login.json().data.token as string
     const list = async () => (await api(service, token, 'GET', '/denuncias')).status
     t.equal(await list(), 200)
     t.equal(await list(), 200, 'a second request, answered from the cached account state')
     t.equal((await cli.run(['user', 'role', 'agente', 'consulta'])).status, 0)
-    t.equal((await api(service, token, 'POST', '/denuncias', {})).status, 403, 'the new role applies to the next request')
+    t.equal(
+      (await api(service, token, 'POST', '/denuncias', {})).status,
+      403,
+      'the new role applies to the next request',
+    )
     t.equal((await cli.run(['user', 'disable', 'agente'])).status, 0)
     t.equal(await list(), 401, 'the token of a disabled account stops working at once')
   })
 })
 
-t.test('issue #13 item 4: `records user passwd` ends the account\'s tokens in a running service; the policy applies', async (t) => {
-  const cli = createCli(t)
-  t.equal((await cli.run(['user', 'add', 'mruiz', '--role', 'agente', '--field', 'nombre=Marta', '--password-stdin'], { input: 'guardia-de-tarde-7\n' })).status, 0)
-  const weak = await cli.run(['user', 'passwd', 'mruiz', '--password-stdin'], { input: 'password12345\n' })
-  t.equal(weak.status, 1)
-  t.match(weak.stderr, /Datos inválidos[\s\S]*demasiado común/, 'a common password is refused, with the reason')
-  const renamed = await cli.run(['user', 'add', 'MRuiz ', '--role', 'agente', '--field', 'nombre=Otra', '--password-stdin'], { input: 'guardia-de-tarde-7\n' })
-  t.equal(renamed.status, 1, 'a look-alike username is refused from the command line too')
-  await cli.withService(async (service) => {
-    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'mruiz', password: 'guardia-de-tarde-7' } })
-    const token = login.json().data.token as string
-    t.equal((await api(service, token, 'GET', '/me')).status, 200)
-    t.equal((await cli.run(['user', 'passwd', 'MRUIZ', '--password-stdin'], { input: 'cambio-de-turno-42\n' })).status, 0)
-    t.equal((await api(service, token, 'GET', '/me')).status, 401, 'the earlier token stops working at once')
-  })
-})
+t.test(
+  "issue #13 item 4: `records user passwd` ends the account's tokens in a running service; the policy applies",
+  async (t) => {
+    const cli = createCli(t)
+    t.equal(
+      (
+        await cli.run(['user', 'add', 'mruiz', '--role', 'agente', '--field', 'nombre=Marta', '--password-stdin'], {
+          input: 'guardia-de-tarde-7\n',
+        })
+      ).status,
+      0,
+    )
+    const weak = await cli.run(['user', 'passwd', 'mruiz', '--password-stdin'], { input: 'password12345\n' })
+    t.equal(weak.status, 1)
+    t.match(weak.stderr, /Datos inválidos[\s\S]*demasiado común/, 'a common password is refused, with the reason')
+    const renamed = await cli.run(
+      ['user', 'add', 'MRuiz ', '--role', 'agente', '--field', 'nombre=Otra', '--password-stdin'],
+      { input: 'guardia-de-tarde-7\n' },
+    )
+    t.equal(renamed.status, 1, 'a look-alike username is refused from the command line too')
+    await cli.withService(async (service) => {
+      const login = await service.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { username: 'mruiz', password: 'guardia-de-tarde-7' },
+      })
+      const token = login.json().data.token as string
+      t.equal((await api(service, token, 'GET', '/me')).status, 200)
+      t.equal(
+        (await cli.run(['user', 'passwd', 'MRUIZ', '--password-stdin'], { input: 'cambio-de-turno-42\n' })).status,
+        0,
+      )
+      t.equal((await api(service, token, 'GET', '/me')).status, 401, 'the earlier token stops working at once')
+    })
+  },
+)

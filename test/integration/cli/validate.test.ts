@@ -13,7 +13,21 @@ t.test('the shipped modules.yaml is valid: exit 0', async (t) => {
   t.equal(run.status, 0)
   t.equal(run.stdout, `${REPO_MODULES}: válido (9 módulos, 6 roles)\n`)
   const json = await cli.run(['validate', REPO_MODULES, '--json'])
-  t.match(JSON.parse(json.stdout), { valid: true, problems: [], modules: ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento', 'usuarios'] })
+  t.match(JSON.parse(json.stdout), {
+    valid: true,
+    problems: [],
+    modules: [
+      'denuncias',
+      'sanciones',
+      'atestados',
+      'personal',
+      'vehiculos',
+      'sala092',
+      'turnos',
+      'equipamiento',
+      'usuarios',
+    ],
+  })
 })
 
 t.test('every problem is printed as file:line:column and a sentence; exit 1', async (t) => {
@@ -42,7 +56,11 @@ t.test('shape, syntax and "did you mean" problems, as the loader reports them (-
     const report = JSON.parse(run.stdout)
     t.equal(report.valid, false)
     t.ok(report.problems.length > 0)
-    t.ok(report.problems.every((p: { line: number; column: number; file: string }) => p.line >= 1 && p.column >= 1 && p.file.endsWith(fixture)))
+    t.ok(
+      report.problems.every(
+        (p: { line: number; column: number; file: string }) => p.line >= 1 && p.column >= 1 && p.file.endsWith(fixture),
+      ),
+    )
     t.match(report.problems.map((p: { message: string }) => p.message).join('\n'), pattern, fixture)
   }
   const missing = await cli.run(['validate', 'no-such.yaml'])
@@ -53,12 +71,15 @@ t.test('shape, syntax and "did you mean" problems, as the loader reports them (-
 t.test('#18: a module that only a *.* role reaches is a warning, not a failure', async (t) => {
   const cli = createCli(t)
   const file = join(cli.dataDir, 'modules-new-module.yaml')
-  writeFileSync(file, `${readFileSync(REPO_MODULES, 'utf8')}
+  writeFileSync(
+    file,
+    `${readFileSync(REPO_MODULES, 'utf8')}
   objetos_perdidos:
     prefix: OBP
     fields:
       descripcion: { type: text, required: true }
-`)
+`,
+  )
   const run = await cli.run(['validate', file])
   t.equal(run.status, 0, 'still valid')
   t.same(run.stdout.trim().split('\n'), [
@@ -66,6 +87,9 @@ t.test('#18: a module that only a *.* role reaches is a warning, not a failure',
       "objetos_perdidos.*. Si otros deben usarlo, añada 'objetos_perdidos.ver' o 'objetos_perdidos.*' a sus roles.",
     `${file}: válido (10 módulos, 6 roles, 1 avisos)`,
   ])
-  t.match(JSON.parse((await cli.run(['validate', file, '--json'])).stdout), { valid: true, warnings: [{ module: 'objetos_perdidos' }] })
+  t.match(JSON.parse((await cli.run(['validate', file, '--json'])).stdout), {
+    valid: true,
+    warnings: [{ module: 'objetos_perdidos' }],
+  })
   t.same(JSON.parse((await cli.run(['validate', '--json'])).stdout).warnings, [], 'the shipped modules.yaml has none')
 })

@@ -27,19 +27,28 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   const source = await startTestApi(t, { dataDir: sourceDir, clock, env: { DATABASE_URL: sourceUrl } })
   const token = await source.adminToken()
   const ids: Record<string, string> = {}
-  const den = await source.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '12345678Z', testigos: [{ nombre: 'Eva', dni: 'X1' }] })
+  const den = await source.create('denuncias', {
+    ...VALID['denuncias']!(),
+    denunciante_dni: '12345678Z',
+    testigos: [{ nombre: 'Eva', dni: 'X1' }],
+  })
   ids['denuncias'] = den._id
   ids['sanciones'] = (await source.create('sanciones', { ...VALID['sanciones']!(), importe: 90.55 }))._id
   ids['atestados'] = (await source.create('atestados', { ...VALID['atestados']!(), imputados: ['A', 'B'] }))._id
   const gone = await source.create('vehiculos', VALID['vehiculos']!())
-  t.equal((await source.request('PUT', `/denuncias/${den._id}`, { token, body: { descripcion: 'Editada', testigos: [] } })).status, 200)
+  t.equal(
+    (await source.request('PUT', `/denuncias/${den._id}`, { token, body: { descripcion: 'Editada', testigos: [] } }))
+      .status,
+    200,
+  )
   t.equal((await source.request('DELETE', `/vehiculos/${gone._id}`, { token })).status, 200)
   const agente = await source.userWithRole('agente')
   ids['usuarios'] = agente.id
   await source.request('GET', `/denuncias/${den._id}`, { token: agente.token })
   t.equal((await source.request('POST', '/auth/logout', { token: agente.token })).status, 200)
   const before: Record<string, unknown> = {}
-  for (const [module, id] of Object.entries(ids)) before[module] = (await source.request('GET', `/${module}/${id}`, { token })).body
+  for (const [module, id] of Object.entries(ids))
+    before[module] = (await source.request('GET', `/${module}/${id}`, { token })).body
   await source.service.close()
 
   // 2. The copy, into PostgreSQL when it answers.
@@ -51,8 +60,19 @@ t.test('a copied installation verifies clean and serves the same data', async (t
     await to.close()
   })
   const progress: string[] = []
-  const migration = { codec: createRecordCodec(to.dialect, createFieldCipher(source.service.keyring)), clock: () => new Date(), timezone: source.service.spec.service.timezone }
-  const result = await copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration, batchSize: 2, onProgress: (p) => progress.push(p.table) })
+  const migration = {
+    codec: createRecordCodec(to.dialect, createFieldCipher(source.service.keyring)),
+    clock: () => new Date(),
+    timezone: source.service.spec.service.timezone,
+  }
+  const result = await copyDatabase({
+    source: from,
+    target: to,
+    modules: source.service.spec.modules,
+    migration,
+    batchSize: 2,
+    onProgress: (p) => progress.push(p.table),
+  })
   t.equal(result.tables['denuncias'], 1)
   t.equal(result.tables['vehiculos'], 1, 'deleted records too (D10)')
   t.equal(result.tables['usuarios'], 2)
@@ -64,8 +84,15 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   const report = await verifyIntegrity(to, source.service.spec, codec)
   t.same(report.problems, [], 'the target verifies clean: every _hash and the chain intact')
   t.equal(report.entries, result.tables['_audit'])
-  await t.rejects(copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }), { name: 'OperatorError', code: 'COPY_REFUSED' }, 'a non-empty target is refused')
-  await t.rejects(copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }), /no está vacía/)
+  await t.rejects(
+    copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }),
+    { name: 'OperatorError', code: 'COPY_REFUSED' },
+    'a non-empty target is refused',
+  )
+  await t.rejects(
+    copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }),
+    /no está vacía/,
+  )
 
   // 3. The service on the target (same secrets) serves the same data and carries on.
   await copyTestData(sourceDir, targetDir)
@@ -73,12 +100,32 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   t.equal(target.service.initialAdmin, undefined, 'no new admin: the accounts came along')
   const admin = await target.adminToken()
   for (const [module, id] of Object.entries(ids))
-    t.same((await target.request('GET', `/${module}/${id}`, { token: admin })).body, before[module], `${module} ${id} served the same`)
-  t.equal((await target.request('GET', `/vehiculos/${gone._id}`, { token: admin })).status, 404, 'deleted stays deleted')
-  t.equal((await target.request('GET', '/me', { token: agente.token })).status, 401, 'a revoked token stays revoked (D20)')
+    t.same(
+      (await target.request('GET', `/${module}/${id}`, { token: admin })).body,
+      before[module],
+      `${module} ${id} served the same`,
+    )
+  t.equal(
+    (await target.request('GET', `/vehiculos/${gone._id}`, { token: admin })).status,
+    404,
+    'deleted stays deleted',
+  )
+  t.equal(
+    (await target.request('GET', '/me', { token: agente.token })).status,
+    401,
+    'a revoked token stays revoked (D20)',
+  )
   const next = await target.create('denuncias', VALID['denuncias']!())
   t.equal(next._id, 'DEN-2026-00002', 'the sequence continues (D8)')
   const list = await target.request('GET', '/denuncias', { token: admin })
-  t.same(list.body.data.records.map((r: { _id: string }) => r._id), [den._id, next._id], 'creation order continues (D11)')
-  t.same((await verifyIntegrity(target.service.database, target.service.spec, target.service.codec)).problems, [], 'still clean after new writes')
+  t.same(
+    list.body.data.records.map((r: { _id: string }) => r._id),
+    [den._id, next._id],
+    'creation order continues (D11)',
+  )
+  t.same(
+    (await verifyIntegrity(target.service.database, target.service.spec, target.service.codec)).problems,
+    [],
+    'still clean after new writes',
+  )
 })

@@ -22,16 +22,27 @@ t.test('errors, locks and numbers', { skip }, async (t) => {
   await sql`create table t (id bigint, amount numeric, name text)`.execute(db)
   await sql`create unique index ux_t_name on t (name)`.execute(db)
   await db.insertInto('t').values({ id: 9007199254740991, amount: 90.55, name: 'a' }).execute()
-  t.same(await db.selectFrom('t').selectAll().execute(), [{ id: 9007199254740991, amount: 90.55, name: 'a' }], 'bigint and numeric come back as numbers')
+  t.same(
+    await db.selectFrom('t').selectAll().execute(),
+    [{ id: 9007199254740991, amount: 90.55, name: 'a' }],
+    'bigint and numeric come back as numbers',
+  )
 
-  const duplicate = await db.insertInto('t').values({ id: 2, name: 'a' }).execute().catch((e: unknown) => e)
+  const duplicate = await db
+    .insertInto('t')
+    .values({ id: 2, name: 'a' })
+    .execute()
+    .catch((e: unknown) => e)
   t.equal(database.uniqueViolation(duplicate), 'ux_t_name', 'a unique violation names its index')
   t.equal(database.uniqueViolation(new Error('x')), undefined)
 
-  const timedOut = await db.transaction().execute(async (trx) => {
-    await sql`set local statement_timeout = 10`.execute(trx)
-    await sql`select pg_sleep(1)`.execute(trx)
-  }).catch((e: unknown) => e)
+  const timedOut = await db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`set local statement_timeout = 10`.execute(trx)
+      await sql`select pg_sleep(1)`.execute(trx)
+    })
+    .catch((e: unknown) => e)
   t.ok(database.isBusy(timedOut), 'a statement timeout is busy (503), not a 500')
   t.ok(database.isBusy({ code: '40P01' }), 'a deadlock is busy')
   t.notOk(database.isBusy(duplicate), 'a unique violation is not')

@@ -11,18 +11,30 @@ import { ADMIN, startTestApi } from '../../helpers/api.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** "Try it out" starts on (tryItOutEnabled); click it only if a person would have to. */
 async function tryItOut(operation: Locator): Promise<void> {
   const button = operation.locator('.try-out__btn')
-  if (await button.count() > 0 && /try it out/i.test((await button.first().textContent()) ?? '')) await button.first().click()
+  if ((await button.count()) > 0 && /try it out/i.test((await button.first().textContent()) ?? ''))
+    await button.first().click()
 }
 
 const absent = !existsSync(CHROMIUM)
 const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
-const skip = absent && !inCi ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the browser test` : false
+const skip =
+  absent && !inCi
+    ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the browser test`
+    : false
 if (skip !== false) console.error(`\n*** ${skip} ***\n`)
 
 t.test('the docs page lists the nine modules and a call made from it succeeds', { skip }, async (t) => {
@@ -30,17 +42,25 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
   const api = await startTestApi(t)
   const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
   const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: ARGS })
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+  })
   t.teardown(async () => {
     await context.close()
     rmSync(userDataDir, { recursive: true, force: true })
   })
   const page = context.pages()[0] ?? (await context.newPage())
   const problems: string[] = []
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text())
+  })
   page.on('pageerror', (error) => problems.push(error.message))
   const outside: string[] = []
-  page.on('request', (request) => { if (!request.url().startsWith(address)) outside.push(request.url()) })
+  page.on('request', (request) => {
+    if (!request.url().startsWith(address)) outside.push(request.url())
+  })
 
   t.teardown(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
@@ -48,8 +68,9 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
   })
   await page.goto(`${address}/api/docs`)
   await page.waitForSelector('.opblock-tag-section', { timeout: 30_000 })
-  const tags = await page.locator('.opblock-tag-section h3 .opblock-tag, .opblock-tag-section .opblock-tag').evaluateAll(
-    (nodes) => nodes.map((n) => n.getAttribute('data-tag')).filter((n): n is string => n !== null))
+  const tags = await page
+    .locator('.opblock-tag-section h3 .opblock-tag, .opblock-tag-section .opblock-tag')
+    .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-tag')).filter((n): n is string => n !== null))
   const modules = api.service.spec.modules.map((m) => m.name)
   t.equal(modules.length, 9)
   for (const name of modules) t.ok(tags.includes(name), `the page lists ${name}`)
@@ -59,9 +80,15 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
   const login = page.locator('#operations-sesion-login')
   await login.locator('.opblock-summary').click()
   await tryItOut(login)
-  await login.locator('textarea.body-param__text').fill(JSON.stringify({ username: ADMIN.username, password: ADMIN.password }))
+  await login
+    .locator('textarea.body-param__text')
+    .fill(JSON.stringify({ username: ADMIN.username, password: ADMIN.password }))
   await login.locator('.execute').click()
-  const loginBody = login.locator('.live-responses-table .response-col_description pre.microlight, .live-responses-table .highlight-code pre').first()
+  const loginBody = login
+    .locator(
+      '.live-responses-table .response-col_description pre.microlight, .live-responses-table .highlight-code pre',
+    )
+    .first()
   await loginBody.waitFor({ timeout: 30_000 })
   const token = /"token": "([^"]+)"/.exec((await loginBody.textContent()) ?? '')?.[1]
   if (token === undefined) return t.fail('the login answer shows a token')
@@ -84,5 +111,9 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
   t.match((await list.locator('.live-responses-table').textContent()) ?? '', /"success": true/)
 
   t.same(outside, [], 'the page fetched nothing from another origin (no CDN)')
-  t.same(problems.filter((p) => /Content Security Policy|Refused/i.test(p)), [], 'no CSP violation')
+  t.same(
+    problems.filter((p) => /Content Security Policy|Refused/i.test(p)),
+    [],
+    'no CSP violation',
+  )
 })

@@ -86,7 +86,10 @@ async function startInstance(t: Test, env: Record<string, string>): Promise<Inst
   t.teardown(() => void child.kill('SIGKILL'))
   const deadline = Date.now() + 30_000
   for (;;) {
-    const healthy = await fetch(`http://127.0.0.1:${env['PORT']}/api/health`).then((r) => r.ok, () => false)
+    const healthy = await fetch(`http://127.0.0.1:${env['PORT']}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (healthy) break
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -164,7 +167,9 @@ for (const guide of GUIDES) {
         timeout: 60_000,
       })
       const statuses = readFileSync(join(work, '.guide-status'), 'utf8')
-        .split('\n').filter((line) => /^\d{3}$/.test(line)).map(Number)
+        .split('\n')
+        .filter((line) => /^\d{3}$/.test(line))
+        .map(Number)
       const output = `--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}\n--- server\n${server.output().slice(-2000)}`
       t.equal(run.status, 0, `${where} exits 0`, { output })
       t.same(statuses, block.statuses, `${where} answers ${block.statuses.join(', ') || 'no HTTP call'}`, { output })

@@ -43,7 +43,11 @@ t.test('D20: algorithm confusion and header tricks are 401', async (t) => {
   }
   for (const [name, token] of Object.entries(cases))
     assertError(t, await api.request('GET', '/me', { token }), 401, INVALID, name)
-  t.equal((await api.request('GET', '/me', { token: hmacWith({ alg: 'HS256', typ: 'JWT' }, secret) })).status, 200, 'control: the same claims signed right pass')
+  t.equal(
+    (await api.request('GET', '/me', { token: hmacWith({ alg: 'HS256', typ: 'JWT' }, secret) })).status,
+    200,
+    'control: the same claims signed right pass',
+  )
 })
 
 t.test('D21: the account guard over every actor role x target role, on create, edit and delete', async (t) => {
@@ -56,14 +60,39 @@ t.test('D21: the account guard over every actor role x target role, on create, e
     for (const target of roles) {
       n += 1
       const allowed = roleCovers(actor, target)
-      const created = await api.request('POST', '/usuarios', { token, body: { username: `m${n}`, password: 'password-matrix', nombre: 'M', rol: target.name } })
+      const created = await api.request('POST', '/usuarios', {
+        token,
+        body: { username: `m${n}`, password: 'password-matrix', nombre: 'M', rol: target.name },
+      })
       t.equal(created.status, allowed ? 201 : 403, `${actor.name} creates a ${target.name}`)
-      const victim = await api.request('POST', '/usuarios', { token: admin, body: { username: `v${n}`, password: 'password-matrix', nombre: 'V', rol: target.name } })
+      const victim = await api.request('POST', '/usuarios', {
+        token: admin,
+        body: { username: `v${n}`, password: 'password-matrix', nombre: 'V', rol: target.name },
+      })
       const path = `/usuarios/${victim.body.data._id}`
-      t.equal((await api.request('PUT', path, { token, body: { nombre: 'Cambiado' } })).status, allowed ? 200 : 403, `${actor.name} edits a ${target.name}`)
+      t.equal(
+        (await api.request('PUT', path, { token, body: { nombre: 'Cambiado' } })).status,
+        allowed ? 200 : 403,
+        `${actor.name} edits a ${target.name}`,
+      )
       const lowest = roles.find((r) => r.name === 'consulta')!
-      if (!allowed) t.equal((await api.request('PUT', `/usuarios/${(await api.request('POST', '/usuarios', { token: admin, body: { username: `w${n}`, password: 'password-matrix', nombre: 'W', rol: lowest.name } })).body.data._id}`, { token, body: { rol: target.name } })).status, 403, `${actor.name} cannot lift a consulta to ${target.name}`)
-      t.equal((await api.request('DELETE', path, { token })).status, allowed ? 200 : 403, `${actor.name} deletes a ${target.name}`)
+      if (!allowed)
+        t.equal(
+          (
+            await api.request(
+              'PUT',
+              `/usuarios/${(await api.request('POST', '/usuarios', { token: admin, body: { username: `w${n}`, password: 'password-matrix', nombre: 'W', rol: lowest.name } })).body.data._id}`,
+              { token, body: { rol: target.name } },
+            )
+          ).status,
+          403,
+          `${actor.name} cannot lift a consulta to ${target.name}`,
+        )
+      t.equal(
+        (await api.request('DELETE', path, { token })).status,
+        allowed ? 200 : 403,
+        `${actor.name} deletes a ${target.name}`,
+      )
     }
   }
 })
@@ -72,19 +101,44 @@ t.test('D7, D21: mass assignment of metadata and of account fields is ignored or
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   const agente = await api.userWithRole('agente')
-  const meta = { _id: 'DEN-1999-00001', _created: '1999-01-01 00:00:00', _created_by: 'USR-1999-00001', _modified_by: 'USR-1999-00001', _version: 77, _hash: 'f'.repeat(64), _deleted: '1999-01-01 00:00:00', _row: 1 }
-  const created = await api.request('POST', '/denuncias', { token: agente.token, body: { ...VALID['denuncias']!(), ...meta } })
+  const meta = {
+    _id: 'DEN-1999-00001',
+    _created: '1999-01-01 00:00:00',
+    _created_by: 'USR-1999-00001',
+    _modified_by: 'USR-1999-00001',
+    _version: 77,
+    _hash: 'f'.repeat(64),
+    _deleted: '1999-01-01 00:00:00',
+    _row: 1,
+  }
+  const created = await api.request('POST', '/denuncias', {
+    token: agente.token,
+    body: { ...VALID['denuncias']!(), ...meta },
+  })
   t.equal(created.status, 201)
   t.match(created.body.data, { _created_by: agente.id, _modified_by: agente.id, _version: 1 })
   t.not(created.body.data._id, meta._id)
   t.not(created.body.data._hash, meta._hash)
   t.notOk('_deleted' in created.body.data, 'not created deleted')
-  const updated = await api.request('PUT', `/denuncias/${created.body.data._id}`, { token: admin, body: { ...meta, descripcion: 'nueva' } })
+  const updated = await api.request('PUT', `/denuncias/${created.body.data._id}`, {
+    token: admin,
+    body: { ...meta, descripcion: 'nueva' },
+  })
   t.match(updated.body.data, { _id: created.body.data._id, _version: 2, _created: created.body.data._created })
-  t.equal((await api.request('GET', `/denuncias/${created.body.data._id}`, { token: admin })).status, 200, '_deleted sent by a client deletes nothing')
+  t.equal(
+    (await api.request('GET', `/denuncias/${created.body.data._id}`, { token: admin })).status,
+    200,
+    '_deleted sent by a client deletes nothing',
+  )
   // An agente may not touch accounts at all, not even its own: no self-promotion, no self-enable.
   for (const body of [{ rol: 'superadmin' }, { activo: true }, { password: 'nueva-password-1' }])
-    assertError(t, await api.request('PUT', `/usuarios/${agente.id}`, { token: agente.token, body }), 403, 'Sin permisos para esta operación', JSON.stringify(body))
+    assertError(
+      t,
+      await api.request('PUT', `/usuarios/${agente.id}`, { token: agente.token, body }),
+      403,
+      'Sin permisos para esta operación',
+      JSON.stringify(body),
+    )
 })
 
 // Brute force on one username: test/integration/auth/login-protection.test.ts (issue #13 item 2).
@@ -95,7 +149,11 @@ t.test('D19: login takes as long for an unknown user as for a known one', async 
   const api = await startTestApi(t, { env: { LOGIN_MAX_FAILURES: '100000' } })
   const disabled = await api.userWithRole('consulta')
   await api.request('PUT', `/usuarios/${disabled.id}`, { token: await api.adminToken(), body: { activo: false } })
-  const cases = { unknown: ['nadie-conocido', 'x-password-1'], wrongPassword: [ADMIN.username, 'x-password-1'], disabled: ['consulta_1', 'password-consulta-1'] }
+  const cases = {
+    unknown: ['nadie-conocido', 'x-password-1'],
+    wrongPassword: [ADMIN.username, 'x-password-1'],
+    disabled: ['consulta_1', 'password-consulta-1'],
+  }
   const times: Record<string, number[]> = { unknown: [], wrongPassword: [], disabled: [] }
   const rounds = 15
   for (let i = 0; i < rounds; i += 1) {

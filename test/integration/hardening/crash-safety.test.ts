@@ -45,7 +45,10 @@ t.test(`SIGKILL under concurrent writes, ${CRASHES} times: every acknowledged wr
         try {
           if (target === undefined || entry === undefined) {
             unacknowledgedCreates.add(text)
-            const reply = await call(server.base, 'POST', '/denuncias', token, { ...VALID['denuncias']!(), descripcion: text })
+            const reply = await call(server.base, 'POST', '/denuncias', token, {
+              ...VALID['denuncias']!(),
+              descripcion: text,
+            })
             if (reply.status !== 201) throw new Error(`create answered ${reply.status} ${JSON.stringify(reply.body)}`)
             unacknowledgedCreates.delete(text)
             if (known.has(reply.body.data._id)) throw new Error(`id ${reply.body.data._id} was given twice`)
@@ -53,7 +56,14 @@ t.test(`SIGKILL under concurrent writes, ${CRASHES} times: every acknowledged wr
             mine.push(reply.body.data._id)
           } else {
             entry.pending = text
-            const reply = await call(server.base, 'PUT', `/denuncias/${target}`, token, { descripcion: text }, { 'if-match': `"${entry.version}"` })
+            const reply = await call(
+              server.base,
+              'PUT',
+              `/denuncias/${target}`,
+              token,
+              { descripcion: text },
+              { 'if-match': `"${entry.version}"` },
+            )
             if (reply.status !== 200) throw new Error(`update answered ${reply.status} ${JSON.stringify(reply.body)}`)
             known.set(target, { descripcion: text, version: reply.body.data._version })
           }
@@ -64,7 +74,9 @@ t.test(`SIGKILL under concurrent writes, ${CRASHES} times: every acknowledged wr
       }
     }
     const failures: unknown[] = []
-    const writers = Array.from({ length: WRITERS }, (_, w) => writer(w).catch((error: unknown) => void failures.push(error)))
+    const writers = Array.from({ length: WRITERS }, (_, w) =>
+      writer(w).catch((error: unknown) => void failures.push(error)),
+    )
     await new Promise((r) => setTimeout(r, random[round]))
     dead = true // from here on a failed request is the kill, not a bug
     server.child.kill('SIGKILL')
@@ -78,14 +90,17 @@ t.test(`SIGKILL under concurrent writes, ${CRASHES} times: every acknowledged wr
   const api = await startTestApi(t, { dataDir })
   const token = await api.adminToken()
   const list = await api.request('GET', '/denuncias?limit=1000', { token })
-  const stored = new Map<string, { descripcion: string; _version: number }>(list.body.data.records.map((r: { _id: string; descripcion: string; _version: number }) => [r._id, r]))
+  const stored = new Map<string, { descripcion: string; _version: number }>(
+    list.body.data.records.map((r: { _id: string; descripcion: string; _version: number }) => [r._id, r]),
+  )
   t.equal(list.body.data.total, stored.size, 'one page holds them all')
   let lost = 0
   for (const [id, entry] of known) {
     const record = stored.get(id)
-    const intact = record !== undefined && (
-      (record.descripcion === entry.descripcion && record._version === entry.version) ||
-      (entry.pending !== undefined && record.descripcion === entry.pending && record._version === entry.version + 1))
+    const intact =
+      record !== undefined &&
+      ((record.descripcion === entry.descripcion && record._version === entry.version) ||
+        (entry.pending !== undefined && record.descripcion === entry.pending && record._version === entry.version + 1))
     if (!intact) {
       lost += 1
       t.fail(`${id}: acknowledged ${JSON.stringify(entry)}, stored ${JSON.stringify(record)}`)
@@ -93,11 +108,17 @@ t.test(`SIGKILL under concurrent writes, ${CRASHES} times: every acknowledged wr
   }
   t.equal(lost, 0, `all ${known.size} acknowledged records are there as acknowledged`)
   const extra = [...stored.values()].filter((r) => ![...known.keys()].includes((r as unknown as { _id: string })._id))
-  t.ok(extra.every((r) => unacknowledgedCreates.has(r.descripcion)), `the ${extra.length} records nobody saw acknowledged are whole creates that were in flight`)
+  t.ok(
+    extra.every((r) => unacknowledgedCreates.has(r.descripcion)),
+    `the ${extra.length} records nobody saw acknowledged are whole creates that were in flight`,
+  )
   const numbers = [...stored.keys()].map((id) => Number(id.split('-')[2]))
   t.equal(new Set(numbers).size, numbers.length, 'no id twice')
   const next = await api.create('denuncias', VALID['denuncias']!())
-  t.ok(Number(next._id.split('-')[2]) > Math.max(...numbers), `the next id (${next._id}) is past every id ever given (D8)`)
+  t.ok(
+    Number(next._id.split('-')[2]) > Math.max(...numbers),
+    `the next id (${next._id}) is past every id ever given (D8)`,
+  )
   const report = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
   t.same(report.problems, [], `audit chain (${report.entries} entries) and ${report.records} record hashes verify`)
 })

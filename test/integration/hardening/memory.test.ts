@@ -30,7 +30,11 @@ t.test(`${REQUESTS} mixed requests leave the heap flat (growth < ${MAX_GROWTH_MB
   const kinds = [
     () => api.request('GET', '/denuncias?limit=20&sort=-_created', { token }),
     () => api.request('GET', `/denuncias/${id}`, { token }),
-    () => api.request('POST', '/denuncias', { token, body: { ...VALID['denuncias']!(), denunciante_dni: `${Math.random()}` } }),
+    () =>
+      api.request('POST', '/denuncias', {
+        token,
+        body: { ...VALID['denuncias']!(), denunciante_dni: `${Math.random()}` },
+      }),
     () => api.request('PUT', `/denuncias/${id}`, { token, body: { observaciones: `${Math.random()}` } }),
     () => api.request('POST', '/denuncias', { token, body: { tipo: 5 } }),
     () => api.request('GET', `/denuncias?tipo=${Math.random()}&prioridad=alta`, { token }),
@@ -47,5 +51,8 @@ t.test(`${REQUESTS} mixed requests leave the heap flat (growth < ${MAX_GROWTH_MB
   await send(REQUESTS)
   const after = settledHeapMb()
   t.same([...statuses].sort(), [200, 201, 400, 401, 404], 'every kind of answer was exercised')
-  t.ok(after - before < MAX_GROWTH_MB, `heap ${before.toFixed(1)} MB -> ${after.toFixed(1)} MB after ${REQUESTS} requests (growth ${(after - before).toFixed(2)} MB < ${MAX_GROWTH_MB} MB)`)
+  t.ok(
+    after - before < MAX_GROWTH_MB,
+    `heap ${before.toFixed(1)} MB -> ${after.toFixed(1)} MB after ${REQUESTS} requests (growth ${(after - before).toFixed(2)} MB < ${MAX_GROWTH_MB} MB)`,
+  )
 })

@@ -11,14 +11,25 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
 
 /** A real calendar date; February 29th only in leap years (D4). */
-const calendarDate = fc.record({ year: fc.integer({ min: 1900, max: 2199 }), month: fc.integer({ min: 1, max: 12 }), day: fc.integer({ min: 1, max: 31 }) })
+const calendarDate = fc
+  .record({
+    year: fc.integer({ min: 1900, max: 2199 }),
+    month: fc.integer({ min: 1, max: 12 }),
+    day: fc.integer({ min: 1, max: 31 }),
+  })
   .map(({ year, month, day }) => `${year}-${pad(month)}-${pad(Math.min(day, daysIn(year, month)))}`)
-const clock = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+const clock = fc.tuple(
+  fc.integer({ min: 0, max: 23 }),
+  fc.integer({ min: 0, max: 59 }),
+  fc.integer({ min: 0, max: 59 }),
+)
 const formats: Record<string, fc.Arbitrary<string>> = {
   'calendar-date': calendarDate,
   'local-datetime': fc.tuple(calendarDate, clock).map(([d, [h, m, s]]) => `${d} ${pad(h)}:${pad(m)}:${pad(s)}`),
   'hour-minute': clock.map(([h, m]) => `${pad(h)}:${pad(m)}`),
-  email: fc.tuple(fc.stringMatching(/^[a-z][a-z0-9.]{0,10}[a-z0-9]$/), fc.stringMatching(/^[a-z]{1,10}\.(es|com|org)$/)).map(([u, d]) => `${u}@${d}`),
+  email: fc
+    .tuple(fc.stringMatching(/^[a-z][a-z0-9.]{0,10}[a-z0-9]$/), fc.stringMatching(/^[a-z]{1,10}\.(es|com|org)$/))
+    .map(([u, d]) => `${u}@${d}`),
   uri: fc.webUrl(),
 }
 
@@ -27,7 +38,17 @@ const text = (minLength: number, maxLength: number) =>
   fc.oneof(
     fc.string({ minLength, maxLength, unit: 'grapheme' }),
     fc.string({ minLength, maxLength, unit: 'grapheme-ascii' }),
-    fc.constantFrom('ñandú', 'Ñ', 'Iñaki Núñez-Ó\u2019Brien', '🚓🚨', '\u202eRTL', 'a\u0000b', "O'Reilly; DROP TABLE x;--").filter((s) => s.length >= minLength && s.length <= maxLength),
+    fc
+      .constantFrom(
+        'ñandú',
+        'Ñ',
+        'Iñaki Núñez-Ó\u2019Brien',
+        '🚓🚨',
+        '\u202eRTL',
+        'a\u0000b',
+        "O'Reilly; DROP TABLE x;--",
+      )
+      .filter((s) => s.length >= minLength && s.length <= maxLength),
   )
 
 const number = (key: 'minimum' | 'maximum', schema: Schema, fallback: number): number =>
@@ -37,7 +58,8 @@ const number = (key: 'minimum' | 'maximum', schema: Schema, fallback: number): n
 export function valueOf(schema: Schema): fc.Arbitrary<unknown> {
   if (Array.isArray(schema['anyOf'])) return fc.oneof(...(schema['anyOf'] as Schema[]).map(valueOf))
   const types = schema['type'] === undefined ? [] : ([] as unknown[]).concat(schema['type'])
-  if (types.includes('null') && types.length > 1) return fc.option(valueOf({ ...schema, type: types.find((t) => t !== 'null') }), { nil: null, freq: 5 })
+  if (types.includes('null') && types.length > 1)
+    return fc.option(valueOf({ ...schema, type: types.find((t) => t !== 'null') }), { nil: null, freq: 5 })
   if (Array.isArray(schema['enum'])) return fc.constantFrom(...(schema['enum'] as unknown[]))
   switch (types[0]) {
     case 'string': {
@@ -50,10 +72,18 @@ export function valueOf(schema: Schema): fc.Arbitrary<unknown> {
     case 'integer': {
       const min = number('minimum', schema, Number.MIN_SAFE_INTEGER)
       const max = number('maximum', schema, Number.MAX_SAFE_INTEGER)
-      return fc.oneof(fc.constantFrom(min, max, Math.max(min, Math.min(max, 0))), fc.maxSafeInteger().filter((n) => n >= min && n <= max))
+      return fc.oneof(
+        fc.constantFrom(min, max, Math.max(min, Math.min(max, 0))),
+        fc.maxSafeInteger().filter((n) => n >= min && n <= max),
+      )
     }
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min: number('minimum', schema, -1e15), max: number('maximum', schema, 1e15) })
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        min: number('minimum', schema, -1e15),
+        max: number('maximum', schema, 1e15),
+      })
     case 'boolean':
       return fc.boolean()
     case 'array':
@@ -76,16 +106,51 @@ const properties = (schema: Schema) => schema['properties'] as Readonly<Record<s
 export function validBody(spec: ModuleSpec): fc.Arbitrary<Record<string, unknown>> {
   const schema = spec.schemas.create
   const model = Object.fromEntries(Object.entries(properties(schema)).map(([name, s]) => [name, valueOf(s)]))
-  return fc.record(model, { requiredKeys: [...(schema['required'] as string[])] }) as fc.Arbitrary<Record<string, unknown>>
+  return fc.record(model, { requiredKeys: [...(schema['required'] as string[])] }) as fc.Arbitrary<
+    Record<string, unknown>
+  >
 }
 
 /** Values no schema field accepts as they are, or accepts only at its edges. */
 const junk: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(
-    0, -0, 1e308, -1e308, 5e-324, 2 ** 53, -(2 ** 53), 0.1 + 0.2, true, false, '', ' ', '***', [], {}, [[[[]]]],
-    '2026-02-30', '2026-02-29', '2026-13-01', '2026-00-10', '2026-11-20T10:00:00', '2026-11-20 24:00:00', '2026-11-20 23:59:60', '24:00', '7:5',
-    '\ud800', 'a\udfffb', '\u0000', '🚓'.repeat(500), 'x'.repeat(100_001), { $gt: '' }, { toString: 'x' }, 'null', 'NaN',
-    "' OR '1'='1", '1; DROP TABLE denuncias; --', '"); DELETE FROM _audit; --',
+    0,
+    -0,
+    1e308,
+    -1e308,
+    5e-324,
+    2 ** 53,
+    -(2 ** 53),
+    0.1 + 0.2,
+    true,
+    false,
+    '',
+    ' ',
+    '***',
+    [],
+    {},
+    [[[[]]]],
+    '2026-02-30',
+    '2026-02-29',
+    '2026-13-01',
+    '2026-00-10',
+    '2026-11-20T10:00:00',
+    '2026-11-20 24:00:00',
+    '2026-11-20 23:59:60',
+    '24:00',
+    '7:5',
+    '\ud800',
+    'a\udfffb',
+    '\u0000',
+    '🚓'.repeat(500),
+    'x'.repeat(100_001),
+    { $gt: '' },
+    { toString: 'x' },
+    'null',
+    'NaN',
+    "' OR '1'='1",
+    '1; DROP TABLE denuncias; --',
+    '"); DELETE FROM _audit; --',
   ),
   fc.jsonValue({ maxDepth: 6 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
@@ -117,12 +182,35 @@ export function bodyCase(spec: ModuleSpec): fc.Arbitrary<BodyCase> {
     const field = fc.constantFrom(...names)
     return fc.oneof(
       { weight: 3, arbitrary: fc.constant({ label: 'valid', body: valid }) },
-      { weight: 3, arbitrary: fc.tuple(field, junk).map(([f, v]) => ({ label: `junk in ${f}`, body: { ...valid, [f]: v } })) },
-      { weight: 1, arbitrary: required.length === 0 ? fc.constant({ label: 'valid', body: valid })
-        : fc.constantFrom(...required).map((f) => { const { [f]: _gone, ...rest } = valid; return { label: `without ${f}`, body: rest } }) },
-      { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 12 }), junk).map(([k, v]) => ({ label: `unknown key ${k}`, body: { ...valid, [k]: v } })) },
-      { weight: 1, arbitrary: fc.constantFrom('_id', '_version', '_hash', '_created', '_created_by', '_deleted', '_row')
-        .map((k) => ({ label: `metadata ${k}`, body: { ...valid, [k]: k === '_version' || k === '_row' ? 999 : 'X-2026-99999' } })) },
+      {
+        weight: 3,
+        arbitrary: fc.tuple(field, junk).map(([f, v]) => ({ label: `junk in ${f}`, body: { ...valid, [f]: v } })),
+      },
+      {
+        weight: 1,
+        arbitrary:
+          required.length === 0
+            ? fc.constant({ label: 'valid', body: valid })
+            : fc.constantFrom(...required).map((f) => {
+                const { [f]: _gone, ...rest } = valid
+                return { label: `without ${f}`, body: rest }
+              }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.string({ maxLength: 12 }), junk)
+          .map(([k, v]) => ({ label: `unknown key ${k}`, body: { ...valid, [k]: v } })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom('_id', '_version', '_hash', '_created', '_created_by', '_deleted', '_row')
+          .map((k) => ({
+            label: `metadata ${k}`,
+            body: { ...valid, [k]: k === '_version' || k === '_row' ? 999 : 'X-2026-99999' },
+          })),
+      },
       { weight: 1, arbitrary: field.chain((f) => rawJunk(valid, f)) },
     )
   })

@@ -16,15 +16,23 @@ export interface ServerProcess extends Process {
  */
 export async function startServer(t: Test, dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const server = await startServerProcess(t, {
-    DATA_DIR: dataDir, MODULES_FILE: REPO_MODULES, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password,
-    RATE_LIMIT_IP_PER_MINUTE: '1000000', RATE_LIMIT_TOKEN_PER_HOUR: '1000000',
+    DATA_DIR: dataDir,
+    MODULES_FILE: REPO_MODULES,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    RATE_LIMIT_IP_PER_MINUTE: '1000000',
+    RATE_LIMIT_TOKEN_PER_HOUR: '1000000',
     ...(ON_POSTGRES ? { DATABASE_URL: urlOf(await databaseFor(dataDir)) } : {}),
     ...env,
   })
   return {
     ...server,
     async login() {
-      const reply = await fetch(`${server.base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
+      const reply = await fetch(`${server.base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(ADMIN),
+      })
       if (reply.status !== 200) throw new Error(`login: ${reply.status}`)
       return ((await reply.json()) as { data: { token: string } }).data.token
     },
@@ -38,10 +46,21 @@ export interface Answer {
 }
 
 /** One JSON request over a real socket. Throws when the connection fails (the server died). */
-export async function call(base: string, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const reply = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await reply.text()

@@ -20,12 +20,16 @@ export function envelopeProblem(status: number, body: unknown): string | undefin
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'body is not a JSON object'
   const b = body as Record<string, unknown>
   const keys = Object.keys(b).sort().join(',')
-  if (status < 400) return b['success'] === true && typeof b['data'] === 'object' && b['data'] !== null && keys === 'data,success' ? undefined : `bad success body ${keys}`
+  if (status < 400)
+    return b['success'] === true && typeof b['data'] === 'object' && b['data'] !== null && keys === 'data,success'
+      ? undefined
+      : `bad success body ${keys}`
   if (b['success'] !== false || typeof b['error'] !== 'string' || b['error'] === '') return 'bad error body'
   if (!['error,success', 'details,error,success'].includes(keys)) return `extra keys ${keys}`
   if (b['details'] !== undefined && !Array.isArray(b['details'])) return 'details is not an array'
   // Client input may be echoed ("Campo de filtro desconocido 'sqlite_master'"); driver errors may not.
-  if (/\bat .*\.(ts|js):\d+|SQLITE_[A-Z]|no such (column|table)|syntax error|near "[^"]*": /.test(JSON.stringify(b))) return 'stack or driver text in the message'
+  if (/\bat .*\.(ts|js):\d+|SQLITE_[A-Z]|no such (column|table)|syntax error|near "[^"]*": /.test(JSON.stringify(b)))
+    return 'stack or driver text in the message'
   return undefined
 }
 
@@ -38,11 +42,26 @@ export async function snapshot(database: Database, service: ServiceSpec): Promis
   const { db } = database
   const parts: unknown[] = []
   for (const spec of service.modules) {
-    const r = await sql<{ n: number; v: number; h: string }>`select count(*) as n, coalesce(sum(_version), 0) as v, max(_modified) as h from ${sql.table(spec.table.name)}`.execute(db)
+    const r = await sql<{
+      n: number
+      v: number
+      h: string
+    }>`select count(*) as n, coalesce(sum(_version), 0) as v, max(_modified) as h from ${sql.table(spec.table.name)}`.execute(
+      db,
+    )
     parts.push([spec.name, r.rows[0]])
   }
-  parts.push((await sql`select prefix, year, value from ${sql.table(SYSTEM_TABLES.sequences)} order by prefix, year`.execute(db)).rows)
-  parts.push((await sql`select count(*) as n, max(seq) as s from ${sql.table(SYSTEM_TABLES.audit)} where action <> 'consultar'`.execute(db)).rows)
+  parts.push(
+    (await sql`select prefix, year, value from ${sql.table(SYSTEM_TABLES.sequences)} order by prefix, year`.execute(db))
+      .rows,
+  )
+  parts.push(
+    (
+      await sql`select count(*) as n, max(seq) as s from ${sql.table(SYSTEM_TABLES.audit)} where action <> 'consultar'`.execute(
+        db,
+      )
+    ).rows,
+  )
   return JSON.stringify(parts)
 }
 

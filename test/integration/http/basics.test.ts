@@ -37,37 +37,114 @@ t.test('D23: an unknown route is 404 Ruta no encontrada', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   assertError(t, await api.request('GET', '/no-existe'), 404, 'Ruta no encontrada', 'unknown path without token')
-  assertError(t, await api.request('GET', '/no-existe', { token }), 404, 'Ruta no encontrada', 'unknown path with token')
-  assertError(t, await api.request('POST', '/no-existe/algo', { token, body: {} }), 404, 'Ruta no encontrada', 'POST to an unknown path')
-  assertError(t, await api.request('PATCH', '/denuncias', { token, body: {} }), 404, 'Ruta no encontrada', 'a method the module does not offer')
-  assertError(t, await api.request('GET', '/denuncias/DEN-2026-00001/otra', { token }), 404, 'Ruta no encontrada', 'too deep')
+  assertError(
+    t,
+    await api.request('GET', '/no-existe', { token }),
+    404,
+    'Ruta no encontrada',
+    'unknown path with token',
+  )
+  assertError(
+    t,
+    await api.request('POST', '/no-existe/algo', { token, body: {} }),
+    404,
+    'Ruta no encontrada',
+    'POST to an unknown path',
+  )
+  assertError(
+    t,
+    await api.request('PATCH', '/denuncias', { token, body: {} }),
+    404,
+    'Ruta no encontrada',
+    'a method the module does not offer',
+  )
+  assertError(
+    t,
+    await api.request('GET', '/denuncias/DEN-2026-00001/otra', { token }),
+    404,
+    'Ruta no encontrada',
+    'too deep',
+  )
   const outside = await api.service.app.inject({ method: 'GET', url: '/health' })
-  assertError(t, { status: outside.statusCode, body: outside.json(), headers: outside.headers }, 404, 'Ruta no encontrada', 'outside BASE_PATH')
+  assertError(
+    t,
+    { status: outside.statusCode, body: outside.json(), headers: outside.headers },
+    404,
+    'Ruta no encontrada',
+    'outside BASE_PATH',
+  )
 })
 
 t.test('D7: a body over 1 MiB is 413 in the envelope', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const big = JSON.stringify({ tipo: 'penal', juzgado: 'x'.repeat(1024 * 1024) })
-  assertError(t, await api.request('POST', '/atestados', { token, rawBody: big }), 413, 'La solicitud supera el tamaño máximo permitido', 'create')
-  assertError(t, await api.request('POST', '/auth/login', { rawBody: big }), 413, 'La solicitud supera el tamaño máximo permitido', 'login')
+  assertError(
+    t,
+    await api.request('POST', '/atestados', { token, rawBody: big }),
+    413,
+    'La solicitud supera el tamaño máximo permitido',
+    'create',
+  )
+  assertError(
+    t,
+    await api.request('POST', '/auth/login', { rawBody: big }),
+    413,
+    'La solicitud supera el tamaño máximo permitido',
+    'login',
+  )
   const justUnder = JSON.stringify({ tipo: 'penal', juzgado: 'x'.repeat(1024 * 1024 - 100) })
-  t.not((await api.request('POST', '/atestados', { token, rawBody: justUnder })).status, 413, 'just under 1 MiB is not too large')
+  t.not(
+    (await api.request('POST', '/atestados', { token, rawBody: justUnder })).status,
+    413,
+    'just under 1 MiB is not too large',
+  )
 })
 
 t.test('D7: a body that is not JSON is 415 or 400 in the envelope', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const message = 'Tipo de contenido no admitido: envíe application/json'
-  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
-    const reply = await api.request('POST', '/atestados', { token, rawBody: 'tipo=penal', headers: { 'content-type': type } })
+  for (const type of [
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'application/xml',
+    'multipart/form-data; boundary=x',
+  ]) {
+    const reply = await api.request('POST', '/atestados', {
+      token,
+      rawBody: 'tipo=penal',
+      headers: { 'content-type': type },
+    })
     assertError(t, reply, 415, message, type)
   }
-  assertError(t, await api.request('POST', '/auth/login', { rawBody: 'username=admin', headers: { 'content-type': 'text/plain' } }), 415, message, 'login')
-  const json = await api.request('POST', '/atestados', { token, body: { tipo: 'penal', juzgado: 'J1' }, headers: { 'content-type': 'application/json; charset=utf-8' } })
+  assertError(
+    t,
+    await api.request('POST', '/auth/login', { rawBody: 'username=admin', headers: { 'content-type': 'text/plain' } }),
+    415,
+    message,
+    'login',
+  )
+  const json = await api.request('POST', '/atestados', {
+    token,
+    body: { tipo: 'penal', juzgado: 'J1' },
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  })
   t.equal(json.status, 201, 'application/json with a charset is accepted')
-  assertError(t, await api.request('POST', '/atestados', { token, rawBody: '{"tipo": "penal",' }), 400, 'JSON inválido', 'malformed JSON')
-  assertError(t, await api.request('POST', '/atestados', { token, rawBody: '{"__proto__": {"x": 1}}' }), 400, /.+/, 'prototype poisoning')
+  assertError(
+    t,
+    await api.request('POST', '/atestados', { token, rawBody: '{"tipo": "penal",' }),
+    400,
+    'JSON inválido',
+    'malformed JSON',
+  )
+  assertError(
+    t,
+    await api.request('POST', '/atestados', { token, rawBody: '{"__proto__": {"x": 1}}' }),
+    400,
+    /.+/,
+    'prototype poisoning',
+  )
 })
 
 t.test('D1: BASE_PATH moves every route', async (t) => {
@@ -77,14 +154,28 @@ t.test('D1: BASE_PATH moves every route', async (t) => {
   const health = await inject('/v1/health')
   t.equal(health.statusCode, 200)
   t.same(health.json(), { success: true, data: { status: 'ok' } })
-  const login = await api.service.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { username: 'admin', password: 'patrulla-nocturna-47' } })
+  const login = await api.service.app.inject({
+    method: 'POST',
+    url: '/v1/auth/login',
+    payload: { username: 'admin', password: 'patrulla-nocturna-47' },
+  })
   t.equal(login.statusCode, 200, 'login below /v1')
   const token = login.json().data.token as string
-  const list = await api.service.app.inject({ method: 'GET', url: '/v1/denuncias', headers: { authorization: `Bearer ${token}` } })
+  const list = await api.service.app.inject({
+    method: 'GET',
+    url: '/v1/denuncias',
+    headers: { authorization: `Bearer ${token}` },
+  })
   t.equal(list.statusCode, 200, 'modules below /v1')
   for (const url of ['/api/health', '/health', '/denuncias', '/api/denuncias']) {
     const reply = await inject(url)
-    assertError(t, { status: reply.statusCode, body: reply.json(), headers: reply.headers }, 404, 'Ruta no encontrada', `${url} is not served`)
+    assertError(
+      t,
+      { status: reply.statusCode, body: reply.json(), headers: reply.headers },
+      404,
+      'Ruta no encontrada',
+      `${url} is not served`,
+    )
   }
 })
 

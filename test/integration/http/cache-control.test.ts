@@ -8,12 +8,17 @@ t.test('issue #13 item 5: Cache-Control: no-store on every authenticated answer'
   const token = await api.adminToken()
   const record = await api.create('denuncias', VALID['denuncias']!())
   const answers = {
-    'POST /auth/login': await api.request('POST', '/auth/login', { body: { username: 'admin', password: 'otra-cosa-distinta' } }),
+    'POST /auth/login': await api.request('POST', '/auth/login', {
+      body: { username: 'admin', password: 'otra-cosa-distinta' },
+    }),
     'GET /me': await api.request('GET', '/me', { token }),
     'GET /denuncias': await api.request('GET', '/denuncias', { token }),
     'GET /denuncias/{id}': await api.request('GET', `/denuncias/${String(record._id)}`, { token }),
     'GET /denuncias/{id}/historial': await api.request('GET', `/denuncias/${String(record._id)}/historial`, { token }),
-    'PUT /denuncias/{id}': await api.request('PUT', `/denuncias/${String(record._id)}`, { token, body: { descripcion: 'Otra' } }),
+    'PUT /denuncias/{id}': await api.request('PUT', `/denuncias/${String(record._id)}`, {
+      token,
+      body: { descripcion: 'Otra' },
+    }),
     'GET /auditoria': await api.request('GET', '/auditoria', { token }),
     'a 400': await api.request('GET', '/denuncias?limit=0', { token }),
     'a 401': await api.request('GET', '/denuncias', { token: 'no.es.token' }),
@@ -23,5 +28,9 @@ t.test('issue #13 item 5: Cache-Control: no-store on every authenticated answer'
   const login = await api.request('POST', '/auth/login', { body: { username: 'admin', password: ADMIN.password } })
   t.equal(login.headers['cache-control'], 'no-store', 'the answer that carries a token')
   t.not((await api.request('GET', '/health')).headers['cache-control'], 'no-store', '/health is public')
-  t.not((await api.request('GET', '/openapi.json')).headers['cache-control'], 'no-store', 'the OpenAPI document is public')
+  t.not(
+    (await api.request('GET', '/openapi.json')).headers['cache-control'],
+    'no-store',
+    'the OpenAPI document is public',
+  )
 })

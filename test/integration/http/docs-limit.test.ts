@@ -23,7 +23,11 @@ t.test('#18 item 3: 20 docs page loads in a minute, then an API request still su
   const loads: number[][] = []
   for (let i = 0; i < 20; i++) loads.push(await loadDocsPage(api))
   t.ok(loads[0]!.length >= 6, `one load is ${loads[0]!.length} requests`)
-  t.same(loads.flat().filter((s) => s !== 200), [], `${loads.flat().length} docs requests, all served`)
+  t.same(
+    loads.flat().filter((s) => s !== 200),
+    [],
+    `${loads.flat().length} docs requests, all served`,
+  )
   const reply = await api.request('GET', '/denuncias', { token })
   t.equal(reply.status, 200, 'the API request succeeds')
   t.equal(reply.headers['x-ratelimit-remaining'], '48', 'only the login and this request counted against the API')

@@ -31,7 +31,13 @@ t.test('D24: per IP per minute, the request past the limit is 429 with retry-aft
   assertError(t, sixth, 429, TOO_MANY, 'the 6th request')
   t.equal(sixth.headers['retry-after'], '30', 'retry-after: seconds until the window resets')
   t.same(limitHeaders(sixth), { limit: '5', remaining: '0', reset: '30' }, 'a 429 carries the headers too')
-  assertError(t, await api.request('POST', '/auth/login', { body: { username: 'admin', password: 'x' } }), 429, TOO_MANY, 'login too')
+  assertError(
+    t,
+    await api.request('POST', '/auth/login', { body: { username: 'admin', password: 'x' } }),
+    429,
+    TOO_MANY,
+    'login too',
+  )
   assertError(t, await api.request('GET', '/no-existe'), 429, TOO_MANY, 'and unknown routes')
 })
 
@@ -47,7 +53,11 @@ t.test('D24, D3: /health is exempt', async (t) => {
   await api.request('GET', '/me')
   await api.request('GET', '/me')
   t.equal((await api.request('GET', '/me')).status, 429, 'the limit is reached by other routes')
-  t.same(await api.request('GET', '/health').then((r) => [r.status, r.body]), [200, { success: true, data: { status: 'ok' } }], 'health still answers')
+  t.same(
+    await api.request('GET', '/health').then((r) => [r.status, r.body]),
+    [200, { success: true, data: { status: 'ok' } }],
+    'health still answers',
+  )
 })
 
 t.test('D24: every response carries the rate-limit headers', async (t) => {
@@ -61,11 +71,15 @@ t.test('D24: every response carries the rate-limit headers', async (t) => {
     '401': await api.request('GET', '/me'),
     '403': await api.request('GET', '/usuarios', { token: consulta }),
     '404': await api.request('GET', '/no-existe', { token }),
-    'login': await api.request('POST', '/auth/login', { body: { username: 'admin', password: 'x' } }),
+    login: await api.request('POST', '/auth/login', { body: { username: 'admin', password: 'x' } }),
   }
   for (const [name, reply] of Object.entries(replies)) {
     const headers = limitHeaders(reply)
-    t.match(headers, { limit: /^\d+$/, remaining: /^\d+$/, reset: /^\d+$/ }, `${name}: x-ratelimit-limit, -remaining and -reset`)
+    t.match(
+      headers,
+      { limit: /^\d+$/, remaining: /^\d+$/, reset: /^\d+$/ },
+      `${name}: x-ratelimit-limit, -remaining and -reset`,
+    )
     t.ok(Number(headers.reset) <= 3600, `${name}: reset is seconds away`)
   }
   t.equal(replies['401']!.headers['x-ratelimit-limit'], '1000', 'without a token only the IP limit applies')
@@ -78,12 +92,22 @@ t.test('D24: per token per hour, and the headers show the tighter limit', async 
   for (let i = 1; i <= 3; i++) {
     const reply = await api.request('GET', '/me', { token })
     t.equal(reply.status, 200, `authenticated request ${i}`)
-    t.same(limitHeaders(reply), { limit: '3', remaining: String(3 - i), reset: String(3600 - 30) }, `request ${i}: the token limit is the tighter one`)
+    t.same(
+      limitHeaders(reply),
+      { limit: '3', remaining: String(3 - i), reset: String(3600 - 30) },
+      `request ${i}: the token limit is the tighter one`,
+    )
   }
   const fourth = await api.request('GET', '/me', { token })
   assertError(t, fourth, 429, TOO_MANY, 'the 4th request with the token')
   t.equal(fourth.headers['retry-after'], String(3600 - 30))
-  assertError(t, await api.request('POST', '/auth/logout', { token }), 429, TOO_MANY, 'every route counts against the token')
+  assertError(
+    t,
+    await api.request('POST', '/auth/logout', { token }),
+    429,
+    TOO_MANY,
+    'every route counts against the token',
+  )
   const anonymous = await api.request('GET', '/me')
   assertError(t, anonymous, 401, 'Token no proporcionado', 'without the token the IP still has room')
   t.equal(anonymous.headers['x-ratelimit-limit'], '100')
@@ -93,7 +117,10 @@ t.test('D24: per token per hour, and the headers show the tighter limit', async 
 
 t.test('D24: the IP limit shows when it is the tighter one', async (t) => {
   const { clock } = controlledClock()
-  const api = await startTestApi(t, { clock, env: { RATE_LIMIT_IP_PER_MINUTE: '4', RATE_LIMIT_TOKEN_PER_HOUR: '1000' } })
+  const api = await startTestApi(t, {
+    clock,
+    env: { RATE_LIMIT_IP_PER_MINUTE: '4', RATE_LIMIT_TOKEN_PER_HOUR: '1000' },
+  })
   const token = await api.login()
   const reply = await api.request('GET', '/me', { token })
   t.same(limitHeaders(reply), { limit: '4', remaining: '2', reset: '30' })

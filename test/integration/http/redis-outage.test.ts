@@ -20,7 +20,11 @@ t.test('Redis away: rate limits count per process, failed logins in the database
   t.match(waiting.body.details, [{ field: 'username' }], 'by the login protection')
   const replies = []
   for (let i = 0; i < 5; i++) replies.push(await api.request('GET', '/me'))
-  t.same(replies.map((r) => r.status), [401, 401, 401, 401, 429], 'the per-address limit still holds: 8 then 429')
+  t.same(
+    replies.map((r) => r.status),
+    [401, 401, 401, 401, 429],
+    'the per-address limit still holds: 8 then 429',
+  )
   t.equal(replies[0]!.headers['x-ratelimit-remaining'], '3')
   t.match(logs.text(), /Redis no responde/, 'the outage is logged')
   t.equal(logs.text().match(/Redis no responde/g)?.length, 1, 'once, not once per request')

@@ -9,10 +9,11 @@ import { assertError } from '../auth/envelope.js'
 /** A clock that stands still: the 70 requests fall in one rate-limit window. */
 const clock = () => new Date('2026-11-23T10:00:30.000Z')
 
-const login = (api: TestApi, i: number, forwardedFor: string) => api.request('POST', '/auth/login', {
-  body: { username: `nadie-${i}`, password: 'x' },
-  headers: { 'x-forwarded-for': forwardedFor },
-})
+const login = (api: TestApi, i: number, forwardedFor: string) =>
+  api.request('POST', '/auth/login', {
+    body: { username: `nadie-${i}`, password: 'x' },
+    headers: { 'x-forwarded-for': forwardedFor },
+  })
 
 /** 70 logins, each claiming another client address at the left of X-Forwarded-For. */
 async function seventyLogins(api: TestApi, nearest: string): Promise<number[]> {
@@ -22,12 +23,16 @@ async function seventyLogins(api: TestApi, nearest: string): Promise<number[]> {
 }
 
 for (const trust of ['1', 'true']) {
-  const name = `#13 item 3, D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: `
-    + '429 after 50'
+  const name =
+    `#13 item 3, D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: ` + '429 after 50'
   t.test(name, async (t) => {
     const api = await startTestApi(t, { clock, env: { TRUST_PROXY: trust, RATE_LIMIT_IP_PER_MINUTE: '50' } })
     const statuses = await seventyLogins(api, '127.0.0.1')
-    t.same(statuses.slice(0, 50).filter((s) => s !== 401), [], 'the first 50 are answered (401: no such user)')
+    t.same(
+      statuses.slice(0, 50).filter((s) => s !== 401),
+      [],
+      'the first 50 are answered (401: no such user)',
+    )
     t.same(statuses.slice(50), Array(20).fill(429), 'the rest are 429: one proxy hop, one client address counted')
     const last = await login(api, 71, '203.0.113.71, 127.0.0.1')
     assertError(t, last, 429, 'Demasiadas solicitudes')

@@ -15,11 +15,23 @@ t.test('the served document lints clean under recommended-strict', async (t) => 
   // The path is the one .redocly.lint-ignore.yaml names (its one entry says why).
   mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
   writeFileSync(join(ROOT, 'test-artifacts/openapi.json'), JSON.stringify(reply.body, null, 2))
-  const run = await promisify(execFile)(process.execPath, [REDOCLY, 'lint', 'test-artifacts/openapi.json', '--format=json'], {
-    cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-  }).catch((error: { stdout?: string; stderr?: string; code?: number }) => ({ stdout: error.stdout ?? '', stderr: `${error.stderr ?? ''} (exit ${error.code})` }))
+  const run = await promisify(execFile)(
+    process.execPath,
+    [REDOCLY, 'lint', 'test-artifacts/openapi.json', '--format=json'],
+    {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    },
+  ).catch((error: { stdout?: string; stderr?: string; code?: number }) => ({
+    stdout: error.stdout ?? '',
+    stderr: `${error.stderr ?? ''} (exit ${error.code})`,
+  }))
   const start = run.stdout.indexOf('{')
-  const report = JSON.parse(run.stdout.slice(start)) as { totals: { errors: number; warnings: number; ignored: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] }
+  const report = JSON.parse(run.stdout.slice(start)) as {
+    totals: { errors: number; warnings: number; ignored: number }
+    problems: { ruleId: string; message: string; location: { pointer: string }[] }[]
+  }
   const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)
   t.same(problems, [], 'no problem reported')
   t.equal(report.totals.errors, 0, 'no errors')

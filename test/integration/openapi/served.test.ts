@@ -27,7 +27,12 @@ t.test('D3: the served document is buildOpenApiDocument of the running service, 
   const reply = await api.request('GET', '/openapi.json')
   t.equal(reply.status, 200)
   t.match(reply.headers['content-type'], /^application\/json/)
-  t.same(reply.body, JSON.parse(JSON.stringify(buildOpenApiDocument(api.service.spec, { basePath: '/api', version: reply.body.info.version }))))
+  t.same(
+    reply.body,
+    JSON.parse(
+      JSON.stringify(buildOpenApiDocument(api.service.spec, { basePath: '/api', version: reply.body.info.version })),
+    ),
+  )
   t.match(reply.body.info.version, /^\d+\.\d+\.\d+/, 'the version of package.json')
   t.ok(reply.headers['x-request-id'], 'a request id like every answer')
 })
@@ -38,18 +43,27 @@ t.test('every registered route is documented, and every documented path is serve
   const doc = (await api.request('GET', '/openapi.json')).body
   const documented = new Set<string>()
   for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>))
-    for (const method of METHODS) if (item[method] !== undefined) documented.add(`${method.toUpperCase()} /api${path.replace(/\{(\w+)\}/g, ':$1')}`)
+    for (const method of METHODS)
+      if (item[method] !== undefined) documented.add(`${method.toUpperCase()} /api${path.replace(/\{(\w+)\}/g, ':$1')}`)
 
   const registered = registeredRoutes(app.printRoutes({ commonPrefix: false }))
   t.ok(registered.size > 50, `the route tree was read (${registered.size} routes)`)
   // The docs page's own assets (/docs/static/*, /docs/json, /docs/yaml) are the page, not the API.
   const api_ = [...registered].filter((r) => !/^GET \/api\/docs\/.+/.test(r))
-  t.same(api_.filter((r) => !documented.has(r)), [], 'no registered route is missing from the document')
+  t.same(
+    api_.filter((r) => !documented.has(r)),
+    [],
+    'no registered route is missing from the document',
+  )
   for (const route of documented) {
     const [method, url] = route.split(' ') as [string, string]
     t.ok(app.hasRoute({ method: method as 'GET', url }), `${route} is served`)
   }
-  t.same([...documented].filter((r) => !registered.has(r)), [], 'no documented route is missing from the router')
+  t.same(
+    [...documented].filter((r) => !registered.has(r)),
+    [],
+    'no documented route is missing from the router',
+  )
 })
 
 t.test('the docs page and its assets are served from this process on Node 20 (no CDN)', async (t) => {

@@ -15,9 +15,18 @@ const TSC = join(ROOT, 'node_modules/typescript/bin/tsc')
 
 const TSCONFIG = {
   compilerOptions: {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'],
-    strict: true, noUncheckedIndexedAccess: true, exactOptionalPropertyTypes: true, skipLibCheck: true,
-    typeRoots: [join(ROOT, 'node_modules/@types')], outDir: 'out', rootDir: '.',
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023'],
+    types: ['node'],
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    skipLibCheck: true,
+    typeRoots: [join(ROOT, 'node_modules/@types')],
+    outDir: 'out',
+    rootDir: '.',
   },
 }
 
@@ -49,7 +58,9 @@ t.test('a client typed from the served document compiles, runs, and a wrong call
   const good = await tsc(dir, ['openapi.ts', 'client.ts'])
   t.ok(good.ok, `the client type-checks against the contract\n${good.output}`)
 
-  const client = (await import(join(dir, 'out', 'client.js'))) as { demo: (b: string, u: string, p: string) => Promise<{ id: string; total: number; ids: string[] }> }
+  const client = (await import(join(dir, 'out', 'client.js'))) as {
+    demo: (b: string, u: string, p: string) => Promise<{ id: string; total: number; ids: string[] }>
+  }
   const result = await client.demo(base, ADMIN.username, ADMIN.password)
   t.match(result.id, /^DEN-\d{4}-\d{5}$/, 'create answered with an id')
   t.ok(result.ids.includes(result.id) && result.total >= 1, 'the list with a filter finds it')
@@ -57,7 +68,11 @@ t.test('a client typed from the served document compiles, runs, and a wrong call
   const bad = await tsc(dir, ['openapi.ts', 'client.ts', 'wrong.ts'])
   t.notOk(bad.ok, 'calls that break the contract fail to type-check')
   const errorLines = new Set([...bad.output.matchAll(/wrong\.ts\((\d+),\d+\): error TS\d+/g)].map((m) => Number(m[1])))
-  t.same([...errorLines].sort((a, b) => a - b), [5, 6, 7, 8], 'each of the four wrong calls is an error, and nothing else')
+  t.same(
+    [...errorLines].sort((a, b) => a - b),
+    [5, 6, 7, 8],
+    'each of the four wrong calls is an error, and nothing else',
+  )
   t.notMatch(bad.output, /client\.ts\(/, 'the good client stays clean')
   t.match(bad.output, /cerrada/, 'a state outside the enum is named')
 })

@@ -23,7 +23,11 @@ t.test('a backup taken during writes is complete and passes integrity_check', as
   const copy = new BetterSqlite3(destination, { readonly: true })
   t.teardown(() => copy.close())
   t.same(copy.pragma('integrity_check'), [{ integrity_check: 'ok' }])
-  t.equal((copy.prepare('select count(*) as n from denuncias').get() as { n: number }).n, 20, 'every committed denuncia is in the copy')
+  t.equal(
+    (copy.prepare('select count(*) as n from denuncias').get() as { n: number }).n,
+    20,
+    'every committed denuncia is in the copy',
+  )
   await t.rejects(backupSqlite(source, destination), /ya existe/, 'an existing copy is not overwritten')
   await t.rejects(backupSqlite(join(api.dataDir, 'nope.db'), join(t.testdir(), 'x.db')), /No existe/)
 })

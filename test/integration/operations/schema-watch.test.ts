@@ -29,8 +29,14 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
   const service = await openService(settings, { logger: { level: 'info', stream: logs.stream } })
   t.teardown(() => service.close())
   const health = async () => (await service.app.inject({ method: 'GET', url: '/api/health' })).json()
-  const warnings = () => logs.text().trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: number; msg: string })
-    .filter((l) => l.level === 40)
+  const warnings = () =>
+    logs
+      .text()
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .filter((l) => l.level === 40)
 
   t.same(await health(), { success: true, data: { status: 'ok' } }, 'nothing to say while the schema is the one served')
   writeFileSync(file, `# un comentario nuevo\n${readFileSync(REPO_MODULES, 'utf8')}`)
@@ -40,8 +46,23 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
   writeFileSync(file, `${readFileSync(REPO_MODULES, 'utf8')}${NEW_MODULE}`)
   await pause()
   const changed = await health()
-  t.match(changed, { success: true, data: { status: 'ok', esquema: { reinicio_pendiente: true, motivos: [/^modules\.yaml ha cambiado desde el arranque y pide \d+ cambios de esquema \(véalos con records migrate --dry-run\)/] } } })
-  t.equal((await service.app.inject({ method: 'GET', url: '/api/objetos_perdidos' })).statusCode, 404, 'the running service does not apply it')
+  t.match(changed, {
+    success: true,
+    data: {
+      status: 'ok',
+      esquema: {
+        reinicio_pendiente: true,
+        motivos: [
+          /^modules\.yaml ha cambiado desde el arranque y pide \d+ cambios de esquema \(véalos con records migrate --dry-run\)/,
+        ],
+      },
+    },
+  })
+  t.equal(
+    (await service.app.inject({ method: 'GET', url: '/api/objetos_perdidos' })).statusCode,
+    404,
+    'the running service does not apply it',
+  )
   await pause()
   await health()
   t.equal(warnings().length, 1, 'said once in the log, at warn')
@@ -49,10 +70,17 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
   const migrated = await cli.run(['migrate'], { env: { MODULES_FILE: file, ...database } })
   t.equal(migrated.status, 0, migrated.stderr)
   await pause()
-  t.match((await health()).data.esquema.motivos, [/^modules\.yaml ha cambiado/, /^la base de datos se ha migrado a otro esquema .* reinícielo$/])
+  t.match((await health()).data.esquema.motivos, [
+    /^modules\.yaml ha cambiado/,
+    /^la base de datos se ha migrado a otro esquema .* reinícielo$/,
+  ])
   t.match(warnings(), [{ msg: /modules\.yaml/ }, { msg: /la base de datos se ha migrado/ }])
 
   writeFileSync(file, readFileSync(REPO_MODULES, 'utf8'))
   await pause()
-  t.match((await health()).data.esquema.motivos, [/^la base de datos se ha migrado/], 'the file restored: only the database remains')
+  t.match(
+    (await health()).data.esquema.motivos,
+    [/^la base de datos se ha migrado/],
+    'the file restored: only the database remains',
+  )
 })

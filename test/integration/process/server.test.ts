@@ -51,7 +51,11 @@ t.test('the server listens, logs where and how to log in, and exits 0 on SIGTERM
   const server = await startServer(t)
   if (server === undefined) return
   const output = server.output()
-  t.match(output, /Inicie sesión: .*curl -sS -X POST http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login/, 'prints how to log in')
+  t.match(
+    output,
+    /Inicie sesión: .*curl -sS -X POST http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login/,
+    'prints how to log in',
+  )
   t.notMatch(output, /process-password-1/, 'a configured ADMIN_PASSWORD is never printed')
   const health = await fetch(`${server.base}/health`)
   t.same(await health.json(), { success: true, data: { status: 'ok' } })
@@ -69,19 +73,28 @@ t.test('SIGTERM: a request in flight finishes, new ones are refused, the databas
   // A login whose body arrives in two halves: the server holds it open while the signal comes.
   const body = JSON.stringify({ username: 'admin', password: 'process-password-1' })
   const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = httpRequest(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      let text = ''
-      response.on('data', (chunk: Buffer) => (text += chunk.toString()))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
-    })
+    const request = httpRequest(
+      `${base}/auth/login`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        let text = ''
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+      },
+    )
     request.on('error', reject)
     request.write(body.slice(0, 10))
     void until(/"msg":"deteniendo el servicio/).then(() => request.end(body.slice(10)))
   })
-  await until(/"path":"\/api\/auth\/login".*"msg":"incoming request"|"msg":"incoming request".*"path":"\/api\/auth\/login"/)
+  await until(
+    /"path":"\/api\/auth\/login".*"msg":"incoming request"|"msg":"incoming request".*"path":"\/api\/auth\/login"/,
+  )
   server.signal('SIGTERM')
   await until(/"msg":"deteniendo el servicio/)
-  const late = await fetch(`${base}/health`).then((r) => r.status, () => 'refused')
+  const late = await fetch(`${base}/health`).then(
+    (r) => r.status,
+    () => 'refused',
+  )
   t.ok(late === 'refused' || late === 503, `a new request after the signal is refused (${late})`)
 
   const finished = await answer

@@ -28,19 +28,37 @@ async function buildHistory(t: Test): Promise<History> {
     return value
   }
   // Assigned to the agente below: since #14 an agente reads only the denuncias of their scope.
-  const kept = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: 'PER-2026-00011', denunciante_dni: mark('denunciante_dni'), denunciante_domicilio: mark('denunciante_domicilio') })
-  const edited = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_telefono: mark('denunciante_telefono') })
-  await api.request('PUT', `/denuncias/${edited._id}`, { token, body: { denunciante_telefono: mark('denunciante_telefono'), descripcion: 'Actualizada' } })
+  const kept = await api.create('denuncias', {
+    ...VALID['denuncias']!(),
+    agente_asignado: 'PER-2026-00011',
+    denunciante_dni: mark('denunciante_dni'),
+    denunciante_domicilio: mark('denunciante_domicilio'),
+  })
+  const edited = await api.create('denuncias', {
+    ...VALID['denuncias']!(),
+    denunciante_telefono: mark('denunciante_telefono'),
+  })
+  await api.request('PUT', `/denuncias/${edited._id}`, {
+    token,
+    body: { denunciante_telefono: mark('denunciante_telefono'), descripcion: 'Actualizada' },
+  })
   const removed = await api.create('personal', { ...VALID['personal']!(), nif: mark('denunciante_dni') })
   await api.request('DELETE', `/personal/${removed._id}`, { token })
   const agente = await api.userWithRole('agente', { personal_id: 'PER-2026-00011' })
-  t.equal((await api.request('POST', '/auth/login', { body: { username: 'agente_1', password: 'no-es-la-clave' } })).status, 401)
-  t.equal((await api.request('POST', '/auth/login', { body: { username: 'nadie', password: 'no-es-la-clave' } })).status, 401)
+  t.equal(
+    (await api.request('POST', '/auth/login', { body: { username: 'agente_1', password: 'no-es-la-clave' } })).status,
+    401,
+  )
+  t.equal(
+    (await api.request('POST', '/auth/login', { body: { username: 'nadie', password: 'no-es-la-clave' } })).status,
+    401,
+  )
   await api.request('GET', `/denuncias/${kept._id}`, { token: agente.token })
   t.equal((await api.request('POST', '/auth/logout', { token: agente.token })).status, 200)
   // Let the buffered read audit land first (its timer, then its writer thread), so that the
   // last entry is the last create.
-  const landed = (rows: Record<string, unknown>[]) => rows.some((r) => r['action'] === 'consultar' && r['record_id'] === kept._id)
+  const landed = (rows: Record<string, unknown>[]) =>
+    rows.some((r) => r['action'] === 'consultar' && r['record_id'] === kept._id)
   t.ok(landed(await eventually(() => auditRows(api), landed)), 'the read audit landed')
   const last = await api.create('sala092', { ...VALID['sala092']!(), numero_llamada: mark('denunciante_dni') })
   return { api, markers, ids: { kept: kept._id, edited: edited._id, removed: removed._id, last: last._id } }
@@ -74,14 +92,27 @@ t.test('D18: an untouched database verifies clean and the trail holds every kind
   t.equal(report.entries, rows.length)
   t.ok(report.records >= 5, 'records were checked')
   const actions = new Set(rows.map((r) => r['action']))
-  for (const action of ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar']) t.ok(actions.has(action), `an entry for ${action}`)
-  t.same(rows.map((r) => Number(r['seq'])), rows.map((_, i) => i + 1), 'sequence without gaps from 1')
+  for (const action of ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar'])
+    t.ok(actions.has(action), `an entry for ${action}`)
+  t.same(
+    rows.map((r) => Number(r['seq'])),
+    rows.map((_, i) => i + 1),
+    'sequence without gaps from 1',
+  )
   for (const [i, row] of rows.entries()) {
-    t.equal(row['prev_hash'], i === 0 ? '0'.repeat(64) : rows[i - 1]!['hash'], `entry ${String(row['seq'])} links to the previous one`)
+    t.equal(
+      row['prev_hash'],
+      i === 0 ? '0'.repeat(64) : rows[i - 1]!['hash'],
+      `entry ${String(row['seq'])} links to the previous one`,
+    )
     t.match(String(row['at']), /\.\d{3}/, 'exact time with milliseconds')
   }
   const edit = rows.find((r) => r['action'] === 'editar' && r['module'] === 'denuncias')!
-  t.same(JSON.parse(String(edit['fields'])).sort(), ['denunciante_telefono', 'descripcion'], 'an edit names the changed fields')
+  t.same(
+    JSON.parse(String(edit['fields'])).sort(),
+    ['denunciante_telefono', 'descripcion'],
+    'an edit names the changed fields',
+  )
   const text = JSON.stringify(rows)
   for (const marker of markers) t.notOk(text.includes(marker), `no value in _audit (${marker})`)
   t.notOk(text.includes('no-es-la-clave'), 'no password in _audit')
@@ -100,7 +131,10 @@ t.test('D18: a record edited in SQLite with its _hash recomputed still disagrees
   const { api, ids } = await busyService(t)
   const spec = api.service.spec.moduleByName.get('denuncias')!
   const row = { ...(await rawRow(api, 'denuncias', ids['edited']!)), descripcion: 'Reescrita' }
-  await tamper(api, sql`update denuncias set descripcion = 'Reescrita', _hash = ${expectedHash(spec, row)} where _id = ${ids['edited']}`)
+  await tamper(
+    api,
+    sql`update denuncias set descripcion = 'Reescrita', _hash = ${expectedHash(spec, row)} where _id = ${ids['edited']}`,
+  )
   const { problems } = await verify(api)
   t.same(kinds(problems), ['record_mismatch'])
   t.match(problems[0], { module: 'denuncias', recordId: ids['edited'] })
@@ -111,7 +145,10 @@ t.test('D18: an audit row whose fields were edited in SQLite is named by its seq
   const seq = Number((await auditRows(api)).find((r) => r['action'] === 'editar')!['seq'])
   t.equal(await tamper(api, sql`update _audit set fields = '["observaciones"]' where seq = ${seq}`), 1)
   const { problems } = await verify(api)
-  t.same(problems.map((p) => [p.kind, p.seq]), [['audit_hash', seq]])
+  t.same(
+    problems.map((p) => [p.kind, p.seq]),
+    [['audit_hash', seq]],
+  )
   t.match(problems[0]?.message, String(seq))
 })
 
@@ -122,9 +159,16 @@ t.test('D18: an audit row edited with its own hash recomputed breaks the next li
   const seq = Number(target['seq'])
   const { hashAuditEntry, auditEntryFromRow } = await import('../../../src/db/audit-log.js')
   const { hash: _old, ...content } = { ...auditEntryFromRow(target), user_id: 'USR-2026-99999' }
-  await tamper(api, sql`update _audit set user_id = 'USR-2026-99999', hash = ${hashAuditEntry(content)} where seq = ${seq}`)
+  await tamper(
+    api,
+    sql`update _audit set user_id = 'USR-2026-99999', hash = ${hashAuditEntry(content)} where seq = ${seq}`,
+  )
   const { problems } = await verify(api)
-  t.same(problems.map((p) => [p.kind, p.seq]), [['audit_link', seq + 1]], 'the entry after it no longer links')
+  t.same(
+    problems.map((p) => [p.kind, p.seq]),
+    [['audit_link', seq + 1]],
+    'the entry after it no longer links',
+  )
 })
 
 t.test('D18: an audit row deleted in SQLite leaves a gap that is named', async (t) => {
@@ -167,5 +211,8 @@ t.test('D18: reordered audit entries are named', async (t) => {
   await tamper(api, sql`update _audit set seq = ${b} where seq = -1`)
   const { problems } = await verify(api)
   t.ok(problems.length > 0, 'a swap is detected')
-  t.ok(problems.every((p) => p.seq === a || p.seq === b || p.seq === b + 1), 'at the swapped entries')
+  t.ok(
+    problems.every((p) => p.seq === a || p.seq === b || p.seq === b + 1),
+    'at the swapped entries',
+  )
 })

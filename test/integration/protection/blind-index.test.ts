@@ -8,7 +8,10 @@ import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } 
 
 /** Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's personal_id. */
 const AGENTE = 'PER-2026-00011'
-const IN_AGENTE_SCOPE: Record<string, Record<string, string>> = { denuncias: { agente_asignado: AGENTE }, sanciones: { agente_denunciante: AGENTE } }
+const IN_AGENTE_SCOPE: Record<string, Record<string, string>> = {
+  denuncias: { agente_asignado: AGENTE },
+  sanciones: { agente_denunciante: AGENTE },
+}
 
 // From D21: who holds `{module}.descifrar`.
 const ALL: readonly RoleName[] = ['superadmin', 'administrador', 'jefe', 'oficial', 'agente']
@@ -36,20 +39,32 @@ t.test('D16: an exact-match filter on each encrypted field finds exactly the mat
       const found = await api.request('GET', `/${spec.name}?${field.name}=${encodeURIComponent(value)}`, { token })
       t.equal(found.status, 200, `${spec.name}.${field.name}: 200`)
       const ids = (found.body.data.records as { _id: string }[]).map((r) => r._id).sort()
-      t.same(ids, [hit._id, ...(twin === undefined ? [] : [twin._id])].sort(), `${spec.name}.${field.name}: exactly the live matches`)
+      t.same(
+        ids,
+        [hit._id, ...(twin === undefined ? [] : [twin._id])].sort(),
+        `${spec.name}.${field.name}: exactly the live matches`,
+      )
       t.equal(found.body.data.total, ids.length)
       t.equal(found.body.data.records[0][field.name], value, 'returned decrypted to a revealing role')
 
       // A prefix of the value (or, for a date, another date) matches nothing.
       const near = field.def.type === 'date' ? markerFor(field) : value.slice(0, -1)
-      const none = await api.request('GET', `/${spec.name}?${field.name}=${encodeURIComponent(near === value ? '1900-01-01' : near)}`, { token })
+      const none = await api.request(
+        'GET',
+        `/${spec.name}?${field.name}=${encodeURIComponent(near === value ? '1900-01-01' : near)}`,
+        { token },
+      )
       t.equal(none.body.data?.total, 0, `${spec.name}.${field.name}: no partial or neighbouring match`)
 
       // The index is keyed: neither the value nor an unkeyed digest of it is stored.
       const stored = String((await rawRow(api, spec.name, hit._id))[`_bidx_${field.name}`])
       t.notOk(stored.includes(value), 'blind index does not contain the value')
       for (const encoding of ['hex', 'base64', 'base64url'] as const)
-        t.not(stored, createHash('sha256').update(value).digest(encoding), `blind index is not a plain SHA-256 (${encoding})`)
+        t.not(
+          stored,
+          createHash('sha256').update(value).digest(encoding),
+          `blind index is not a plain SHA-256 (${encoding})`,
+        )
     }
   }
   // An encrypted filter combines with an ordinary one.
@@ -57,7 +72,11 @@ t.test('D16: an exact-match filter on each encrypted field finds exactly the mat
   const robo = await api.create('denuncias', { ...VALID['denuncias']!(), tipo: 'robo', denunciante_dni: dni })
   await api.create('denuncias', { ...VALID['denuncias']!(), tipo: 'hurto', denunciante_dni: dni })
   const both = await api.request('GET', `/denuncias?denunciante_dni=${dni}&tipo=robo`, { token })
-  t.same((both.body.data.records as { _id: string }[]).map((r) => r._id), [robo._id], 'encrypted and plain filters combine')
+  t.same(
+    (both.body.data.records as { _id: string }[]).map((r) => r._id),
+    [robo._id],
+    'encrypted and plain filters combine',
+  )
 })
 
 t.test('D16: filtering on an encrypted field without {module}.descifrar is 403 for every role of D21', async (t) => {
@@ -66,21 +85,42 @@ t.test('D16: filtering on an encrypted field without {module}.descifrar is 403 f
   for (const { spec, fields } of encryptedModules(api)) {
     const field = fields[0]!
     const value = markerFor(field)
-    values.set(spec.name, { field: field.name, value, id: (await api.create(spec.name, { ...VALID[spec.name]!(), ...IN_AGENTE_SCOPE[spec.name], [field.name]: value }))._id })
+    values.set(spec.name, {
+      field: field.name,
+      value,
+      id: (await api.create(spec.name, { ...VALID[spec.name]!(), ...IN_AGENTE_SCOPE[spec.name], [field.name]: value }))
+        ._id,
+    })
   }
-  t.same([...values.keys()].sort(), Object.keys(DESCIFRAR).sort(), 'the table covers every module with encrypted fields')
+  t.same(
+    [...values.keys()].sort(),
+    Object.keys(DESCIFRAR).sort(),
+    'the table covers every module with encrypted fields',
+  )
   for (const role of ROLES) {
     const { token } = await api.userWithRole(role, { personal_id: AGENTE })
     for (const [module, { field, value, id }] of values) {
       const reply = await api.request('GET', `/${module}?${field}=${encodeURIComponent(value)}`, { token })
       if (DESCIFRAR[module]!.includes(role)) {
         t.equal(reply.status, 200, `${role} ${module}.${field}: allowed`)
-        t.same((reply.body.data.records as { _id: string }[]).map((r) => r._id), [id], `${role} ${module}: finds the record`)
+        t.same(
+          (reply.body.data.records as { _id: string }[]).map((r) => r._id),
+          [id],
+          `${role} ${module}: finds the record`,
+        )
       } else {
         t.equal(reply.status, 403, `${role} ${module}.${field}: 403`)
         // #18 item 5: the 403 names what is missing: ver (agente on personal) or descifrar.
-        t.match(reply.body, { success: false, error: FORBIDDEN,
-          details: [{ field: 'permiso', message: new RegExp(`^El rol '${role}' no tiene el permiso '${module}\\.(ver|descifrar)'$`) }] })
+        t.match(reply.body, {
+          success: false,
+          error: FORBIDDEN,
+          details: [
+            {
+              field: 'permiso',
+              message: new RegExp(`^El rol '${role}' no tiene el permiso '${module}\\.(ver|descifrar)'$`),
+            },
+          ],
+        })
       }
     }
   }
@@ -106,7 +146,11 @@ t.test('D12/D16: personal.nif is unique among live records through its blind ind
   const second = await api.create('personal', { ...VALID['personal']!(), nif: `${nif}b` })
   const clash = await api.request('PUT', `/personal/${second._id}`, { token, body: { nif } })
   t.equal(clash.status, 409, 'updating another record to a taken nif: 409')
-  t.equal((await api.request('PUT', `/personal/${first._id}`, { token, body: { nif, nombre: 'Otra' } })).status, 200, 'keeping its own nif is no conflict')
+  t.equal(
+    (await api.request('PUT', `/personal/${first._id}`, { token, body: { nif, nombre: 'Otra' } })).status,
+    200,
+    'keeping its own nif is no conflict',
+  )
 
   t.equal((await api.request('DELETE', `/personal/${first._id}`, { token })).status, 200)
   const reused = await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif } })

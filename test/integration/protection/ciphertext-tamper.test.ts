@@ -7,7 +7,6 @@ import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { captureLogs, eventually, markerFor, rawRow, tamper } from './support.js'
 
-
 /** Changes the first character of the ciphertext part of `v1.<key>.<iv>.<tag>.<body>`. */
 function flip(stored: string, part: number): string {
   const parts = stored.split('.')
@@ -24,48 +23,65 @@ const assertMarked = (t: Test, record: any, label: string) => {
   t.equal(record?.lugar_hechos, 'Plaza Mayor', `${label}: the rest of the record reads`)
 }
 
-t.test('D14, issue #13 item 5: a flipped ciphertext, IV, tag or key id is marked, never garbage, and the module stays readable', async (t) => {
-  const logs = captureLogs()
-  const api = await startTestApi(t, { logger: { level: 'info', stream: logs.stream } })
-  const token = await api.adminToken()
-  const consulta = await api.userWithRole('consulta')
-  const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
-  const cases: [string, (stored: string) => string][] = [
-    ['body', (s) => flip(s, 4)],
-    ['tag', (s) => flip(s, 3)],
-    ['iv', (s) => flip(s, 2)],
-    ['unknown key id', (s) => s.replace(/^v1\.[0-9a-f]{8}\./, 'v1.00000000.')],
-    ['truncated', (s) => s.slice(0, -6)],
-  ]
-  const dnis: string[] = []
-  for (const [label, change] of cases) {
-    const dni = markerFor(field)
-    dnis.push(dni)
-    const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
-    const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
-    t.equal(await tamper(api, sql`update denuncias set denunciante_dni = ${change(stored)} where _id = ${id}`), 1)
+t.test(
+  'D14, issue #13 item 5: a flipped ciphertext, IV, tag or key id is marked, never garbage, and the module stays readable',
+  async (t) => {
+    const logs = captureLogs()
+    const api = await startTestApi(t, { logger: { level: 'info', stream: logs.stream } })
+    const token = await api.adminToken()
+    const consulta = await api.userWithRole('consulta')
+    const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
+    const cases: [string, (stored: string) => string][] = [
+      ['body', (s) => flip(s, 4)],
+      ['tag', (s) => flip(s, 3)],
+      ['iv', (s) => flip(s, 2)],
+      ['unknown key id', (s) => s.replace(/^v1\.[0-9a-f]{8}\./, 'v1.00000000.')],
+      ['truncated', (s) => s.slice(0, -6)],
+    ]
+    const dnis: string[] = []
+    for (const [label, change] of cases) {
+      const dni = markerFor(field)
+      dnis.push(dni)
+      const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
+      const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
+      t.equal(await tamper(api, sql`update denuncias set denunciante_dni = ${change(stored)} where _id = ${id}`), 1)
 
-    const one = await api.request('GET', `/denuncias/${id}`, { token })
-    t.equal(one.status, 200, `${label}: GET by a revealing role`)
-    assertMarked(t, one.body.data, `${label}: GET`)
-    const list = await api.request('GET', `/denuncias?limit=1000`, { token })
-    t.equal(list.status, 200, `${label}: the list by a revealing role answers`)
-    assertMarked(t, list.body.data.records.find((r: any) => r._id === id), `${label}: list`)
-    t.ok(list.body.data.records.filter((r: any) => r._id !== id).every((r: any) => r._integridad === undefined), `${label}: other records unmarked`)
-    for (const reply of [one, list]) {
-      const text = JSON.stringify(reply.body)
-      t.notOk(text.includes(dni), 'no plaintext')
-      t.notOk(/stack|select|sqlite|    at /i.test(text), 'no stack or SQL')
+      const one = await api.request('GET', `/denuncias/${id}`, { token })
+      t.equal(one.status, 200, `${label}: GET by a revealing role`)
+      assertMarked(t, one.body.data, `${label}: GET`)
+      const list = await api.request('GET', `/denuncias?limit=1000`, { token })
+      t.equal(list.status, 200, `${label}: the list by a revealing role answers`)
+      assertMarked(
+        t,
+        list.body.data.records.find((r: any) => r._id === id),
+        `${label}: list`,
+      )
+      t.ok(
+        list.body.data.records.filter((r: any) => r._id !== id).every((r: any) => r._integridad === undefined),
+        `${label}: other records unmarked`,
+      )
+      for (const reply of [one, list]) {
+        const text = JSON.stringify(reply.body)
+        t.notOk(text.includes(dni), 'no plaintext')
+        t.notOk(/stack|select|sqlite| {4}at /i.test(text), 'no stack or SQL')
+      }
+      // A masked reader never decrypts, so the record still reads as '***' for it.
+      const masked = await api.request('GET', `/denuncias/${id}`, { token: consulta.token })
+      t.equal(masked.status, 200, `${label}: a masked read is unaffected`)
+      t.equal(masked.body.data.denunciante_dni, '***')
+      await api.request('DELETE', `/denuncias/${id}`, { token })
     }
-    // A masked reader never decrypts, so the record still reads as '***' for it.
-    const masked = await api.request('GET', `/denuncias/${id}`, { token: consulta.token })
-    t.equal(masked.status, 200, `${label}: a masked read is unaffected`)
-    t.equal(masked.body.data.denunciante_dni, '***')
-    await api.request('DELETE', `/denuncias/${id}`, { token })
-  }
-  t.match(logs.text(), /"level":60[^\n]*"alert":"integridad"[^\n]*no superan su comprobación/, 'each damaged record raises the fatal integrity alert')
-  t.notOk(dnis.some((dni) => logs.text().includes(dni)), 'no plaintext in the logs either')
-})
+    t.match(
+      logs.text(),
+      /"level":60[^\n]*"alert":"integridad"[^\n]*no superan su comprobación/,
+      'each damaged record raises the fatal integrity alert',
+    )
+    t.notOk(
+      dnis.some((dni) => logs.text().includes(dni)),
+      'no plaintext in the logs either',
+    )
+  },
+)
 
 t.test('D14: a ciphertext copied from another record fails (the value is bound to its record)', async (t) => {
   const api = await startTestApi(t)
@@ -86,36 +102,67 @@ t.test('D17/D18: values swapped between fields of one record decrypt, but verifi
   const api = await startTestApi(t)
   const spec = api.service.spec.moduleByName.get('denuncias')!
   const { _id: id } = await api.create('denuncias', {
-    ...VALID['denuncias']!(), denunciante_dni: markerFor(spec.fieldsByName.get('denunciante_dni')!),
+    ...VALID['denuncias']!(),
+    denunciante_dni: markerFor(spec.fieldsByName.get('denunciante_dni')!),
     denunciante_telefono: markerFor(spec.fieldsByName.get('denunciante_telefono')!),
   })
   t.same((await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)).problems, [])
-  await tamper(api, sql`update denuncias set denunciante_dni = denunciante_telefono, denunciante_telefono = denunciante_dni where _id = ${id}`)
+  await tamper(
+    api,
+    sql`update denuncias set denunciante_dni = denunciante_telefono, denunciante_telefono = denunciante_dni where _id = ${id}`,
+  )
   const { problems } = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
   t.match(problems, [{ kind: 'record_hash', module: 'denuncias', recordId: id }])
 })
 
-t.test('issue #13 item 5: a damaged value is loud: audited once, /health detail, `records audit verify` names it', async (t) => {
-  const api = await startTestApi(t)
-  const token = await api.adminToken()
-  const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
-  const healthy = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
-  const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
-  t.same((await api.request('GET', '/health')).body, { success: true, data: { status: 'ok' } }, 'nothing to report yet')
-  const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
-  await tamper(api, sql`update denuncias set denunciante_dni = ${flip(stored, 4)} where _id = ${id}`)
-  for (let i = 0; i < 3; i++) t.equal((await api.request('GET', '/denuncias', { token })).status, 200)
-  t.equal((await api.request('GET', `/denuncias/${healthy._id}`, { token })).body.data._integridad, undefined, 'a healthy record has no marker')
-  const health = await api.request('GET', '/health')
-  t.same(health.body, { success: true, data: { status: 'ok', integridad: { estado: 'error', registros_afectados: 1 } } })
-  const entries = await eventually(async () => (await api.request('GET', '/auditoria?accion=integridad', { token })).body.data.entries as any[],
-    (rows) => rows.length > 0)
-  t.match(entries, [{ action: 'integridad', module: 'denuncias', record_id: id, fields: ['denunciante_dni'] }], 'audited once, naming the field')
-  const { problems } = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
-  t.match(problems, [{ kind: 'record_hash', recordId: id }, { kind: 'record_decrypt', module: 'denuncias', recordId: id, message: /denunciante_dni/ }])
-  const masked = await api.userWithRole('consulta')
-  t.equal((await api.request('GET', `/denuncias/${id}`, { token: masked.token })).body.data.denunciante_dni, '***', 'a masked reader sees ***')
-})
+t.test(
+  'issue #13 item 5: a damaged value is loud: audited once, /health detail, `records audit verify` names it',
+  async (t) => {
+    const api = await startTestApi(t)
+    const token = await api.adminToken()
+    const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
+    const healthy = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
+    const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
+    t.same(
+      (await api.request('GET', '/health')).body,
+      { success: true, data: { status: 'ok' } },
+      'nothing to report yet',
+    )
+    const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
+    await tamper(api, sql`update denuncias set denunciante_dni = ${flip(stored, 4)} where _id = ${id}`)
+    for (let i = 0; i < 3; i++) t.equal((await api.request('GET', '/denuncias', { token })).status, 200)
+    t.equal(
+      (await api.request('GET', `/denuncias/${healthy._id}`, { token })).body.data._integridad,
+      undefined,
+      'a healthy record has no marker',
+    )
+    const health = await api.request('GET', '/health')
+    t.same(health.body, {
+      success: true,
+      data: { status: 'ok', integridad: { estado: 'error', registros_afectados: 1 } },
+    })
+    const entries = await eventually(
+      async () => (await api.request('GET', '/auditoria?accion=integridad', { token })).body.data.entries as any[],
+      (rows) => rows.length > 0,
+    )
+    t.match(
+      entries,
+      [{ action: 'integridad', module: 'denuncias', record_id: id, fields: ['denunciante_dni'] }],
+      'audited once, naming the field',
+    )
+    const { problems } = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
+    t.match(problems, [
+      { kind: 'record_hash', recordId: id },
+      { kind: 'record_decrypt', module: 'denuncias', recordId: id, message: /denunciante_dni/ },
+    ])
+    const masked = await api.userWithRole('consulta')
+    t.equal(
+      (await api.request('GET', `/denuncias/${id}`, { token: masked.token })).body.data.denunciante_dni,
+      '***',
+      'a masked reader sees ***',
+    )
+  },
+)
 
 t.test('issue #13 item 5: a GET body sent back keeps the damaged value; a new value repairs it', async (t) => {
   const api = await startTestApi(t)
@@ -127,11 +174,22 @@ t.test('issue #13 item 5: a GET body sent back keeps the damaged value; a new va
   const read = (await api.request('GET', `/denuncias/${id}`, { token })).body.data
   const back = await api.request('PUT', `/denuncias/${id}`, { token, body: { ...read, descripcion: 'Revisada' } })
   t.equal(back.status, 200, 'the record stays writable')
-  t.match(back.body.data, { descripcion: 'Revisada', denunciante_dni: null, _integridad: 'error' }, 'the answer is marked too')
-  t.equal((await rawRow(api, 'denuncias', id))['denunciante_dni'], flip(stored, 4), 'the null sent back did not clear the stored value')
+  t.match(
+    back.body.data,
+    { descripcion: 'Revisada', denunciante_dni: null, _integridad: 'error' },
+    'the answer is marked too',
+  )
+  t.equal(
+    (await rawRow(api, 'denuncias', id))['denunciante_dni'],
+    flip(stored, 4),
+    'the null sent back did not clear the stored value',
+  )
   const repaired = await api.request('PUT', `/denuncias/${id}`, { token, body: { denunciante_dni: '12345678Z' } })
   t.equal(repaired.status, 200)
   t.equal(repaired.body.data.denunciante_dni, '12345678Z', 'a new value replaces the damaged one')
   t.equal(repaired.body.data._integridad, undefined, 'and the marker goes')
-  t.match((await api.request('GET', `/denuncias/${id}/historial`, { token })).body.data.entries.at(-1), { action: 'editar', fields: ['denunciante_dni'] })
+  t.match((await api.request('GET', `/denuncias/${id}/historial`, { token })).body.data.entries.at(-1), {
+    action: 'editar',
+    fields: ['denunciante_dni'],
+  })
 })

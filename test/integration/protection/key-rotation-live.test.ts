@@ -31,41 +31,63 @@ function install(dir: string, key: string): void {
   writeFileSync(file, `${key}\n${readFileSync(file, 'utf8')}`, { mode: 0o600 })
 }
 
-const rotate = (api: TestApi) => rotateEncryption({
-  database: api.service.database, spec: api.service.spec, codec: api.service.codec, changes: api.service.changes,
-  activeKeyId: api.service.keys.targetId, timezone: api.service.spec.service.timezone, clock: () => new Date(),
-})
+const rotate = (api: TestApi) =>
+  rotateEncryption({
+    database: api.service.database,
+    spec: api.service.spec,
+    codec: api.service.codec,
+    changes: api.service.changes,
+    activeKeyId: api.service.keys.targetId,
+    timezone: api.service.spec.service.timezone,
+    clock: () => new Date(),
+  })
 
 const keyOfStored = async (api: TestApi, module: string, id: string, column: string) =>
   String((await rawRow(api, module, id))[column]).split('.')[1]
 
-t.test('issue #13: an instance never writes under a key a rotation retired, even before it rereads its keys', async (t) => {
-  const [oldKey, next] = [newKey(), newKey()]
-  const dir = dataDirWith(t, oldKey)
-  const running = await startTestApi(t, { dataDir: dir })
-  install(dir, next)
-  // The rotation (another process) switches the active key; `running` has not had a heartbeat since.
-  const cli = await startTestApi(t, { dataDir: dir })
-  await rotate(cli)
-  const created = await running.create('personal', { ...VALID['personal']!(), nif: 'NIF-DESPUES' })
-  t.equal(await keyOfStored(running, 'personal', created._id, 'nif'), idOf(next), 'written under the active key, read from the file on the spot')
-  t.equal(running.service.keyring.activeId, idOf(next))
+t.test(
+  'issue #13: an instance never writes under a key a rotation retired, even before it rereads its keys',
+  async (t) => {
+    const [oldKey, next] = [newKey(), newKey()]
+    const dir = dataDirWith(t, oldKey)
+    const running = await startTestApi(t, { dataDir: dir })
+    install(dir, next)
+    // The rotation (another process) switches the active key; `running` has not had a heartbeat since.
+    const cli = await startTestApi(t, { dataDir: dir })
+    await rotate(cli)
+    const created = await running.create('personal', { ...VALID['personal']!(), nif: 'NIF-DESPUES' })
+    t.equal(
+      await keyOfStored(running, 'personal', created._id, 'nif'),
+      idOf(next),
+      'written under the active key, read from the file on the spot',
+    )
+    t.equal(running.service.keyring.activeId, idOf(next))
+  },
+)
 
-})
-
-t.test('issue #13: an instance whose fixed keys lack the active key answers 503 instead of writing under an old key', async (t) => {
-  const [oldKey, next] = [newKey(), newKey()]
-  const dir = dataDirWith(t, oldKey)
-  // Keys from the environment cannot change while the process runs.
-  const fixed = await startTestApi(t, { dataDir: dir, env: { RECORDS_ENCRYPTION_KEY: oldKey } })
-  install(dir, next)
-  const cli = await startTestApi(t, { dataDir: dir })
-  await switchActiveKey(cli.service.database, cli.service.changes, idOf(next)) // a switch that did not wait for it
-  const refused = await fixed.request('POST', '/personal', { token: await fixed.adminToken(), body: { ...VALID['personal']!(), nif: 'NIF-FIJA' } })
-  t.equal(refused.status, 503)
-  t.match(refused.body, { success: false, error: 'Servicio no disponible' })
-  t.equal((await cli.request('GET', '/personal?nif=NIF-FIJA', { token: await cli.adminToken() })).body.data.total, 0, 'nothing written')
-})
+t.test(
+  'issue #13: an instance whose fixed keys lack the active key answers 503 instead of writing under an old key',
+  async (t) => {
+    const [oldKey, next] = [newKey(), newKey()]
+    const dir = dataDirWith(t, oldKey)
+    // Keys from the environment cannot change while the process runs.
+    const fixed = await startTestApi(t, { dataDir: dir, env: { RECORDS_ENCRYPTION_KEY: oldKey } })
+    install(dir, next)
+    const cli = await startTestApi(t, { dataDir: dir })
+    await switchActiveKey(cli.service.database, cli.service.changes, idOf(next)) // a switch that did not wait for it
+    const refused = await fixed.request('POST', '/personal', {
+      token: await fixed.adminToken(),
+      body: { ...VALID['personal']!(), nif: 'NIF-FIJA' },
+    })
+    t.equal(refused.status, 503)
+    t.match(refused.body, { success: false, error: 'Servicio no disponible' })
+    t.equal(
+      (await cli.request('GET', '/personal?nif=NIF-FIJA', { token: await cli.adminToken() })).body.data.total,
+      0,
+      'nothing written',
+    )
+  },
+)
 
 t.test('issue #13: during a rotation a unique encrypted value is refused under either key', async (t) => {
   const [oldKey, next] = [newKey(), newKey()]
@@ -83,7 +105,11 @@ t.test('issue #13: during a rotation a unique encrypted value is refused under e
   t.match(again.body, { success: false, details: [{ field: 'nif' }] })
   const edit = await api.request('PUT', `/personal/${other._id}`, { token, body: { nif: 'NIF-UNICO' } })
   t.equal(edit.status, 409, 'update: the same')
-  t.equal((await api.request('PUT', `/personal/${first._id}`, { token, body: { nif: 'NIF-UNICO' } })).status, 200, 'a record keeps its own value')
+  t.equal(
+    (await api.request('PUT', `/personal/${first._id}`, { token, body: { nif: 'NIF-UNICO' } })).status,
+    200,
+    'a record keeps its own value',
+  )
   t.equal((await api.request('GET', '/personal?nif=NIF-UNICO', { token })).body.data.total, 1)
 })
 
@@ -111,14 +137,28 @@ t.test('issue #13: audit verify names every value the configured keys cannot rea
   const { database, spec, codec } = api.service
   const stored = String((await rawRow(api, 'personal', a._id))['nif'])
   // One value under a key nobody configured, one whose ciphertext was altered.
-  await sql`update personal set nif = ${stored.replace(idOf(key), 'deadbeef')} where _id = ${a._id}`.execute(database.db)
+  await sql`update personal set nif = ${stored.replace(idOf(key), 'deadbeef')} where _id = ${a._id}`.execute(
+    database.db,
+  )
   const other = String((await rawRow(api, 'personal', b._id))['nif'])
-  await sql`update personal set nif = ${`${other.slice(0, -2)}${other.endsWith('AA') ? 'BB' : 'AA'}`} where _id = ${b._id}`.execute(database.db)
+  await sql`update personal set nif = ${`${other.slice(0, -2)}${other.endsWith('AA') ? 'BB' : 'AA'}`} where _id = ${b._id}`.execute(
+    database.db,
+  )
   const keyIds = new Set(api.service.keyring.keys.keys())
   const quick = await verifyIntegrity(database, spec, codec, 1, { keyIds })
-  t.match(quick.problems.filter((p) => p.kind === 'record_key'), [{ module: 'personal', recordId: a._id, field: 'nif', message: /deadbeef/ }])
+  t.match(
+    quick.problems.filter((p) => p.kind === 'record_key'),
+    [{ module: 'personal', recordId: a._id, field: 'nif', message: /deadbeef/ }],
+  )
   const full = await verifyIntegrity(database, spec, codec, 1, { keyIds, decrypt: true })
-  t.same(full.problems.filter((p) => p.kind === 'record_key').map((p) => p.recordId).sort(), [a._id, b._id].sort(), '--decrypt also finds the altered one')
+  t.same(
+    full.problems
+      .filter((p) => p.kind === 'record_key')
+      .map((p) => p.recordId)
+      .sort(),
+    [a._id, b._id].sort(),
+    '--decrypt also finds the altered one',
+  )
 })
 
 t.test('issue #13: keys rotate changes nothing while a running instance lacks the new key', async (t) => {
@@ -127,8 +167,13 @@ t.test('issue #13: keys rotate changes nothing while a running instance lacks th
   const heartbeat = { INSTANCE_HEARTBEAT_SECONDS: '1' }
   const fixed = await startTestApi(t, { dataDir: dir, env: { ...heartbeat, RECORDS_ENCRYPTION_KEY: oldKey } })
   const made = await fixed.create('personal', { ...VALID['personal']!(), nif: 'NIF-QUIETO' })
-  const env = { DATA_DIR: dir, MODULES_FILE: new URL('../../../modules.yaml', import.meta.url).pathname, ...(await databaseEnv(dir)),
-    RECORDS_ENCRYPTION_KEY: next, RECORDS_ENCRYPTION_OLD_KEYS: oldKey }
+  const env = {
+    DATA_DIR: dir,
+    MODULES_FILE: new URL('../../../modules.yaml', import.meta.url).pathname,
+    ...(await databaseEnv(dir)),
+    RECORDS_ENCRYPTION_KEY: next,
+    RECORDS_ENCRYPTION_OLD_KEYS: oldKey,
+  }
   const run = await runRecords(env, ['keys', 'rotate', '--wait', '3'])
   t.equal(run.status, 1, run.stderr)
   t.match(run.stdout, /^No se ha cambiado nada: esta instancia en marcha no tiene la clave nueva/)

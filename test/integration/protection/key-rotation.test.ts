@@ -24,9 +24,15 @@ function valueOf(module: string, field: string, type: string, i: number): string
 
 const rotate = (api: TestApi, onBatch?: (p: { module: string; rewritten: number }) => void) =>
   rotateEncryption({
-    database: api.service.database, spec: api.service.spec, codec: api.service.codec, changes: api.service.changes,
+    database: api.service.database,
+    spec: api.service.spec,
+    codec: api.service.codec,
+    changes: api.service.changes,
     activeKeyId: api.service.keys.targetId,
-    timezone: api.service.spec.service.timezone, clock: () => new Date(), batchSize: BATCH, ...(onBatch === undefined ? {} : { onBatch }),
+    timezone: api.service.spec.service.timezone,
+    clock: () => new Date(),
+    batchSize: BATCH,
+    ...(onBatch === undefined ? {} : { onBatch }),
   })
 
 /** Stored values still under key `keyId`, over every encrypted column of every module. */
@@ -34,7 +40,11 @@ async function countUnder(api: TestApi, keyId: string): Promise<number> {
   let n = 0
   for (const spec of api.service.spec.modules)
     for (const field of spec.fields.filter((f) => f.encrypted)) {
-      const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(spec.name)} where ${sql.ref(field.column)} like ${`v1.${keyId}.%`}`.execute(api.service.database.db)
+      const { rows } = await sql<{
+        n: number
+      }>`select count(*) as n from ${sql.table(spec.name)} where ${sql.ref(field.column)} like ${`v1.${keyId}.%`}`.execute(
+        api.service.database.db,
+      )
       n += Number(rows[0]?.n)
     }
   return n
@@ -63,7 +73,11 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
     const encrypted = spec.fields.filter((f) => f.encrypted)
     for (let i = 0; i < count; i++) {
       const values = Object.fromEntries(encrypted.map((f) => [f.name, valueOf(module, f.name, f.def.type, i)]))
-      const record = await seeded.service.store.create(spec, { ...VALID[module]!(), ...values }, { actor: 'sistema', reveal: false, user: null })
+      const record = await seeded.service.store.create(
+        spec,
+        { ...VALID[module]!(), ...values },
+        { actor: 'sistema', reveal: false, user: null },
+      )
       expected.set(String(record['_id']), { module, values })
     }
   }
@@ -78,17 +92,28 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   t.equal(first.service.keys.targetId, newId, 'the configured first key is where the rotation goes')
   t.equal(first.service.keyring.activeId, oldId, 'issue #13: until the rotation, writes stay under the active key')
   let seen = 0
-  await t.rejects(rotate(first, ({ rewritten }) => {
-    seen = rewritten
-    if (rewritten >= TOTAL / 2) throw new Error('interrupted')
-  }), /interrupted/)
+  await t.rejects(
+    rotate(first, ({ rewritten }) => {
+      seen = rewritten
+      if (rewritten >= TOTAL / 2) throw new Error('interrupted')
+    }),
+    /interrupted/,
+  )
   t.equal(seen, TOTAL / 2, 'half the records were rewritten when it stopped')
   const halfway = await countUnder(first, oldId)
   t.ok(halfway > 0 && (await countUnder(first, newId)) > 0, 'values under both keys in between')
-  t.same((await verifyIntegrity(first.service.database, first.service.spec, first.service.codec)).problems, [], 'consistent in between: each batch is one transaction')
+  t.same(
+    (await verifyIntegrity(first.service.database, first.service.spec, first.service.codec)).problems,
+    [],
+    'consistent in between: each batch is one transaction',
+  )
   await first.service.close()
   lap('first half')
-  await t.rejects(startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }), /RECORDS_ENCRYPTION_KEY/, 'the old key is still needed halfway')
+  await t.rejects(
+    startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }),
+    /RECORDS_ENCRYPTION_KEY/,
+    'the old key is still needed halfway',
+  )
 
   // 3. Restart: the rotation resumes and finishes.
   const second = await startTestApi(t, { dataDir, env })
@@ -125,7 +150,9 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   const report = await verifyIntegrity(only.service.database, only.service.spec, only.service.codec)
   t.same(report.problems, [], 'verifyIntegrity is clean after the rotation')
   t.ok(report.records >= TOTAL)
-  const { rows } = await sql<{ n: number }>`select count(*) as n from _audit where action = 'recifrar'`.execute(only.service.database.db)
+  const { rows } = await sql<{ n: number }>`select count(*) as n from _audit where action = 'recifrar'`.execute(
+    only.service.database.db,
+  )
   t.equal(Number(rows[0]?.n), TOTAL, 'one recifrar audit entry per record')
   lap('verify')
   if (ON_POSTGRES) {
@@ -139,8 +166,15 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   if (!ON_POSTGRES) {
     // Not only the rows: no byte of any file keeps a ciphertext under the retired key (free page space included).
     const leftovers = filesUnder(dataDir).filter((f) => f.bytes.includes(Buffer.from(`v1.${oldId}.`)))
-    t.same(leftovers.map((f) => f.path), [], 'no file holds a ciphertext under the retired key')
-    t.ok(filesUnder(dataDir).some((f) => f.bytes.includes(Buffer.from(`v1.${newId}.`))), 'while the new key id is found (the scan works)')
+    t.same(
+      leftovers.map((f) => f.path),
+      [],
+      'no file holds a ciphertext under the retired key',
+    )
+    t.ok(
+      filesUnder(dataDir).some((f) => f.bytes.includes(Buffer.from(`v1.${newId}.`))),
+      'while the new key id is found (the scan works)',
+    )
   }
   t.comment(`times (ms): ${JSON.stringify(times)}`)
 })

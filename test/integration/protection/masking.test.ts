@@ -6,18 +6,35 @@ import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } 
 
 /** Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's personal_id. */
 const AGENTE = 'PER-2026-00011'
-const IN_AGENTE_SCOPE: Record<string, Record<string, string>> = { denuncias: { agente_asignado: AGENTE }, sanciones: { agente_denunciante: AGENTE } }
+const IN_AGENTE_SCOPE: Record<string, Record<string, string>> = {
+  denuncias: { agente_asignado: AGENTE },
+  sanciones: { agente_denunciante: AGENTE },
+}
 
 type Sight = 'plain' | 'mask' | 403
 
 // Written from the text of D21, not from modules.yaml: a change to either must be deliberate.
-const ALL_RECORD_ROLES: Record<RoleName, Sight> = { superadmin: 'plain', administrador: 'plain', jefe: 'plain', oficial: 'plain', agente: 'plain', consulta: 'mask' }
+const ALL_RECORD_ROLES: Record<RoleName, Sight> = {
+  superadmin: 'plain',
+  administrador: 'plain',
+  jefe: 'plain',
+  oficial: 'plain',
+  agente: 'plain',
+  consulta: 'mask',
+}
 const EXPECTED: Record<string, Record<RoleName, Sight>> = {
   denuncias: ALL_RECORD_ROLES,
   sanciones: ALL_RECORD_ROLES,
   sala092: ALL_RECORD_ROLES,
   // jefe holds personal.*; oficial and consulta only personal.ver; agente not even that.
-  personal: { superadmin: 'plain', administrador: 'plain', jefe: 'plain', oficial: 'mask', agente: 403, consulta: 'mask' },
+  personal: {
+    superadmin: 'plain',
+    administrador: 'plain',
+    jefe: 'plain',
+    oficial: 'mask',
+    agente: 403,
+    consulta: 'mask',
+  },
 }
 
 async function seed(api: TestApi) {
@@ -33,16 +50,34 @@ async function seed(api: TestApi) {
 t.test('D15: every role of D21 reads encrypted fields in plain text only with {module}.descifrar', async (t) => {
   const api = await startTestApi(t)
   const records = await seed(api)
-  t.same(records.map((r) => r.module).sort(), Object.keys(EXPECTED).sort(), 'the table covers every module with encrypted fields')
+  t.same(
+    records.map((r) => r.module).sort(),
+    Object.keys(EXPECTED).sort(),
+    'the table covers every module with encrypted fields',
+  )
   for (const role of ROLES) {
     const { token } = await api.userWithRole(role, { personal_id: AGENTE })
     for (const { module, id, values } of records) {
       const expected = EXPECTED[module]![role]
       const one = await api.request('GET', `/${module}/${id}`, { token })
-      const list = await api.request('GET', `/${module}?_created_by=${encodeURIComponent(one.body.data?._created_by ?? '')}`, { token })
+      const list = await api.request(
+        'GET',
+        `/${module}?_created_by=${encodeURIComponent(one.body.data?._created_by ?? '')}`,
+        { token },
+      )
       if (expected === 403) {
-        t.same([one.status, one.body], [403, { success: false, error: FORBIDDEN,
-          details: [{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${module}.ver'` }] }], `${role} ${module}: no ver, 403`)
+        t.same(
+          [one.status, one.body],
+          [
+            403,
+            {
+              success: false,
+              error: FORBIDDEN,
+              details: [{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${module}.ver'` }],
+            },
+          ],
+          `${role} ${module}: no ver, 403`,
+        )
         t.equal(list.status, 403)
         continue
       }
@@ -83,16 +118,26 @@ t.test('D15: writing *** for an encrypted field leaves the stored value unchange
       t.equal(put.body.data[field], value, `${module}.${field}: the editor reads the original back`)
     }
     const read = await api.request('GET', `/${module}/${id}`, { token: admin })
-    for (const [field, value] of Object.entries(values)) t.equal(read.body.data[field], value, `${module}.${field}: admin reads the original`)
+    for (const [field, value] of Object.entries(values))
+      t.equal(read.body.data[field], value, `${module}.${field}: admin reads the original`)
     const history = await api.request('GET', `/${module}/${id}/historial`, { token: admin })
-    const edit = (history.body.data.entries as { action: string; fields: string[] }[]).find((e) => e.action === 'editar')
-    t.same(edit?.fields.filter((f) => f in values), [], `${module}: the audit entry does not claim the masked fields changed`)
+    const edit = (history.body.data.entries as { action: string; fields: string[] }[]).find(
+      (e) => e.action === 'editar',
+    )
+    t.same(
+      edit?.fields.filter((f) => f in values),
+      [],
+      `${module}: the audit entry does not claim the masked fields changed`,
+    )
   }
 
   // One field '***', another replaced: only the replaced one changes.
   const { id, values } = records.find((r) => r.module === 'denuncias')!
   const fresh = markerFor(api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_telefono')!)
-  const partial = await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { denunciante_dni: '***', denunciante_telefono: fresh } })
+  const partial = await api.request('PUT', `/denuncias/${id}`, {
+    token: admin,
+    body: { denunciante_dni: '***', denunciante_telefono: fresh },
+  })
   t.equal(partial.body.data.denunciante_dni, values['denunciante_dni'])
   t.equal(partial.body.data.denunciante_telefono, fresh)
 

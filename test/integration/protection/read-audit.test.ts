@@ -15,31 +15,56 @@ async function seed(api: TestApi) {
   const spec = api.service.spec.moduleByName.get('denuncias')!
   const dni = markerFor(spec.fieldsByName.get('denunciante_dni')!)
   const domicilio = markerFor(spec.fieldsByName.get('denunciante_domicilio')!)
-  const sensitive = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni, denunciante_domicilio: domicilio })
+  const sensitive = await api.create('denuncias', {
+    ...VALID['denuncias']!(),
+    denunciante_dni: dni,
+    denunciante_domicilio: domicilio,
+  })
   const plain = await api.create('denuncias', VALID['denuncias']!())
   return { sensitive, plain, values: [dni, domicilio] }
 }
 
-t.test('issue #3: a revealing GET adds a consultar entry naming the fields; masked and value-less reads add none', async (t) => {
-  const api = await startTestApi(t)
-  const { sensitive, plain, values } = await seed(api)
-  const jefe = await api.userWithRole('jefe')
-  const consulta = await api.userWithRole('consulta')
+t.test(
+  'issue #3: a revealing GET adds a consultar entry naming the fields; masked and value-less reads add none',
+  async (t) => {
+    const api = await startTestApi(t)
+    const { sensitive, plain, values } = await seed(api)
+    const jefe = await api.userWithRole('jefe')
+    const consulta = await api.userWithRole('consulta')
 
-  t.equal((await api.request('GET', `/denuncias/${sensitive._id}`, { token: consulta.token })).body.data.denunciante_dni, '***')
-  await api.request('GET', `/denuncias?tipo=hurto`, { token: consulta.token })
-  t.equal((await api.request('GET', `/denuncias/${plain._id}`, { token: jefe.token })).status, 200, 'a record without encrypted values')
-  const revealed = await api.request('GET', `/denuncias/${sensitive._id}`, { token: jefe.token })
-  t.equal(revealed.body.data.denunciante_dni, values[0])
+    t.equal(
+      (await api.request('GET', `/denuncias/${sensitive._id}`, { token: consulta.token })).body.data.denunciante_dni,
+      '***',
+    )
+    await api.request('GET', `/denuncias?tipo=hurto`, { token: consulta.token })
+    t.equal(
+      (await api.request('GET', `/denuncias/${plain._id}`, { token: jefe.token })).status,
+      200,
+      'a record without encrypted values',
+    )
+    const revealed = await api.request('GET', `/denuncias/${sensitive._id}`, { token: jefe.token })
+    t.equal(revealed.body.data.denunciante_dni, values[0])
 
-  const rows = await eventually(() => consultas(api), (r) => r.length > 0)
-  t.equal(rows.length, 1, 'exactly one entry: the revealing read')
-  t.match(rows[0], { user_id: jefe.id, module: 'denuncias', record_id: sensitive._id, version: 1 })
-  t.same(JSON.parse(String(rows[0]!['fields'])).sort(), ['denunciante_dni', 'denunciante_domicilio'], 'the fields revealed, by name')
-  const text = JSON.stringify(await auditRows(api))
-  for (const value of values) t.notOk(text.includes(value), 'no value in the audit table')
-  t.same((await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)).problems, [], 'the chain stays valid')
-})
+    const rows = await eventually(
+      () => consultas(api),
+      (r) => r.length > 0,
+    )
+    t.equal(rows.length, 1, 'exactly one entry: the revealing read')
+    t.match(rows[0], { user_id: jefe.id, module: 'denuncias', record_id: sensitive._id, version: 1 })
+    t.same(
+      JSON.parse(String(rows[0]!['fields'])).sort(),
+      ['denunciante_dni', 'denunciante_domicilio'],
+      'the fields revealed, by name',
+    )
+    const text = JSON.stringify(await auditRows(api))
+    for (const value of values) t.notOk(text.includes(value), 'no value in the audit table')
+    t.same(
+      (await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)).problems,
+      [],
+      'the chain stays valid',
+    )
+  },
+)
 
 t.test('issue #3: lists and encrypted filters that reveal are audited once per record returned', async (t) => {
   const api = await startTestApi(t)
@@ -50,12 +75,19 @@ t.test('issue #3: lists and encrypted filters that reveal are audited once per r
   t.equal(list.body.data.total, 3)
   const filtered = await api.request('GET', `/denuncias?denunciante_dni=${values[0]}`, { token: oficial.token })
   t.equal(filtered.body.data.total, 1)
-  const rows = await eventually(() => consultas(api), (r) => r.length >= 3)
-  t.same(rows.map((r) => [r['record_id'], JSON.parse(String(r['fields']))]).sort(), [
-    [sensitive._id, ['denunciante_dni', 'denunciante_domicilio']],
-    [sensitive._id, ['denunciante_dni', 'denunciante_domicilio']],
-    [second._id, ['denunciante_telefono']],
-  ].sort(), 'one entry per revealed record per response; the record without encrypted values has none')
+  const rows = await eventually(
+    () => consultas(api),
+    (r) => r.length >= 3,
+  )
+  t.same(
+    rows.map((r) => [r['record_id'], JSON.parse(String(r['fields']))]).sort(),
+    [
+      [sensitive._id, ['denunciante_dni', 'denunciante_domicilio']],
+      [sensitive._id, ['denunciante_dni', 'denunciante_domicilio']],
+      [second._id, ['denunciante_telefono']],
+    ].sort(),
+    'one entry per revealed record per response; the record without encrypted values has none',
+  )
   t.ok(rows.every((r) => r['user_id'] === oficial.id))
 })
 
@@ -66,7 +98,10 @@ t.test('issue #3: read entries are written in batches, not one write per request
   const before = (await auditRows(api)).length
   for (let i = 0; i < 50; i++) await api.request('GET', `/denuncias/${sensitive._id}`, { token })
   t.equal((await auditRows(api)).length, before, 'nothing written synchronously with the reads')
-  const rows = await eventually(() => consultas(api), (r) => r.length >= 50)
+  const rows = await eventually(
+    () => consultas(api),
+    (r) => r.length >= 50,
+  )
   t.equal(rows.length, 50)
   t.ok(new Set(rows.map((r) => r['at'])).size <= 2, 'the 50 entries share one or two flush times')
 })
@@ -84,13 +119,26 @@ t.test('issue #3: a clean stop flushes pending read entries', async (t) => {
   t.equal(rows[0]?.['record_id'], sensitive._id)
 })
 
-t.test('issue #3: an update response that returns decrypted values the caller did not send is audited as a read', async (t) => {
-  const api = await startTestApi(t)
-  const { sensitive, values } = await seed(api)
-  const agente = await api.userWithRole('agente')
-  const put = await api.request('PUT', `/denuncias/${sensitive._id}`, { token: agente.token, body: { descripcion: 'Sin tocar datos personales' } })
-  t.equal(put.body.data.denunciante_dni, values[0], 'the response discloses the decrypted value')
-  const rows = await eventually(() => consultas(api), (r) => r.length > 0)
-  t.match(rows, [{ user_id: agente.id, module: 'denuncias', record_id: sensitive._id, version: 2 }], 'the disclosure is in the trail')
-  t.same(JSON.parse(String(rows[0]?.['fields'] ?? '[]')).sort(), ['denunciante_dni', 'denunciante_domicilio'])
-})
+t.test(
+  'issue #3: an update response that returns decrypted values the caller did not send is audited as a read',
+  async (t) => {
+    const api = await startTestApi(t)
+    const { sensitive, values } = await seed(api)
+    const agente = await api.userWithRole('agente')
+    const put = await api.request('PUT', `/denuncias/${sensitive._id}`, {
+      token: agente.token,
+      body: { descripcion: 'Sin tocar datos personales' },
+    })
+    t.equal(put.body.data.denunciante_dni, values[0], 'the response discloses the decrypted value')
+    const rows = await eventually(
+      () => consultas(api),
+      (r) => r.length > 0,
+    )
+    t.match(
+      rows,
+      [{ user_id: agente.id, module: 'denuncias', record_id: sensitive._id, version: 2 }],
+      'the disclosure is in the trail',
+    )
+    t.same(JSON.parse(String(rows[0]?.['fields'] ?? '[]')).sort(), ['denunciante_dni', 'denunciante_domicilio'])
+  },
+)

@@ -7,54 +7,85 @@ import { expectedHash, markerFor, rawRow } from './support.js'
 
 // Bodies that also fill JSON, boolean, decimal and encrypted columns.
 const RICH: Record<string, () => Record<string, unknown>> = {
-  denuncias: () => ({ ...VALID['denuncias']!(), denunciante_dni: '12345678Z', testigos: [{ nombre: 'Eva', dni: 'X1' }], adjuntos: [] }),
+  denuncias: () => ({
+    ...VALID['denuncias']!(),
+    denunciante_dni: '12345678Z',
+    testigos: [{ nombre: 'Eva', dni: 'X1' }],
+    adjuntos: [],
+  }),
   sanciones: () => ({ ...VALID['sanciones']!(), infractor_dni: '87654321X', importe: 90.5, puntos_carnet: 3 }),
   atestados: () => ({ ...VALID['atestados']!(), imputados: ['A', 'B'], victimas: [{ b: 1, a: 2 }] }),
-  personal: () => ({ ...VALID['personal']!(), nif: `N${Math.random()}`, fecha_nacimiento: '1980-02-29', idiomas: ['es', 'en'] }),
+  personal: () => ({
+    ...VALID['personal']!(),
+    nif: `N${Math.random()}`,
+    fecha_nacimiento: '1980-02-29',
+    idiomas: ['es', 'en'],
+  }),
   vehiculos: () => ({ ...VALID['vehiculos']!(), km_actuales: 1200 }),
   sala092: () => ({ ...VALID['sala092']!(), numero_llamada: '600000000' }),
   turnos: () => ({ ...VALID['turnos']!(), hora_inicio: '07:00' }),
   equipamiento: () => ({ ...VALID['equipamiento']!(), numero_serie: `S${Math.random()}` }),
-  usuarios: () => ({ username: `u${Math.random().toString(36).slice(2, 8)}`, password: 'password-hash-1', nombre: 'Hash', rol: 'consulta', activo: false, email: 'h@x.es' }),
+  usuarios: () => ({
+    username: `u${Math.random().toString(36).slice(2, 8)}`,
+    password: 'password-hash-1',
+    nombre: 'Hash',
+    rol: 'consulta',
+    activo: false,
+    email: 'h@x.es',
+  }),
 }
 const CHANGE: Record<string, Record<string, unknown>> = {
-  denuncias: { descripcion: 'cambiada', testigos: [] }, sanciones: { importe: 91 }, atestados: { juzgado: 'Juzgado 3' },
-  personal: { nombre: 'Otra' }, vehiculos: { km_actuales: 1300 }, sala092: { numero_llamada: '611111111' },
-  turnos: { hora_fin: '15:00' }, equipamiento: { nombre: 'Otra emisora' }, usuarios: { activo: true },
+  denuncias: { descripcion: 'cambiada', testigos: [] },
+  sanciones: { importe: 91 },
+  atestados: { juzgado: 'Juzgado 3' },
+  personal: { nombre: 'Otra' },
+  vehiculos: { km_actuales: 1300 },
+  sala092: { numero_llamada: '611111111' },
+  turnos: { hora_fin: '15:00' },
+  equipamiento: { nombre: 'Otra emisora' },
+  usuarios: { activo: true },
 }
 
-t.test('D17: _hash is the SHA-256 of the canonical stored row and changes with every version, in every module', async (t) => {
-  const api = await startTestApi(t)
-  const token = await api.adminToken()
-  t.same(Object.keys(RICH).sort(), api.service.spec.modules.map((m) => m.name).sort(), 'every module is covered')
-  for (const spec of api.service.spec.modules) {
-    const module = spec.name
-    const hashes: string[] = []
-    const check = async (label: string, apiHash?: string) => {
-      const raw = await rawRow(api, module, id)
-      t.equal(raw['_hash'], expectedHash(spec, raw), `${module} ${label}: stored _hash matches the recomputation`)
-      if (apiHash !== undefined) t.equal(apiHash, raw['_hash'], `${module} ${label}: the API returns the stored _hash`)
-      t.match(raw['_hash'], /^[0-9a-f]{64}$/)
-      hashes.push(String(raw['_hash']))
-    }
-    const created = await api.request('POST', `/${module}`, { token, body: RICH[module]!() })
-    t.equal(created.status, 201, `${module} created`)
-    const id = created.body.data._id as string
-    await check('v1', created.body.data._hash)
-    const updated = await api.request('PUT', `/${module}/${id}`, { token, body: CHANGE[module] })
-    await check('v2', updated.body.data._hash)
-    // Same values again: the version and _modified still change, so the hash does too.
-    const same = await api.request('PUT', `/${module}/${id}`, { token, body: CHANGE[module] })
-    await check('v3 (no value changed)', same.body.data._hash)
-    t.equal((await api.request('DELETE', `/${module}/${id}`, { token })).status, 200)
-    await check('v4 (deleted)')
-    t.equal(new Set(hashes).size, hashes.length, `${module}: a different _hash for every version`)
+t.test(
+  'D17: _hash is the SHA-256 of the canonical stored row and changes with every version, in every module',
+  async (t) => {
+    const api = await startTestApi(t)
+    const token = await api.adminToken()
+    t.same(Object.keys(RICH).sort(), api.service.spec.modules.map((m) => m.name).sort(), 'every module is covered')
+    for (const spec of api.service.spec.modules) {
+      const module = spec.name
+      const hashes: string[] = []
+      const check = async (label: string, apiHash?: string) => {
+        const raw = await rawRow(api, module, id)
+        t.equal(raw['_hash'], expectedHash(spec, raw), `${module} ${label}: stored _hash matches the recomputation`)
+        if (apiHash !== undefined)
+          t.equal(apiHash, raw['_hash'], `${module} ${label}: the API returns the stored _hash`)
+        t.match(raw['_hash'], /^[0-9a-f]{64}$/)
+        hashes.push(String(raw['_hash']))
+      }
+      const created = await api.request('POST', `/${module}`, { token, body: RICH[module]!() })
+      t.equal(created.status, 201, `${module} created`)
+      const id = created.body.data._id as string
+      await check('v1', created.body.data._hash)
+      const updated = await api.request('PUT', `/${module}/${id}`, { token, body: CHANGE[module] })
+      await check('v2', updated.body.data._hash)
+      // Same values again: the version and _modified still change, so the hash does too.
+      const same = await api.request('PUT', `/${module}/${id}`, { token, body: CHANGE[module] })
+      await check('v3 (no value changed)', same.body.data._hash)
+      t.equal((await api.request('DELETE', `/${module}/${id}`, { token })).status, 200)
+      await check('v4 (deleted)')
+      t.equal(new Set(hashes).size, hashes.length, `${module}: a different _hash for every version`)
 
-    // The audit trail carries each version's hash (D18).
-    const history = await api.request('GET', `/${module}/${id}/historial`, { token })
-    t.same((history.body.data.entries as { record_hash: string }[]).map((e) => e.record_hash), hashes, `${module}: history holds each version's _hash`)
-  }
-})
+      // The audit trail carries each version's hash (D18).
+      const history = await api.request('GET', `/${module}/${id}/historial`, { token })
+      t.same(
+        (history.body.data.entries as { record_hash: string }[]).map((e) => e.record_hash),
+        hashes,
+        `${module}: history holds each version's _hash`,
+      )
+    }
+  },
+)
 
 t.test('D17: the hash covers the ciphertext, so re-encrypting the same value changes it', async (t) => {
   const api = await startTestApi(t)

@@ -50,12 +50,18 @@ export function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
 
 /** The forms a leaked marker could take in a file: UTF-8, UTF-16LE and base64. */
 export function markerForms(marker: string): Buffer[] {
-  return [Buffer.from(marker, 'utf8'), Buffer.from(marker, 'utf16le'), Buffer.from(Buffer.from(marker).toString('base64').slice(0, -4), 'utf8')]
+  return [
+    Buffer.from(marker, 'utf8'),
+    Buffer.from(marker, 'utf16le'),
+    Buffer.from(Buffer.from(marker).toString('base64').slice(0, -4), 'utf8'),
+  ]
 }
 
 /** The raw stored row, straight from the database, no codec involved. */
 export async function rawRow(api: TestApi, table: string, id: string): Promise<Record<string, unknown>> {
-  const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where _id = ${id}`.execute(api.service.database.db)
+  const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)} where _id = ${id}`.execute(
+    api.service.database.db,
+  )
   const row = rows.rows[0]
   if (row === undefined) throw new Error(`no row ${table}/${id}`)
   return row
@@ -68,7 +74,8 @@ export async function rawRow(api: TestApi, table: string, id: string): Promise<R
 export async function storedText(api: TestApi): Promise<string> {
   const tables = [...api.service.spec.modules.map((m) => m.table.name), ...Object.values(SYSTEM_TABLES)]
   const parts: string[] = []
-  for (const table of tables) parts.push(JSON.stringify(await api.service.database.db.selectFrom(table).selectAll().execute()))
+  for (const table of tables)
+    parts.push(JSON.stringify(await api.service.database.db.selectFrom(table).selectAll().execute()))
   return parts.join('\n')
 }
 
@@ -86,7 +93,10 @@ export async function auditRows(api: TestApi): Promise<Record<string, unknown>[]
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (value !== null && typeof value === 'object')
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
   return JSON.stringify(value)
 }
 
@@ -103,7 +113,8 @@ export function expectedHash(spec: ModuleSpec, raw: Record<string, unknown>): st
     if (value === null && field !== undefined) continue
     if (value === null || field === undefined || field.encrypted) stored[column] = value
     // SQLite hands JSON over as text and booleans as 0/1; PostgreSQL as jsonb and boolean.
-    else if (field.def.type === 'array' || field.def.type === 'mixed') stored[column] = typeof value === 'string' ? JSON.parse(value) : value
+    else if (field.def.type === 'array' || field.def.type === 'mixed')
+      stored[column] = typeof value === 'string' ? JSON.parse(value) : value
     else if (field.def.type === 'boolean') stored[column] = value === 1 || value === true
     else stored[column] = value
   }
@@ -123,7 +134,11 @@ export function captureLogs(): { stream: Writable; text: () => string } {
 }
 
 /** Read audits are buffered (about 1 s, more on a loaded CI machine): waits until `predicate` holds or 30 s pass. */
-export async function eventually<T>(probe: () => Promise<T>, predicate: (value: T) => boolean, ms = 30_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  predicate: (value: T) => boolean,
+  ms = 30_000,
+): Promise<T> {
   const until = Date.now() + ms
   for (;;) {
     const value = await probe()

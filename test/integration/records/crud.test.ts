@@ -19,7 +19,10 @@ t.test('every module of D2 offers the five operations end to end', async (t) => 
     t.equal(list.body.data.total, 1)
     t.same(list.body.data.records, [record])
     const firstField = Object.keys(body())[0] as string
-    const updated = await api.request('PUT', `/${module}/${record._id}`, { token, body: { [firstField]: body()[firstField] } })
+    const updated = await api.request('PUT', `/${module}/${record._id}`, {
+      token,
+      body: { [firstField]: body()[firstField] },
+    })
     t.equal(updated.status, 200, `${module} update`)
     t.equal(updated.body.data._version, 2)
     const removed = await api.request('DELETE', `/${module}/${record._id}`, { token })

@@ -15,7 +15,10 @@ const FIRST_STATE: Record<string, readonly [string, string]> = {
 
 t.test('D6: the state field starts at the first state of its list, in every module with one', async (t) => {
   const api = await startTestApi(t)
-  const withState = api.service.spec.modules.filter((m) => m.stateField !== undefined).map((m) => m.name).sort()
+  const withState = api.service.spec.modules
+    .filter((m) => m.stateField !== undefined)
+    .map((m) => m.name)
+    .sort()
   t.same(withState, Object.keys(FIRST_STATE).sort(), 'modules.yaml has exactly the state fields of D6')
   for (const [module, [field, first]] of Object.entries(FIRST_STATE)) {
     const record = await api.create(module, VALID[module]!())
@@ -30,13 +33,22 @@ t.test('D6: the first state may be sent on create, and null takes the default', 
   t.equal((await api.create('turnos', { ...VALID['turnos']!(), estado: null })).estado, 'planificado')
 })
 
-t.test('D6, #14: through the API a record is created only in its workflow\'s creation state (was: any state)', async (t) => {
-  const api = await startTestApi(t)
-  const reply = await api.request('POST', '/denuncias', { token: await api.adminToken(), body: { ...VALID['denuncias']!(), estado: 'investigacion' } })
-  t.equal(reply.status, 409)
-  t.same(reply.body, { success: false, error: 'Transición de estado no permitida',
-    details: [{ field: 'estado', message: 'Un registro nuevo solo puede crearse en: pendiente' }] })
-})
+t.test(
+  "D6, #14: through the API a record is created only in its workflow's creation state (was: any state)",
+  async (t) => {
+    const api = await startTestApi(t)
+    const reply = await api.request('POST', '/denuncias', {
+      token: await api.adminToken(),
+      body: { ...VALID['denuncias']!(), estado: 'investigacion' },
+    })
+    t.equal(reply.status, 409)
+    t.same(reply.body, {
+      success: false,
+      error: 'Transición de estado no permitida',
+      details: [{ field: 'estado', message: 'Un registro nuevo solo puede crearse en: pendiente' }],
+    })
+  },
+)
 
 t.test('D6: denuncias.prioridad defaults to media', async (t) => {
   const api = await startTestApi(t)
@@ -58,7 +70,12 @@ t.test('D6, D9: sala092.fecha_hora_entrada defaults to the current time in Europ
 
 t.test('D22: usuarios.activo defaults to true', async (t) => {
   const api = await startTestApi(t)
-  const user = await api.create('usuarios', { username: 'nuevo', password: 'turno-de-noche-123', nombre: 'Nuevo', rol: 'consulta' })
+  const user = await api.create('usuarios', {
+    username: 'nuevo',
+    password: 'turno-de-noche-123',
+    nombre: 'Nuevo',
+    rol: 'consulta',
+  })
   t.equal(user.activo, true)
   t.notOk('password' in user, 'the password is never returned')
 })

@@ -20,7 +20,11 @@ t.test('D8: the year comes from the clock, in the service time zone', async (t) 
   now = new Date('2027-12-31T22:30:00Z') // 23:30 in Madrid: still 2027
   t.equal((await api.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2027-00003')
   now = new Date('2027-12-31T23:30:00Z') // 00:30 on 1 January 2028 in Madrid
-  t.equal((await api.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2028-00001', 'a new year starts a new sequence')
+  t.equal(
+    (await api.create('denuncias', VALID['denuncias']!()))._id,
+    'DEN-2028-00001',
+    'a new year starts a new sequence',
+  )
   t.equal((await api.create('sanciones', VALID['sanciones']!()))._id, 'SAN-2028-00001')
 })
 
@@ -47,11 +51,21 @@ t.test('D8: a failed create does not use up a number', async (t) => {
 t.test('D8: 50 concurrent creates all succeed with unique consecutive ids', async (t) => {
   const api = await startTestApi(t, { clock: () => new Date('2026-05-10T09:00:00Z') })
   const token = await api.adminToken()
-  const replies = await Promise.all(Array.from({ length: 50 }, () => api.request('POST', '/denuncias', { token, body: VALID['denuncias']!() })))
-  t.same(replies.map((r) => r.status), Array(50).fill(201), 'all created')
+  const replies = await Promise.all(
+    Array.from({ length: 50 }, () => api.request('POST', '/denuncias', { token, body: VALID['denuncias']!() })),
+  )
+  t.same(
+    replies.map((r) => r.status),
+    Array(50).fill(201),
+    'all created',
+  )
   const ids = replies.map((r) => r.body.data._id as string).sort()
   t.equal(new Set(ids).size, 50, 'unique')
-  t.same(ids, Array.from({ length: 50 }, (_, i) => `DEN-2026-${String(i + 1).padStart(5, '0')}`), 'consecutive from 00001')
+  t.same(
+    ids,
+    Array.from({ length: 50 }, (_, i) => `DEN-2026-${String(i + 1).padStart(5, '0')}`),
+    'consecutive from 00001',
+  )
   t.equal((await api.request('GET', '/denuncias?limit=100', { token })).body.data.total, 50)
 })
 
@@ -60,7 +74,12 @@ t.test('D8: past 99999 the number keeps growing to 6 digits', async (t) => {
   const token = await api.adminToken()
   t.equal((await api.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2026-00001')
   const { db } = api.service.database
-  await db.updateTable('_sequences').set({ value: 99998 }).where('prefix', '=', 'DEN').where('year', '=', 2026).execute()
+  await db
+    .updateTable('_sequences')
+    .set({ value: 99998 })
+    .where('prefix', '=', 'DEN')
+    .where('year', '=', 2026)
+    .execute()
   t.equal((await api.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2026-99999')
   const next = await api.create('denuncias', VALID['denuncias']!())
   t.equal(next._id, 'DEN-2026-100000')

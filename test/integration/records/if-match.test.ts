@@ -16,18 +16,34 @@ t.test('D13: a PUT with a stale If-Match is 409 Conflicto de versión and writes
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const { _id } = await api.create('denuncias', VALID['denuncias']!())
-  const first = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'primera' }, headers: { 'if-match': '"1"' } })
+  const first = await api.request('PUT', `/denuncias/${_id}`, {
+    token,
+    body: { observaciones: 'primera' },
+    headers: { 'if-match': '"1"' },
+  })
   t.equal(first.status, 200)
   t.equal(first.body.data._version, 2)
-  const second = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'segunda' }, headers: { 'if-match': '"1"' } })
+  const second = await api.request('PUT', `/denuncias/${_id}`, {
+    token,
+    body: { observaciones: 'segunda' },
+    headers: { 'if-match': '"1"' },
+  })
   t.equal(second.status, 409)
   t.match(second.body, { success: false, error: 'Conflicto de versión' })
   const got = await api.request('GET', `/denuncias/${_id}`, { token })
   t.equal(got.body.data.observaciones, 'primera', 'the stale write was not applied')
   t.equal(got.body.data._version, 2)
-  const ahead = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'x' }, headers: { 'if-match': '"3"' } })
+  const ahead = await api.request('PUT', `/denuncias/${_id}`, {
+    token,
+    body: { observaciones: 'x' },
+    headers: { 'if-match': '"3"' },
+  })
   t.equal(ahead.status, 409, 'a version from the future is stale too')
-  const current = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'tercera' }, headers: { 'if-match': '"2"' } })
+  const current = await api.request('PUT', `/denuncias/${_id}`, {
+    token,
+    body: { observaciones: 'tercera' },
+    headers: { 'if-match': '"2"' },
+  })
   t.equal(current.status, 200)
   t.equal(current.body.data._version, 3)
 })
@@ -51,7 +67,11 @@ t.test('D13: a malformed If-Match is 400', async (t) => {
   const token = await api.adminToken()
   const { _id } = await api.create('denuncias', VALID['denuncias']!())
   for (const header of ['abc', '"uno"', '"1', '1.0', '"-1"', '"1", "2"']) {
-    const put = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'x' }, headers: { 'if-match': header } })
+    const put = await api.request('PUT', `/denuncias/${_id}`, {
+      token,
+      body: { observaciones: 'x' },
+      headers: { 'if-match': header },
+    })
     t.equal(put.status, 400, `PUT If-Match: ${header}`)
     t.equal(put.body.success, false)
     const del = await api.request('DELETE', `/denuncias/${_id}`, { token, headers: { 'if-match': header } })
@@ -71,7 +91,11 @@ t.test('D13: without If-Match the last write wins', async (t) => {
   const got = await api.request('GET', `/denuncias/${_id}`, { token })
   t.equal(got.body.data.observaciones, 'B')
   t.equal(got.body.data._version, 3)
-  const star = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'C' }, headers: { 'if-match': '*' } })
+  const star = await api.request('PUT', `/denuncias/${_id}`, {
+    token,
+    body: { observaciones: 'C' },
+    headers: { 'if-match': '*' },
+  })
   t.equal(star.status, 200, 'If-Match: * matches any version')
 })
 
@@ -79,8 +103,15 @@ t.test('D13: concurrent PUTs with the same If-Match: exactly one wins', async (t
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const { _id } = await api.create('denuncias', VALID['denuncias']!())
-  const replies = await Promise.all(Array.from({ length: 8 }, (_, i) =>
-    api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: `escritor ${i}` }, headers: { 'if-match': '"1"' } })))
+  const replies = await Promise.all(
+    Array.from({ length: 8 }, (_, i) =>
+      api.request('PUT', `/denuncias/${_id}`, {
+        token,
+        body: { observaciones: `escritor ${i}` },
+        headers: { 'if-match': '"1"' },
+      }),
+    ),
+  )
   t.same(replies.map((r) => r.status).sort(), [200, ...Array(7).fill(409)])
   const got = await api.request('GET', `/denuncias/${_id}`, { token })
   t.equal(got.body.data._version, 2)

@@ -48,7 +48,17 @@ t.test('D11: limit above 1000 is clamped and data.limit shows 1000', async (t) =
 
 t.test('D11: limit below 1, a negative offset or a non-integer is 400', async (t) => {
   const api = await startTestApi(t)
-  for (const query of ['limit=0', 'limit=-5', 'limit=abc', 'limit=2.5', 'limit=', 'offset=-1', 'offset=abc', 'offset=1.5', 'limit=10&limit=20']) {
+  for (const query of [
+    'limit=0',
+    'limit=-5',
+    'limit=abc',
+    'limit=2.5',
+    'limit=',
+    'offset=-1',
+    'offset=abc',
+    'offset=1.5',
+    'limit=10&limit=20',
+  ]) {
     const reply = await list(api, `/atestados?${query}`)
     t.equal(reply.status, 400, query)
     t.equal(reply.body.success, false)
@@ -67,7 +77,11 @@ t.test('D11: filters are exact matches after converting the value to the field t
   t.equal((await list(api, '/vehiculos?km_actuales=cien')).status, 400, 'not an integer: 400')
   t.equal((await list(api, '/vehiculos?km_actuales=100.5')).status, 400)
 
-  const s200 = await api.create('sanciones', { ...VALID['sanciones']!(), importe: 200.5, fecha_notificacion: '2026-11-25' })
+  const s200 = await api.create('sanciones', {
+    ...VALID['sanciones']!(),
+    importe: 200.5,
+    fecha_notificacion: '2026-11-25',
+  })
   await api.create('sanciones', { ...VALID['sanciones']!(), importe: 200, fecha_notificacion: '2026-11-26' })
   await api.create('sanciones', { ...VALID['sanciones']!(), importe: 20.05 })
   t.same(ids(await list(api, '/sanciones?importe=200.5')), [s200._id], 'decimal')
@@ -77,8 +91,14 @@ t.test('D11: filters are exact matches after converting the value to the field t
   t.equal((await list(api, '/sanciones?estado=inventado')).status, 400, 'enum value outside the list: 400')
   t.match((await list(api, '/sanciones?estado=inventado')).body.details, [{ field: 'estado', message: /borrador/ }])
 
-  const inactive = await api.request('POST', '/usuarios', { token, body: { username: 'baja', password: 'turno-de-noche-123', nombre: 'De baja', rol: 'consulta', activo: false } })
-  await api.request('POST', '/usuarios', { token, body: { username: 'alta', password: 'turno-de-noche-123', nombre: 'De alta', rol: 'consulta' } })
+  const inactive = await api.request('POST', '/usuarios', {
+    token,
+    body: { username: 'baja', password: 'turno-de-noche-123', nombre: 'De baja', rol: 'consulta', activo: false },
+  })
+  await api.request('POST', '/usuarios', {
+    token,
+    body: { username: 'alta', password: 'turno-de-noche-123', nombre: 'De alta', rol: 'consulta' },
+  })
   t.same(ids(await list(api, '/usuarios?activo=false')), [inactive.body.data._id], 'boolean false')
   const active = await list(api, '/usuarios?activo=true')
   t.equal(active.body.data.total, 2, 'boolean true: admin and alta')
@@ -87,7 +107,11 @@ t.test('D11: filters are exact matches after converting the value to the field t
 
   const plate = await api.create('vehiculos', { ...VALID['vehiculos']!(), matricula: '7777-KLM' })
   t.same(ids(await list(api, '/vehiculos?matricula=7777-KLM')), [plate._id], 'text')
-  t.equal((await list(api, '/vehiculos?matricula=7777-klm')).body.data.total, 0, 'text is an exact, case-sensitive match')
+  t.equal(
+    (await list(api, '/vehiculos?matricula=7777-klm')).body.data.total,
+    0,
+    'text is an exact, case-sensitive match',
+  )
   t.equal((await list(api, '/vehiculos?matricula=7777')).body.data.total, 0, 'not a prefix match')
 })
 
@@ -119,7 +143,12 @@ t.test('D11: an unknown filter field is 400 naming it', async (t) => {
 t.test('D11: a filter on an array field is 400 naming it', async (t) => {
   const api = await startTestApi(t)
   await api.create('denuncias', { ...VALID['denuncias']!(), testigos: ['Juan'] })
-  for (const [module, field] of [['denuncias', 'testigos'], ['denuncias', 'adjuntos'], ['atestados', 'imputados'], ['personal', 'idiomas']]) {
+  for (const [module, field] of [
+    ['denuncias', 'testigos'],
+    ['denuncias', 'adjuntos'],
+    ['atestados', 'imputados'],
+    ['personal', 'idiomas'],
+  ]) {
     const reply = await list(api, `/${module}?${field}=Juan`)
     t.equal(reply.status, 400, `${module}.${field}`)
     t.same(fieldsNamed(reply.body), [field])
@@ -145,12 +174,23 @@ t.test('D11: sort=field and sort=-field order by a scalar field', async (t) => {
   const created: { _id: string; km_actuales: number }[] = []
   for (const k of km) created.push(await api.create('vehiculos', { ...VALID['vehiculos']!(), km_actuales: k }))
   const up = await list(api, '/vehiculos?sort=km_actuales')
-  t.same(up.body.data.records.map((r: { km_actuales: number }) => r.km_actuales), [10, 10, 45, 300, 2000], 'numeric, not text, order')
+  t.same(
+    up.body.data.records.map((r: { km_actuales: number }) => r.km_actuales),
+    [10, 10, 45, 300, 2000],
+    'numeric, not text, order',
+  )
   t.same(ids(up).slice(0, 2), [created[1]!._id, created[3]!._id], 'ties keep creation order')
   const down = await list(api, '/vehiculos?sort=-km_actuales')
-  t.same(down.body.data.records.map((r: { km_actuales: number }) => r.km_actuales), [2000, 300, 45, 10, 10])
+  t.same(
+    down.body.data.records.map((r: { km_actuales: number }) => r.km_actuales),
+    [2000, 300, 45, 10, 10],
+  )
   const paged = await list(api, '/vehiculos?sort=-km_actuales&limit=2&offset=1')
-  t.same(paged.body.data.records.map((r: { km_actuales: number }) => r.km_actuales), [300, 45], 'sort then page')
+  t.same(
+    paged.body.data.records.map((r: { km_actuales: number }) => r.km_actuales),
+    [300, 45],
+    'sort then page',
+  )
   const byVersion = await list(api, '/vehiculos?sort=-_version')
   t.equal(byVersion.status, 200, 'metadata _version is sortable')
 

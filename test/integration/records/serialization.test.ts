@@ -2,10 +2,9 @@
 // must be exactly what JSON.stringify gave before, for every kind of value, masked or not,
 // and errors must keep their envelope.
 import t from 'tap'
-import { startTestApi, VALID, type Reply } from '../../helpers/api.js'
+import { startTestApi, VALID } from '../../helpers/api.js'
 
 const TRICKY = 'Ñandú "citado" \\ barra \u2028 línea \u0001 control 😀'
-
 
 t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (t) => {
   const api = await startTestApi(t)
@@ -13,13 +12,20 @@ t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (
   const reader = await api.userWithRole('consulta')
   const raw = async (method: string, path: string, body?: unknown, as = token) => {
     const response = await api.service.app.inject({
-      method: method as 'GET', url: `${api.base}${path}`,
+      method: method as 'GET',
+      url: `${api.base}${path}`,
       headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     })
     return { status: response.statusCode, text: response.body, type: response.headers['content-type'] }
   }
-  const denuncia = { ...VALID['denuncias']!(), denunciante_nombre: TRICKY, denunciante_dni: TRICKY, testigos: [{ nombre: TRICKY, edad: 40 }, 'x', 1.5, null], observaciones: null }
+  const denuncia = {
+    ...VALID['denuncias']!(),
+    denunciante_nombre: TRICKY,
+    denunciante_dni: TRICKY,
+    testigos: [{ nombre: TRICKY, edad: 40 }, 'x', 1.5, null],
+    observaciones: null,
+  }
   const created = await raw('POST', '/denuncias', denuncia)
   t.equal(created.status, 201)
   const record = JSON.parse(created.text).data
@@ -28,7 +34,12 @@ t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (
   t.same(record.testigos, denuncia.testigos, 'array kept')
   t.equal(record.observaciones, null, 'null kept')
   t.equal(record._version, 1)
-  const sancion = await raw('POST', '/sanciones', { ...VALID['sanciones']!(), importe: 12.5, puntos_carnet: 3, fecha_notificacion: '2026-11-20' })
+  const sancion = await raw('POST', '/sanciones', {
+    ...VALID['sanciones']!(),
+    importe: 12.5,
+    puntos_carnet: 3,
+    fecha_notificacion: '2026-11-20',
+  })
   t.equal(JSON.parse(sancion.text).data.importe, 12.5, 'decimal kept')
   t.equal(JSON.parse(sancion.text).data.puntos_carnet, 3, 'integer kept')
   const bodies: Record<string, { status: number; text: string; type: unknown }> = {

@@ -6,7 +6,10 @@ t.test('D10: a deleted record is 404 on GET, PUT and DELETE', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const { _id } = await api.create('denuncias', VALID['denuncias']!())
-  t.same((await api.request('DELETE', `/denuncias/${_id}`, { token })).body, { success: true, data: { message: 'Registro eliminado' } })
+  t.same((await api.request('DELETE', `/denuncias/${_id}`, { token })).body, {
+    success: true,
+    data: { message: 'Registro eliminado' },
+  })
   const notFound = { success: false, error: 'Registro no encontrado' }
   const get = await api.request('GET', `/denuncias/${_id}`, { token })
   t.equal(get.status, 404)
@@ -17,7 +20,11 @@ t.test('D10: a deleted record is 404 on GET, PUT and DELETE', async (t) => {
   const again = await api.request('DELETE', `/denuncias/${_id}`, { token })
   t.equal(again.status, 404)
   t.same(again.body, notFound)
-  const withIfMatch = await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'x' }, headers: { 'if-match': '"2"' } })
+  const withIfMatch = await api.request('PUT', `/denuncias/${_id}`, {
+    token,
+    body: { observaciones: 'x' },
+    headers: { 'if-match': '"2"' },
+  })
   t.equal(withIfMatch.status, 404, 'a deleted record is not found even with its current version')
 })
 
@@ -30,9 +37,18 @@ t.test('D10: a deleted record leaves the list and its total, in every module', a
     await api.request('DELETE', `/${module}/${gone._id}`, { token })
     const list = await api.request('GET', `/${module}`, { token })
     t.equal(list.body.data.total, 1, `${module}: total`)
-    t.same(list.body.data.records.map((r: { _id: string }) => r._id), [keep._id], `${module}: records`)
-    const filtered = await api.request('GET', `/${module}?_created_by=${encodeURIComponent(gone._created_by)}`, { token })
-    t.notOk(filtered.body.data.records.some((r: { _id: string }) => r._id === gone._id), `${module}: not found by a filter either`)
+    t.same(
+      list.body.data.records.map((r: { _id: string }) => r._id),
+      [keep._id],
+      `${module}: records`,
+    )
+    const filtered = await api.request('GET', `/${module}?_created_by=${encodeURIComponent(gone._created_by)}`, {
+      token,
+    })
+    t.notOk(
+      filtered.body.data.records.some((r: { _id: string }) => r._id === gone._id),
+      `${module}: not found by a filter either`,
+    )
   }
 })
 
@@ -49,8 +65,19 @@ t.test('D10: a deleted record stays in its table with _deleted set, and in the a
   t.equal(row?.['descripcion'], created.descripcion)
   t.equal(row?.['_version'], 2, 'a delete is a new version')
   t.not(row?.['_hash'], created._hash, '_hash follows the new version')
-  const audit = await db.selectFrom('_audit').select(['action', 'version']).where('record_id', '=', created._id).orderBy('seq').execute()
-  t.same(audit.map((a) => [a['action'], a['version']]), [['crear', 1], ['eliminar', 2]])
+  const audit = await db
+    .selectFrom('_audit')
+    .select(['action', 'version'])
+    .where('record_id', '=', created._id)
+    .orderBy('seq')
+    .execute()
+  t.same(
+    audit.map((a) => [a['action'], a['version']]),
+    [
+      ['crear', 1],
+      ['eliminar', 2],
+    ],
+  )
   const history = await api.request('GET', `/denuncias/${created._id}/historial`, { token })
   t.equal(history.status, 200, 'the history of a deleted record can still be read (D25)')
 })

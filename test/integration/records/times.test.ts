@@ -27,18 +27,28 @@ t.test('D9: an update refreshes _modified and _modified_by and keeps _created an
   t.match(created._created_by, /^USR-2026-\d{5}$/)
 
   now = new Date('2026-11-21T16:45:12Z')
-  const updated = await api.request('PUT', `/denuncias/${created._id}`, { token: oficial.token, body: { estado: 'investigacion' } })
+  const updated = await api.request('PUT', `/denuncias/${created._id}`, {
+    token: oficial.token,
+    body: { estado: 'investigacion' },
+  })
   t.equal(updated.status, 200)
   t.match(updated.body.data, {
-    _created: '2026-11-20 10:00:00', _created_by: created._created_by,
-    _modified: '2026-11-21 17:45:12', _modified_by: oficial.id, _version: 2,
+    _created: '2026-11-20 10:00:00',
+    _created_by: created._created_by,
+    _modified: '2026-11-21 17:45:12',
+    _modified_by: oficial.id,
+    _version: 2,
   })
   const got = await api.request('GET', `/denuncias/${created._id}`, { token: admin })
   t.same(got.body.data, updated.body.data, 'what update returned is what is stored')
 
   now = new Date('2026-11-22T08:00:00Z')
   t.equal((await api.request('DELETE', `/denuncias/${created._id}`, { token: admin })).status, 200)
-  const row = await api.service.database.db.selectFrom('denuncias').selectAll().where('_id', '=', created._id).executeTakeFirstOrThrow()
+  const row = await api.service.database.db
+    .selectFrom('denuncias')
+    .selectAll()
+    .where('_id', '=', created._id)
+    .executeTakeFirstOrThrow()
   t.equal(row['_deleted'], '2026-11-22 09:00:00', '_deleted in the same format')
   t.equal(row['_modified'], '2026-11-22 09:00:00')
   t.equal(row['_modified_by'], created._created_by)
@@ -49,6 +59,11 @@ t.test('D9: the format is exactly YYYY-MM-DD HH:MM:SS with the real clock', asyn
   const api = await startTestApi(t)
   const record = await api.create('turnos', VALID['turnos']!())
   t.match(record._created, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
-  const madrid = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Madrid', year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date())
+  const madrid = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'Europe/Madrid',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date())
   t.equal(record._created.slice(0, 10), madrid, 'today in Madrid')
 })

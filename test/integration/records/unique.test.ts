@@ -12,16 +12,26 @@ t.test('D12: a duplicate vehiculos.matricula is 409 naming the field', async (t)
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const first = await api.create('vehiculos', { ...VALID['vehiculos']!(), matricula: '1234-BCD' })
-  const dup = await api.request('POST', '/vehiculos', { token, body: { ...VALID['vehiculos']!(), matricula: '1234-BCD' } })
+  const dup = await api.request('POST', '/vehiculos', {
+    token,
+    body: { ...VALID['vehiculos']!(), matricula: '1234-BCD' },
+  })
   t.equal(dup.status, 409)
   t.same(dup.body, conflictOn('matricula'))
   const other = await api.create('vehiculos', { ...VALID['vehiculos']!(), matricula: '5678-FGH' })
   const update = await api.request('PUT', `/vehiculos/${other._id}`, { token, body: { matricula: '1234-BCD' } })
   t.equal(update.status, 409, 'an update to a taken value too')
   t.same(update.body, conflictOn('matricula'))
-  const same = await api.request('PUT', `/vehiculos/${first._id}`, { token, body: { matricula: '1234-BCD', marca: 'Seat' } })
+  const same = await api.request('PUT', `/vehiculos/${first._id}`, {
+    token,
+    body: { matricula: '1234-BCD', marca: 'Seat' },
+  })
   t.equal(same.status, 200, 'a record may keep its own value')
-  t.equal((await api.request('GET', '/vehiculos', { token })).body.data.total, 2, 'nothing was written by the conflicts')
+  t.equal(
+    (await api.request('GET', '/vehiculos', { token })).body.data.total,
+    2,
+    'nothing was written by the conflicts',
+  )
 })
 
 t.test('D12: after the holder is deleted, the value can be used again', async (t) => {
@@ -29,9 +39,15 @@ t.test('D12: after the holder is deleted, the value can be used again', async (t
   const token = await api.adminToken()
   const first = await api.create('vehiculos', { ...VALID['vehiculos']!(), matricula: '1234-BCD' })
   await api.request('DELETE', `/vehiculos/${first._id}`, { token })
-  const again = await api.request('POST', '/vehiculos', { token, body: { ...VALID['vehiculos']!(), matricula: '1234-BCD' } })
+  const again = await api.request('POST', '/vehiculos', {
+    token,
+    body: { ...VALID['vehiculos']!(), matricula: '1234-BCD' },
+  })
   t.equal(again.status, 201)
-  const third = await api.request('POST', '/vehiculos', { token, body: { ...VALID['vehiculos']!(), matricula: '1234-BCD' } })
+  const third = await api.request('POST', '/vehiculos', {
+    token,
+    body: { ...VALID['vehiculos']!(), matricula: '1234-BCD' },
+  })
   t.equal(third.status, 409, 'but only once: the new holder is live')
 })
 
@@ -44,11 +60,22 @@ t.test('D12: personal.nif is encrypted and unique', async (t) => {
   t.equal(dup.status, 409)
   t.same(dup.body, conflictOn('nif'))
   t.notMatch(JSON.stringify(dup.body), '12345678Z', 'the value is not echoed (D14)')
-  t.equal((await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif: '87654321X' } })).status, 201)
-  t.equal((await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif: null } })).status, 201, 'several without a nif')
+  t.equal(
+    (await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif: '87654321X' } })).status,
+    201,
+  )
+  t.equal(
+    (await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif: null } })).status,
+    201,
+    'several without a nif',
+  )
   t.equal((await api.request('POST', '/personal', { token, body: { ...VALID['personal']!() } })).status, 201)
   await api.request('DELETE', `/personal/${first._id}`, { token })
-  t.equal((await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif: '12345678Z' } })).status, 201, 'reusable after delete')
+  t.equal(
+    (await api.request('POST', '/personal', { token, body: { ...VALID['personal']!(), nif: '12345678Z' } })).status,
+    201,
+    'reusable after delete',
+  )
 })
 
 t.test('D12: usuarios.username is unique', async (t) => {
@@ -66,11 +93,21 @@ t.test('D12: usuarios.username is unique', async (t) => {
 t.test('D12: every unique field of modules.yaml rejects a duplicate', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
-  const cases: [string, string][] = [['vehiculos', 'bastidor'], ['personal', 'tip'], ['equipamiento', 'numero_serie']]
+  const cases: [string, string][] = [
+    ['vehiculos', 'bastidor'],
+    ['personal', 'tip'],
+    ['equipamiento', 'numero_serie'],
+  ]
   for (const [module, field] of cases) {
-    t.ok(api.service.spec.modules.find((m) => m.name === module)?.fieldsByName.get(field)?.def.unique, `${module}.${field} is unique in modules.yaml`)
+    t.ok(
+      api.service.spec.modules.find((m) => m.name === module)?.fieldsByName.get(field)?.def.unique,
+      `${module}.${field} is unique in modules.yaml`,
+    )
     await api.create(module, { ...VALID[module]!(), [field]: 'VALOR-UNICO-1' })
-    const dup = await api.request('POST', `/${module}`, { token, body: { ...VALID[module]!(), [field]: 'VALOR-UNICO-1' } })
+    const dup = await api.request('POST', `/${module}`, {
+      token,
+      body: { ...VALID[module]!(), [field]: 'VALOR-UNICO-1' },
+    })
     t.equal(dup.status, 409, `${module}.${field}`)
     t.same(dup.body, conflictOn(field))
   }
@@ -79,7 +116,10 @@ t.test('D12: every unique field of modules.yaml rejects a duplicate', async (t) 
 t.test('D12: concurrent creates of one value: exactly one wins', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
-  const replies = await Promise.all(Array.from({ length: 10 }, () =>
-    api.request('POST', '/vehiculos', { token, body: { ...VALID['vehiculos']!(), matricula: '0000-ZZZ' } })))
+  const replies = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      api.request('POST', '/vehiculos', { token, body: { ...VALID['vehiculos']!(), matricula: '0000-ZZZ' } }),
+    ),
+  )
   t.same(replies.map((r) => r.status).sort(), [201, ...Array(9).fill(409)])
 })

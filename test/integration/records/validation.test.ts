@@ -3,22 +3,32 @@ import t from 'tap'
 import { D5_REQUIRED } from '../../fixtures/decisions.js'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 
-
 let users = 0
 const BODIES: Record<string, () => Record<string, unknown>> = {
   ...VALID,
-  usuarios: () => ({ username: `usuario_${++users}`, password: 'turno-de-noche-123', nombre: 'Pepe Sanz', rol: 'consulta' }),
+  usuarios: () => ({
+    username: `usuario_${++users}`,
+    password: 'turno-de-noche-123',
+    nombre: 'Pepe Sanz',
+    rol: 'consulta',
+  }),
 }
 
 /** A value of the wrong JSON type for a field of `type`. */
 function wrongTypeValue(type: string): unknown {
   switch (type) {
-    case 'integer': return 'cien'
-    case 'decimal': return 'doscientos'
-    case 'boolean': return 'sí'
-    case 'array': return 'uno, dos'
-    case 'mixed': return undefined // anything is valid
-    default: return 12345 // every string-like type
+    case 'integer':
+      return 'cien'
+    case 'decimal':
+      return 'doscientos'
+    case 'boolean':
+      return 'sí'
+    case 'array':
+      return 'uno, dos'
+    case 'mixed':
+      return undefined // anything is valid
+    default:
+      return 12345 // every string-like type
   }
 }
 
@@ -31,7 +41,11 @@ async function post(api: TestApi, module: string, body: unknown) {
 t.test('D5: a create missing a required field is 400 Datos requeridos naming it, in every module', async (t) => {
   const api = await startTestApi(t)
   for (const [module, required] of Object.entries(D5_REQUIRED)) {
-    t.same([...(api.service.spec.modules.find((m) => m.name === module)?.requiredFields ?? [])].sort(), [...required].sort(), `${module}: modules.yaml matches D5`)
+    t.same(
+      [...(api.service.spec.modules.find((m) => m.name === module)?.requiredFields ?? [])].sort(),
+      [...required].sort(),
+      `${module}: modules.yaml matches D5`,
+    )
     for (const field of required) {
       const { [field]: _dropped, ...body } = BODIES[module]!()
       const reply = await post(api, module, body)
@@ -87,7 +101,10 @@ t.test('D7: a value of the wrong type is 400 naming the field, for every field o
   }
   // The two cases the decision spells out, with their exact wording.
   const km = await post(api, 'vehiculos', { ...VALID['vehiculos']!(), km_actuales: '100' })
-  t.match(km.body, { success: false, details: [{ field: 'km_actuales', message: "El campo 'km_actuales' debe ser de tipo número entero" }] })
+  t.match(km.body, {
+    success: false,
+    details: [{ field: 'km_actuales', message: "El campo 'km_actuales' debe ser de tipo número entero" }],
+  })
   const name = await post(api, 'denuncias', { ...VALID['denuncias']!(), lugar_hechos: 42 })
   t.match(name.body, { success: false, details: [{ field: 'lugar_hechos', message: /texto/ }] })
 })
@@ -117,9 +134,12 @@ t.test('D4: dates and datetimes must be real calendar values', async (t) => {
   const api = await startTestApi(t)
   for (const spec of api.service.spec.modules) {
     for (const field of spec.fields) {
-      const bad = field.def.type === 'date' ? ['2026-02-30', '2026-13-01', '20-11-2026', '2026-11-20 10:00:00']
-        : field.def.type === 'datetime' ? ['2026-11-20 25:00:00', '2026-02-30 10:00:00', '2026-11-20 10:60:00', '2026-11-20T10:00:00', '2026-11-20']
-          : []
+      const bad =
+        field.def.type === 'date'
+          ? ['2026-02-30', '2026-13-01', '20-11-2026', '2026-11-20 10:00:00']
+          : field.def.type === 'datetime'
+            ? ['2026-11-20 25:00:00', '2026-02-30 10:00:00', '2026-11-20 10:60:00', '2026-11-20T10:00:00', '2026-11-20']
+            : []
       for (const value of bad) {
         const reply = await post(api, spec.name, { ...BODIES[spec.name]!(), [field.name]: value })
         t.equal(reply.status, 400, `${spec.name}.${field.name} = ${value}`)
@@ -127,8 +147,15 @@ t.test('D4: dates and datetimes must be real calendar values', async (t) => {
       }
     }
   }
-  t.equal((await post(api, 'sanciones', { ...VALID['sanciones']!(), fecha_notificacion: '2028-02-29' })).status, 201, 'a leap day is a real date')
-  t.equal((await post(api, 'sanciones', { ...VALID['sanciones']!(), fecha_infraccion: '2026-11-20 23:59:59' })).status, 201)
+  t.equal(
+    (await post(api, 'sanciones', { ...VALID['sanciones']!(), fecha_notificacion: '2028-02-29' })).status,
+    201,
+    'a leap day is a real date',
+  )
+  t.equal(
+    (await post(api, 'sanciones', { ...VALID['sanciones']!(), fecha_infraccion: '2026-11-20 23:59:59' })).status,
+    201,
+  )
 })
 
 t.test('D4: turnos hora_inicio is HH:MM from 00:00 to 23:59', async (t) => {
@@ -161,8 +188,14 @@ t.test('D7: metadata fields sent by a client are ignored, never applied', async 
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const forged = {
-    _id: 'DEN-1999-99999', _created: '1999-01-01 00:00:00', _modified: '1999-01-01 00:00:00', _version: 42,
-    _hash: 'f'.repeat(64), _created_by: 'USR-1999-00001', _modified_by: 'USR-1999-00001', _deleted: '1999-01-01 00:00:00',
+    _id: 'DEN-1999-99999',
+    _created: '1999-01-01 00:00:00',
+    _modified: '1999-01-01 00:00:00',
+    _version: 42,
+    _hash: 'f'.repeat(64),
+    _created_by: 'USR-1999-00001',
+    _modified_by: 'USR-1999-00001',
+    _deleted: '1999-01-01 00:00:00',
   }
   const created = await post(api, 'denuncias', { ...VALID['denuncias']!(), ...forged })
   t.equal(created.status, 201)
@@ -174,10 +207,17 @@ t.test('D7: metadata fields sent by a client are ignored, never applied', async 
   t.not(record._created_by, forged._created_by)
   t.not(record._modified_by, forged._modified_by)
   t.equal(record._deleted, undefined, 'no _deleted in the API record')
-  t.equal((await api.request('GET', `/denuncias/${record._id}`, { token })).status, 200, 'not deleted by a forged _deleted')
+  t.equal(
+    (await api.request('GET', `/denuncias/${record._id}`, { token })).status,
+    200,
+    'not deleted by a forged _deleted',
+  )
   t.equal((await api.request('GET', '/denuncias/DEN-1999-99999', { token })).status, 404, 'the forged id was not used')
 
-  const updated = await api.request('PUT', `/denuncias/${record._id}`, { token, body: { observaciones: 'nota', _version: 99, _id: 'DEN-1999-99999', _created: forged._created } })
+  const updated = await api.request('PUT', `/denuncias/${record._id}`, {
+    token,
+    body: { observaciones: 'nota', _version: 99, _id: 'DEN-1999-99999', _created: forged._created },
+  })
   t.equal(updated.status, 200)
   t.equal(updated.body.data._version, 2)
   t.equal(updated.body.data._id, record._id)
@@ -191,8 +231,21 @@ t.test('D7: a body that is not a JSON object is 400 JSON inválido', async (t) =
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const { _id } = await api.create('denuncias', VALID['denuncias']!())
-  for (const rawBody of ['[]', `[${JSON.stringify(VALID['denuncias']!())}]`, '"texto"', '42', 'true', 'null', '{"tipo": "hurto",', "{'tipo': 'hurto'}", '{tipo: hurto}']) {
-    for (const [method, path] of [['POST', '/denuncias'], ['PUT', `/denuncias/${_id}`]] as const) {
+  for (const rawBody of [
+    '[]',
+    `[${JSON.stringify(VALID['denuncias']!())}]`,
+    '"texto"',
+    '42',
+    'true',
+    'null',
+    '{"tipo": "hurto",',
+    "{'tipo': 'hurto'}",
+    '{tipo: hurto}',
+  ]) {
+    for (const [method, path] of [
+      ['POST', '/denuncias'],
+      ['PUT', `/denuncias/${_id}`],
+    ] as const) {
       const reply = await api.request(method, path, { token, rawBody })
       t.equal(reply.status, 400, `${method} ${rawBody}`)
       t.same(reply.body, { success: false, error: 'JSON inválido' }, `${method} ${rawBody}: message`)
@@ -211,7 +264,10 @@ t.test('D7: prototype poisoning is a 400, never a 500, and pollutes nothing', as
     '{"constructor": {"prototype": {"isAdmin": true}}}',
     '{"observaciones": "x", "nested": {"__proto__": {"a": 1}}}',
   ]) {
-    for (const [method, path] of [['POST', '/denuncias'], ['PUT', `/denuncias/${_id}`]] as const) {
+    for (const [method, path] of [
+      ['POST', '/denuncias'],
+      ['PUT', `/denuncias/${_id}`],
+    ] as const) {
       const reply = await api.request(method, path, { token, rawBody })
       t.equal(reply.status, 400, `${method} ${rawBody}`)
       t.equal(reply.body.success, false)
@@ -247,16 +303,29 @@ t.test('D5: an update cannot empty a required field, with null or with an empty 
         t.ok(fieldsNamed(reply.body).includes(field), `${module}.${field}: details name it`)
       }
     }
-    t.equal((await api.request('GET', `/${module}/${_id}`, { token })).body.data._version, 1, `${module}: never written`)
+    t.equal(
+      (await api.request('GET', `/${module}/${_id}`, { token })).body.data._version,
+      1,
+      `${module}: never written`,
+    )
   }
 })
 
 t.test('D7: an update can clear an optional field with null', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
-  const created = await api.create('denuncias', { ...VALID['denuncias']!(), observaciones: 'Llamar mañana', prioridad: 'alta', testigos: ['Juan'], denunciante_dni: '12345678Z' })
+  const created = await api.create('denuncias', {
+    ...VALID['denuncias']!(),
+    observaciones: 'Llamar mañana',
+    prioridad: 'alta',
+    testigos: ['Juan'],
+    denunciante_dni: '12345678Z',
+  })
   t.equal(created.observaciones, 'Llamar mañana')
-  const reply = await api.request('PUT', `/denuncias/${created._id}`, { token, body: { observaciones: null, testigos: null, denunciante_dni: null, prioridad: null } })
+  const reply = await api.request('PUT', `/denuncias/${created._id}`, {
+    token,
+    body: { observaciones: null, testigos: null, denunciante_dni: null, prioridad: null },
+  })
   t.equal(reply.status, 200)
   const got = await api.request('GET', `/denuncias/${created._id}`, { token })
   t.match(got.body.data, { observaciones: null, testigos: null, denunciante_dni: null, prioridad: null, _version: 2 })
@@ -285,11 +354,15 @@ t.test('D4: open lists (denuncias.tipo, sala092.categoria) accept any non-empty 
 t.test('D7: a number too large for a double (1e400) is 400, not stored as Infinity', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
-  const huge = (body: Record<string, unknown>, field: string) => JSON.stringify({ ...body, [field]: 7 }).replace(`"${field}":7`, `"${field}":1e400`)
+  const huge = (body: Record<string, unknown>, field: string) =>
+    JSON.stringify({ ...body, [field]: 7 }).replace(`"${field}":7`, `"${field}":1e400`)
   const create = await api.request('POST', '/sanciones', { token, rawBody: huge(VALID['sanciones']!(), 'importe') })
   t.equal(create.status, 400)
   t.same(fieldsNamed(create.body), ['importe'])
-  const optional = await api.request('POST', '/sanciones', { token, rawBody: huge(VALID['sanciones']!(), 'importe_reducido') })
+  const optional = await api.request('POST', '/sanciones', {
+    token,
+    rawBody: huge(VALID['sanciones']!(), 'importe_reducido'),
+  })
   t.equal(optional.status, 400)
   t.same(fieldsNamed(optional.body), ['importe_reducido'])
   const { _id } = await api.create('sanciones', VALID['sanciones']!())

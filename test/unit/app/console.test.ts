@@ -25,9 +25,16 @@ t.test('#18: a request is one line, method, path, status and time; a warning rea
   let out = ''
   const stream = createPrettyStream({ write: (text: string) => (out += text) }, { color: false })
   const time = new Date(2026, 10, 23, 14, 2, 11).getTime()
-  stream.write(`${JSON.stringify({ level: 30, time, reqId: 'r1', req: { method: 'GET', path: '/api/denuncias' }, msg: 'incoming request' })}\n`)
-  stream.write(`${JSON.stringify({ level: 30, time, reqId: 'r1', res: { statusCode: 200 }, responseTime: 4.2, msg: 'request completed' })}\n`)
+  stream.write(
+    `${JSON.stringify({ level: 30, time, reqId: 'r1', req: { method: 'GET', path: '/api/denuncias' }, msg: 'incoming request' })}\n`,
+  )
+  stream.write(
+    `${JSON.stringify({ level: 30, time, reqId: 'r1', res: { statusCode: 200 }, responseTime: 4.2, msg: 'request completed' })}\n`,
+  )
   stream.write(`${JSON.stringify({ level: 40, time, msg: 'JWT_SECRET no estaba configurado', origin: 'x' })}\n`)
   stream.write('not json\n')
-  t.equal(out, '14:02:11 INFO  GET /api/denuncias -> 200 (4 ms)\n14:02:11 AVISO JWT_SECRET no estaba configurado origin=x\nnot json\n')
+  t.equal(
+    out,
+    '14:02:11 INFO  GET /api/denuncias -> 200 (4 ms)\n14:02:11 AVISO JWT_SECRET no estaba configurado origin=x\nnot json\n',
+  )
 })

@@ -7,19 +7,36 @@ const service = shippedService()
 
 t.test('#14: the agente scope of denuncias is an or of two indexed matches on the acting user', async (t) => {
   const agente = moduleOf(service, 'denuncias').access.get('agente')
-  t.same(agente?.scope, { kind: 'any', of: [
-    { kind: 'match', field: 'agente_asignado', column: 'agente_asignado', storage: 'text', value: { user: 'personal_id' } },
-    { kind: 'match', field: '_created_by', column: '_created_by', storage: 'text', value: { user: 'id' } },
-  ] })
-  t.same([...agente?.cannotWrite ?? []], ['agente_asignado'])
+  t.same(agente?.scope, {
+    kind: 'any',
+    of: [
+      {
+        kind: 'match',
+        field: 'agente_asignado',
+        column: 'agente_asignado',
+        storage: 'text',
+        value: { user: 'personal_id' },
+      },
+      { kind: 'match', field: '_created_by', column: '_created_by', storage: 'text', value: { user: 'id' } },
+    ],
+  })
+  t.same([...(agente?.cannotWrite ?? [])], ['agente_asignado'])
   t.same(agente?.defaults, [{ field: 'agente_asignado', value: { user: 'personal_id' } }])
-  t.same([...moduleOf(service, 'denuncias').access.get('consulta')?.cannotRead ?? []], ['observaciones'])
-  t.notOk(moduleOf(service, 'denuncias').access.has('oficial'), 'oficial reads and edits every denuncia (docs/decisions.md)')
+  t.same([...(moduleOf(service, 'denuncias').access.get('consulta')?.cannotRead ?? [])], ['observaciones'])
+  t.notOk(
+    moduleOf(service, 'denuncias').access.has('oficial'),
+    'oficial reads and edits every denuncia (docs/decisions.md)',
+  )
 })
 
 t.test('#14: a single condition is not wrapped in an and', async (t) => {
-  t.same(moduleOf(service, 'atestados').access.get('agente')?.scope,
-    { kind: 'match', field: '_created_by', column: '_created_by', storage: 'text', value: { user: 'id' } })
+  t.same(moduleOf(service, 'atestados').access.get('agente')?.scope, {
+    kind: 'match',
+    field: '_created_by',
+    column: '_created_by',
+    storage: 'text',
+    value: { user: 'id' },
+  })
 })
 
 t.test('#14: the accounts load the user fields that rules name ($user.personal_id)', async (t) => {
@@ -46,7 +63,10 @@ t.test('#14: `from: *` expands to every state that is not final; a move restrict
   t.ok(vehiculos?.moves.get('taller')?.has('baja'))
   t.equal(vehiculos?.moves.get('baja'), undefined)
   const denuncias = moduleOf(service, 'denuncias').workflow
-  t.same([...denuncias?.moves.get('archivada')?.get('investigacion')?.roles ?? []], ['jefe', 'administrador', 'superadmin'])
+  t.same(
+    [...(denuncias?.moves.get('archivada')?.get('investigacion')?.roles ?? [])],
+    ['jefe', 'administrador', 'superadmin'],
+  )
 })
 
 t.test('#14: a module without workflow or access compiles to none', async (t) => {

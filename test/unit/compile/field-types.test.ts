@@ -17,18 +17,36 @@ addFormats(ajv, ['email', 'uri'])
 for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: check })
 
 const SCHEMA = JSON.parse(readFileSync(new URL('../../../schema/modules.schema.json', import.meta.url), 'utf8'))
-const fieldOf = (type: FieldDef['type']): FieldDef =>
-  ({ name: 'campo', type, required: false, unique: false, encrypted: false, index: false, state: false })
+const fieldOf = (type: FieldDef['type']): FieldDef => ({
+  name: 'campo',
+  type,
+  required: false,
+  unique: false,
+  encrypted: false,
+  index: false,
+  state: false,
+})
 
 t.test('issue #18: every type of modules.yaml has one complete registry entry', async (t) => {
-  t.same(Object.keys(FIELD_TYPES).sort(), [...TYPE_NAMES].sort(), 'the registry and the declarations name the same types')
-  t.same([...SCHEMA.definitions.field.properties.type.enum].sort(), [...TYPE_NAMES].sort(),
-    'schema/modules.schema.json offers exactly these types')
+  t.same(
+    Object.keys(FIELD_TYPES).sort(),
+    [...TYPE_NAMES].sort(),
+    'the registry and the declarations name the same types',
+  )
+  t.same(
+    [...SCHEMA.definitions.field.properties.type.enum].sort(),
+    [...TYPE_NAMES].sort(),
+    'schema/modules.schema.json offers exactly these types',
+  )
   for (const type of TYPE_NAMES) {
     const entry = FIELD_TYPES[type]
     t.ok(COLUMN_TYPES[entry.storage], `${type}: a column on every dialect`)
     t.ok(entry.label.length > 0, `${type}: a Spanish label`)
-    t.equal(FIELD_DECLARATIONS[type].acceptsNow, entry.now !== undefined, `${type}: $now is accepted where it means something`)
+    t.equal(
+      FIELD_DECLARATIONS[type].acceptsNow,
+      entry.now !== undefined,
+      `${type}: $now is accepted where it means something`,
+    )
   }
 })
 

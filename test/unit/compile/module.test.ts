@@ -16,12 +16,18 @@ const ROLES = ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'cons
 t.test('D6: a state field starts at the first state of its list; literal and $now defaults', async (t) => {
   const defaults = Object.fromEntries(service.modules.map((m) => [m.name, m.defaults]))
   t.strictSame(defaults, {
-    denuncias: [{ field: 'estado', value: { literal: 'pendiente' } }, { field: 'prioridad', value: { literal: 'media' } }],
+    denuncias: [
+      { field: 'estado', value: { literal: 'pendiente' } },
+      { field: 'prioridad', value: { literal: 'media' } },
+    ],
     sanciones: [{ field: 'estado', value: { literal: 'borrador' } }],
     atestados: [],
     personal: [{ field: 'situacion', value: { literal: 'activo' } }],
     vehiculos: [{ field: 'estado', value: { literal: 'operativo' } }],
-    sala092: [{ field: 'fecha_hora_entrada', value: { now: 'datetime' } }, { field: 'estado', value: { literal: 'pendiente' } }],
+    sala092: [
+      { field: 'fecha_hora_entrada', value: { now: 'datetime' } },
+      { field: 'estado', value: { literal: 'pendiente' } },
+    ],
     turnos: [{ field: 'estado', value: { literal: 'planificado' } }],
     equipamiento: [{ field: 'estado', value: { literal: 'disponible' } }],
     usuarios: [{ field: 'activo', value: { literal: true } }],
@@ -30,28 +36,43 @@ t.test('D6: a state field starts at the first state of its list; literal and $no
 
 t.test('D6: each module names its state field', async (t) => {
   t.same(Object.fromEntries(service.modules.map((m) => [m.name, m.stateField ?? null])), {
-    denuncias: 'estado', sanciones: 'estado', atestados: null, personal: 'situacion', vehiculos: 'estado',
-    sala092: 'estado', turnos: 'estado', equipamiento: 'estado', usuarios: null,
+    denuncias: 'estado',
+    sanciones: 'estado',
+    atestados: null,
+    personal: 'situacion',
+    vehiculos: 'estado',
+    sala092: 'estado',
+    turnos: 'estado',
+    equipamiento: 'estado',
+    usuarios: null,
   })
 })
 
 t.test('D5: the create schema requires exactly the fields of D5', async (t) => {
   const required = Object.fromEntries(service.modules.map((m) => [m.name, m.schemas.create['required']]))
   t.strictSame(required, D5_REQUIRED)
-  for (const spec of service.modules) t.same(spec.requiredFields, spec.schemas.create['required'], `${spec.name} requiredFields`)
+  for (const spec of service.modules)
+    t.same(spec.requiredFields, spec.schemas.create['required'], `${spec.name} requiredFields`)
 })
 
-t.test('D7: create and update bodies reject unknown fields (additionalProperties false); update requires nothing', async (t) => {
-  for (const spec of service.modules) {
-    t.equal(spec.schemas.create['additionalProperties'], false, `${spec.name} create`)
-    t.equal(spec.schemas.update['additionalProperties'], false, `${spec.name} update`)
-    t.equal(spec.schemas.update['required'], undefined, `${spec.name} update has no required list`)
-  }
-  const validate = ajv.compile(moduleOf(service, 'vehiculos').schemas.create)
-  t.equal(validate({ matricula: '1234ABC', tipo: 'patrulla' }), true, 'a minimal vehicle is valid')
-  t.equal(validate({ matricula: '1234ABC', tipo: 'patrulla', matriculaa: 'x' }), false, 'a misspelt field is rejected')
-  t.match(validate.errors, [{ keyword: 'additionalProperties', params: { additionalProperty: 'matriculaa' } }])
-})
+t.test(
+  'D7: create and update bodies reject unknown fields (additionalProperties false); update requires nothing',
+  async (t) => {
+    for (const spec of service.modules) {
+      t.equal(spec.schemas.create['additionalProperties'], false, `${spec.name} create`)
+      t.equal(spec.schemas.update['additionalProperties'], false, `${spec.name} update`)
+      t.equal(spec.schemas.update['required'], undefined, `${spec.name} update has no required list`)
+    }
+    const validate = ajv.compile(moduleOf(service, 'vehiculos').schemas.create)
+    t.equal(validate({ matricula: '1234ABC', tipo: 'patrulla' }), true, 'a minimal vehicle is valid')
+    t.equal(
+      validate({ matricula: '1234ABC', tipo: 'patrulla', matriculaa: 'x' }),
+      false,
+      'a misspelt field is rejected',
+    )
+    t.match(validate.errors, [{ keyword: 'additionalProperties', params: { additionalProperty: 'matriculaa' } }])
+  },
+)
 
 t.test('D5: a required string cannot be empty; an optional field may be null', async (t) => {
   const validate = ajv.compile(moduleOf(service, 'vehiculos').schemas.create)
@@ -78,12 +99,25 @@ t.test('D4, D7: enum, minimum, date and time values are checked by the body sche
 
 t.test('D7: field schemas of a body, exactly', async (t) => {
   const denuncias = moduleOf(service, 'denuncias').schemas.create['properties'] as Record<string, unknown>
-  t.strictSame(denuncias['denunciante_nombre'], { type: 'string', maxLength: 1000, description: 'Nombre completo del denunciante', minLength: 1 })
-  t.strictSame(denuncias['prioridad'], { type: ['string', 'null'], maxLength: 1000, enum: ['baja', 'media', 'alta', 'urgente', null] })
+  t.strictSame(denuncias['denunciante_nombre'], {
+    type: 'string',
+    maxLength: 1000,
+    description: 'Nombre completo del denunciante',
+    minLength: 1,
+  })
+  t.strictSame(denuncias['prioridad'], {
+    type: ['string', 'null'],
+    maxLength: 1000,
+    enum: ['baja', 'media', 'alta', 'urgente', null],
+  })
   t.strictSame(denuncias['fecha_hechos'], { type: 'string', format: 'local-datetime', minLength: 1 })
   t.strictSame(denuncias['testigos'], { type: ['array', 'null'], maxItems: 1000 })
   const sanciones = moduleOf(service, 'sanciones').schemas.create['properties'] as Record<string, unknown>
-  t.strictSame(sanciones['importe'], { type: 'number', minimum: 0, description: 'De solo lectura en los estados firme, cobrada, anulada (409).' }, '#14: the rule is noted')
+  t.strictSame(
+    sanciones['importe'],
+    { type: 'number', minimum: 0, description: 'De solo lectura en los estados firme, cobrada, anulada (409).' },
+    '#14: the rule is noted',
+  )
   t.strictSame(sanciones['puntos_carnet'], { type: ['integer', 'null'], minimum: 0, maximum: 15 })
   const usuarios = moduleOf(service, 'usuarios').schemas.create['properties'] as Record<string, unknown>
   t.strictSame(usuarios['rol'], { type: 'string', enum: ROLES, minLength: 1 })
@@ -110,12 +144,17 @@ t.test('D8, spec 2.3: the record schema requires the metadata and checks the id 
 
 t.test('D15: an encrypted field in a record may come back masked as ***', async (t) => {
   const record = moduleOf(service, 'personal').schemas.record['properties'] as Record<string, { anyOf?: unknown[] }>
-  t.strictSame(record['nif']?.anyOf, [{ type: ['string', 'null'], maxLength: 1000 }, { type: 'string', const: '***' }])
+  t.strictSame(record['nif']?.anyOf, [
+    { type: ['string', 'null'], maxLength: 1000 },
+    { type: 'string', const: '***' },
+  ])
   t.equal(record['tip']?.anyOf, undefined, 'a plain field is not masked')
 })
 
 t.test('D14, D16: every encrypted field has a blind index column and cannot be sorted', async (t) => {
-  const encrypted = service.modules.flatMap((m) => m.fields.filter((f) => f.encrypted).map((f) => [`${m.name}.${f.name}`, f.blindIndexColumn, f.sortable, f.storage]))
+  const encrypted = service.modules.flatMap((m) =>
+    m.fields.filter((f) => f.encrypted).map((f) => [`${m.name}.${f.name}`, f.blindIndexColumn, f.sortable, f.storage]),
+  )
   t.same(encrypted, [
     ['denuncias.denunciante_dni', '_bidx_denunciante_dni', false, 'text'],
     ['denuncias.denunciante_telefono', '_bidx_denunciante_telefono', false, 'text'],
@@ -128,5 +167,6 @@ t.test('D14, D16: every encrypted field has a blind index column and cannot be s
     ['sala092.numero_llamada', '_bidx_numero_llamada', false, 'text'],
   ])
   for (const spec of service.modules)
-    for (const f of spec.fields.filter((f) => !f.encrypted)) t.equal(f.blindIndexColumn, undefined, `${spec.name}.${f.name} has no blind index`)
+    for (const f of spec.fields.filter((f) => !f.encrypted))
+      t.equal(f.blindIndexColumn, undefined, `${spec.name}.${f.name} has no blind index`)
 })

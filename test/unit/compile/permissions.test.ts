@@ -6,7 +6,16 @@ import type { RoleSpec } from '../../../src/compile/types.js'
 import { shippedService } from '../support/config.js'
 
 const service = shippedService()
-const RECORD_MODULES = ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento']
+const RECORD_MODULES = [
+  'denuncias',
+  'sanciones',
+  'atestados',
+  'personal',
+  'vehiculos',
+  'sala092',
+  'turnos',
+  'equipamiento',
+]
 const ALL_MODULES = [...RECORD_MODULES, 'usuarios']
 const CASE_MODULES = ['denuncias', 'sanciones', 'atestados', 'sala092']
 
@@ -16,16 +25,24 @@ const role = (name: string): RoleSpec => {
   return spec
 }
 const granted = (name: string): string[] => [...role(name).granted].sort()
-const each = (modules: readonly string[], actions: readonly string[]): string[] => modules.flatMap((m) => actions.map((a) => `${m}.${a}`))
+const each = (modules: readonly string[], actions: readonly string[]): string[] =>
+  modules.flatMap((m) => actions.map((a) => `${m}.${a}`))
 const sorted = (list: readonly string[]): string[] => [...list].sort()
 
 t.test('D15, spec 5.2: every module has the five permissions {module}.{action}', async (t) => {
   t.same(ACTIONS, ['ver', 'crear', 'editar', 'eliminar', 'descifrar'])
   for (const spec of service.modules) {
-    t.strictSame(spec.permissions, {
-      ver: `${spec.name}.ver`, crear: `${spec.name}.crear`, editar: `${spec.name}.editar`,
-      eliminar: `${spec.name}.eliminar`, descifrar: `${spec.name}.descifrar`,
-    }, spec.name)
+    t.strictSame(
+      spec.permissions,
+      {
+        ver: `${spec.name}.ver`,
+        crear: `${spec.name}.crear`,
+        editar: `${spec.name}.editar`,
+        eliminar: `${spec.name}.eliminar`,
+        descifrar: `${spec.name}.descifrar`,
+      },
+      spec.name,
+    )
   }
 })
 
@@ -41,30 +58,49 @@ t.test('D21: administrador holds every concrete permission a superadmin holds', 
   t.same(granted('administrador'), granted('superadmin'))
 })
 
-t.test('D21: jefe: ver and descifrar on the eight record modules, all of personal/turnos/vehiculos/equipamiento, crear and editar on the case modules', async (t) => {
-  t.same(granted('jefe'), sorted([
-    ...each(CASE_MODULES, ['ver', 'descifrar', 'crear', 'editar']),
-    ...each(['personal', 'turnos', 'vehiculos', 'equipamiento'], ACTIONS),
-  ]))
-  t.notOk(role('jefe').granted.has('denuncias.eliminar'))
-  t.notOk([...role('jefe').granted].some((p) => p.startsWith('usuarios.') || p.startsWith('auditoria.')))
-})
+t.test(
+  'D21: jefe: ver and descifrar on the eight record modules, all of personal/turnos/vehiculos/equipamiento, crear and editar on the case modules',
+  async (t) => {
+    t.same(
+      granted('jefe'),
+      sorted([
+        ...each(CASE_MODULES, ['ver', 'descifrar', 'crear', 'editar']),
+        ...each(['personal', 'turnos', 'vehiculos', 'equipamiento'], ACTIONS),
+      ]),
+    )
+    t.notOk(role('jefe').granted.has('denuncias.eliminar'))
+    t.notOk([...role('jefe').granted].some((p) => p.startsWith('usuarios.') || p.startsWith('auditoria.')))
+  },
+)
 
-t.test('D21: oficial: ver, crear, editar, descifrar on the case modules; ver on personal, vehiculos, turnos, equipamiento', async (t) => {
-  t.same(granted('oficial'), sorted([
-    ...each(CASE_MODULES, ['ver', 'crear', 'editar', 'descifrar']),
-    ...each(['personal', 'vehiculos', 'turnos', 'equipamiento'], ['ver']),
-  ]))
-})
+t.test(
+  'D21: oficial: ver, crear, editar, descifrar on the case modules; ver on personal, vehiculos, turnos, equipamiento',
+  async (t) => {
+    t.same(
+      granted('oficial'),
+      sorted([
+        ...each(CASE_MODULES, ['ver', 'crear', 'editar', 'descifrar']),
+        ...each(['personal', 'vehiculos', 'turnos', 'equipamiento'], ['ver']),
+      ]),
+    )
+  },
+)
 
-t.test('D21: agente: ver, crear, descifrar on the case modules; editar on denuncias and sala092; ver on turnos, vehiculos, equipamiento', async (t) => {
-  t.same(granted('agente'), sorted([
-    ...each(CASE_MODULES, ['ver', 'crear', 'descifrar']),
-    'denuncias.editar', 'sala092.editar',
-    ...each(['turnos', 'vehiculos', 'equipamiento'], ['ver']),
-  ]))
-  t.notOk(role('agente').granted.has('personal.ver'), 'agente does not see personal')
-})
+t.test(
+  'D21: agente: ver, crear, descifrar on the case modules; editar on denuncias and sala092; ver on turnos, vehiculos, equipamiento',
+  async (t) => {
+    t.same(
+      granted('agente'),
+      sorted([
+        ...each(CASE_MODULES, ['ver', 'crear', 'descifrar']),
+        'denuncias.editar',
+        'sala092.editar',
+        ...each(['turnos', 'vehiculos', 'equipamiento'], ['ver']),
+      ]),
+    )
+    t.notOk(role('agente').granted.has('personal.ver'), 'agente does not see personal')
+  },
+)
 
 t.test('D21: consulta: ver on the eight record modules only; no descifrar, nothing on usuarios', async (t) => {
   t.same(granted('consulta'), sorted(each(RECORD_MODULES, ['ver'])))
@@ -103,26 +139,41 @@ t.test('D21: agente and consulta do not cover each other (personal.ver vs editar
   t.equal(roleCovers(role('consulta'), role('agente')), false)
 })
 
-t.test('wildcards: {module}.* covers its actions, a single action never covers {module}.*, only *.* covers *.*', async (t) => {
-  const namespaces: Namespace[] = [{ name: 'notas', actions: ACTIONS }, { name: 'otras', actions: ACTIONS }]
-  const make = (name: string, permissions: string[]) => compileRole({ name, permissions }, namespaces)
-  const all = make('all', ['*.*'])
-  const notasAll = make('notasAll', ['notas.*'])
-  const everyModule = make('everyModule', ['notas.*', 'otras.*'])
-  const notasVer = make('notasVer', ['notas.ver'])
-  const everyAction = make('everyAction', ACTIONS.map((a) => `notas.${a}`))
-  t.equal(roleCovers(notasAll, notasVer), true)
-  t.equal(roleCovers(notasVer, notasAll), false)
-  t.equal(roleCovers(everyAction, notasAll), false, 'wildcards are compared as written')
-  t.equal(roleCovers(notasAll, everyAction), true)
-  t.equal(roleCovers(everyModule, all), false)
-  t.equal(roleCovers(all, everyModule), true)
-  t.equal(roleCovers(make('none', []), make('none2', [])), true, 'an empty role is covered by anyone')
-})
+t.test(
+  'wildcards: {module}.* covers its actions, a single action never covers {module}.*, only *.* covers *.*',
+  async (t) => {
+    const namespaces: Namespace[] = [
+      { name: 'notas', actions: ACTIONS },
+      { name: 'otras', actions: ACTIONS },
+    ]
+    const make = (name: string, permissions: string[]) => compileRole({ name, permissions }, namespaces)
+    const all = make('all', ['*.*'])
+    const notasAll = make('notasAll', ['notas.*'])
+    const everyModule = make('everyModule', ['notas.*', 'otras.*'])
+    const notasVer = make('notasVer', ['notas.ver'])
+    const everyAction = make(
+      'everyAction',
+      ACTIONS.map((a) => `notas.${a}`),
+    )
+    t.equal(roleCovers(notasAll, notasVer), true)
+    t.equal(roleCovers(notasVer, notasAll), false)
+    t.equal(roleCovers(everyAction, notasAll), false, 'wildcards are compared as written')
+    t.equal(roleCovers(notasAll, everyAction), true)
+    t.equal(roleCovers(everyModule, all), false)
+    t.equal(roleCovers(all, everyModule), true)
+    t.equal(roleCovers(make('none', []), make('none2', [])), true, 'an empty role is covered by anyone')
+  },
+)
 
 t.test('wildcards expand only to the actions a namespace offers', async (t) => {
-  const namespaces: Namespace[] = [{ name: 'notas', actions: ACTIONS }, { name: 'auditoria', actions: ['ver'] }]
+  const namespaces: Namespace[] = [
+    { name: 'notas', actions: ACTIONS },
+    { name: 'auditoria', actions: ['ver'] },
+  ]
   t.same([...compileRole({ name: 'r', permissions: ['auditoria.*'] }, namespaces).granted], ['auditoria.ver'])
   t.same([...compileRole({ name: 'r', permissions: ['*.descifrar'] }, namespaces).granted], ['notas.descifrar'])
-  t.same([...compileRole({ name: 'r', permissions: ['*.ver'] }, namespaces).granted].sort(), ['auditoria.ver', 'notas.ver'])
+  t.same([...compileRole({ name: 'r', permissions: ['*.ver'] }, namespaces).granted].sort(), [
+    'auditoria.ver',
+    'notas.ver',
+  ])
 })

@@ -14,7 +14,9 @@ t.test('D1: a missing file is a configuration error that says so', async (t) => 
   const file = '/nonexistent/modules.yaml'
   const message = 'No se puede cargar la definición de módulos: el fichero no existe'
   t.throws(() => loadModulesConfig(file), {
-    name: 'OperatorError', code: 'CONFIG_INVALID', problems: [{ file, line: 1, column: 1, message }],
+    name: 'OperatorError',
+    code: 'CONFIG_INVALID',
+    problems: [{ file, line: 1, column: 1, message }],
     message: `${file}:1:1: ${message}`,
   })
 })

@@ -6,9 +6,16 @@ import { FIXTURES, SHIPPED_MODULES, configFrom } from '../support/config.js'
 
 const INVALID = new URL('invalid/', FIXTURES)
 const VALID = new URL('valid/', FIXTURES)
-const yamlFiles = (dir: URL): string[] => readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()
+const yamlFiles = (dir: URL): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
 
-interface Expectation { readonly line: number; readonly column: number; readonly message: string }
+interface Expectation {
+  readonly line: number
+  readonly column: number
+  readonly message: string
+}
 
 /** The `# expect: <line>:<column> <message substring>` lines that open an invalid fixture. */
 function expectationsOf(text: string): Expectation[] {
@@ -24,30 +31,89 @@ function expectationsOf(text: string): Expectation[] {
 t.test('the shipped modules.yaml validates with the nine modules of D2 and the six roles of D21', async (t) => {
   const result = validateModulesSource(readFileSync(SHIPPED_MODULES, 'utf8'), 'modules.yaml')
   if (!result.ok) return t.fail(result.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n'))
-  t.same(result.config.modules.map((m) => m.name), [
-    'denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento', 'usuarios',
-  ])
-  t.same(result.config.modules.map((m) => m.prefix), ['DEN', 'SAN', 'ATE', 'PER', 'VEH', '092', 'TUR', 'EQU', 'USR'])
-  t.same(result.config.roles.map((r) => r.name), ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta'])
+  t.same(
+    result.config.modules.map((m) => m.name),
+    ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento', 'usuarios'],
+  )
+  t.same(
+    result.config.modules.map((m) => m.prefix),
+    ['DEN', 'SAN', 'ATE', 'PER', 'VEH', '092', 'TUR', 'EQU', 'USR'],
+  )
+  t.same(
+    result.config.roles.map((r) => r.name),
+    ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta'],
+  )
   t.same(result.config.service, {
     timezone: 'Europe/Madrid',
     tokenDays: 7,
     auditPath: 'auditoria',
     list: { defaultLimit: 100, maxLimit: 1000, maxFilters: 20 },
-    accounts: { module: 'usuarios', username: 'username', password: 'password', role: 'rol', active: 'activo', profile: ['username', 'nombre', 'rol', 'email'] },
+    accounts: {
+      module: 'usuarios',
+      username: 'username',
+      password: 'password',
+      role: 'rol',
+      active: 'activo',
+      profile: ['username', 'nombre', 'rol', 'email'],
+    },
   })
 })
 
 t.test('D22: YAML keys become typed field definitions (min_length -> minLength, flags default to false)', async (t) => {
   const usuarios = configFrom(readFileSync(SHIPPED_MODULES, 'utf8')).modules.find((m) => m.name === 'usuarios')
   t.same(usuarios?.fields, [
-    { name: 'username', type: 'string', required: true, unique: true, encrypted: false, index: false, state: false, maxLength: 64 },
-    { name: 'password', type: 'password', required: true, unique: false, encrypted: false, index: false, state: false, minLength: 8 },
+    {
+      name: 'username',
+      type: 'string',
+      required: true,
+      unique: true,
+      encrypted: false,
+      index: false,
+      state: false,
+      maxLength: 64,
+    },
+    {
+      name: 'password',
+      type: 'password',
+      required: true,
+      unique: false,
+      encrypted: false,
+      index: false,
+      state: false,
+      minLength: 8,
+    },
     { name: 'nombre', type: 'string', required: true, unique: false, encrypted: false, index: false, state: false },
     { name: 'rol', type: 'role', required: true, unique: false, encrypted: false, index: false, state: false },
-    { name: 'email', type: 'string', required: false, unique: false, encrypted: false, index: false, state: false, format: 'email' },
-    { name: 'activo', type: 'boolean', required: false, unique: false, encrypted: false, index: false, state: false, default: true },
-    { name: 'personal_id', type: 'string', required: false, unique: false, encrypted: false, index: false, state: false, pattern: '^PER-[0-9]{4}-[0-9]{5,}$' },
+    {
+      name: 'email',
+      type: 'string',
+      required: false,
+      unique: false,
+      encrypted: false,
+      index: false,
+      state: false,
+      format: 'email',
+    },
+    {
+      name: 'activo',
+      type: 'boolean',
+      required: false,
+      unique: false,
+      encrypted: false,
+      index: false,
+      state: false,
+      default: true,
+    },
+    {
+      name: 'personal_id',
+      type: 'string',
+      required: false,
+      unique: false,
+      encrypted: false,
+      index: false,
+      state: false,
+      pattern: '^PER-[0-9]{4}-[0-9]{5,}$',
+    },
   ])
 })
 
@@ -58,7 +124,14 @@ t.test('D1, D9, D11: omitted service settings take their documented defaults', a
     tokenDays: 7,
     auditPath: 'auditoria',
     list: { defaultLimit: 100, maxLimit: 1000, maxFilters: 20 },
-    accounts: { module: 'usuarios', username: 'username', password: 'password', role: 'rol', active: 'activo', profile: ['username'] },
+    accounts: {
+      module: 'usuarios',
+      username: 'username',
+      password: 'password',
+      role: 'rol',
+      active: 'activo',
+      profile: ['username'],
+    },
   })
 })
 
@@ -90,10 +163,15 @@ t.test('every invalid fixture produces the problems its header names', async (t)
       if (result.ok) return t.fail('expected the configuration to be rejected')
       const shown = result.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n')
       for (const e of expectations) {
-        const found = result.problems.some((p) => p.line === e.line && p.column === e.column && p.message.includes(e.message))
+        const found = result.problems.some(
+          (p) => p.line === e.line && p.column === e.column && p.message.includes(e.message),
+        )
         t.ok(found, `${e.line}:${e.column} ${e.message}`, { found: shown })
       }
-      t.ok(result.problems.every((p) => p.file === file), 'each problem names the file')
+      t.ok(
+        result.problems.every((p) => p.file === file),
+        'each problem names the file',
+      )
     })
   }
 })
@@ -113,7 +191,10 @@ t.test('STYLE 4: every shape problem of a file is reported at once (ajv allError
 t.test('problems of the rules are listed in file order', async (t) => {
   const result = validateModulesSource(readFileSync(new URL('three-rule-problems.yaml', INVALID), 'utf8'), 'x.yaml')
   if (result.ok) return t.fail('expected problems')
-  t.same(result.problems.map((p) => p.line), [5, 25, 28])
+  t.same(
+    result.problems.map((p) => p.line),
+    [5, 25, 28],
+  )
 })
 
 t.test('a syntax error stops before the shape check: only the YAML problem is reported', async (t) => {
@@ -134,13 +215,17 @@ t.test('an empty file names the three required top-level keys', async (t) => {
 })
 
 t.test('D21: a permission on the audit trail (auditoria.ver) is accepted', async (t) => {
-  const text = readFileSync(new URL('minimal.yaml', VALID), 'utf8')
-    .replace("    permissions: ['*.*']\n", "    permissions: ['*.*']\n  auditor:\n    permissions: [auditoria.ver, notas.*]\n")
+  const text = readFileSync(new URL('minimal.yaml', VALID), 'utf8').replace(
+    "    permissions: ['*.*']\n",
+    "    permissions: ['*.*']\n  auditor:\n    permissions: [auditoria.ver, notas.*]\n",
+  )
   t.ok(validateModulesSource(text, 'x.yaml').ok)
 })
 
 t.test('D12, D14: an encrypted field may be unique (personal.nif)', async (t) => {
-  const text = readFileSync(new URL('minimal.yaml', VALID), 'utf8')
-    .replace('      titulo: { type: string, required: true }\n', '      titulo: { type: string, required: true }\n      nif: { type: string, encrypted: true, unique: true }\n')
+  const text = readFileSync(new URL('minimal.yaml', VALID), 'utf8').replace(
+    '      titulo: { type: string, required: true }\n',
+    '      titulo: { type: string, required: true }\n      nif: { type: string, encrypted: true, unique: true }\n',
+  )
   t.ok(validateModulesSource(text, 'x.yaml').ok)
 })

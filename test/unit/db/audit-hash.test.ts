@@ -12,7 +12,16 @@ t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async
     seq: fc.nat(),
     at: fc.string(),
     user_id: nullable(fc.string()),
-    action: fc.constantFrom('crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar', 'recifrar' as const),
+    action: fc.constantFrom(
+      'crear',
+      'editar',
+      'eliminar',
+      'login',
+      'login_fallido',
+      'logout',
+      'consultar',
+      'recifrar' as const,
+    ),
     module: nullable(fc.string()),
     record_id: nullable(fc.string()),
     version: nullable(fc.integer()),
@@ -20,6 +29,9 @@ t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async
     fields: fc.array(fc.string({ unit: 'binary' })),
     prev_hash: fc.string({ unit: 'grapheme' }),
   })
-  fc.assert(fc.property(entry, (e) => hashAuditEntry(e) === sha256Hex(canonicalJson(e))), { numRuns: 500 })
+  fc.assert(
+    fc.property(entry, (e) => hashAuditEntry(e) === sha256Hex(canonicalJson(e))),
+    { numRuns: 500 },
+  )
   t.pass('500 random entries hash alike')
 })

@@ -17,12 +17,22 @@ const addField = (config: ModulesConfig, module: string, def: ReturnType<typeof 
 t.test('from an empty database every table is created with all its indexes', async (t) => {
   const specs = specsOf(base)
   const steps = planMigration(EMPTY_SNAPSHOT, specs)
-  t.strictSame(steps, specs.flatMap((m): MigrationStep[] => [
-    { kind: 'create_table', table: m.table },
-    ...m.table.indexes.map((index): MigrationStep => ({ kind: 'create_index', table: m.name, index })),
-  ]))
-  t.same(steps.filter((s) => s.kind === 'create_table').map((s) => s.kind === 'create_table' && s.table.name), specs.map((m) => m.name))
-  t.equal(steps.filter((s) => s.kind === 'create_index').length, 40, '2 per table + 20 for unique and index: true (two for the scopes of #14) + 2 composite')
+  t.strictSame(
+    steps,
+    specs.flatMap((m): MigrationStep[] => [
+      { kind: 'create_table', table: m.table },
+      ...m.table.indexes.map((index): MigrationStep => ({ kind: 'create_index', table: m.name, index })),
+    ]),
+  )
+  t.same(
+    steps.filter((s) => s.kind === 'create_table').map((s) => s.kind === 'create_table' && s.table.name),
+    specs.map((m) => m.name),
+  )
+  t.equal(
+    steps.filter((s) => s.kind === 'create_index').length,
+    40,
+    '2 per table + 20 for unique and index: true (two for the scopes of #14) + 2 composite',
+  )
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')
 })
@@ -33,21 +43,31 @@ t.test('the configuration the database was migrated to plans nothing', async (t)
 
 t.test('adding a field adds its column, nothing else', async (t) => {
   const steps = planTo(addField(base, 'vehiculos', field('color', 'string')))
-  t.strictSame(steps, [{ kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } }])
+  t.strictSame(steps, [
+    { kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } },
+  ])
   t.notOk(steps.some(isUnsafe))
 })
 
 t.test('D16: adding an encrypted field adds its value column and its blind index column', async (t) => {
   t.strictSame(planTo(addField(base, 'vehiculos', field('conductor_dni', 'string', { encrypted: true }))), [
     { kind: 'add_column', table: 'vehiculos', column: { name: 'conductor_dni', storage: 'text', nullable: true } },
-    { kind: 'add_column', table: 'vehiculos', column: { name: '_bidx_conductor_dni', storage: 'text', nullable: true } },
+    {
+      kind: 'add_column',
+      table: 'vehiculos',
+      column: { name: '_bidx_conductor_dni', storage: 'text', nullable: true },
+    },
   ])
 })
 
 t.test('adding an indexed field adds its column and its index', async (t) => {
   t.strictSame(planTo(addField(base, 'vehiculos', field('color', 'string', { index: true }))), [
     { kind: 'add_column', table: 'vehiculos', column: { name: 'color', storage: 'text', nullable: true } },
-    { kind: 'create_index', table: 'vehiculos', index: { name: 'ix_vehiculos_color', columns: ['color'], unique: false, liveOnly: true } },
+    {
+      kind: 'create_index',
+      table: 'vehiculos',
+      index: { name: 'ix_vehiculos_color', columns: ['color'], unique: false, liveOnly: true },
+    },
   ])
 })
 
@@ -62,20 +82,31 @@ t.test('D5: an existing field that becomes required (no default) must be checked
   t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, required: true }))), [
     { kind: 'require_field', table: 'vehiculos', field: 'marca' },
   ])
-  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, required: true, default: 'Seat' }))), [], 'a default fills it')
+  t.strictSame(
+    planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, required: true, default: 'Seat' }))),
+    [],
+    'a default fills it',
+  )
 })
 
 t.test('removing a field is remove_field, which is unsafe', async (t) => {
-  const steps = planTo(editModule(base, 'vehiculos', (m) => ({ ...m, fields: m.fields.filter((f) => f.name !== 'marca') })))
+  const steps = planTo(
+    editModule(base, 'vehiculos', (m) => ({ ...m, fields: m.fields.filter((f) => f.name !== 'marca') })),
+  )
   t.strictSame(steps, [{ kind: 'remove_field', table: 'vehiculos', field: 'marca' }])
   t.equal(isUnsafe(steps[0] as MigrationStep), true)
 })
 
 t.test('removing an indexed field also drops its index', async (t) => {
-  t.strictSame(planTo(editModule(base, 'equipamiento', (m) => ({ ...m, fields: m.fields.filter((f) => f.name !== 'asignado_a') }))), [
-    { kind: 'remove_field', table: 'equipamiento', field: 'asignado_a' },
-    { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
-  ])
+  t.strictSame(
+    planTo(
+      editModule(base, 'equipamiento', (m) => ({ ...m, fields: m.fields.filter((f) => f.name !== 'asignado_a') })),
+    ),
+    [
+      { kind: 'remove_field', table: 'equipamiento', field: 'asignado_a' },
+      { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
+    ],
+  )
 })
 
 t.test('removing a module is remove_module, which is unsafe', async (t) => {
@@ -85,17 +116,28 @@ t.test('removing a module is remove_module, which is unsafe', async (t) => {
 })
 
 t.test('renamed_from renames the column and keeps the data (a safe step)', async (t) => {
-  const steps = planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca' })))
+  const steps = planTo(
+    editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca' })),
+  )
   t.strictSame(steps, [{ kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' }])
   t.equal(isUnsafe(steps[0] as MigrationStep), false)
 })
 
 t.test('renamed_from on an indexed field renames the column and rebuilds its index under the new name', async (t) => {
-  t.strictSame(planTo(editField(base, 'equipamiento', 'asignado_a', (f) => ({ ...f, name: 'responsable', renamedFrom: 'asignado_a' }))), [
-    { kind: 'rename_column', table: 'equipamiento', from: 'asignado_a', to: 'responsable' },
-    { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
-    { kind: 'create_index', table: 'equipamiento', index: { name: 'ix_equipamiento_responsable', columns: ['responsable'], unique: false, liveOnly: true } },
-  ])
+  t.strictSame(
+    planTo(
+      editField(base, 'equipamiento', 'asignado_a', (f) => ({ ...f, name: 'responsable', renamedFrom: 'asignado_a' })),
+    ),
+    [
+      { kind: 'rename_column', table: 'equipamiento', from: 'asignado_a', to: 'responsable' },
+      { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
+      {
+        kind: 'create_index',
+        table: 'equipamiento',
+        index: { name: 'ix_equipamiento_responsable', columns: ['responsable'], unique: false, liveOnly: true },
+      },
+    ],
+  )
 })
 
 t.test('D16: renamed_from on an encrypted field renames its blind index column too', async (t) => {
@@ -104,24 +146,65 @@ t.test('D16: renamed_from on an encrypted field renames its blind index column t
     { kind: 'rename_column', table: 'personal', from: 'nif', to: 'documento' },
     { kind: 'rename_column', table: 'personal', from: '_bidx_nif', to: '_bidx_documento' },
     { kind: 'drop_index', table: 'personal', name: 'ux_personal_nif' },
-    { kind: 'create_index', table: 'personal', index: { name: 'ux_personal_documento', columns: ['_bidx_documento'], unique: true, liveOnly: true, field: 'documento' } },
+    {
+      kind: 'create_index',
+      table: 'personal',
+      index: {
+        name: 'ux_personal_documento',
+        columns: ['_bidx_documento'],
+        unique: true,
+        liveOnly: true,
+        field: 'documento',
+      },
+    },
   ])
 })
 
 t.test('D14: renamed_from does not hide the other changes of the same field', async (t) => {
-  t.strictSame(planTo(editField(base, 'vehiculos', 'km_actuales', (f) => ({ ...f, name: 'kilometros', renamedFrom: 'km_actuales', type: 'decimal' }))), [
-    { kind: 'rename_column', table: 'vehiculos', from: 'km_actuales', to: 'kilometros' },
-    { kind: 'change_type', table: 'vehiculos', field: 'kilometros', from: 'integer', to: 'decimal' },
-  ])
-  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca', encrypted: true }))), [
-    { kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' },
-    { kind: 'encrypt_field', table: 'vehiculos', field: 'fabricante' },
-    { kind: 'add_column', table: 'vehiculos', column: { name: '_bidx_fabricante', storage: 'text', nullable: true } },
-  ], 'an encrypted rename still encrypts the existing plaintext, and gets its blind-index column')
-  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca', required: true }))), [
-    { kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' },
-    { kind: 'require_field', table: 'vehiculos', field: 'fabricante' },
-  ])
+  t.strictSame(
+    planTo(
+      editField(base, 'vehiculos', 'km_actuales', (f) => ({
+        ...f,
+        name: 'kilometros',
+        renamedFrom: 'km_actuales',
+        type: 'decimal',
+      })),
+    ),
+    [
+      { kind: 'rename_column', table: 'vehiculos', from: 'km_actuales', to: 'kilometros' },
+      { kind: 'change_type', table: 'vehiculos', field: 'kilometros', from: 'integer', to: 'decimal' },
+    ],
+  )
+  t.strictSame(
+    planTo(
+      editField(base, 'vehiculos', 'marca', (f) => ({
+        ...f,
+        name: 'fabricante',
+        renamedFrom: 'marca',
+        encrypted: true,
+      })),
+    ),
+    [
+      { kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' },
+      { kind: 'encrypt_field', table: 'vehiculos', field: 'fabricante' },
+      { kind: 'add_column', table: 'vehiculos', column: { name: '_bidx_fabricante', storage: 'text', nullable: true } },
+    ],
+    'an encrypted rename still encrypts the existing plaintext, and gets its blind-index column',
+  )
+  t.strictSame(
+    planTo(
+      editField(base, 'vehiculos', 'marca', (f) => ({
+        ...f,
+        name: 'fabricante',
+        renamedFrom: 'marca',
+        required: true,
+      })),
+    ),
+    [
+      { kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' },
+      { kind: 'require_field', table: 'vehiculos', field: 'fabricante' },
+    ],
+  )
 })
 
 t.test('renamed_from naming a field the database never had is an ordinary new field', async (t) => {
@@ -132,29 +215,52 @@ t.test('renamed_from naming a field the database never had is an ordinary new fi
 
 t.test('changing a field type is change_type, which is unsafe', async (t) => {
   const steps = planTo(editField(base, 'vehiculos', 'km_actuales', (f) => ({ ...f, type: 'decimal' })))
-  t.strictSame(steps, [{ kind: 'change_type', table: 'vehiculos', field: 'km_actuales', from: 'integer', to: 'decimal' }])
+  t.strictSame(steps, [
+    { kind: 'change_type', table: 'vehiculos', field: 'km_actuales', from: 'integer', to: 'decimal' },
+  ])
   t.equal(isUnsafe(steps[0] as MigrationStep), true)
 })
 
 t.test('a field that changes type has its indexes rebuilt on its new column, unique ones too', async (t) => {
   const unique = planTo(editField(base, 'vehiculos', 'matricula', (f) => ({ ...f, type: 'integer' })))
   t.equal(unique.length, 3)
-  t.match(unique, [
-    { kind: 'change_type', table: 'vehiculos', field: 'matricula', from: 'string', to: 'integer' },
-    { kind: 'drop_index', table: 'vehiculos', name: 'ux_vehiculos_matricula' },
-    { kind: 'create_index', table: 'vehiculos', index: { name: 'ux_vehiculos_matricula', columns: ['matricula'], unique: true, liveOnly: true } },
-  ], 'else the unique index would follow the archived column and the new one would have none')
-  const composite = planTo(editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, type: 'integer', enum: undefined, default: undefined })))
+  t.match(
+    unique,
+    [
+      { kind: 'change_type', table: 'vehiculos', field: 'matricula', from: 'string', to: 'integer' },
+      { kind: 'drop_index', table: 'vehiculos', name: 'ux_vehiculos_matricula' },
+      {
+        kind: 'create_index',
+        table: 'vehiculos',
+        index: { name: 'ux_vehiculos_matricula', columns: ['matricula'], unique: true, liveOnly: true },
+      },
+    ],
+    'else the unique index would follow the archived column and the new one would have none',
+  )
+  const composite = planTo(
+    editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, type: 'integer', enum: undefined, default: undefined })),
+  )
   const rebuilt = (kind: 'drop_index' | 'create_index') =>
     composite.flatMap((s) => (s.kind === kind ? [s.kind === 'drop_index' ? s.name : s.index.name] : [])).sort()
-  t.strictSame(rebuilt('drop_index'), ['cx_denuncias__estado__prioridad', 'ix_denuncias_prioridad'], 'the indexes on the field, dropped; others untouched')
-  t.strictSame(rebuilt('create_index'), ['cx_denuncias__estado__prioridad', 'ix_denuncias_prioridad'], 'and created again')
+  t.strictSame(
+    rebuilt('drop_index'),
+    ['cx_denuncias__estado__prioridad', 'ix_denuncias_prioridad'],
+    'the indexes on the field, dropped; others untouched',
+  )
+  t.strictSame(
+    rebuilt('create_index'),
+    ['cx_denuncias__estado__prioridad', 'ix_denuncias_prioridad'],
+    'and created again',
+  )
 })
 
 t.test('D14: turning encryption on or off is encrypt_field / decrypt_field, both unsafe', async (t) => {
   const on = planTo(editField(base, 'vehiculos', 'bastidor', (f) => ({ ...f, encrypted: true })))
   t.match(on, [{ kind: 'encrypt_field', table: 'vehiculos', field: 'bastidor' }])
-  t.ok(on.some((s) => s.kind === 'add_column' && s.column.name === '_bidx_bastidor'), 'the blind-index column is added before its index')
+  t.ok(
+    on.some((s) => s.kind === 'add_column' && s.column.name === '_bidx_bastidor'),
+    'the blind-index column is added before its index',
+  )
   t.ok(on.filter((s) => s.kind !== 'encrypt_field').every((s) => !isUnsafe(s)))
   t.ok(on.every((s) => s.kind !== 'decrypt_field'))
   const off = planTo(editField(base, 'personal', 'fecha_nacimiento', (f) => ({ ...f, encrypted: false })))
@@ -167,27 +273,43 @@ t.test('D4: a narrower enum is narrow_enum naming the removed values; a wider on
   t.strictSame(planTo(editField(base, 'vehiculos', 'estado', (f) => ({ ...f, enum: ['operativo', 'baja'] }))), [
     { kind: 'narrow_enum', table: 'vehiculos', field: 'estado', removed: ['taller'], allowed: ['operativo', 'baja'] },
   ])
-  t.strictSame(planTo(editField(base, 'vehiculos', 'estado', (f) => ({ ...f, enum: ['operativo', 'taller', 'baja', 'reserva'] }))), [])
+  t.strictSame(
+    planTo(editField(base, 'vehiculos', 'estado', (f) => ({ ...f, enum: ['operativo', 'taller', 'baja', 'reserva'] }))),
+    [],
+  )
   const steps = planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, enum: ['Seat', 'Renault'] })))
-  t.match(steps, [{ kind: 'narrow_enum', table: 'vehiculos', field: 'marca', removed: [] }], 'a free field that gets an enum')
+  t.match(
+    steps,
+    [{ kind: 'narrow_enum', table: 'vehiculos', field: 'marca', removed: [] }],
+    'a free field that gets an enum',
+  )
   t.equal(isUnsafe(steps[0] as MigrationStep), false, 'checked against the data, not refused outright')
 })
 
 t.test('index: true added creates the index; removed drops it', async (t) => {
   t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, index: true }))), [
-    { kind: 'create_index', table: 'vehiculos', index: { name: 'ix_vehiculos_marca', columns: ['marca'], unique: false, liveOnly: true } },
+    {
+      kind: 'create_index',
+      table: 'vehiculos',
+      index: { name: 'ix_vehiculos_marca', columns: ['marca'], unique: false, liveOnly: true },
+    },
   ])
   t.strictSame(planTo(editField(base, 'equipamiento', 'asignado_a', (f) => ({ ...f, index: false }))), [
     { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
   ])
 })
 
-const setIndexes = (config: ModulesConfig, module: string, indexes: readonly (readonly string[])[]) => editModule(config, module, (m) => ({ ...m, indexes }))
+const setIndexes = (config: ModulesConfig, module: string, indexes: readonly (readonly string[])[]) =>
+  editModule(config, module, (m) => ({ ...m, indexes }))
 
 t.test('issue #7: a composite index declared in indexes: is created on live records, a safe step', async (t) => {
   const steps = planTo(setIndexes(base, 'turnos', [['agente_id', 'fecha']]))
   t.strictSame(steps, [
-    { kind: 'create_index', table: 'turnos', index: { name: 'cx_turnos__agente_id__fecha', columns: ['agente_id', 'fecha'], unique: false, liveOnly: true } },
+    {
+      kind: 'create_index',
+      table: 'turnos',
+      index: { name: 'cx_turnos__agente_id__fecha', columns: ['agente_id', 'fecha'], unique: false, liveOnly: true },
+    },
   ])
   t.notOk(steps.some(isUnsafe), 'applied at startup')
 })
@@ -199,43 +321,96 @@ t.test('issue #7: a composite index taken out of indexes: is dropped', async (t)
 })
 
 t.test('issue #7: reordering the fields of a composite index drops it and creates the new one', async (t) => {
-  const steps = planTo(setIndexes(base, 'denuncias', [['prioridad', 'estado'], ['agente_asignado', 'estado']]))
+  const steps = planTo(
+    setIndexes(base, 'denuncias', [
+      ['prioridad', 'estado'],
+      ['agente_asignado', 'estado'],
+    ]),
+  )
   t.strictSame(steps, [
     { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
-    { kind: 'create_index', table: 'denuncias', index: { name: 'cx_denuncias__prioridad__estado', columns: ['prioridad', 'estado'], unique: false, liveOnly: true } },
+    {
+      kind: 'create_index',
+      table: 'denuncias',
+      index: {
+        name: 'cx_denuncias__prioridad__estado',
+        columns: ['prioridad', 'estado'],
+        unique: false,
+        liveOnly: true,
+      },
+    },
   ])
   t.notOk(steps.some(isUnsafe))
 })
 
-t.test('issue #7: a field of a composite index encrypted later moves the index to its blind index column', async (t) => {
-  const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
-  t.match(planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'), [
-    { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
-    { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
-    { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
-    { kind: 'create_index', index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] } },
-  ])
-})
+t.test(
+  'issue #7: a field of a composite index encrypted later moves the index to its blind index column',
+  async (t) => {
+    const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
+    t.match(
+      planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'),
+      [
+        { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
+        { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
+        { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
+        {
+          kind: 'create_index',
+          index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] },
+        },
+      ],
+    )
+  },
+)
 
-t.test('issue #7: renamed_from on a field of a composite index renames the column and rebuilds the index', async (t) => {
-  const renamed = setIndexes(
-    editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
-    'denuncias', [['estado', 'urgencia'], ['agente_asignado', 'estado']],
-  )
-  const steps = planTo(renamed)
-  t.strictSame(steps, [
-    { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
-    { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
-    { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
-    { kind: 'create_index', table: 'denuncias', index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true } },
-    { kind: 'create_index', table: 'denuncias', index: { name: 'cx_denuncias__estado__urgencia', columns: ['estado', 'urgencia'], unique: false, liveOnly: true } },
-  ])
-  t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
-})
+t.test(
+  'issue #7: renamed_from on a field of a composite index renames the column and rebuilds the index',
+  async (t) => {
+    const renamed = setIndexes(
+      editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
+      'denuncias',
+      [
+        ['estado', 'urgencia'],
+        ['agente_asignado', 'estado'],
+      ],
+    )
+    const steps = planTo(renamed)
+    t.strictSame(steps, [
+      { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
+      { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
+      { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
+      {
+        kind: 'create_index',
+        table: 'denuncias',
+        index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true },
+      },
+      {
+        kind: 'create_index',
+        table: 'denuncias',
+        index: {
+          name: 'cx_denuncias__estado__urgencia',
+          columns: ['estado', 'urgencia'],
+          unique: false,
+          liveOnly: true,
+        },
+      },
+    ])
+    t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
+  },
+)
 
 t.test('D12: unique added creates a unique index on live records', async (t) => {
   t.strictSame(planTo(editField(base, 'turnos', 'vehiculo_asignado', (f) => ({ ...f, unique: true }))), [
-    { kind: 'create_index', table: 'turnos', index: { name: 'ux_turnos_vehiculo_asignado', columns: ['vehiculo_asignado'], unique: true, liveOnly: true, field: 'vehiculo_asignado' } },
+    {
+      kind: 'create_index',
+      table: 'turnos',
+      index: {
+        name: 'ux_turnos_vehiculo_asignado',
+        columns: ['vehiculo_asignado'],
+        unique: true,
+        liveOnly: true,
+        field: 'vehiculo_asignado',
+      },
+    },
   ])
 })
 
@@ -251,19 +426,48 @@ t.test('a tenth module is created with its table and indexes, the other nine unt
 })
 
 function addTenth(config: ModulesConfig): ModulesConfig {
-  return { ...config, modules: [...config.modules, { name: 'objetos', prefix: 'OBJ', fields: [field('descripcion', 'text', { required: true })], indexes: [] }] }
+  return {
+    ...config,
+    modules: [
+      ...config.modules,
+      { name: 'objetos', prefix: 'OBJ', fields: [field('descripcion', 'text', { required: true })], indexes: [] },
+    ],
+  }
 }
 
 t.test('every step is described in one Spanish line', async (t) => {
-  t.equal(describeStep({ kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' }), "Renombrar 'vehiculos.marca' a 'fabricante' conservando los datos")
-  t.equal(describeStep({ kind: 'narrow_enum', table: 'vehiculos', field: 'estado', removed: ['taller'], allowed: ['operativo', 'baja'] }), "Restringir los valores de 'vehiculos.estado' (se quitan: taller)")
-  t.equal(describeStep({ kind: 'remove_module', table: 'turnos' }), "Quitar el módulo 'turnos' (sus datos se conservarían en la base de datos)")
+  t.equal(
+    describeStep({ kind: 'rename_column', table: 'vehiculos', from: 'marca', to: 'fabricante' }),
+    "Renombrar 'vehiculos.marca' a 'fabricante' conservando los datos",
+  )
+  t.equal(
+    describeStep({
+      kind: 'narrow_enum',
+      table: 'vehiculos',
+      field: 'estado',
+      removed: ['taller'],
+      allowed: ['operativo', 'baja'],
+    }),
+    "Restringir los valores de 'vehiculos.estado' (se quitan: taller)",
+  )
+  t.equal(
+    describeStep({ kind: 'remove_module', table: 'turnos' }),
+    "Quitar el módulo 'turnos' (sus datos se conservarían en la base de datos)",
+  )
   const all = planMigration(EMPTY_SNAPSHOT, specsOf(base))
   t.ok(all.map(describeStep).every((line) => line.length > 0 && !line.includes('\n')))
 })
 
 t.test('the snapshot records what the plan compares: type, encryption, required and enum per field', async (t) => {
-  t.strictSame(baseline.modules['vehiculos']?.fields['estado'], { type: 'string', encrypted: false, required: false, enum: ['operativo', 'taller', 'baja'] })
+  t.strictSame(baseline.modules['vehiculos']?.fields['estado'], {
+    type: 'string',
+    encrypted: false,
+    required: false,
+    enum: ['operativo', 'taller', 'baja'],
+  })
   t.strictSame(baseline.modules['personal']?.fields['nif'], { type: 'string', encrypted: true, required: false })
-  t.same(Object.keys(baseline.modules), base.modules.map((m) => m.name))
+  t.same(
+    Object.keys(baseline.modules),
+    base.modules.map((m) => m.name),
+  )
 })

@@ -19,19 +19,29 @@ t.test('prepare: values bound per call, absent values NULL, constants kept', asy
   const { db } = database
   await sql`create table t (a text, b integer, c text)`.execute(db)
 
-  const insert = prepare<'a' | 'b' | 'c'>((param) => db.insertInto('t').values({ a: param('a'), b: param('b'), c: param('c') }))
+  const insert = prepare<'a' | 'b' | 'c'>((param) =>
+    db.insertInto('t').values({ a: param('a'), b: param('b'), c: param('c') }),
+  )
   await db.executeQuery(insert.bind({ a: 'uno', b: 1, c: 'x' }))
   await db.executeQuery(insert.bind({ a: 'dos', b: 2 }))
   await db.executeQuery(insert.bind({ a: 'tres', b: 3, c: '\u0000records-param:c' }))
-  t.same((await db.selectFrom('t').selectAll().orderBy('b').execute()), [
-    { a: 'uno', b: 1, c: 'x' },
-    { a: 'dos', b: 2, c: null },
-    { a: 'tres', b: 3, c: '\u0000records-param:c' },
-  ], 'each call its own values; an absent one NULL; a value that looks like a placeholder stored as it is')
+  t.same(
+    await db.selectFrom('t').selectAll().orderBy('b').execute(),
+    [
+      { a: 'uno', b: 1, c: 'x' },
+      { a: 'dos', b: 2, c: null },
+      { a: 'tres', b: 3, c: '\u0000records-param:c' },
+    ],
+    'each call its own values; an absent one NULL; a value that looks like a placeholder stored as it is',
+  )
 
-  const firstAbove = preparedQuery<'min'>((handle, param) => handle.selectFrom('t').select('a').where('b', '>', param('min')).orderBy('b').limit(1))
+  const firstAbove = preparedQuery<'min'>((handle, param) =>
+    handle.selectFrom('t').select('a').where('b', '>', param('min')).orderBy('b').limit(1),
+  )
   t.same((await db.executeQuery(firstAbove(db).bind({ min: 1 }))).rows, [{ a: 'dos' }], 'limit 1 kept as a constant')
   t.equal(firstAbove(db), firstAbove(db), 'compiled once per dialect')
-  const inTransaction = await db.transaction().execute(async (trx) => (await trx.executeQuery(firstAbove(trx).bind({ min: 2 }))).rows)
+  const inTransaction = await db
+    .transaction()
+    .execute(async (trx) => (await trx.executeQuery(firstAbove(trx).bind({ min: 2 }))).rows)
   t.same(inTransaction, [{ a: 'tres' }], 'a transaction of the same database runs it too')
 })

@@ -8,7 +8,8 @@ function setup() {
   const store = new (clockStore(() => new Date(now)))()
   const incr = (key: string, ttl = 1000) =>
     new Promise<{ current: number; ttl: number }>((resolve) => store.incr(key, (_e, r) => resolve(r!), ttl, 10))
-  const read = (key: string) => new Promise<{ current: number; ttl: number }>((resolve) => store.read(key, (_e, r) => resolve(r!), 0))
+  const read = (key: string) =>
+    new Promise<{ current: number; ttl: number }>((resolve) => store.read(key, (_e, r) => resolve(r!), 0))
   return { store, incr, read, advance: (ms: number) => void (now += ms) }
 }
 

@@ -18,7 +18,9 @@ t.test('the same input gives the same document (no clock, no randomness)', async
   t.equal(doc.openapi, '3.1.0')
   t.equal(doc.info.version, '1.2.3', 'the version comes from the options')
   t.same(doc.servers, [{ url: '/api', description: 'Este servicio' }], 'paths are relative to BASE_PATH')
-  t.same(buildOpenApiDocument(service, { basePath: '/', version: '1' }).servers, [{ url: '/', description: 'Este servicio' }])
+  t.same(buildOpenApiDocument(service, { basePath: '/', version: '1' }).servers, [
+    { url: '/', description: 'Este servicio' },
+  ])
 })
 
 t.test('every route of every module is a path, with its permission as x-permission and in words', async (t) => {
@@ -32,31 +34,58 @@ t.test('every route of every module is a path, with its permission as x-permissi
       t.same(operation.security, [{ bearer: [] }])
       t.same(operation.tags, [spec.name])
     }
-  t.same(doc.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: doc.components.securitySchemes.bearer.description })
+  t.same(doc.components.securitySchemes.bearer, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: doc.components.securitySchemes.bearer.description,
+  })
   t.same(doc.paths['/auth/login'].post.security, [], 'login needs no token')
-  for (const path of ['/health', '/openapi.json', '/docs']) t.same(doc.paths[path].get.security, [], `${path} needs no token (D3)`)
+  for (const path of ['/health', '/openapi.json', '/docs'])
+    t.same(doc.paths[path].get.security, [], `${path} needs no token (D3)`)
   t.equal(doc.paths['/auditoria'].get['x-permission'], 'auditoria.ver')
 })
 
-t.test('request bodies are the compiled schemas plus what the service ignores (D5, D7, D15, issue #13 item 6)', async (t) => {
-  for (const spec of service.modules) {
-    const names = moduleComponentNames(spec)
-    for (const [published, validating] of [[doc.components.schemas[names.create], spec.schemas.create], [doc.components.schemas[names.update], spec.schemas.update]]) {
-      const { properties, patternProperties, ...rest } = published
-      const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
-      t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
-      t.same(Object.keys(patternProperties), ['^_'], `${spec.name}: metadata accepted and ignored (D7)`)
-      for (const field of spec.fields)
-        if (field.encrypted) t.same(properties[field.name].anyOf, [own[field.name], { const: '***' }], `${spec.name}.${field.name}: the mask (D15)`)
-        else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
+t.test(
+  'request bodies are the compiled schemas plus what the service ignores (D5, D7, D15, issue #13 item 6)',
+  async (t) => {
+    for (const spec of service.modules) {
+      const names = moduleComponentNames(spec)
+      for (const [published, validating] of [
+        [doc.components.schemas[names.create], spec.schemas.create],
+        [doc.components.schemas[names.update], spec.schemas.update],
+      ]) {
+        const { properties, patternProperties, ...rest } = published
+        const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
+        t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
+        t.same(Object.keys(patternProperties), ['^_'], `${spec.name}: metadata accepted and ignored (D7)`)
+        for (const field of spec.fields)
+          if (field.encrypted)
+            t.same(
+              properties[field.name].anyOf,
+              [own[field.name], { const: '***' }],
+              `${spec.name}.${field.name}: the mask (D15)`,
+            )
+          else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
+      }
+      t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, {
+        $ref: `#/components/schemas/${names.create}`,
+      })
     }
-    t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, { $ref: `#/components/schemas/${names.create}` })
-  }
-  const denuncias = doc.components.schemas.DenunciasAlta
-  t.same(denuncias.required, ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'], 'D5 for denuncias')
-  t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
-  t.same(doc.components.schemas.UsuariosAlta.properties.rol.enum, [...service.roles.keys()], 'roles from modules.yaml')
-})
+    const denuncias = doc.components.schemas.DenunciasAlta
+    t.same(
+      denuncias.required,
+      ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'],
+      'D5 for denuncias',
+    )
+    t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
+    t.same(
+      doc.components.schemas.UsuariosAlta.properties.rol.enum,
+      [...service.roles.keys()],
+      'roles from modules.yaml',
+    )
+  },
+)
 
 t.test('examples are valid bodies: the ajv that validates requests accepts them', async (t) => {
   const ajv = createBodyAjv()
@@ -64,7 +93,10 @@ t.test('examples are valid bodies: the ajv that validates requests accepts them'
     const post = doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].example
     const put = doc.paths[`/${spec.name}/{id}`].put.requestBody.content['application/json'].example
     t.ok(ajv.validate(spec.schemas.create, post), `${spec.name}: create example ${JSON.stringify(ajv.errors)}`)
-    t.ok(ajv.validate(spec.schemas.update, put) && Object.keys(put as object).length > 0, `${spec.name}: update example`)
+    t.ok(
+      ajv.validate(spec.schemas.update, put) && Object.keys(put as object).length > 0,
+      `${spec.name}: update example`,
+    )
     const record = doc.paths[`/${spec.name}/{id}`].get.responses['200'].content['application/json'].example.data
     t.ok(ajv.validate(spec.schemas.record, record), `${spec.name}: record example ${JSON.stringify(ajv.errors)}`)
   }
@@ -76,7 +108,8 @@ t.test('list parameters: limit, offset, sort and one exact filter per filterable
     const names = params.map((p) => p.name ?? p.$ref.split('/').pop())
     const filterable = spec.fields.filter((f) => f.parseFilter !== null).map((f) => f.name)
     t.same(names, ['limit', 'offset', 'sort', ...filterable, '_created_by', '_modified_by'], spec.name)
-    for (const field of spec.fields.filter((f) => f.parseFilter === null)) t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
+    for (const field of spec.fields.filter((f) => f.parseFilter === null))
+      t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
   }
   const estado = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'estado')
   t.same(estado.schema, { type: 'string', enum: ['pendiente', 'investigacion', 'archivada', 'judicializada'] })
@@ -91,7 +124,8 @@ t.test('answers: envelopes per status with the messages of errors.ts', async (t)
   const get = doc.paths['/denuncias/{id}'].get.responses
   t.same(Object.keys(get).sort(), ['200', '401', '403', '404', '429', '500'])
   const responses = doc.components.responses
-  const messages = (name: string) => Object.values(responses[name].content['application/json'].examples).map((e: any) => e.value.error)
+  const messages = (name: string) =>
+    Object.values(responses[name].content['application/json'].examples).map((e: any) => e.value.error)
   t.ok(messages('BadRequest').includes(MESSAGES.required))
   t.same(messages('Forbidden'), ['Sin permisos para esta operación'])
   t.same(messages('NotFound'), ['Registro no encontrado'])
@@ -99,7 +133,10 @@ t.test('answers: envelopes per status with the messages of errors.ts', async (t)
   t.same(messages('InternalError'), ['Error interno del servidor'])
   t.ok(messages('Unauthorized').includes(MESSAGES.noToken) && messages('Unauthorized').includes(MESSAGES.invalidToken))
   t.ok(responses.TooManyRequests.headers['retry-after'])
-  t.same(doc.paths['/denuncias/{id}'].delete.responses['200'].content['application/json'].example, { success: true, data: { message: 'Registro eliminado' } })
+  t.same(doc.paths['/denuncias/{id}'].delete.responses['200'].content['application/json'].example, {
+    success: true,
+    data: { message: 'Registro eliminado' },
+  })
 })
 
 t.test('a new module in modules.yaml shows up with no code change', async (t) => {

@@ -28,7 +28,13 @@ function rejected(t: Test, query: Query, spec = denuncias, limits = LIMITS): rea
 const fields = (details: readonly ErrorDetail[]) => details.map((d) => d.field)
 
 t.test('D11: no parameters: limit 100, offset 0, creation order, no filters', async (t) => {
-  t.strictSame(parse({}), { limit: 100, offset: 0, filters: [], sort: { column: '_row', descending: false }, filtersEncrypted: false })
+  t.strictSame(parse({}), {
+    limit: 100,
+    offset: 0,
+    filters: [],
+    sort: { column: '_row', descending: false },
+    filtersEncrypted: false,
+  })
 })
 
 t.test('D11: the default limit comes from modules.yaml service.list', async (t) => {
@@ -46,8 +52,16 @@ t.test('D11: limit above 1000 clamps to 1000', async (t) => {
   t.equal(parse({ limit: '999999999999' }).limit, 1000)
   t.equal(parse({ limit: '9'.repeat(16) }).limit, 1000, '16 digits clamp too (issue #6)')
   t.equal(parse({ limit: '9'.repeat(400) }).limit, 1000, 'beyond a double clamps too')
-  t.equal(parse({ offset: '9'.repeat(30) }).offset, Number.MAX_SAFE_INTEGER, 'a huge offset is past any end, not an error')
-  t.equal(parse({ limit: '80' }, denuncias, { defaultLimit: 10, maxLimit: 50, maxFilters: 20 }).limit, 50, 'max_limit of modules.yaml')
+  t.equal(
+    parse({ offset: '9'.repeat(30) }).offset,
+    Number.MAX_SAFE_INTEGER,
+    'a huge offset is past any end, not an error',
+  )
+  t.equal(
+    parse({ limit: '80' }, denuncias, { defaultLimit: 10, maxLimit: 50, maxFilters: 20 }).limit,
+    50,
+    'max_limit of modules.yaml',
+  )
 })
 
 t.test('D11: limit 0 is a 400 naming limit', async (t) => {
@@ -75,7 +89,12 @@ t.test('D11: a repeated parameter is a 400 naming it', async (t) => {
 })
 
 t.test('D11: every bad parameter is reported in the same 400', async (t) => {
-  t.same(fields(rejected(t, { limit: '0', offset: 'x', sort: 'testigos', nope: '1' })).sort(), ['limit', 'nope', 'offset', 'sort'])
+  t.same(fields(rejected(t, { limit: '0', offset: 'x', sort: 'testigos', nope: '1' })).sort(), [
+    'limit',
+    'nope',
+    'offset',
+    'sort',
+  ])
 })
 
 t.test('D11: an unknown filter field is a 400 naming it', async (t) => {
@@ -95,27 +114,48 @@ t.test('D22: a password cannot be filtered', async (t) => {
 
 t.test('D11: an enum filter outside the list is a 400 listing the allowed values', async (t) => {
   const details = rejected(t, { estado: 'cerrada' })
-  t.strictSame(details, [{ field: 'estado', message: "Filtro 'estado' no válido: debe ser uno de: pendiente, investigacion, archivada, judicializada" }])
+  t.strictSame(details, [
+    {
+      field: 'estado',
+      message: "Filtro 'estado' no válido: debe ser uno de: pendiente, investigacion, archivada, judicializada",
+    },
+  ])
 })
 
 t.test('D21: a role filter must name one of the roles', async (t) => {
   const usuarios = moduleOf(service, 'usuarios')
   t.same(parse({ rol: 'agente' }, usuarios).filters, [{ column: 'rol', value: 'agente', blind: false }])
-  t.match(rejected(t, { rol: 'capitan' }, usuarios)[0]?.message, /superadmin, administrador, jefe, oficial, agente, consulta/)
+  t.match(
+    rejected(t, { rol: 'capitan' }, usuarios)[0]?.message,
+    /superadmin, administrador, jefe, oficial, agente, consulta/,
+  )
 })
 
 t.test('D11: filters are exact values converted to the field type, combined with AND', async (t) => {
-  t.strictSame(parse({ km_actuales: '1200', estado: 'taller', fecha_itv: '2026-05-31', marca: 'Seat' }, vehiculos).filters, [
-    { column: 'km_actuales', value: 1200, blind: false },
-    { column: 'estado', value: 'taller', blind: false },
-    { column: 'fecha_itv', value: '2026-05-31', blind: false },
-    { column: 'marca', value: 'Seat', blind: false },
+  t.strictSame(
+    parse({ km_actuales: '1200', estado: 'taller', fecha_itv: '2026-05-31', marca: 'Seat' }, vehiculos).filters,
+    [
+      { column: 'km_actuales', value: 1200, blind: false },
+      { column: 'estado', value: 'taller', blind: false },
+      { column: 'fecha_itv', value: '2026-05-31', blind: false },
+      { column: 'marca', value: 'Seat', blind: false },
+    ],
+  )
+  t.strictSame(parse({ activo: 'false' }, moduleOf(service, 'usuarios')).filters, [
+    { column: 'activo', value: false, blind: false },
   ])
-  t.strictSame(parse({ activo: 'false' }, moduleOf(service, 'usuarios')).filters, [{ column: 'activo', value: false, blind: false }])
-  t.strictSame(parse({ activo: 'true' }, moduleOf(service, 'usuarios')).filters, [{ column: 'activo', value: true, blind: false }])
-  t.strictSame(parse({ importe: '90.5' }, moduleOf(service, 'sanciones')).filters, [{ column: 'importe', value: 90.5, blind: false }])
-  t.strictSame(parse({ fecha_hechos: '2026-01-31 23:59:59' }).filters, [{ column: 'fecha_hechos', value: '2026-01-31 23:59:59', blind: false }])
-  t.strictSame(parse({ hora_inicio: '07:30' }, moduleOf(service, 'turnos')).filters, [{ column: 'hora_inicio', value: '07:30', blind: false }])
+  t.strictSame(parse({ activo: 'true' }, moduleOf(service, 'usuarios')).filters, [
+    { column: 'activo', value: true, blind: false },
+  ])
+  t.strictSame(parse({ importe: '90.5' }, moduleOf(service, 'sanciones')).filters, [
+    { column: 'importe', value: 90.5, blind: false },
+  ])
+  t.strictSame(parse({ fecha_hechos: '2026-01-31 23:59:59' }).filters, [
+    { column: 'fecha_hechos', value: '2026-01-31 23:59:59', blind: false },
+  ])
+  t.strictSame(parse({ hora_inicio: '07:30' }, moduleOf(service, 'turnos')).filters, [
+    { column: 'hora_inicio', value: '07:30', blind: false },
+  ])
 })
 
 t.test('D11: a value that does not convert to the field type is a 400 naming the field', async (t) => {
@@ -128,7 +168,9 @@ t.test('D11: a value that does not convert to the field type is a 400 naming the
 })
 
 t.test('D4: an open list (denuncias.tipo) accepts any value', async (t) => {
-  t.strictSame(parse({ tipo: 'estafa informática' }).filters, [{ column: 'tipo', value: 'estafa informática', blind: false }])
+  t.strictSame(parse({ tipo: 'estafa informática' }).filters, [
+    { column: 'tipo', value: 'estafa informática', blind: false },
+  ])
 })
 
 t.test('D16: a filter on an encrypted field goes through its blind index and flags filtersEncrypted', async (t) => {
@@ -166,5 +208,10 @@ t.test('D11: more filters than service.list.max_filters is a 400', async (t) => 
   const limits = { ...LIMITS, maxFilters: 2 }
   const details = rejected(t, { tipo: 'robo', estado: 'pendiente', prioridad: 'alta' }, denuncias, limits)
   t.strictSame(details, [{ field: 'filtros', message: 'Demasiados filtros: como máximo 2' }])
-  t.equal(parse({ tipo: 'robo', estado: 'pendiente', limit: '5', offset: '1', sort: 'tipo' }, denuncias, limits).filters.length, 2, 'limit, offset and sort are not filters')
+  t.equal(
+    parse({ tipo: 'robo', estado: 'pendiente', limit: '5', offset: '1', sort: 'tipo' }, denuncias, limits).filters
+      .length,
+    2,
+    'limit, offset and sort are not filters',
+  )
 })

@@ -11,7 +11,10 @@ export const FIXTURES = new URL('../../fixtures/modules/', import.meta.url)
 /** Validates YAML text and fails loudly (with every problem) when it does not validate. */
 export function configFrom(text: string, file = 'test.yaml'): ModulesConfig {
   const result = validateModulesSource(text, file)
-  if (!result.ok) throw new Error(`expected a valid configuration:\n${result.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n')}`)
+  if (!result.ok)
+    throw new Error(
+      `expected a valid configuration:\n${result.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n')}`,
+    )
   return result.config
 }
 
@@ -31,7 +34,12 @@ export function editModule(config: ModulesConfig, name: string, edit: (mod: Modu
 }
 
 /** A copy of `config` whose field `module.field` went through `edit`. */
-export function editField(config: ModulesConfig, module: string, field: string, edit: (f: FieldDef) => FieldDef): ModulesConfig {
+export function editField(
+  config: ModulesConfig,
+  module: string,
+  field: string,
+  edit: (f: FieldDef) => FieldDef,
+): ModulesConfig {
   return editModule(config, module, (m) => {
     if (!m.fields.some((f) => f.name === field)) throw new Error(`no field ${module}.${field}`)
     return { ...m, fields: m.fields.map((f) => (f.name === field ? edit(f) : f)) }
@@ -40,5 +48,12 @@ export function editField(config: ModulesConfig, module: string, field: string, 
 
 /** A plain field definition with every flag off. */
 export const field = (name: string, type: FieldDef['type'], extra: Partial<FieldDef> = {}): FieldDef => ({
-  name, type, required: false, unique: false, encrypted: false, index: false, state: false, ...extra,
+  name,
+  type,
+  required: false,
+  unique: false,
+  encrypted: false,
+  index: false,
+  state: false,
+  ...extra,
 })
