@@ -1,5 +1,6 @@
-// Every error the service can answer with. A client sees `message` and `details`;
-// `cause` is for logs only. A bare `throw new Error` elsewhere means a programmer's bug.
+// Every error the service can answer with (AppError: a client sees `message` and `details`;
+// `cause` is for logs only), and the operator errors of startup and the `records` command
+// (OperatorError). A bare `throw new Error` elsewhere means a programmer's bug.
 
 export type ErrorCode =
   | 'BAD_JSON'
@@ -108,11 +109,15 @@ export const unsupportedMediaType = (): AppError =>
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })
 
-/** One username locked after repeated failed logins (issue #6): the 429 of D23, explained in details. */
-export const loginLocked = (retryAfterSeconds: number): AppError =>
+/** An address that failed repeatedly for one username must wait (issue #13 item 2): D23's 429, explained in details. */
+export const loginDelayed = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, {
     headers: { 'retry-after': String(retryAfterSeconds) },
-    details: [{ field: 'username', message: `Demasiados intentos fallidos con este usuario: reintente dentro de ${retryAfterSeconds} segundos` }],
+    details: [{
+      field: 'username',
+      message: 'Demasiados intentos fallidos con este usuario desde esta dirección: '
+        + `reintente dentro de ${retryAfterSeconds} segundos`,
+    }],
   })
 
 export const busy = (cause?: unknown): AppError =>
@@ -128,13 +133,92 @@ export interface ConfigProblem {
   readonly message: string
 }
 
-export class ConfigError extends Error {
+export const formatConfigProblem = (p: ConfigProblem): string => `${p.file}:${p.line}:${p.column}: ${p.message}`
+
+/**
+ * What an operator or an administrator must fix: modules.yaml, a setting, a key, a migration
+ * the data blocks, a command line. Never an HTTP answer: startup and the `records` command
+ * print the message (`records: <message>`) and exit with `exitCode`.
+ */
+export type OperatorErrorCode =
+  | 'CONFIG_INVALID'
+  | 'SETTING_INVALID'
+  | 'KEY_MISSING'
+  | 'ADMIN_ROLE_MISSING'
+  | 'MIGRATION_REFUSED'
+  | 'COPY_REFUSED'
+  | 'BACKUP_REFUSED'
+  | 'READ_AUDIT_UNWRITTEN'
+  | 'USAGE'
+  | 'COMMAND_FAILED'
+
+export interface OperatorErrorOptions {
+  /** Every problem of a configuration file, each at its file:line:column. */
+  readonly problems?: readonly ConfigProblem[]
+  /** The items the message lists below its reason (the steps of a refused migration, say). */
+  readonly items?: readonly string[]
+  readonly exitCode?: number
+  readonly cause?: unknown
+}
+
+export class OperatorError extends Error {
+  readonly code: OperatorErrorCode
   readonly problems: readonly ConfigProblem[]
-  constructor(problems: readonly ConfigProblem[]) {
-    super(problems.map(formatConfigProblem).join('\n'))
-    this.name = 'ConfigError'
-    this.problems = problems
+  readonly items: readonly string[]
+  readonly exitCode: number
+
+  constructor(code: OperatorErrorCode, message: string, options: OperatorErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'OperatorError'
+    this.code = code
+    this.problems = options.problems ?? []
+    this.items = options.items ?? []
+    this.exitCode = options.exitCode ?? 1
   }
 }
 
-export const formatConfigProblem = (p: ConfigProblem): string => `${p.file}:${p.line}:${p.column}: ${p.message}`
+export const isOperatorError = (error: unknown): error is OperatorError => error instanceof OperatorError
+
+/** Exit status of a command-line usage error (unknown option, missing argument). */
+export const USAGE_EXIT = 2
+
+const listed = (reason: string, items: readonly string[]) => `${reason}:\n${items.map((s) => `  - ${s}`).join('\n')}`
+
+/** modules.yaml (or the file it came from) is invalid: every problem, each at file:line:column. */
+export const configInvalid = (problems: readonly ConfigProblem[]): OperatorError =>
+  new OperatorError('CONFIG_INVALID', problems.map(formatConfigProblem).join('\n'), { problems })
+
+/** An environment variable (or .env line) the service cannot use. */
+export const settingInvalid = (message: string, cause?: unknown): OperatorError =>
+  new OperatorError('SETTING_INVALID', message, { cause })
+
+export const keyMissing = (missing: readonly string[]): OperatorError => {
+  const one = missing.length === 1
+  return new OperatorError('KEY_MISSING',
+    `La base de datos tiene valores cifrados con ${one ? 'la clave' : 'las claves'} ${missing.map((id) => `'${id}'`).join(', ')}, ` +
+    `que no ${one ? 'está configurada' : 'están configuradas'}. Configure RECORDS_ENCRYPTION_KEY con la clave correcta ` +
+    '(las anteriores, en RECORDS_ENCRYPTION_OLD_KEYS) o restaure el fichero encryption.key de DATA_DIR.', { items: missing })
+}
+
+export const adminRoleMissing = (): OperatorError =>
+  new OperatorError('ADMIN_ROLE_MISSING', 'modules.yaml no define ningún rol con el permiso *.* para el primer administrador')
+
+/** A migration not applied: the reason and the steps concerned; nothing was changed. */
+export const migrationRefused = (reason: string, steps: readonly string[]): OperatorError =>
+  new OperatorError('MIGRATION_REFUSED', listed(reason, steps), { items: steps })
+
+export const copyRefused = (message: string): OperatorError => new OperatorError('COPY_REFUSED', message)
+export const backupRefused = (message: string): OperatorError => new OperatorError('BACKUP_REFUSED', message)
+
+/** Revealing reads whose audit entries could not be written before the command ended. */
+export const readAuditUnwritten = (count: number, cause?: unknown): OperatorError =>
+  new OperatorError('READ_AUDIT_UNWRITTEN',
+    `${count} lecturas de datos cifrados no constan en la auditoría: no se pudieron escribir`, { cause })
+
+/** A command line the `records` command cannot run (exit status 2). */
+export const usageError = (message: string): OperatorError =>
+  new OperatorError('USAGE', message, { exitCode: USAGE_EXIT })
+
+/** A `records` command that could not do its work, with the reason. */
+export const commandFailed = (message: string, exitCode = 1): OperatorError =>
+  new OperatorError('COMMAND_FAILED', message, { exitCode })

@@ -6,17 +6,17 @@ import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { loadModulesConfig } from '../config/load.js'
 import { createAccountStore, type AccountStore } from '../db/account-store.js'
-import { createChangeWatch } from '../db/change-watch.js'
+import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
-import { createFieldCipher, createKeyring, type Keyring } from '../db/crypto.js'
+import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
-import { checkKeyRegistry } from '../db/key-registry.js'
+import { openLiveKeys, type LiveKeys } from '../db/live-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/migrate/system-tables.js'
 import { createReadAuditLog } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type RecordStore } from '../db/record-store.js'
-import type { Settings } from './settings.js'
+import { currentEncryptionKeys, type Settings } from './settings.js'
 
 export interface EngineOptions {
   readonly clock?: () => Date
@@ -30,7 +30,12 @@ export interface Engine {
   readonly settings: Settings
   readonly spec: ServiceSpec
   readonly database: Database
+  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
   readonly keyring: Keyring
+  /** The keys as they follow a rotation while this process runs (issue #13). */
+  readonly keys: LiveKeys
+  /** The generations every instance watches (D20); also carries the key signal (issue #13). */
+  readonly changes: ChangeWatch
   readonly codec: RecordCodec
   readonly store: RecordStore
   readonly accounts: AccountStore
@@ -50,10 +55,9 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
   try {
     const clock = options.clock ?? (() => new Date())
     const timezone = spec.service.timezone
-    const keyring = createKeyring(settings.encryptionKeys)
     await ensureSystemTables(database)
-    await checkKeyRegistry(database, keyring)
-    const codec = createRecordCodec(database.dialect, createFieldCipher(keyring))
+    const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
+    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
     const { applied } = options.migrate === false
       ? { applied: [] }
       : await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
@@ -62,7 +66,10 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const changes = createChangeWatch(database)
     const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes })
     return {
-      settings, spec, database, keyring, codec, store, clock, migrated: applied,
+      settings, spec, database, codec, store, clock, keys, changes, migrated: applied,
+      get keyring() {
+        return keys.keyring()
+      },
       accounts: createAccountStore(database, spec.accounts, changes),
       unwrittenReads: () => readAudit.unwritten(),
       async close() {

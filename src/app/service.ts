@@ -5,14 +5,18 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { isAppError } from '../errors.js'
+import { adminRoleMissing, isAppError } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
+import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
+import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
+import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { RecordCodec } from '../db/record-codec.js'
 import type { RecordStore } from '../db/record-store.js'
 import { buildApp } from '../http/app.js'
-import type { ClosableCounterStore } from '../http/redis-counter-store.js'
+import type { Redis } from 'ioredis'
+import { createLoginFailureStore } from '../db/login-failures.js'
 import { openEngine } from './engine.js'
 import type { Settings } from './settings.js'
 
@@ -27,7 +31,10 @@ export interface OpenService {
   readonly database: Database
   readonly store: RecordStore
   readonly codec: RecordCodec
+  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
   readonly keyring: Keyring
+  readonly keys: LiveKeys
+  readonly changes: ChangeWatch
   /** Migration steps applied at this start, in plain words. */
   readonly migrated: readonly string[]
   /** Set when this start created the first superadmin with a generated password. */
@@ -35,9 +42,9 @@ export interface OpenService {
   close(): Promise<void>
 }
 
-/** package.json's version, from src/ (tests) or dist/src/ (npm start). */
+/** package.json's version, from src/app/ (tests) or dist/src/app/ (npm start). */
 export function serviceVersion(): string {
-  for (const candidate of ['../package.json', '../../package.json']) {
+  for (const candidate of ['../../package.json', '../../../package.json']) {
     const file = new URL(candidate, import.meta.url)
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string }
@@ -49,7 +56,7 @@ export function serviceVersion(): string {
 
 async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings) {
   const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
-  if (superRole === undefined) throw new Error('modules.yaml no define ningún rol con el permiso *.* para el primer administrador')
+  if (superRole === undefined) throw adminRoleMissing()
   const accounts = spec.accounts
   const password = settings.adminPassword ?? randomBytes(12).toString('base64url')
   const values: Record<string, unknown> = { [accounts.username]: settings.adminUsername, [accounts.password]: password, [accounts.role]: superRole.name }
@@ -60,21 +67,40 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
 
-/** Shared counters when REDIS_URL is set; a Redis outage is logged at most once a minute. */
-async function sharedCounters(settings: Settings, log: () => FastifyInstance['log'] | undefined): Promise<ClosableCounterStore | undefined> {
+/** The Redis client of REDIS_URL: rate limits and failed logins shared by every instance. */
+async function sharedRedis(settings: Settings): Promise<Redis | undefined> {
   if (settings.redisUrl === undefined) return undefined
   // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
-  const { createRedisCounterStore } = await import('../http/redis-counter-store.js')
-  let lastReport = 0
-  return createRedisCounterStore({
-    url: settings.redisUrl,
-    keyPrefix: settings.redisKeyPrefix,
-    onError(error) {
-      if (Date.now() - lastReport < 60_000) return
-      lastReport = Date.now()
-      log()?.warn({ err: error }, 'Redis no responde: los límites de peticiones se cuentan por instancia hasta que vuelva')
-    },
+  const { Redis } = await import('ioredis')
+  // No offline queue: while Redis is away a count fails at once and is made per process or in
+  // the database (redisOutage), instead of every request waiting for a reconnection.
+  const redis = new Redis(settings.redisUrl, {
+    keyPrefix: settings.redisKeyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true,
   })
+  redis.on('error', () => undefined) // reported per failed count (redisOutage), not once per reconnect attempt
+  // Ready before the first request when Redis answers; a Redis that does not holds the start 2 s at most.
+  const twoSeconds = new Promise((resolve) => setTimeout(resolve, 2000).unref())
+  await Promise.race([redis.connect().catch(() => undefined), twoSeconds])
+  return redis
+}
+
+/** A Redis outage, logged at most once a minute. */
+function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unknown) => void {
+  let lastReport = 0
+  return (error) => {
+    if (Date.now() - lastReport < 60_000) return
+    lastReport = Date.now()
+    const message = 'Redis no responde: los límites de peticiones se cuentan por instancia, '
+      + 'y los inicios de sesión fallidos en la base de datos, hasta que vuelva'
+    log()?.warn({ err: error }, message)
+  }
+}
+
+/** Failed logins in Redis when configured (the database while it is away), else the database (issue #13 item 2). */
+async function loginFailureStore(database: Database, redis: Redis | undefined, onError: (error: unknown) => void) {
+  if (redis === undefined) return createLoginFailureStore(database)
+  const { createRedisLoginFailureStore } = await import('../db/login-failures-redis.js')
+  return createRedisLoginFailureStore(redis, createLoginFailureStore(database), onError)
 }
 
 export async function openService(settings: Settings, options: OpenServiceOptions = {}): Promise<OpenService> {
@@ -85,9 +111,11 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const clock = options.clock === undefined ? {} : { clock: options.clock }
   const engine = await openEngine(settings, { ...clock, onReadAuditError })
   const { spec, database, store, accounts } = engine
-  let counterStore: ClosableCounterStore | undefined
+  let redis: Redis | undefined
+  const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))
+  const onRedisError = redisOutage(() => app?.log)
   try {
-    counterStore = await sharedCounters(settings, () => app?.log)
+    redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin = (await accounts.count()) === 0
       ? await createInitialAdmin(spec, store, settings).catch((error: unknown) => {
@@ -101,30 +129,40 @@ export async function openService(settings: Settings, options: OpenServiceOption
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
       rateLimits: settings.rateLimits,
-      ...(counterStore === undefined ? {} : { counterStore }),
+      ...(redis === undefined ? {} : { redis, onRedisError }),
       trustProxy: settings.trustProxy,
       corsOrigins: settings.corsOrigins,
       version: serviceVersion(),
       timeouts: settings.timeouts,
       maxQueryLength: settings.maxQueryLength,
-      loginLock: settings.loginLock,
+      loginFailures: await loginFailureStore(database, redis, onRedisError),
+      loginProtection: settings.loginProtection,
       logger: options.logger ?? false,
       clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
     })
     app = built
-    const counters = counterStore
+    // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
+    const heartbeat = await startInstanceHeartbeat({
+      database, keys: engine.keys, changes: engine.changes, intervalMs: settings.heartbeatMs,
+      onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
+      onMissingKeys: (missing) => built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
+    })
     return {
       app: built, spec, database, store, initialAdmin,
-      codec: engine.codec, keyring: engine.keyring, migrated: engine.migrated,
+      codec: engine.codec, keys: engine.keys, changes: engine.changes, migrated: engine.migrated,
+      get keyring() {
+        return engine.keyring
+      },
       async close() {
+        await heartbeat.stop()
         await built.close()
-        await counters?.close()
+        await closeRedis()
         await engine.close()
       },
     }
   } catch (error) {
-    await counterStore?.close()
+    await closeRedis()
     await engine.close()
     throw error
   }

@@ -3,6 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseKey } from '../db/crypto.js'
+import { settingInvalid } from '../errors.js'
+import type { LoginProtectionSettings } from '../http/login-throttle.js'
+import { parseTrustProxy, type TrustProxy } from '../http/trust-proxy.js'
 
 export interface Settings {
   readonly port: number
@@ -17,20 +20,26 @@ export interface Settings {
   readonly redisKeyPrefix: string
   readonly modulesFile: string
   readonly jwtSecret: string
-  /** Active key first; the rest only decrypt (rotation, issue #3). */
+  /** Configured first key first; the rest only decrypt (rotation, issue #3). */
   readonly encryptionKeys: readonly Buffer[]
+  /** DATA_DIR/encryption.key when the keys come from it: read again on a rotation's signal (issue #13). */
+  readonly encryptionKeyFile: string | undefined
+  /** How often a running instance reports its keys in `_instances` (issue #13). */
+  readonly heartbeatMs: number
   readonly adminUsername: string
   readonly adminPassword: string | undefined
-  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
-  readonly trustProxy: boolean
+  /** D24, and the docs page's own looser per-address limit (issue #18 item 3). */
+  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number; readonly docsPerMinute: number }
+  /** Proxies trusted to name the client's address (issue #13 item 3). */
+  readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: browser origins allowed to call the API; empty (the default) sends no CORS headers. */
   readonly corsOrigins: readonly string[]
   /** Slow clients (issue #6): a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-alive included) closes. */
   readonly timeouts: { readonly requestMs: number; readonly connectionMs: number }
   /** Longest accepted query string in characters (issue #6). */
   readonly maxQueryLength: number
-  /** Per-username lock after failed logins (issue #6). */
-  readonly loginLock: { readonly maxFailures: number; readonly lockSeconds: number }
+  /** Brute-force slowing per username and address, with a per-username alert (issue #13 item 2). */
+  readonly loginProtection: LoginProtectionSettings
   readonly logLevel: string
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
@@ -41,7 +50,7 @@ type Env = Readonly<Record<string, string | undefined>>
 function integer(env: Env, name: string, fallback: number, min = 1): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw settingInvalid(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
   return Number(raw)
 }
 
@@ -49,7 +58,7 @@ function integer(env: Env, name: string, fallback: number, min = 1): number {
 function corsOrigins(raw: string | undefined): string[] {
   const origins = (raw ?? '').split(',').map((o) => o.trim().replace(/\/+$/, '')).filter((o) => o !== '')
   const bad = origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o))
-  if (bad.length > 0) throw new Error(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
+  if (bad.length > 0) throw settingInvalid(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
   return origins
 }
 
@@ -61,6 +70,14 @@ function secretFile(file: string, make: () => string, generated: string[], name:
   return readFileSync(file, 'utf8').trim()
 }
 
+/** Keys one per line (or comma-separated): the first encrypts once a rotation makes it active. */
+export const parseKeyList = (text: string): Buffer[] =>
+  text.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
+
+/** The configured keys now: the key file read again (it may have gained a key), or the fixed environment. */
+export const currentEncryptionKeys = (settings: Settings): readonly Buffer[] =>
+  settings.encryptionKeyFile === undefined ? settings.encryptionKeys : parseKeyList(readFileSync(settings.encryptionKeyFile, 'utf8'))
+
 /** BASE_PATH normalized: `/api` by default, `/` for none, never a trailing slash (D1). */
 export function basePathOf(env: Env = process.env): string {
   return `/${(env['BASE_PATH'] ?? '/api').replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '/')
@@ -71,11 +88,11 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const generated: string[] = []
   const jwtSecret = env['JWT_SECRET'] || secretFile(join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'), generated, 'JWT_SECRET')
-  if (jwtSecret.length < 32) throw new Error('JWT_SECRET debe tener al menos 32 caracteres')
+  if (jwtSecret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
   const keyText = env['RECORDS_ENCRYPTION_KEY']
     ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
     : secretFile(join(dataDir, 'encryption.key'), () => randomBytes(32).toString('base64'), generated, 'RECORDS_ENCRYPTION_KEY')
-  const encryptionKeys = keyText.split(/\s*[\n,]\s*/).filter((k) => k !== '').map((k, i) => parseKey(k, i === 0 ? 'RECORDS_ENCRYPTION_KEY' : `clave antigua ${i}`))
+  const encryptionKeys = parseKeyList(keyText)
   const basePath = basePathOf(env)
   return {
     port: integer(env, 'PORT', 3000, 0),
@@ -89,17 +106,26 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
     jwtSecret,
     encryptionKeys,
+    encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
+    heartbeatMs: integer(env, 'INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
     adminUsername: env['ADMIN_USERNAME'] || 'admin',
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     rateLimits: {
       ipPerMinute: integer(env, 'RATE_LIMIT_IP_PER_MINUTE', 50),
       tokenPerHour: integer(env, 'RATE_LIMIT_TOKEN_PER_HOUR', 1000),
+      docsPerMinute: integer(env, 'RATE_LIMIT_DOCS_PER_MINUTE', 300),
     },
-    trustProxy: ['1', 'true', 'yes', 'on'].includes((env['TRUST_PROXY'] ?? '').toLowerCase()),
+    trustProxy: parseTrustProxy(env['TRUST_PROXY']),
     corsOrigins: corsOrigins(env['CORS_ORIGINS']),
     timeouts: { requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000), connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 72_000) },
     maxQueryLength: integer(env, 'MAX_QUERY_LENGTH', 4096),
-    loginLock: { maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5), lockSeconds: integer(env, 'LOGIN_LOCK_SECONDS', 300) },
+    loginProtection: {
+      maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5),
+      delaySeconds: integer(env, 'LOGIN_DELAY_SECONDS', 30),
+      maxDelaySeconds: integer(env, 'LOGIN_MAX_DELAY_SECONDS', 900),
+      alertFailures: integer(env, 'LOGIN_ALERT_FAILURES', 100),
+      windowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 86_400),
+    },
     logLevel: env['LOG_LEVEL'] || 'info',
     generated,
   }

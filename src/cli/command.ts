@@ -28,16 +28,6 @@ export interface Command {
   run(input: CommandInput): Promise<number>
 }
 
-/** A failure with a one-line reason and an exit status; main prints it without a stack. */
-export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
-    super(message)
-    this.name = 'CliError'
-  }
-}
-
-/** Exit status of a usage error (unknown option, missing argument). */
-export const USAGE = 2
 
 export const stringOption = (input: CommandInput, name: string): string | undefined => {
   const value = input.values[name]

@@ -5,7 +5,8 @@ import { userInfo } from 'node:os'
 import type { ServiceSpec } from '../compile/types.js'
 import { openEngine, type Engine } from '../app/engine.js'
 import { loadSettings, type Settings } from '../app/settings.js'
-import { CliError, type CommandInput } from './command.js'
+import { type CommandInput } from './command.js'
+import { commandFailed, readAuditUnwritten } from '../errors.js'
 
 export interface Environment extends Engine {
   /** Who the audit chain names for writes made from the command line. */
@@ -45,7 +46,7 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
       await engine.close()
       const lost = engine.unwrittenReads()
       if (lost > 0)
-        throw new CliError(`${lost} lecturas de datos cifrados no constan en la auditoría: no se pudieron escribir`)
+        throw readAuditUnwritten(lost)
     },
   }
 }
@@ -63,6 +64,6 @@ export async function withEnvironment<T>(input: CommandInput, work: (env: Enviro
 /** The module named on the command line, or a one-line reason listing the modules. */
 export function moduleNamed(spec: ServiceSpec, name: string) {
   const module = spec.moduleByName.get(name)
-  if (module === undefined) throw new Error(`Módulo desconocido '${name}'. Módulos: ${[...spec.moduleByName.keys()].join(', ')}`)
+  if (module === undefined) throw commandFailed(`Módulo desconocido '${name}'. Módulos: ${[...spec.moduleByName.keys()].join(', ')}`)
   return module
 }

@@ -2,6 +2,7 @@
 // it starts on, in the shape a POST body has; rows that cannot even be read carry a reason.
 import { parse } from 'csv-parse/sync'
 import type { ModuleSpec } from '../compile/types.js'
+import { commandFailed } from '../errors.js'
 import { cellValue } from './cell-value.js'
 
 export type ImportFormat = 'csv' | 'jsonl'
@@ -51,6 +52,6 @@ export function readImportRows(spec: ModuleSpec, text: string, format: ImportFor
 /** --format, else the file's extension, else CSV. */
 export function formatOf(option: string | undefined, file: string | undefined): ImportFormat {
   const chosen = option ?? (file !== undefined && /\.jsonl?$/i.test(file) ? 'jsonl' : 'csv')
-  if (chosen !== 'csv' && chosen !== 'jsonl') throw new Error(`--format admite csv o jsonl (recibido '${chosen}')`)
+  if (chosen !== 'csv' && chosen !== 'jsonl') throw commandFailed(`--format admite csv o jsonl (recibido '${chosen}')`)
   return chosen
 }

@@ -1,10 +1,9 @@
 // `records`: the administrators' and operators' command. Finds the subcommand, parses its
 // options with node:util parseArgs, runs it and turns any failure into one line and a status.
 import { parseArgs } from 'node:util'
-import { ConfigError, isAppError } from '../errors.js'
-import { MigrationRefused } from '../db/migrate/apply.js'
+import { isAppError, isOperatorError, usageError, USAGE_EXIT } from '../errors.js'
 import { loadDotEnv } from '../app/settings.js'
-import { CliError, USAGE, type Command } from './command.js'
+import type { Command } from './command.js'
 import { findCommand, loadCommands } from './registry.js'
 
 function overview(commands: readonly Command[]): string {
@@ -22,7 +21,7 @@ function overview(commands: readonly Command[]): string {
 
 /** The one line a failure prints: the reason, never a stack. */
 export function describeFailure(error: unknown): string {
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof MigrationRefused) return error.message
+  if (isOperatorError(error)) return error.message
   if (isAppError(error)) return [error.message, ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`)].join('\n')
   return error instanceof Error ? error.message : String(error)
 }
@@ -31,10 +30,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const commands = await loadCommands()
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     process.stdout.write(`${overview(commands)}\n`)
-    return argv.length === 0 ? USAGE : 0
+    return argv.length === 0 ? USAGE_EXIT : 0
   }
   const found = findCommand(commands, argv)
-  if (found === undefined) throw new CliError(`Orden desconocida '${argv.slice(0, 2).join(' ')}'. Vea records --help`, USAGE)
+  if (found === undefined) throw usageError(`Orden desconocida '${argv.slice(0, 2).join(' ')}'. Vea records --help`)
   const { command, rest } = found
   if (rest.includes('--help') || rest.includes('-h')) {
     process.stdout.write(`${command.help.trim()}\n`)
@@ -49,11 +48,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     const reason = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? `Opción desconocida '${option}'`
       : code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? `Valor no válido para la opción '${option}'`
       : 'Argumentos no válidos'
-    throw new CliError(`${reason}. Vea records ${command.name} --help`, USAGE)
+    throw usageError(`${reason}. Vea records ${command.name} --help`)
   }
   const { min, max } = command.positionals
   if (parsed.positionals.length < min || parsed.positionals.length > max)
-    throw new CliError(`Número de argumentos incorrecto. Vea records ${command.name} --help`, USAGE)
+    throw usageError(`Número de argumentos incorrecto. Vea records ${command.name} --help`)
   loadDotEnv()
   return command.run({
     values: parsed.values, positionals: parsed.positionals, env: process.env, cwd: process.cwd(),
@@ -66,7 +65,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = status
   },
   (error: unknown) => {
-    const usage = error instanceof CliError ? error.exitCode : 1
+    const usage = isOperatorError(error) ? error.exitCode : 1
     process.stderr.write(`records: ${describeFailure(error)}\n`)
     process.exitCode = usage
   },

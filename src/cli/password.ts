@@ -1,6 +1,7 @@
 // Passwords never come from argv (visible in `ps` and shell history): a terminal prompt
 // with echo off, asked twice, or the first line of standard input with --password-stdin.
-import { CliError, type CommandInput } from './command.js'
+import { type CommandInput } from './command.js'
+import { commandFailed } from '../errors.js'
 
 async function readAll(stream: NodeJS.ReadStream): Promise<string> {
   let text = ''
@@ -28,7 +29,7 @@ function promptHidden(input: CommandInput, question: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const char of chunk) {
         if (char === '\r' || char === '\n') return done()
-        if (char === '\u0003' || char === '\u0004') return done(new CliError('Cancelado'))
+        if (char === '\u0003' || char === '\u0004') return done(commandFailed('Cancelado'))
         if (char === '\u007f' || char === '\b') typed = typed.slice(0, -1)
         else typed += char
       }
@@ -41,13 +42,13 @@ function promptHidden(input: CommandInput, question: string): Promise<string> {
 export async function readNewPassword(input: CommandInput): Promise<string> {
   if (input.values['password-stdin'] === true) {
     const line = (await readAll(input.stdin)).split(/\r?\n/)[0] ?? ''
-    if (line === '') throw new CliError('--password-stdin: la entrada estándar no trae ninguna contraseña')
+    if (line === '') throw commandFailed('--password-stdin: la entrada estándar no trae ninguna contraseña')
     return line
   }
-  if (input.stdin.isTTY !== true) throw new CliError('No hay terminal para preguntar la contraseña: use --password-stdin')
+  if (input.stdin.isTTY !== true) throw commandFailed('No hay terminal para preguntar la contraseña: use --password-stdin')
   const first = await promptHidden(input, 'Contraseña: ')
   const second = await promptHidden(input, 'Repita la contraseña: ')
-  if (first !== second) throw new CliError('Las contraseñas no coinciden')
+  if (first !== second) throw commandFailed('Las contraseñas no coinciden')
   return first
 }
 

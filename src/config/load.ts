@@ -1,19 +1,19 @@
 // Reads modules.yaml from disk; everything else about it is pure (validate.ts).
 import { readFileSync } from 'node:fs'
-import { ConfigError } from '../errors.js'
+import { configInvalid } from '../errors.js'
 import type { ModulesConfig } from './types.js'
 import { validateModulesSource } from './validate.js'
 
-/** Loads and validates a modules file; throws ConfigError listing every problem. */
+/** Loads and validates a modules file; throws an OperatorError (CONFIG_INVALID) listing every problem. */
 export function loadModulesConfig(file: string): ModulesConfig {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'el fichero no existe' : 'no se puede leer'
-    throw new ConfigError([{ file, line: 1, column: 1, message: `No se puede cargar la definición de módulos: ${reason}` }])
+    throw configInvalid([{ file, line: 1, column: 1, message: `No se puede cargar la definición de módulos: ${reason}` }])
   }
   const result = validateModulesSource(text, file)
-  if (!result.ok) throw new ConfigError(result.problems)
+  if (!result.ok) throw configInvalid(result.problems)
   return result.config
 }

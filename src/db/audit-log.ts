@@ -5,7 +5,8 @@ import { sha256Hex } from './canonical.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { preparedQuery } from './prepared.js'
 
-export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'login' | 'login_fallido' | 'logout' | 'consultar' | 'recifrar' | 'migrar'
+export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'consultar' | 'recifrar' | 'migrar'
+  | 'login' | 'login_fallido' | 'login_alerta' | 'logout'
 
 export interface AuditEvent {
   readonly userId: string | null

@@ -2,6 +2,7 @@
 // copies a consistent snapshot page by page while the service keeps serving.
 import { existsSync } from 'node:fs'
 import BetterSqlite3 from 'better-sqlite3'
+import { backupRefused } from '../errors.js'
 
 export interface BackupResult {
   readonly destination: string
@@ -10,8 +11,8 @@ export interface BackupResult {
 
 /** Copies `sourceFile` to `destination` (which must not exist yet) with the online backup API. */
 export async function backupSqlite(sourceFile: string, destination: string): Promise<BackupResult> {
-  if (!existsSync(sourceFile)) throw new Error(`No existe la base de datos '${sourceFile}'`)
-  if (existsSync(destination)) throw new Error(`'${destination}' ya existe: no se sobrescribe una copia`)
+  if (!existsSync(sourceFile)) throw backupRefused(`No existe la base de datos '${sourceFile}'`)
+  if (existsSync(destination)) throw backupRefused(`'${destination}' ya existe: no se sobrescribe una copia`)
   const source = new BetterSqlite3(sourceFile, { fileMustExist: true })
   try {
     const { totalPages } = await source.backup(destination)

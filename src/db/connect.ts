@@ -2,6 +2,7 @@
 // `postgres://...` serves many instances on one database (issue #8).
 // The PostgreSQL driver is imported only when a postgres:// URL asks for it: `pg` costs
 // about 40 ms of every SQLite start (issue #7).
+import { settingInvalid } from '../errors.js'
 import { createSqliteDatabase } from './dialects/sqlite.js'
 import type { Database } from './database.js'
 
@@ -16,5 +17,5 @@ export async function createDatabase(url: string, options: ConnectOptions = {}):
     const { createPostgresDatabase } = await import('./dialects/postgres.js')
     return createPostgresDatabase({ url, ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }) })
   }
-  throw new Error(`DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido '${url.split(':')[0]}:...')`)
+  throw settingInvalid(`DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido '${url.split(':')[0]}:...')`)
 }

@@ -4,18 +4,12 @@
 // chain verify unchanged on the target. Run it with the service stopped.
 import type { StorageKind } from '../compile/field-types.js'
 import type { ModuleSpec } from '../compile/types.js'
+import { copyRefused } from '../errors.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { applyMigration, readSnapshot, type MigrationOptions } from './migrate/apply.js'
 import { planMigration } from './migrate/plan.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
-
-export class CopyRefused extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'CopyRefused'
-  }
-}
 
 export interface CopyOptions {
   readonly source: Database
@@ -56,6 +50,7 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
   },
   { name: SYSTEM_TABLES.revokedTokens, orderBy: 'jti', columns: [text('jti'), integer('expires_at')] },
   { name: SYSTEM_TABLES.keys, orderBy: 'key_id', columns: [text('key_id')] },
+  { name: SYSTEM_TABLES.keyState, orderBy: 'id', columns: [integer('id'), text('active_key_id')] },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {
@@ -106,13 +101,13 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
   const { source, target, modules } = options
   const pending = planMigration(await readSnapshot(source), modules)
   if (pending.length > 0)
-    throw new CopyRefused(`La base de datos de origen no está al día con modules.yaml (${pending.length} cambios pendientes): arranque el servicio sobre ella o migre antes de copiar`)
+    throw copyRefused(`La base de datos de origen no está al día con modules.yaml (${pending.length} cambios pendientes): arranque el servicio sobre ella o migre antes de copiar`)
   const existing = (await readSnapshot(target)).modules
   const plans = plansOf(modules)
   for (const plan of plans) {
     const exists = SYSTEM_PLANS.includes(plan) || existing[plan.name] !== undefined
     if (exists && (await rowCount(target.db, plan.name)) > 0)
-      throw new CopyRefused(`La base de datos de destino no está vacía (la tabla '${plan.name}' tiene datos): la copia solo se hace a una base de datos nueva`)
+      throw copyRefused(`La base de datos de destino no está vacía (la tabla '${plan.name}' tiene datos): la copia solo se hace a una base de datos nueva`)
   }
   await applyMigration(target, modules, { ...options.migration, safeOnly: true })
   const tables: Record<string, number> = {}

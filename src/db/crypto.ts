@@ -2,7 +2,7 @@
 // Stored form: `v1.<keyId>.<iv>.<tag>.<ciphertext>` (base64url parts). The key id lets
 // several keys coexist: the active one encrypts, every configured one decrypts.
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto'
-import { integrityError } from '../errors.js'
+import { integrityError, settingInvalid } from '../errors.js'
 
 export interface Keyring {
   /** Id of the key that encrypts new values. */
@@ -27,16 +27,16 @@ const VERSION = 'v1'
 export const keyIdOf = (key: Buffer): string =>
   createHash('sha256').update('municipal-records key id').update(key).digest('hex').slice(0, 8)
 
-/** Parses a base64 32-byte key; throws a readable Error (startup refuses to go on). */
+/** Parses a base64 32-byte key; throws an operator error (SETTING_INVALID): startup refuses to go on. */
 export function parseKey(base64: string, source: string): Buffer {
   const key = Buffer.from(base64.trim(), 'base64')
-  if (key.length !== 32) throw new Error(`${source}: la clave de cifrado debe ser de 32 bytes en base64 (tiene ${key.length})`)
+  if (key.length !== 32) throw settingInvalid(`${source}: la clave de cifrado debe ser de 32 bytes en base64 (tiene ${key.length})`)
   return key
 }
 
 export function createKeyring(keys: readonly Buffer[]): Keyring {
   const first = keys[0]
-  if (first === undefined) throw new Error('Se necesita al menos una clave de cifrado')
+  if (first === undefined) throw settingInvalid('Se necesita al menos una clave de cifrado')
   return { activeId: keyIdOf(first), keys: new Map(keys.map((k) => [keyIdOf(k), k])) }
 }
 

@@ -1,17 +1,23 @@
-// Re-encrypts every value that is not under the active key, in batches of one
-// transaction each: an interrupted rotation resumes where it stopped (issue #3).
+// Switches every instance to the new key, then re-encrypts every value that is not under it,
+// in batches of one transaction each: an interrupted rotation resumes where it stopped
+// (issue #3). Each batch bumps its module's generation, so running instances drop cached
+// list totals whose blind indexes just changed (issue #13).
 import { formatExactTimestamp } from '../compile/time.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { appendAudit, type AuditEvent } from './audit-log.js'
+import type { ChangeWatch } from './change-watch.js'
 import type { Database, Row } from './database.js'
-import { retireKeys } from './key-registry.js'
+import { retireKeys, switchActiveKey } from './key-registry.js'
 import type { RecordCodec } from './record-codec.js'
 
 export interface RotationOptions {
   readonly database: Database
   readonly spec: ServiceSpec
   readonly codec: RecordCodec
+  /** Caches of running instances watch it; the key signal makes them reload their keys. */
+  readonly changes: ChangeWatch
+  /** The key every instance encrypts with from now on; each instance must hold it already. */
   readonly activeKeyId: string
   readonly timezone: string
   readonly clock: () => Date
@@ -25,12 +31,14 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
   const batchSize = options.batchSize ?? 500
   const activePrefix = `v1.${activeKeyId}.%`
   let rewritten = 0
+  await switchActiveKey(database, options.changes, activeKeyId)
   for (const spec of options.spec.modules) {
     const encrypted = spec.encryptedFields
     if (encrypted.length === 0) continue
     let after = 0
     for (;;) {
       const done = await database.db.transaction().execute(async (trx) => {
+        await codec.beforeWrite(trx)
         // Deleted rows too: no value may stay under a retired key.
         const rows = await trx.selectFrom(spec.table.name).selectAll()
           .where(ROW_COLUMN, '>', after)
@@ -50,6 +58,7 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
             recordHash: hash, fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
           })
         }
+        await options.changes.bump(trx, spec.name)
         await appendAudit({ database, trx, events, at: formatExactTimestamp(options.clock(), options.timezone) })
         after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
         rewritten += rows.length
@@ -59,6 +68,6 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
       await options.onBatch?.({ module: spec.name, rewritten })
     }
   }
-  await retireKeys(database, activeKeyId)
+  await retireKeys(database, options.changes, activeKeyId)
   return { rewritten }
 }

@@ -6,7 +6,7 @@ import { isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../compile/metadata.
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { canonicalJson, plaintextOf, sha256Hex } from './canonical.js'
 import type { FieldCipher } from './crypto.js'
-import type { Row } from './database.js'
+import type { Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 
 export const BCRYPT_ROUNDS = 10
@@ -33,9 +33,11 @@ export interface RecordCodec {
   blindIndexes(value: unknown): readonly string[]
   /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
   reencrypt(spec: ModuleSpec, row: Row): Row
+  /** In a write transaction, before `encode`: encrypt under the database's active key (issue #13). */
+  beforeWrite(trx: Db): Promise<void>
 }
 
-export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): RecordCodec {
+export function createRecordCodec(dialect: Dialect, cipher: FieldCipher, beforeWrite: (trx: Db) => Promise<void> = async () => undefined): RecordCodec {
   const conversions = VALUE_CONVERSIONS[dialect]
 
   const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
@@ -121,6 +123,7 @@ export function createRecordCodec(dialect: Dialect, cipher: FieldCipher): Record
       }
       return out
     },
+    beforeWrite,
   }
   return codec
 }

@@ -7,6 +7,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import { appendAudit, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
+import { checkEncryptedUnique } from './encrypted-unique.js'
 import type { Db, Row } from './database.js'
 import { preparedPerModule } from './prepared.js'
 import { recordQuery } from './record-query.js'
@@ -20,6 +21,8 @@ export type RecordWrites = Pick<RecordStore, 'create' | 'createMany' | 'update' 
 interface Change {
   readonly columns: Row
   readonly fields: readonly string[]
+  /** The API values written: unique encrypted ones are checked under every key (issue #13). */
+  readonly values?: Row
 }
 
 export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
@@ -61,6 +64,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    await codec.beforeWrite(trx)
+    for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
     const rows: Row[] = []
     const events: AuditEvent[] = []
     prepared.forEach((values, i) => {
@@ -102,10 +107,12 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     return write(spec, async (trx) => {
       const now = clock()
       const stamp = formatTimestamp(now, timezone)
+      await codec.beforeWrite(trx)
       const current = await lockLiveRow(trx, spec, id)
       const version = Number(current[META.version])
       if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
-      const { columns, fields } = change(current, stamp)
+      const { columns, fields, values } = change(current, stamp)
+      if (values !== undefined) await checkEncryptedUnique(trx, spec, codec, values, id)
       // Only what changes is written: a value read back is not in the form a column takes (jsonb).
       const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
       const next: Row = { ...current, ...set }
@@ -155,7 +162,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     async update(spec, id, changes, writeOptions) {
       const prepared = await codec.hashPasswords(spec, changes)
       const row = await changeRecord(spec, id, 'editar', writeOptions, (current) =>
-        ({ columns: codec.encode(spec, prepared, id), fields: changedFields(spec, current, changes) }))
+        ({ columns: codec.encode(spec, prepared, id), fields: changedFields(spec, current, changes), values: prepared }))
       const record = codec.decode(spec, row, writeOptions.reveal, prepared)
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
       await auditReveal(options.readAudit, spec, [row], writeOptions)

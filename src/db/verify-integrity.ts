@@ -1,17 +1,19 @@
 // Verifies the audit chain and every record against it (D17, D18): an edited, deleted or
 // reordered audit entry, or a record changed behind its last entry's hash, is named.
 import { META, ROW_COLUMN } from '../compile/metadata.js'
-import type { ServiceSpec } from '../compile/types.js'
+import type { ModuleSpec, ServiceSpec } from '../compile/types.js'
 import { auditEntryFromRow, GENESIS_HASH, hashAuditEntry } from './audit-log.js'
-import type { Database } from './database.js'
+import type { Database, Row } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import type { RecordCodec } from './record-codec.js'
 
 export interface IntegrityProblem {
   readonly kind: 'audit_gap' | 'audit_link' | 'audit_hash' | 'record_hash' | 'record_unaudited' | 'record_mismatch' | 'record_missing'
+    | 'record_key'
   readonly seq?: number
   readonly module?: string
   readonly recordId?: string
+  readonly field?: string
   readonly message: string
 }
 
@@ -21,9 +23,37 @@ export interface IntegrityReport {
   readonly problems: readonly IntegrityProblem[]
 }
 
+export interface ValueCheck {
+  /** Ids of the configured keys: a value under any other key is named (issue #13). */
+  readonly keyIds?: ReadonlySet<string>
+  /** Decrypt every stored value: proves each one reads back with the configured keys (issue #13). */
+  readonly decrypt?: boolean
+}
+
 const PAGE = 1000
 
-export async function verifyIntegrity(database: Database, spec: ServiceSpec, codec: RecordCodec, from = 1): Promise<IntegrityReport> {
+/** The problem of each encrypted value of `row` that the configured keys cannot read. */
+function checkValues(module: ModuleSpec, row: Row, codec: RecordCodec, check: ValueCheck, problems: IntegrityProblem[]): void {
+  const recordId = String(row[META.id])
+  for (const field of module.encryptedFields) {
+    const raw = row[field.column]
+    if (raw === null || raw === undefined) continue
+    const keyId = String(raw).split('.')[1] ?? '?'
+    let readable = check.keyIds === undefined || check.keyIds.has(keyId)
+    if (readable && check.decrypt === true) {
+      try {
+        codec.plainValue(module, field, row)
+      } catch {
+        readable = false
+      }
+    }
+    if (!readable)
+      problems.push({ kind: 'record_key', module: module.name, recordId, field: field.name,
+        message: `El campo ${field.name} del registro ${recordId} (${module.name}) no se descifra con las claves configuradas (clave ${keyId})` })
+  }
+}
+
+export async function verifyIntegrity(database: Database, spec: ServiceSpec, codec: RecordCodec, from = 1, check: ValueCheck = {}): Promise<IntegrityReport> {
   const { db } = database
   const problems: IntegrityProblem[] = []
   const lastEntry = new Map<string, { seq: number; version: number | null; hash: string | null }>()
@@ -61,6 +91,7 @@ export async function verifyIntegrity(database: Database, spec: ServiceSpec, cod
         records += 1
         const recordId = String(row[META.id])
         const key = `${module.name}\u0000${recordId}`
+        checkValues(module, row, codec, check, problems)
         if (codec.hash(module, row) !== row[META.hash])
           problems.push({ kind: 'record_hash', module: module.name, recordId, message: `El registro ${recordId} no coincide con su _hash: fue modificado fuera del servicio` })
         const last = lastEntry.get(key)

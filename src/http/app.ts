@@ -3,7 +3,9 @@ import fastifyCors from '@fastify/cors'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
+import type { LoginFailureStore } from '../db/login-failures.js'
 import type { RecordStore } from '../db/record-store.js'
+import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import { createBodyAjv } from '../records/body-validator.js'
@@ -11,23 +13,28 @@ import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
 import nulGuard from './nul-guard.js'
-import { createLoginThrottle } from './login-throttle.js'
-import rateLimitPlugin, { createMemoryCounterStore, type CounterStore } from './rate-limit.js'
+import { createLoginThrottle, type LoginProtectionSettings } from './login-throttle.js'
+import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
 import { healthRoutes } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
+import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 
 export interface AppDeps {
   readonly store: RecordStore
   readonly accounts: AccountStore
   readonly jwtSecret: string
   readonly basePath: string
-  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number }
-  readonly counterStore?: CounterStore
-  readonly trustProxy: boolean
+  readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number; readonly docsPerMinute?: number }
+  /** REDIS_URL's client: rate-limit counters shared by every instance (issue #8, #13 item 7). */
+  readonly redis?: Redis
+  /** Redis did not answer a rate-limit count: counted per process for this request. */
+  readonly onRedisError?: (error: unknown) => void
+  /** Proxies trusted to name the client's address (issue #13 item 3). */
+  readonly trustProxy: TrustProxy
   readonly logger: FastifyServerOptions['logger']
   readonly clock: () => Date
   readonly ping: () => Promise<void>
@@ -41,8 +48,9 @@ export interface AppDeps {
   readonly timeouts?: { readonly requestMs: number; readonly connectionMs: number }
   /** Longest accepted query string (issue #6). */
   readonly maxQueryLength?: number
-  /** Failed logins in a row before a username is locked, and for how long (issue #6). */
-  readonly loginLock?: { readonly maxFailures: number; readonly lockSeconds: number }
+  /** Where failed logins are counted (the database or Redis), and the policy (issue #13 item 2). */
+  readonly loginFailures: LoginFailureStore
+  readonly loginProtection?: LoginProtectionSettings
 }
 
 /** Headers a browser client may send and read across origins. */
@@ -56,7 +64,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   const connectionMs = deps.timeouts?.connectionMs ?? 72_000
   const app = Fastify({
     logger: loggerOptions(deps.logger),
-    trustProxy: deps.trustProxy,
+    trustProxy: fastifyTrustProxy(deps.trustProxy),
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
     // Slowloris: the whole request (headers and body) must arrive within requestTimeout, and
     // Node checks that on an interval, 30 s by default: check at a quarter of the timeout.
@@ -104,8 +112,10 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   await app.register(rateLimitPlugin, {
     ipPerMinute: deps.rateLimits.ipPerMinute,
     tokenPerHour: deps.rateLimits.tokenPerHour,
-    store: deps.counterStore ?? createMemoryCounterStore(),
+    docsPerMinute: deps.rateLimits.docsPerMinute ?? 300,
     clock: deps.clock,
+    ...(deps.redis === undefined ? {} : { redis: deps.redis }),
+    ...(deps.onRedisError === undefined ? {} : { onStoreError: deps.onRedisError }),
   })
   await app.register(nulGuard)
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
@@ -115,8 +125,13 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     await api.register(healthRoutes, { ping: deps.ping })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
-    const lock = deps.loginLock ?? { maxFailures: 5, lockSeconds: 300 }
-    const throttle = createLoginThrottle({ maxFailures: lock.maxFailures, lockMs: lock.lockSeconds * 1000, clock: deps.clock })
+    const login = deps.loginProtection
+      ?? { maxFailures: 5, delaySeconds: 30, maxDelaySeconds: 900, alertFailures: 100, windowSeconds: 86_400 }
+    const throttle = createLoginThrottle({
+      store: deps.loginFailures, clock: deps.clock, maxFailures: login.maxFailures,
+      delayMs: login.delaySeconds * 1000, maxDelayMs: login.maxDelaySeconds * 1000,
+      alertFailures: login.alertFailures, windowMs: login.windowSeconds * 1000,
+    })
     await api.register(sessionRoutes, { accounts: deps.accounts, store: deps.store, accountsModule: service.accounts.module, clock: deps.clock, throttle })
     await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
     for (const spec of service.modules)

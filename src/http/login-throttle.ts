@@ -1,48 +1,81 @@
-// Brute force on one account is slowed beyond the per-IP limit (issue #6): after
-// `maxFailures` failed logins in a row for a username, that username is locked for
-// `lockMs`; each failure after a lock locks it again at once, twice as long (up to 16x).
-// Unknown usernames are counted the same way, so a lock tells nothing about who exists (D19).
-// Counts live in process memory, bounded by `maxTracked` usernames.
+// Brute force slowed without a lockout switch (issue #13 item 2, after OWASP's authentication
+// guidance): failures are counted per username and client address and per username. An address
+// that failed `maxFailures` times for a username waits before its next try, twice as long after
+// each further failure (up to `maxDelayMs`); an address that did not fail is never held back, so
+// the owner still logs in from their own. Past `alertFailures` for one username from all
+// addresses the caller raises an alert, and every address that failed even once waits.
+// Unknown usernames are counted the same way, so a wait tells nothing about who exists (D19).
+// Counts live in a shared store (the database, or Redis) and outlive restarts.
+import { hash } from 'node:crypto'
+import type { LoginFailureStore } from '../db/login-failures.js'
+
+/** The policy, from the LOGIN_* settings. */
+export interface LoginProtectionSettings {
+  /** Failures of one username from one address before that address must wait. */
+  readonly maxFailures: number
+  /** The first wait; each further failure doubles it, up to `maxDelaySeconds`. */
+  readonly delaySeconds: number
+  readonly maxDelaySeconds: number
+  /** Failures of one username from all addresses that raise an alert. */
+  readonly alertFailures: number
+  /** A count is forgotten this long after its last failure. */
+  readonly windowSeconds: number
+}
 
 export interface LoginThrottleOptions {
-  readonly maxFailures: number
-  readonly lockMs: number
+  readonly store: LoginFailureStore
   readonly clock: () => Date
-  readonly maxTracked?: number
+  readonly maxFailures: number
+  readonly delayMs: number
+  readonly maxDelayMs: number
+  readonly alertFailures: number
+  /** A count is forgotten this long after its last failure. */
+  readonly windowMs: number
+}
+
+export interface FailureOutcome {
+  /** Failures of the username from every address, this one included. */
+  readonly usernameFailures: number
+  /** This failure brought the username to the alert ceiling (or another multiple of it). */
+  readonly alert: boolean
 }
 
 export interface LoginThrottle {
-  /** Milliseconds until `username` may try again; 0 when it may now. */
-  waitMs(username: string): number
-  failed(username: string): void
-  succeeded(username: string): void
+  /** Milliseconds `address` must wait before trying `username` again; 0 when it may now. */
+  waitMs(username: string, address: string): Promise<number>
+  failed(username: string, address: string): Promise<FailureOutcome>
+  /** The right password from `address`: its count starts over (the username's stays, as evidence). */
+  succeeded(username: string, address: string): Promise<void>
 }
 
-interface Entry {
-  failures: number
-  lockedUntil: number
-}
+/** Keys are hashes: the store holds no username or address in clear. */
+const keyOf = (...parts: string[]): string => hash('sha256', parts.join('\n'), 'base64url')
+const usernameKey = (username: string) => keyOf('username', username.normalize('NFC').toLowerCase())
+const pairKey = (username: string, address: string) => keyOf('pair', username.normalize('NFC').toLowerCase(), address)
 
 export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottle {
-  const entries = new Map<string, Entry>()
-  const maxTracked = options.maxTracked ?? 10_000
   const now = () => options.clock().getTime()
+  /** The wait after `failures` failures, with `allowed` of them free. */
+  const delayAfter = (failures: number, allowed: number): number =>
+    failures < allowed ? 0 : Math.min(options.maxDelayMs, options.delayMs * 2 ** Math.min(failures - allowed, 30))
+
   return {
-    waitMs(username) {
-      const entry = entries.get(username)
-      return entry === undefined ? 0 : Math.max(0, entry.lockedUntil - now())
+    async waitMs(username, address) {
+      const at = now()
+      const keys = [usernameKey(username), pairKey(username, address)]
+      const [user, pair] = await options.store.read(keys, at, options.windowMs)
+      const allowed = user!.failures >= options.alertFailures ? 1 : options.maxFailures
+      return Math.max(0, pair!.lastAt + delayAfter(pair!.failures, allowed) - at)
     },
-    failed(username) {
-      const entry = entries.get(username) ?? { failures: 0, lockedUntil: 0 }
-      entries.delete(username) // re-inserted last: the oldest entry is the first to go
-      entry.failures += 1
-      const over = entry.failures - options.maxFailures
-      if (over >= 0) entry.lockedUntil = now() + options.lockMs * 2 ** Math.min(over, 4)
-      entries.set(username, entry)
-      if (entries.size > maxTracked) entries.delete(entries.keys().next().value as string)
+    async failed(username, address) {
+      const keys = [usernameKey(username), pairKey(username, address)]
+      const [user] = await options.store.record(keys, now(), options.windowMs)
+      const failures = user!.failures
+      const alert = failures >= options.alertFailures && failures % options.alertFailures === 0
+      return { usernameFailures: failures, alert }
     },
-    succeeded(username) {
-      entries.delete(username)
+    async succeeded(username, address) {
+      await options.store.clear(pairKey(username, address))
     },
   }
 }

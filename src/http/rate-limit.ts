@@ -1,84 +1,129 @@
-// Both limits of spec section 8 at once (D24): requests per IP per minute and per token
-// per hour, in fixed windows aligned to the clock. Headers describe the tighter limit.
-// (@fastify/rate-limit applies one limit per route; D24 needs two counted together.)
+// D24 on @fastify/rate-limit (issue #13 item 7): requests per client address per minute and per
+// bearer token per hour, counted together; `/health` exempt; the docs page and /openapi.json on
+// their own looser per-address limit (issue #18 item 3).
+// The plugin counts (in Redis through its `redis` option when REDIS_URL is set, else in its own
+// in-process store); what one plugin hook cannot express is done here, on `createRateLimit`, its
+// documented manual limiter: two limits for one request, the headers of the tighter one, the
+// 429 in the service's envelope, clock-aligned windows (keyGenerator), and per-process counting
+// while Redis is away. docs/security.md explains each choice.
 import { hash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Redis } from 'ioredis'
 import { rateLimited } from '../errors.js'
-
-export interface WindowHit {
-  readonly count: number
-  /** Epoch milliseconds at which the window resets. */
-  readonly resetAt: number
-}
-
-/** Where counts live: process memory here; a shared store serves many instances (issue #8). */
-export interface CounterStore {
-  hit(key: string, windowMs: number, now: number): Promise<WindowHit>
-}
-
-export function createMemoryCounterStore(): CounterStore {
-  const windows = new Map<number, { start: number; counts: Map<string, number> }>()
-  return {
-    async hit(key, windowMs, now) {
-      const start = Math.floor(now / windowMs) * windowMs
-      let window = windows.get(windowMs)
-      // Fixed windows: a new window forgets every key of the last one, so memory stays bounded.
-      if (window === undefined || window.start !== start) {
-        window = { start, counts: new Map() }
-        windows.set(windowMs, window)
-      }
-      const count = (window.counts.get(key) ?? 0) + 1
-      window.counts.set(key, count)
-      return { count, resetAt: start + windowMs }
-    },
-  }
-}
+import { clockStore } from './rate-limit-store.js'
 
 export interface RateLimitOptions {
   readonly ipPerMinute: number
   readonly tokenPerHour: number
-  readonly store: CounterStore
+  /** The docs page and /openapi.json: their own budget per address, apart from the API's. */
+  readonly docsPerMinute: number
   readonly clock: () => Date
+  /** Counters shared by every instance (REDIS_URL): handed to the plugin's `redis` option. */
+  readonly redis?: Redis
+  /** Redis did not answer: this request was counted in process memory instead. */
+  readonly onStoreError?: (error: unknown) => void
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** false: exempt from rate limits (/health, D24). */
-    rateLimit?: boolean
+    /** 'docs': the route counts against the docs page's limit, not the API's (issue #18 item 3). */
+    rateLimitGroup?: 'docs'
   }
 }
 
-interface Verdict {
-  readonly limit: number
-  readonly remaining: number
-  readonly resetAt: number
-  /** The request that brings the count to the limit passes; the next one does not. */
-  readonly over: boolean
+/** The address a limit counts: Fastify's `request.ip` (trustProxy), an IPv6 client by its /64. */
+export const clientAddress = (request: FastifyRequest): string => normalizeIP(request.ip)
+
+interface LimitSpec {
+  readonly name: string
+  readonly max: number
+  readonly windowMs: number
+  /** What is counted; undefined: this limit does not apply to the request. */
+  readonly subject: (request: FastifyRequest) => string | undefined
 }
 
-const verdict = (limit: number, hit: WindowHit): Verdict =>
-  ({ limit, remaining: Math.max(0, limit - hit.count), resetAt: hit.resetAt, over: hit.count > limit })
+interface Count {
+  readonly limit: number
+  readonly remaining: number
+  readonly resetSeconds: number
+  readonly exceeded: boolean
+}
+
 /** The counter key of a bearer token: its hash, so no token is a key in Redis. */
-const tokenKey = (header: string): string => hash('sha256', header, 'base64url')
+const tokenSubject = (request: FastifyRequest): string | undefined => {
+  const header = request.headers.authorization
+  return typeof header === 'string' && header.startsWith('Bearer ') ? hash('sha256', header, 'base64url') : undefined
+}
 
 async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.routeOptions.config?.rateLimit === false) return
-    const now = options.clock().getTime()
-    const verdicts = [verdict(options.ipPerMinute, await options.store.hit(`ip:${request.ip}`, 60_000, now))]
-    const header = request.headers.authorization
-    if (typeof header === 'string' && header.startsWith('Bearer '))
-      verdicts.push(verdict(options.tokenPerHour, await options.store.hit(`token:${tokenKey(header)}`, 3_600_000, now)))
-    const tightest = verdicts.reduce((a, b) => (b.remaining < a.remaining ? b : a))
-    const resetSeconds = Math.max(0, Math.ceil((tightest.resetAt - now) / 1000))
+  const now = () => options.clock().getTime()
+  await app.register(fastifyRateLimit, {
+    global: false, // no per-route hook of its own: the hook below runs the limiters
+    // In process: at most 20,000 keys (clients and tokens of the last two windows), least recent first out.
+    ...(options.redis === undefined ? { cache: 20_000 } : { redis: options.redis, nameSpace: 'rate-limit:' }),
+  })
+  const fallback = new (clockStore(options.clock))()
+
+  // Fixed windows aligned to the clock (D24): the key names its window's start, so a new window
+  // is a new key and the count starts over exactly at the window's end, on the service's clock;
+  // x-ratelimit-reset is the time to that end. The stores' own expiry (two windows from a key's
+  // first hit) only clears old keys: it never decides a reset, so instances whose clocks differ
+  // a little, or a test clock, agree with the key's name.
+  const keyOf = (spec: LimitSpec, subject: string, at: number) =>
+    `${spec.name}:${subject}@${Math.floor(at / spec.windowMs) * spec.windowMs}`
+  const resetSecondsOf = (spec: LimitSpec, key: string) =>
+    Math.max(0, Math.ceil((Number(key.slice(key.lastIndexOf('@') + 1)) + spec.windowMs - now()) / 1000))
+  const limiter = (spec: LimitSpec) => ({
+    spec,
+    check: app.createRateLimit({
+      max: spec.max,
+      keyGenerator: (request) => keyOf(spec, spec.subject(request) ?? '', now()),
+      timeWindow: 2 * spec.windowMs,
+    }),
+  })
+  const address = limiter({ name: 'ip', max: options.ipPerMinute, windowMs: 60_000, subject: clientAddress })
+  const token = limiter({ name: 'token', max: options.tokenPerHour, windowMs: 3_600_000, subject: tokenSubject })
+  const docs = limiter({ name: 'docs', max: options.docsPerMinute, windowMs: 60_000, subject: clientAddress })
+
+  /** Redis away: each instance still limits on its own, degraded but never unlimited. */
+  const countInProcess = async (spec: LimitSpec, request: FastifyRequest): Promise<Count> => {
+    const key = keyOf(spec, spec.subject(request) ?? '', now())
+    const current = await new Promise<number>((resolve) =>
+      fallback.incr(key, (_error, result) => resolve(result?.current ?? 0), 2 * spec.windowMs, spec.max))
+    const remaining = Math.max(0, spec.max - current)
+    return { limit: spec.max, remaining, resetSeconds: resetSecondsOf(spec, key), exceeded: current > spec.max }
+  }
+  const count = async ({ spec, check }: ReturnType<typeof limiter>, request: FastifyRequest): Promise<Count> => {
+    let result: Awaited<ReturnType<typeof check>>
+    try {
+      result = await check(request)
+    } catch (error) {
+      options.onStoreError?.(error)
+      return countInProcess(spec, request)
+    }
+    // isAllowed only comes from an allow list, and none is configured.
+    if (result.isAllowed) return { limit: spec.max, remaining: spec.max, resetSeconds: 0, exceeded: false }
+    const { key, max, remaining, isExceeded } = result
+    return { limit: max, remaining, resetSeconds: resetSecondsOf(spec, key), exceeded: isExceeded }
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config
+    if (config?.rateLimit === false) return
+    const limits = config?.rateLimitGroup === 'docs' ? [docs]
+      : tokenSubject(request) === undefined ? [address] : [address, token]
+    const counts = await Promise.all(limits.map((l) => count(l, request)))
+    // The tighter limit: the one with fewer requests left; once exceeded, the one that frees last.
+    const exceeded = counts.filter((c) => c.exceeded).sort((a, b) => b.resetSeconds - a.resetSeconds)
+    const shown = exceeded[0] ?? counts.reduce((a, b) => (b.remaining < a.remaining ? b : a))
     void reply.headers({
-      'x-ratelimit-limit': String(tightest.limit),
-      'x-ratelimit-remaining': String(tightest.remaining),
-      'x-ratelimit-reset': String(resetSeconds),
+      'x-ratelimit-limit': String(shown.limit),
+      'x-ratelimit-remaining': String(shown.remaining),
+      'x-ratelimit-reset': String(shown.resetSeconds),
     })
-    const exceeded = verdicts.find((v) => v.over)
-    if (exceeded !== undefined) throw rateLimited(Math.max(1, Math.ceil((exceeded.resetAt - now) / 1000)))
+    if (exceeded[0] !== undefined) throw rateLimited(Math.max(1, exceeded[0].resetSeconds))
   })
 }
 

@@ -12,7 +12,8 @@ type Paths = Record<string, Record<string, OpenApiObject>>
 const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject =>
   ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
 
-const AUDIT_ACTIONS = ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'logout', 'consultar', 'recifrar'] as const
+const AUDIT_ACTIONS =
+  ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar'] as const
 
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {

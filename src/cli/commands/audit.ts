@@ -2,9 +2,10 @@
 // record's hash checked (D17, D18); the chain head printed to be kept off the machine.
 import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
 import { verifyIntegrity, type IntegrityProblem } from '../../db/verify-integrity.js'
-import { CliError, JSON_OPTION, flag, stringOption, type Command } from '../command.js'
+import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
 import { withEnvironment, type Environment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
+import { usageError } from '../../errors.js'
 
 interface Head {
   readonly seq: number
@@ -14,7 +15,7 @@ interface Head {
 function parseHead(text: string | undefined): Head | undefined {
   if (text === undefined) return undefined
   const match = /^(\d+):([0-9a-f]{64})$/.exec(text.trim())
-  if (match === null) throw new CliError(`--expect-head espera <secuencia>:<hash> (64 cifras hexadecimales), recibido '${text}'`, 2)
+  if (match === null) throw usageError(`--expect-head espera <secuencia>:<hash> (64 cifras hexadecimales), recibido '${text}'`)
   return { seq: Number(match[1]), hash: match[2] as string }
 }
 
@@ -37,10 +38,11 @@ const verify: Command = {
   name: 'audit verify',
   summary: 'Verifica la cadena de auditoría y el _hash de cada registro',
   help: `
-Uso: records audit verify [--from N] [--expect-head SEQ:HASH] [--json]
+Uso: records audit verify [--from N] [--expect-head SEQ:HASH] [--decrypt] [--json]
 
 Recorre la cadena de auditoría (cada entrada enlaza con el hash de la anterior, D18) y comprueba
-el _hash de cada registro contra sus datos y contra su última entrada (D17). Si todo cuadra
+el _hash de cada registro contra sus datos y contra su última entrada (D17), y que cada valor
+cifrado lo esté con una clave configurada (la auditoría no guarda valores, solo nombres de campo). Si todo cuadra
 muestra la cabeza de la cadena (última secuencia y su hash): guárdela fuera de esta máquina.
 La cadena no tiene ancla externa: quien pueda escribir la base de datos puede truncar el final;
 --expect-head con una cabeza guardada antes lo detecta.
@@ -48,17 +50,21 @@ La cadena no tiene ancla externa: quien pueda escribir la base de datos puede tr
   --from N                 empieza en la entrada N (los registros cuyas entradas son anteriores
                            no se comparan con la auditoría, solo con su _hash)
   --expect-head SEQ:HASH   comprueba que la entrada SEQ sigue existiendo con ese hash
+  --decrypt                descifra cada valor cifrado guardado: prueba que todos se leen con las
+                           claves configuradas y nombra los que no (tras una rotación, antes de
+                           quitar una clave)
   --json                   {"ok", "entries", "records", "head": {seq, hash}|null, "problems": [...]}
 
 Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
-  options: { ...JSON_OPTION, from: { type: 'string' }, 'expect-head': { type: 'string' } },
+  options: { ...JSON_OPTION, from: { type: 'string' }, 'expect-head': { type: 'string' }, decrypt: { type: 'boolean' } },
   positionals: { min: 0, max: 0 },
   async run(input) {
     const fromText = stringOption(input, 'from') ?? '1'
-    if (!/^\d+$/.test(fromText) || Number(fromText) < 1) throw new CliError(`--from espera un número de secuencia >= 1, recibido '${fromText}'`, 2)
+    if (!/^\d+$/.test(fromText) || Number(fromText) < 1) throw usageError(`--from espera un número de secuencia >= 1, recibido '${fromText}'`)
     const expected = parseHead(stringOption(input, 'expect-head'))
     return withEnvironment(input, async (env) => {
-      const report = await verifyIntegrity(env.database, env.spec, env.codec, Number(fromText))
+      const report = await verifyIntegrity(env.database, env.spec, env.codec, Number(fromText),
+        { keyIds: new Set(env.keyring.keys.keys()), decrypt: flag(input, 'decrypt') })
       const headProblem = expected === undefined ? undefined : await checkExpectedHead(env, expected)
       const problems = headProblem === undefined ? report.problems : [headProblem, ...report.problems]
       const head = await headOf(env)

@@ -3,9 +3,10 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { backupSqlite } from '../../db/backup.js'
-import { CliError, flag, type Command, JSON_OPTION } from '../command.js'
+import { flag, type Command, JSON_OPTION } from '../command.js'
 import { settingsOf } from '../environment.js'
 import { printJson, printLines } from '../output.js'
+import { commandFailed } from '../../errors.js'
 
 const backup: Command = {
   name: 'backup',
@@ -25,7 +26,7 @@ Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no e
   positionals: { min: 0, max: 1 },
   async run(input) {
     const settings = settingsOf(input)
-    if (!settings.databaseUrl.startsWith('sqlite:')) throw new CliError('La copia en línea es para sqlite:; para PostgreSQL use pg_dump')
+    if (!settings.databaseUrl.startsWith('sqlite:')) throw commandFailed('La copia en línea es para sqlite:; para PostgreSQL use pg_dump')
     const stamp = new Date().toISOString().replace(/[:.]/g, '-')
     const destination = resolve(input.cwd, input.positionals[0] ?? join(settings.dataDir, 'backups', `records-${stamp}.db`))
     mkdirSync(dirname(destination), { recursive: true, mode: 0o700 })
@@ -33,7 +34,7 @@ Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no e
     try {
       result = await backupSqlite(settings.databaseUrl.slice('sqlite:'.length), destination)
     } catch (error) {
-      throw new CliError(error instanceof Error ? error.message : String(error))
+      throw commandFailed(error instanceof Error ? error.message : String(error))
     }
     if (flag(input, 'json')) printJson(input, result)
     else printLines(input, [`Copia creada: ${result.destination} (${result.pages} páginas). Guarde la clave de cifrado aparte.`])

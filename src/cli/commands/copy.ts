@@ -6,9 +6,10 @@ import { createDatabase } from '../../db/connect.js'
 import { copyDatabase } from '../../db/copy.js'
 import { createFieldCipher } from '../../db/crypto.js'
 import { createRecordCodec } from '../../db/record-codec.js'
-import { CliError, flag, stringOption, type Command, JSON_OPTION } from '../command.js'
+import { flag, stringOption, type Command, JSON_OPTION } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
+import { commandFailed, usageError } from '../../errors.js'
 
 const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
 
@@ -37,9 +38,9 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
   async run(input) {
     const from = stringOption(input, 'from')
     const to = stringOption(input, 'to')
-    if (from === undefined || to === undefined) throw new CliError('Faltan --from y --to. Vea records copy --help', 2)
-    if (from === to) throw new CliError('El origen y el destino son la misma base de datos')
-    if (from.startsWith('sqlite:') && !existsSync(from.slice('sqlite:'.length))) throw new CliError(`No existe la base de datos de origen '${from}'`)
+    if (from === undefined || to === undefined) throw usageError('Faltan --from y --to. Vea records copy --help')
+    if (from === to) throw commandFailed('El origen y el destino son la misma base de datos')
+    if (from.startsWith('sqlite:') && !existsSync(from.slice('sqlite:'.length))) throw commandFailed(`No existe la base de datos de origen '${from}'`)
     const env = { ...input.env, DATABASE_URL: from }
     const result = await withEnvironment(input, async (source) => {
       const target = await createDatabase(to, { poolSize: source.settings.databasePoolSize })

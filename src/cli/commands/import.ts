@@ -3,10 +3,10 @@
 // transaction: every bad row is reported and nothing is imported unless --skip-invalid.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { isAppError } from '../../errors.js'
+import { isAppError, commandFailed } from '../../errors.js'
 import type { Row } from '../../db/database.js'
 import { createBodyAjv, createBodyValidator } from '../../records/body-validator.js'
-import { CliError, JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
+import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { moduleNamed, withEnvironment } from '../environment.js'
 import { formatOf, readImportRows } from '../import-rows.js'
 import { createProgress, printJson, printLines } from '../output.js'
@@ -29,7 +29,7 @@ async function readInput(input: CommandInput, file: string | undefined): Promise
     try {
       return readFileSync(resolve(input.cwd, file), 'utf8')
     } catch {
-      throw new CliError(`No se puede leer '${file}'`)
+      throw commandFailed(`No se puede leer '${file}'`)
     }
   }
   let text = ''

@@ -6,7 +6,8 @@ import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
 import { buildOpenApiDocument } from '../../openapi/document.js'
 import { basePathOf } from '../../app/settings.js'
-import { CliError, flag, stringOption, type Command } from '../command.js'
+import { flag, stringOption, type Command } from '../command.js'
+import { commandFailed } from '../../errors.js'
 
 const openapi: Command = {
   name: 'openapi',
@@ -36,7 +37,7 @@ Salida: 0 si lo escribe; 1 si modules.yaml no es válido o el fichero ya existe 
       return 0
     }
     const file = resolve(input.cwd, out)
-    if (existsSync(file) && !flag(input, 'force')) throw new CliError(`'${file}' ya existe: use --force para sobrescribirlo`)
+    if (existsSync(file) && !flag(input, 'force')) throw commandFailed(`'${file}' ya existe: use --force para sobrescribirlo`)
     writeFileSync(file, text)
     input.stderr.write(`Documento OpenAPI escrito en ${file} (${Object.keys(document.paths).length} rutas)\n`)
     return 0

@@ -4,17 +4,18 @@
 import { META } from '../../compile/metadata.js'
 import type { AccountsSpec } from '../../compile/types.js'
 import { createBodyAjv, createBodyValidator, type BodyValidator } from '../../records/body-validator.js'
-import { CliError, JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
+import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { cellValue } from '../cell-value.js'
 import { withEnvironment, type Environment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
 import { PASSWORD_OPTIONS, readNewPassword } from '../password.js'
+import { commandFailed, usageError } from '../../errors.js'
 
 const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env.spec.accounts.spec, createBodyAjv())
 
 async function accountId(env: Environment, username: string): Promise<string> {
   const found = await env.accounts.credentials(username)
-  if (found === undefined) throw new CliError(`No existe ninguna cuenta con el usuario '${username}'`)
+  if (found === undefined) throw commandFailed(`No existe ninguna cuenta con el usuario '${username}'`)
   return found.id
 }
 
@@ -35,7 +36,7 @@ function fieldArguments(env: Environment, raw: readonly unknown[]): Record<strin
   for (const item of raw) {
     const text = String(item)
     const at = text.indexOf('=')
-    if (at < 1) throw new CliError(`--field espera nombre=valor (recibido '${text}')`, 2)
+    if (at < 1) throw usageError(`--field espera nombre=valor (recibido '${text}')`)
     const name = text.slice(0, at)
     out[name] = cellValue(env.spec.accounts.spec.fieldsByName.get(name), text.slice(at + 1))
   }
@@ -59,7 +60,7 @@ Ejemplo: printf '%s\\n' "$PASS" | records user add jgarcia --role superadmin \\
   positionals: { min: 1, max: 1 },
   async run(input) {
     const role = stringOption(input, 'role')
-    if (role === undefined) throw new CliError('Falta --role <rol>', 2)
+    if (role === undefined) throw usageError('Falta --role <rol>')
     const password = await readNewPassword(input)
     return withEnvironment(input, async (env) => {
       const accounts = env.spec.accounts

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
-import { ConfigError, formatConfigProblem } from '../../errors.js'
+import { formatConfigProblem, isOperatorError } from '../../errors.js'
 import { JSON_OPTION, flag, type Command } from '../command.js'
 import { printJson, printLines } from '../output.js'
 
@@ -30,7 +30,7 @@ Salida: 0 si es válida, 1 si tiene algún problema.`,
       else printLines(input, [`${file}: válido (${modules.length} módulos, ${spec.roles.size} roles)`])
       return 0
     } catch (error) {
-      if (!(error instanceof ConfigError)) throw error
+      if (!isOperatorError(error) || error.code !== 'CONFIG_INVALID') throw error
       if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems: error.problems })
       else printLines(input, [...error.problems.map(formatConfigProblem), `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`])
       return 1

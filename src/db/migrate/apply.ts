@@ -2,6 +2,7 @@
 // The server applies only safe plans at startup; `records migrate` reviews the rest.
 import { formatExactTimestamp } from '../../compile/time.js'
 import type { ModuleSpec } from '../../compile/types.js'
+import { migrationRefused } from '../../errors.js'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
 import type { RecordCodec } from '../record-codec.js'
@@ -11,15 +12,6 @@ import { rewriteRecords, rewritesData } from './rewrite.js'
 import { EMPTY_SNAPSHOT, snapshotOf, type SchemaSnapshot } from './snapshot.js'
 import { stepQueries, type StepContext } from './step-queries.js'
 import { createSystemTables } from './system-tables.js'
-
-export class MigrationRefused extends Error {
-  readonly steps: readonly string[]
-  constructor(reason: string, steps: readonly string[]) {
-    super(`${reason}:\n${steps.map((s) => `  - ${s}`).join('\n')}`)
-    this.name = 'MigrationRefused'
-    this.steps = steps
-  }
-}
 
 async function snapshotIn(db: Db, dialect: Dialect): Promise<SchemaSnapshot> {
   await createSystemTables(db, dialect)
@@ -111,7 +103,7 @@ export async function applyMigration(database: Database, modules: readonly Modul
     const steps = planMigration(before, modules)
     const unsafe = steps.filter(isUnsafe)
     if (options.safeOnly === true && unsafe.length > 0)
-      throw new MigrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`', unsafe.map(describeStep))
+      throw migrationRefused('modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`', unsafe.map(describeStep))
     if (steps.length === 0) return { applied: [], rewritten: 0 }
     const at = formatExactTimestamp(options.clock(), options.timezone)
     if (options.allowDataLoss !== true) {
@@ -120,7 +112,7 @@ export async function applyMigration(database: Database, modules: readonly Modul
         const affected = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind) ? await affectedRecords(trx, before, step) : []
         if (affected.length > 0) blocked.push(`${describeStep(step)}: ${affected.length} registros afectados (${affected.slice(0, 10).join(', ')}${affected.length > 10 ? ', …' : ''})`)
       }
-      if (blocked.length > 0) throw new MigrationRefused('Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`)', blocked)
+      if (blocked.length > 0) throw migrationRefused('Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`)', blocked)
     }
     const context = contextFor(database, trx, before, modules, at)
     for (const step of steps) for (const query of stepQueries(context, step)) await query.execute()

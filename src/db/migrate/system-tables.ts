@@ -1,4 +1,4 @@
-// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens.
+// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens, failed logins.
 import { sql } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
@@ -10,6 +10,11 @@ export const SYSTEM_TABLES = {
   audit: '_audit',
   revokedTokens: '_revoked_tokens',
   keys: '_keys',
+  /** One row (id 1): the key every instance encrypts with (issue #13). */
+  keyState: '_key_state',
+  /** One row per running instance: its keys, refreshed by a heartbeat (issue #13). */
+  instances: '_instances',
+  loginFailures: '_login_failures',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -46,6 +51,27 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .execute()
   await db.schema.createTable(SYSTEM_TABLES.keys).ifNotExists()
     .addColumn('key_id', 'text', (c) => c.primaryKey())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.keyState).ifNotExists()
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('active_key_id', 'text', (c) => c.notNull())
+    .execute()
+  await db.schema.createTable(SYSTEM_TABLES.instances).ifNotExists()
+    .addColumn('instance_id', 'text', (c) => c.primaryKey())
+    .addColumn('host', 'text', (c) => c.notNull())
+    .addColumn('pid', 'integer', (c) => c.notNull())
+    .addColumn('started_at', 'text', (c) => c.notNull())
+    .addColumn('seen_at', bigint, (c) => c.notNull())
+    .addColumn('interval_ms', 'integer', (c) => c.notNull())
+    .addColumn('key_ids', 'text', (c) => c.notNull())
+    .addColumn('active_key_id', 'text', (c) => c.notNull())
+    .execute()
+  // Failed logins per username and per username and address (issue #13 item 2): not copied by a
+  // backup or `records copy`, they are forgotten within a day anyway.
+  await db.schema.createTable(SYSTEM_TABLES.loginFailures).ifNotExists()
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('failures', 'integer', (c) => c.notNull())
+    .addColumn('last_at', bigint, (c) => c.notNull())
     .execute()
 }
 

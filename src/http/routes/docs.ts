@@ -15,6 +15,11 @@ export interface DocsRoutesOptions {
 export const DOCS_PREFIX = '/docs'
 
 export async function docsRoutes(app: FastifyInstance, { document, basePath }: DocsRoutesOptions): Promise<void> {
+  // A page load is several requests: the page and the document have their own, looser limit,
+  // so reading the docs never spends the API's per-address budget (issue #18 item 3).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimitGroup: 'docs' }
+  })
   const text = JSON.stringify(document)
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(text))
 

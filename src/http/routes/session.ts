@@ -3,8 +3,9 @@ import bcrypt from 'bcryptjs'
 import type { FastifyInstance } from 'fastify'
 import type { AccountStore } from '../../db/account-store.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { badCredentials, badJson, loginLocked, requiredMissing } from '../../errors.js'
+import { badCredentials, badJson, loginDelayed, requiredMissing } from '../../errors.js'
 import type { LoginThrottle } from '../login-throttle.js'
+import { clientAddress } from '../rate-limit.js'
 
 export interface SessionRoutesOptions {
   readonly accounts: AccountStore
@@ -34,22 +35,29 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
 
   app.post('/auth/login', async (request) => {
     const { username, password } = readLogin(request.body)
-    const failed = async (recordId: string | null) =>
-      store.audit([{ userId: null, action: 'login_fallido', module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
-    const waitMs = throttle.waitMs(username)
+    const failed = async (recordId: string | null, action: 'login_fallido' | 'login_alerta' = 'login_fallido') =>
+      store.audit([{ userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] }])
+    const address = clientAddress(request)
+    const waitMs = await throttle.waitMs(username, address)
     if (waitMs > 0) {
       await failed(null) // no lookup: the answer is the same for every username
-      throw loginLocked(Math.ceil(waitMs / 1000))
+      throw loginDelayed(Math.ceil(waitMs / 1000))
     }
     const found = await accounts.credentials(username)
     const matches = await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)
     const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
     if (account === undefined) {
-      throttle.failed(username)
+      const { alert, usernameFailures } = await throttle.failed(username, address)
       await failed(found?.id ?? null)
+      if (alert) {
+        // Many addresses failing for one username (issue #13 item 2): an operator must look.
+        const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
+        request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
+        await failed(found?.id ?? null, 'login_alerta')
+      }
       throw badCredentials()
     }
-    throttle.succeeded(username)
+    await throttle.succeeded(username, address)
     const token = await app.issueToken(account.id)
     await store.audit([{ userId: account.id, action: 'login', module: accountsModule, recordId: account.id, version: null, recordHash: null, fields: [] }])
     const { _id: id, _created: _ignored, ...profile } = account.profile

@@ -60,3 +60,11 @@ t.test('issue #18: a read-audit entry the CLI cannot write is reported and fails
   t.equal(masked.status, 0, 'a masked export reveals nothing and needs no read entry')
   t.equal(masked.stderr, '')
 })
+
+t.test('issue #18: a setting the engine cannot use is one line, records: <reason>, exit status 1', async (t) => {
+  const cli = createCli(t)
+  const run = await cli.run(['user', 'list'], { env: { DATABASE_URL: 'mysql://localhost/records' } })
+  t.equal(run.status, 1)
+  t.equal(run.stderr, "records: DATABASE_URL no reconocida: use sqlite:<ruta> o postgres://... (recibido 'mysql:...')\n")
+  t.ok(noStack(run))
+})

@@ -2,7 +2,7 @@
 import t from 'tap'
 import { createCli, noStack } from './support.js'
 
-const COMMANDS = ['audit verify', 'export', 'import', 'keys generate', 'keys rotate', 'migrate', 'serve',
+const COMMANDS = ['audit verify', 'export', 'import', 'keys generate', 'keys rotate', 'keys status', 'migrate', 'serve',
   'user add', 'user disable', 'user enable', 'user list', 'user passwd', 'user role', 'validate']
 
 t.test('records --help lists every subcommand with its summary', async (t) => {

@@ -32,7 +32,7 @@ t.test('--install then rotate: every value moves to the new key, readable, verif
 
   const rotate = await cli.run(['keys', 'rotate', '--json'])
   t.equal(rotate.status, 0, rotate.stderr)
-  t.same(JSON.parse(rotate.stdout), { activeKeyId: keyId, rewritten: 1 })
+  t.match(JSON.parse(rotate.stdout), { activeKeyId: keyId, rewritten: 1, oldKeysRemovable: true, usage: { [keyId]: 1 } })
   t.equal(stored().split('.')[1], keyId, 'the value is under the new key')
   t.match(cli.raw((db) => db.prepare("select action, record_id from _audit where action = 'recifrar'").all()), [{ record_id: person }])
   await cli.withService(async (service, token) => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { createDatabase } from '../../../src/db/connect.js'
-import { copyDatabase, CopyRefused } from '../../../src/db/copy.js'
+import { copyDatabase } from '../../../src/db/copy.js'
 import { createFieldCipher } from '../../../src/db/crypto.js'
 import { createRecordCodec } from '../../../src/db/record-codec.js'
 import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
@@ -64,7 +64,7 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   const report = await verifyIntegrity(to, source.service.spec, codec)
   t.same(report.problems, [], 'the target verifies clean: every _hash and the chain intact')
   t.equal(report.entries, result.tables['_audit'])
-  await t.rejects(copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }), CopyRefused, 'a non-empty target is refused')
+  await t.rejects(copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }), { name: 'OperatorError', code: 'COPY_REFUSED' }, 'a non-empty target is refused')
   await t.rejects(copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }), /no está vacía/)
 
   // 3. The service on the target (same secrets) serves the same data and carries on.

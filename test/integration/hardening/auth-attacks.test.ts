@@ -87,31 +87,7 @@ t.test('D7, D21: mass assignment of metadata and of account fields is ignored or
     assertError(t, await api.request('PUT', `/usuarios/${agente.id}`, { token: agente.token, body }), 403, 'Sin permisos para esta operación', JSON.stringify(body))
 })
 
-t.test('brute force on one username is locked beyond the per-IP limit, known or unknown alike', async (t) => {
-  let now = Date.parse('2026-11-22T10:00:00Z')
-  const api = await startTestApi(t, { clock: () => new Date(now), env: { LOGIN_MAX_FAILURES: '5', LOGIN_LOCK_SECONDS: '300' } })
-  await api.userWithRole('consulta') // consulta_1 / password-consulta-1
-  const login = (username: string, password: string) => api.request('POST', '/auth/login', { body: { username, password } })
-  for (const username of ['consulta_1', 'nadie']) {
-    for (let i = 0; i < 5; i += 1) assertError(t, await login(username, `wrong-${i}`), 401, 'Credenciales inválidas', `${username} failure ${i + 1}`)
-    const locked = await login(username, username === 'nadie' ? 'x' : 'password-consulta-1')
-    assertError(t, locked, 429, 'Demasiadas solicitudes', `${username} locked`)
-    t.equal(locked.headers['retry-after'], '300')
-    t.match(locked.body.details, [{ field: 'username', message: /intentos fallidos/ }])
-  }
-  t.equal((await login(ADMIN.username, ADMIN.password)).status, 200, 'other usernames are unaffected (the IP is not locked)')
-  now += 301_000
-  t.equal((await login('consulta_1', 'password-consulta-1')).status, 200, 'after the lock the right password works')
-  for (let i = 0; i < 5; i += 1) await login('consulta_1', 'wrong')
-  t.equal((await login('consulta_1', 'wrong')).status, 429, 'a success reset the count; five new failures lock again')
-  now += 301_000
-  t.equal((await login('consulta_1', 'wrong')).status, 401, 'after the lock one more try is answered')
-  const again = await login('consulta_1', 'password-consulta-1')
-  t.equal(again.status, 429, 'but a failure right after a lock locks again at once')
-  t.equal(again.headers['retry-after'], '600', 'for twice as long')
-  const audit = await api.request('GET', '/auditoria?accion=login_fallido&limit=1000', { token: await api.adminToken() })
-  t.ok(audit.body.data.total >= 14, 'every refused attempt, locked ones included, is audited as login_fallido (D18)')
-})
+// Brute force on one username: test/integration/auth/login-protection.test.ts (issue #13 item 2).
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
 

@@ -24,7 +24,8 @@ function valueOf(module: string, field: string, type: string, i: number): string
 
 const rotate = (api: TestApi, onBatch?: (p: { module: string; rewritten: number }) => void) =>
   rotateEncryption({
-    database: api.service.database, spec: api.service.spec, codec: api.service.codec, activeKeyId: api.service.keyring.activeId,
+    database: api.service.database, spec: api.service.spec, codec: api.service.codec, changes: api.service.changes,
+    activeKeyId: api.service.keys.targetId,
     timezone: api.service.spec.service.timezone, clock: () => new Date(), batchSize: BATCH, ...(onBatch === undefined ? {} : { onBatch }),
   })
 
@@ -74,7 +75,8 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   // 2. New key active, old key decrypting; the rotation dies after about half the batches.
   const env = { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey }
   const first = await startTestApi(t, { dataDir, env })
-  t.equal(first.service.keyring.activeId, newId)
+  t.equal(first.service.keys.targetId, newId, 'the configured first key is where the rotation goes')
+  t.equal(first.service.keyring.activeId, oldId, 'issue #13: until the rotation, writes stay under the active key')
   let seen = 0
   await t.rejects(rotate(first, ({ rewritten }) => {
     seen = rewritten
