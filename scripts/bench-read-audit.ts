@@ -23,7 +23,7 @@ for (let i = 0; i < 500; i++) {
   const r = await service.store.create(spec, {
     denunciante_nombre: `Persona ${i}`, denunciante_dni: `${10000000 + i}X`, denunciante_telefono: '600000000',
     denunciante_domicilio: `Calle ${i}`, tipo: 'hurto', fecha_hechos: '2026-11-20 10:00:00', lugar_hechos: 'Plaza', descripcion: 'x',
-  }, { actor: 'bench', reveal: false })
+  }, { actor: 'bench', reveal: false, user: null })
   ids.push(String(r['_id']))
 }
 const inject = (token: string, id: string) => service.app.inject({ method: 'GET', url: `/api/denuncias/${id}`, headers: { authorization: `Bearer ${token}` } })

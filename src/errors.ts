@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'ROUTE_NOT_FOUND'
   | 'UNIQUE_CONFLICT'
   | 'VERSION_CONFLICT'
+  | 'TRANSITION_NOT_ALLOWED'
+  | 'READ_ONLY_IN_STATE'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -62,6 +64,8 @@ export const MESSAGES = {
   recordNotFound: 'Registro no encontrado',
   routeNotFound: 'Ruta no encontrada',
   versionConflict: 'Conflicto de versión',
+  transitionNotAllowed: 'Transición de estado no permitida',
+  readOnlyInState: 'Campo no modificable en el estado actual del registro',
   bodyTooLarge: 'La solicitud supera el tamaño máximo permitido',
   unsupportedMediaType: 'Tipo de contenido no admitido: envíe application/json',
   rateLimited: 'Demasiadas solicitudes',
@@ -83,7 +87,32 @@ export const noToken = (): AppError => new AppError('UNAUTHENTICATED', 401, MESS
 export const invalidToken = (cause?: unknown): AppError =>
   new AppError('INVALID_TOKEN', 401, MESSAGES.invalidToken, { cause })
 export const badCredentials = (): AppError => new AppError('BAD_CREDENTIALS', 401, MESSAGES.badCredentials)
-export const forbidden = (): AppError => new AppError('FORBIDDEN', 403, MESSAGES.forbidden)
+/** 403; `details` names the permission or rule that refused, never a field's value (issues #14, #18). */
+export const forbidden = (details?: readonly ErrorDetail[]): AppError =>
+  new AppError('FORBIDDEN', 403, MESSAGES.forbidden, details === undefined ? {} : { details })
+
+/** The detail of a 403 for a missing permission: `field` is 'permiso'. */
+export const missingPermission = (permission: string, role: string): AppError =>
+  forbidden([{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${permission}'` }])
+
+/** A move of a workflow (issue #14): details name the field, the current state and the allowed next states. */
+export const transitionNotAllowed = (field: string, current: string, allowed: readonly string[], role: string): AppError =>
+  new AppError('TRANSITION_NOT_ALLOWED', 409, MESSAGES.transitionNotAllowed, {
+    details: [{ field, message: `Estado actual '${current}'; ` + (allowed.length === 0
+      ? `el rol '${role}' no puede cambiarlo desde este estado`
+      : `estados siguientes permitidos para el rol '${role}': ${allowed.join(', ')}`) }],
+  })
+
+/** A new record in a state the workflow does not create records in (issue #14, D6). */
+export const creationStateNotAllowed = (field: string, allowed: readonly string[]): AppError =>
+  new AppError('TRANSITION_NOT_ALLOWED', 409, MESSAGES.transitionNotAllowed, {
+    details: [{ field, message: `Un registro nuevo solo puede crearse en: ${allowed.join(', ')}` }],
+  })
+
+export const readOnlyInState = (fields: readonly string[], state: string): AppError =>
+  new AppError('READ_ONLY_IN_STATE', 409, MESSAGES.readOnlyInState, {
+    details: fields.map((field) => ({ field, message: `'${field}' no se puede modificar con el registro en estado '${state}'` })),
+  })
 export const recordNotFound = (): AppError => new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordNotFound)
 export const routeNotFound = (): AppError => new AppError('ROUTE_NOT_FOUND', 404, MESSAGES.routeNotFound)
 

@@ -1,7 +1,9 @@
 // `records serve` (and `npm start`): settings -> openService -> listen, and a clean stop
 // on SIGTERM/SIGINT. Failing to start throws: the caller prints the reason and exits 1.
-import { openService } from './service.js'
+import { createPrettyStream, resolveLogFormat } from './console-log.js'
+import { openService, serviceVersion } from './service.js'
 import { loadDotEnv, loadSettings } from './settings.js'
+import { bannerLines, loginCommand } from './start-banner.js'
 
 /** How long a stop waits for requests in flight before it gives up. */
 const SHUTDOWN_GRACE_MS = 30_000
@@ -9,7 +11,10 @@ const SHUTDOWN_GRACE_MS = 30_000
 export async function serve(): Promise<void> {
   loadDotEnv()
   const settings = loadSettings()
-  const service = await openService(settings, { logger: { level: settings.logLevel } })
+  const format = resolveLogFormat(settings.logFormat, process.stdout.isTTY === true)
+  const color = process.stdout.isTTY === true
+  const stream = format === 'pretty' ? { stream: createPrettyStream(process.stdout, { color }) } : {}
+  const service = await openService(settings, { logger: { level: settings.logLevel, ...stream } })
   const log = service.app.log
   for (const name of settings.generated)
     log.warn(`${name} no estaba configurado: se ha generado uno en ${settings.dataDir} (permisos 0600). Configure ${name} en producción.`)
@@ -18,14 +23,24 @@ export async function serve(): Promise<void> {
   for (const step of service.migrated) log.debug({ step }, 'migración aplicada')
   const address = await service.app.listen({ port: settings.port, host: settings.host })
   const base = `${address}${settings.basePath === '/' ? '' : settings.basePath}`
-  log.info(`Servicio disponible en ${base} (base de datos ${service.database.location})`)
-  if (service.initialAdmin !== undefined) {
-    const { username, password } = service.initialAdmin
-    log.warn(password === undefined
-      ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
-      : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. Se muestra solo esta vez: cámbiela.`)
+  const username = service.initialAdmin?.username ?? settings.adminUsername
+  const password = service.initialAdmin?.password
+  if (format === 'pretty') {
+    const created = service.initialAdmin !== undefined
+    const database = service.database.location
+    const banner = bannerLines({ base, version: serviceVersion(), database, username, password, created })
+    process.stdout.write(`${banner.join('\n')}\n`)
+  } else {
+    // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2).
+    const urls = { docs: `${base}/docs`, health: `${base}/health` }
+    log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
+    if (service.initialAdmin !== undefined)
+      log.info(password === undefined
+        ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
+        : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. `
+          + 'Se muestra solo esta vez: cámbiela.')
+    log.info(`Inicie sesión: ${loginCommand(base, username, password)}`)
   }
-  log.info(`Inicie sesión: curl -X POST ${base}/auth/login -H 'content-type: application/json' -d '{"username":"…","password":"…"}'`)
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -18,6 +18,7 @@ import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/login-failures.js'
 import { openEngine } from './engine.js'
+import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -63,7 +64,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
   // Any other required text field of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
     if (field.def.required && values[field.name] === undefined && field.def.type === 'string') values[field.name] = 'Administrador inicial'
-  await store.create(accounts.spec, values, { actor: 'sistema', reveal: false })
+  await store.create(accounts.spec, values, { actor: 'sistema', reveal: false, user: null })
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
 }
 
@@ -114,6 +115,9 @@ export async function openService(settings: Settings, options: OpenServiceOption
   let redis: Redis | undefined
   const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))
   const onRedisError = redisOutage(() => app?.log)
+  const schemaWatch = createSchemaWatch({
+    modulesFile: settings.modulesFile, modules: spec.modules, database, warn: (message) => app?.log.warn(message),
+  })
   try {
     redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
@@ -140,6 +144,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       logger: options.logger ?? false,
       clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
+      schemaDrift: () => schemaWatch.check(),
     })
     app = built
     // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
@@ -155,6 +160,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
         return engine.keyring
       },
       async close() {
+        schemaWatch.close()
         await heartbeat.stop()
         await built.close()
         await closeRedis()
@@ -162,6 +168,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       },
     }
   } catch (error) {
+    schemaWatch.close()
     await closeRedis()
     await engine.close()
     throw error

@@ -41,6 +41,8 @@ export interface Settings {
   /** Brute-force slowing per username and address, with a per-username alert (issue #13 item 2). */
   readonly loginProtection: LoginProtectionSettings
   readonly logLevel: string
+  /** LOG_FORMAT: readable lines or JSON; `auto` (unset) is readable on a terminal only (issue #18). */
+  readonly logFormat: 'pretty' | 'json' | 'auto'
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
 }
@@ -60,6 +62,12 @@ function corsOrigins(raw: string | undefined): string[] {
   const bad = origins.filter((o) => o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o))
   if (bad.length > 0) throw settingInvalid(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
   return origins
+}
+
+function logFormatOf(raw: string | undefined): Settings['logFormat'] {
+  if (raw === undefined || raw === '') return 'auto'
+  if (raw === 'pretty' || raw === 'json') return raw
+  throw new Error(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
 }
 
 /** Reads `file` or creates it with a fresh secret, readable by the owner only. */
@@ -127,6 +135,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
       windowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 86_400),
     },
     logLevel: env['LOG_LEVEL'] || 'info',
+    logFormat: logFormatOf(env['LOG_FORMAT']),
     generated,
   }
 }

@@ -7,6 +7,7 @@ import { openEngine, type Engine } from '../app/engine.js'
 import { loadSettings, type Settings } from '../app/settings.js'
 import { type CommandInput } from './command.js'
 import { commandFailed, readAuditUnwritten } from '../errors.js'
+import type { ActingUser } from '../records/acting-user.js'
 
 export interface Environment extends Engine {
   /** Who the audit chain names for writes made from the command line. */
@@ -59,6 +60,14 @@ export async function withEnvironment<T>(input: CommandInput, work: (env: Enviro
   } finally {
     await env.close()
   }
+}
+
+/** The user a command acts as (`--as`): their role's scopes and field rules apply (issue #14). */
+export async function actingUserNamed(env: Environment, username: string): Promise<ActingUser> {
+  const credentials = await env.accounts.credentials(username)
+  const account = credentials === undefined ? undefined : await env.accounts.activeAccount(credentials.id)
+  if (account === undefined) throw commandFailed(`No hay un usuario activo '${username}'`)
+  return { id: account.id, role: account.role, fields: account.fields }
 }
 
 /** The module named on the command line, or a one-line reason listing the modules. */

@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync'
 import type { ModuleSpec } from '../compile/types.js'
 import { commandFailed } from '../errors.js'
 import { cellValue } from './cell-value.js'
+import { restoreFormula } from './csv-formula.js'
 
 export type ImportFormat = 'csv' | 'jsonl'
 
@@ -13,8 +14,20 @@ export interface ImportRow {
   readonly problem?: string
 }
 
+/**
+ * `;` or `,`, from the header: field names contain neither, so whichever the first line has more
+ * of separates the columns. A spreadsheet in a Spanish locale saves CSV with `;` (issue #18).
+ */
+export function delimiterOf(text: string): ';' | ',' {
+  const header = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? ''
+  const count = (c: string) => header.split(c).length - 1
+  return count(';') > count(',') ? ';' : ','
+}
+
 function csvRows(spec: ModuleSpec, text: string): ImportRow[] {
-  const records = parse(text, { bom: true, info: true, relax_column_count: true, skip_empty_lines: true }) as unknown as { record: string[]; info: { lines: number } }[]
+  const delimiter = delimiterOf(text)
+  const options = { bom: true, info: true, relax_column_count: true, skip_empty_lines: true, delimiter } as const
+  const records = parse(text, options) as unknown as { record: string[]; info: { lines: number } }[]
   const [header, ...data] = records
   if (header === undefined) return []
   const names = header.record.map((n) => n.trim())
@@ -25,7 +38,12 @@ function csvRows(spec: ModuleSpec, text: string): ImportRow[] {
       return { line, problem: `La fila tiene ${record.length} columnas y la cabecera ${names.length}` }
     const body: Record<string, unknown> = {}
     names.forEach((name, i) => {
-      const value = cellValue(spec.fieldsByName.get(name), record[i] ?? '')
+      const field = spec.fieldsByName.get(name)
+      let text = restoreFormula(record[i] ?? '')
+      // The same spreadsheet writes decimals with a comma: 12,5.
+      const decimalComma = delimiter === ';' && field?.def.type === 'decimal' && /^-?\d+,\d+$/.test(text.trim())
+      if (decimalComma) text = text.replace(',', '.')
+      const value = cellValue(field, text)
       if (value !== undefined) body[name] = value
     })
     return { line, body }

@@ -4,12 +4,13 @@ import { parseArgs } from 'node:util'
 import { isAppError, isOperatorError, usageError, USAGE_EXIT } from '../errors.js'
 import { loadDotEnv } from '../app/settings.js'
 import type { Command } from './command.js'
-import { findCommand, loadCommands } from './registry.js'
+import { findCommand, loadCommands, loadCommandsFor } from './registry.js'
+import { packageVersion } from './version.js'
 
 function overview(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length))
   return [
-    'Uso: records <orden> [opciones]   (records <orden> --help para el detalle)',
+    'Uso: records <orden> [opciones]   (records <orden> --help para el detalle; records --version)',
     '',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
@@ -27,11 +28,15 @@ export function describeFailure(error: unknown): string {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
-  const commands = await loadCommands()
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    process.stdout.write(`records ${packageVersion()}\n`)
+    return 0
+  }
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    process.stdout.write(`${overview(commands)}\n`)
+    process.stdout.write(`${overview(await loadCommands())}\n`)
     return argv.length === 0 ? USAGE_EXIT : 0
   }
+  const commands = await loadCommandsFor(argv)
   const found = findCommand(commands, argv)
   if (found === undefined) throw usageError(`Orden desconocida '${argv.slice(0, 2).join(' ')}'. Vea records --help`)
   const { command, rest } = found

@@ -1,5 +1,7 @@
 // One module definition in, its compiled spec out: fields, table, schemas, permissions, routes.
 import type { Action, FieldDef, ModuleDef } from '../config/types.js'
+import { compileAccess, compileWorkflow } from './access.js'
+import { fieldNotes, withFieldNotes } from './access-notes.js'
 import { FIELD_TYPES, type SchemaContext } from './field-types.js'
 import { blindIndexColumnOf } from './metadata.js'
 import { modulePermissions } from './permissions.js'
@@ -49,19 +51,28 @@ function compileRoutes(permissions: Readonly<Record<Action, string>>): RouteSpec
 export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpec {
   const fields = def.fields.map((f) => compileField(f, context))
   const permissions = modulePermissions(def.name)
+  const fieldsByName = new Map(fields.map((f) => [f.name, f]))
+  const access = compileAccess(def, fieldsByName)
+  const workflow = compileWorkflow(def)
+  const schemas = compileSchemas(fields, def.prefix)
+  const notes = fieldNotes(access, workflow)
   return {
     def,
     name: def.name,
     prefix: def.prefix,
     fields,
-    fieldsByName: new Map(fields.map((f) => [f.name, f])),
+    fieldsByName,
     encryptedFields: fields.filter((f) => f.encrypted),
     requiredFields: def.fields.filter((f) => f.required).map((f) => f.name),
     stateField: def.fields.find((f) => f.state)?.name,
     defaults: compileDefaults(def),
     table: compileTable(def.name, fields, def.indexes),
-    schemas: compileSchemas(fields, def.prefix),
+    // The access rules noted on the fields of the schemas that validate and document requests (#14).
+    schemas: { ...schemas, create: withFieldNotes(schemas.create, notes), update: withFieldNotes(schemas.update, notes),
+      record: withFieldNotes(schemas.record, notes) },
     permissions,
     routes: compileRoutes(permissions),
+    access,
+    workflow,
   }
 }

@@ -1,5 +1,6 @@
 // The whole configuration compiled: every module, every role, the accounts module.
 import { ACTIONS, type ModulesConfig } from '../config/types.js'
+import { userFieldsOf } from './access.js'
 import { compileModule } from './module.js'
 import { compileRole, permissionName, type Namespace } from './permissions.js'
 import type { ModuleSpec, ServiceSpec } from './types.js'
@@ -20,7 +21,11 @@ export function compileService(config: ModulesConfig): ServiceSpec {
     modules,
     moduleByName,
     roles: new Map(config.roles.map((r) => [r.name, compileRole(r, namespaces)])),
-    accounts: { ...config.service.accounts, spec: accountsModule },
+    accounts: {
+      ...config.service.accounts,
+      spec: accountsModule,
+      userFields: userFieldsOf(config.modules, accountsModule.fields.filter((f) => !f.writeOnly).map((f) => f.name)),
+    },
     audit: { path: auditPath, permission: permissionName(auditPath, 'ver') },
   }
 }

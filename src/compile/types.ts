@@ -85,6 +85,45 @@ export interface ModuleSpec {
   readonly schemas: ModuleSchemas
   readonly permissions: Readonly<Record<Action, string>>
   readonly routes: readonly RouteSpec[]
+  /** Need to know per role (issue #14); a role absent here acts on the whole module. */
+  readonly access: ReadonlyMap<string, AccessSpec>
+  readonly workflow: WorkflowSpec | undefined
+}
+
+/** A value a scope compares with: literals (any of them) or an attribute of the acting user. */
+export type ScopeValueSpec = { readonly literals: readonly unknown[] } | { readonly user: string }
+
+/** A record scope as data: `db/` turns it into SQL per dialect once the user is known. */
+export type ScopeSpec =
+  | { readonly kind: 'any' | 'all'; readonly of: readonly ScopeSpec[] }
+  | { readonly kind: 'match'; readonly field: string; readonly column: string; readonly storage: StorageKind; readonly value: ScopeValueSpec }
+
+export interface AccessSpec {
+  readonly role: string
+  /** The records the role sees and acts on; undefined: all of them. */
+  readonly scope: ScopeSpec | undefined
+  /** And-ed with `scope` for editar and eliminar. */
+  readonly writeScope: ScopeSpec | undefined
+  readonly cannotRead: ReadonlySet<string>
+  readonly cannotWrite: ReadonlySet<string>
+  readonly defaults: readonly { readonly field: string; readonly value: { readonly literal: unknown } | { readonly user: string } }[]
+}
+
+export interface MoveSpec {
+  /** Undefined: every role that may edit the module. */
+  readonly roles: ReadonlySet<string> | undefined
+  readonly requires: readonly string[]
+}
+
+export interface WorkflowSpec {
+  readonly field: string
+  readonly states: readonly string[]
+  readonly createIn: readonly string[]
+  readonly final: ReadonlySet<string>
+  /** from -> to -> who and what. */
+  readonly moves: ReadonlyMap<string, ReadonlyMap<string, MoveSpec>>
+  /** state -> fields that cannot change while the record is in it. */
+  readonly readonlyIn: ReadonlyMap<string, readonly string[]>
 }
 
 export interface RoleSpec {
@@ -98,6 +137,8 @@ export interface RoleSpec {
 
 export interface AccountsSpec extends AccountsDef {
   readonly spec: ModuleSpec
+  /** Account fields that access rules name as `$user.<field>`: loaded with the account (issue #14). */
+  readonly userFields: readonly string[]
 }
 
 export interface ServiceSpec {

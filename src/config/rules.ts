@@ -1,5 +1,6 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
+import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
 import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
 import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
@@ -18,7 +19,6 @@ const typesWhere = (test: (d: FieldDeclaration) => boolean): string => {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} o ${names.at(-1)}`
 }
 
-type Report = (path: readonly (string | number)[], message: string, atKey?: boolean) => void
 
 function defaultFits(field: FieldDef): boolean {
   const value = field.default
@@ -51,6 +51,24 @@ function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
       report(at(key), `${name}: '${key}' solo se admite en campos ${typesWhere((d) => d.bounds === 'text')}.`)
   if (field.renamedFrom !== undefined && mod.fields.some((f) => f.name === field.renamedFrom))
     report(at('renamed_from'), `${name}: 'renamed_from' nombra un campo que todavía existe (${field.renamedFrom}).`)
+  checkRenamedValues(field, name, at('renamed_values'), report)
+}
+
+/** `renamed_values: { old: new }`: each new value in the enum, each old one out of it. */
+function checkRenamedValues(field: FieldDef, name: string, at: readonly string[], report: Report): void {
+  if (field.renamedValues === undefined) return
+  if (field.enum === undefined) {
+    report(at, `${name}: 'renamed_values' solo se admite en campos con 'enum'.`)
+    return
+  }
+  for (const [from, to] of Object.entries(field.renamedValues)) {
+    if (field.enum.includes(from))
+      report([...at, from], `${name}: 'renamed_values' renombra '${from}', que sigue en el enum: quítelo del enum.`,
+        true)
+    if (!field.enum.includes(to))
+      report([...at, from],
+        `${name}: 'renamed_values' renombra '${from}' a '${to}', que no está en el enum.${didYouMean(to, field.enum)}`)
+  }
 }
 
 /** A field renamed away (`renamed_from`) is still named by its old name somewhere. */
@@ -165,5 +183,7 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkModules(config, report)
   checkRoles(config, report)
   checkAccounts(config, report)
+  checkAccess(config, report)
+  checkWorkflows(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }

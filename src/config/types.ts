@@ -28,6 +28,8 @@ export interface FieldDef {
   readonly pattern?: string
   readonly format?: 'email' | 'uri'
   readonly renamedFrom?: string
+  /** Enum values renamed since the last migration, old -> new (issue #18 item 6). */
+  readonly renamedValues?: Readonly<Record<string, string>>
 }
 
 export interface ModuleDef {
@@ -38,6 +40,59 @@ export interface ModuleDef {
   readonly fields: readonly FieldDef[]
   /** Composite indexes: each lists two or more field names, in index order (issue #7). */
   readonly indexes: readonly (readonly string[])[]
+  /** Need to know per role (issue #14): record scopes and field rules; roles not named are module-wide. */
+  readonly access?: readonly AccessDef[]
+  /** The state field's workflow (issue #14); undefined: any state to any state, as before. */
+  readonly workflow?: WorkflowDef
+}
+
+/** Where a part of modules.yaml was written, for problems found after parsing. */
+export type DefPath = readonly (string | number)[]
+
+/** `$user.<attribute>` in modules.yaml: the acting user's id, role or a field of their account. */
+export interface UserRefDef {
+  readonly user: string
+}
+
+export type LiteralDef = string | number | boolean | null
+
+/** A value a condition compares with: literals (a list means any of them) or the acting user's attribute. */
+export type ConditionValueDef = LiteralDef | readonly LiteralDef[] | UserRefDef
+
+/** A condition on a record and the acting user: `any` (or), `all` (and), or one field matching a value. */
+export type ConditionDef =
+  | { readonly any: readonly ConditionDef[] }
+  | { readonly all: readonly ConditionDef[] }
+  | { readonly field: string; readonly value: ConditionValueDef; readonly at: DefPath }
+
+export interface AccessDef {
+  readonly role: string
+  /** The records this role sees and acts on. */
+  readonly scope?: ConditionDef
+  /** Narrows editing and deleting further (and-ed with `scope`). */
+  readonly writeScope?: ConditionDef
+  readonly cannotRead: readonly string[]
+  readonly cannotWrite: readonly string[]
+  /** Values filled on create when the request does not send them (may name the acting user). */
+  readonly defaults: readonly { readonly field: string; readonly value: ConditionValueDef }[]
+}
+
+export interface MoveDef {
+  /** States the move leaves from; `*` is every state that is not final. */
+  readonly from: readonly string[]
+  readonly to: readonly string[]
+  /** Roles allowed to make the move; undefined: every role that may edit the module. */
+  readonly roles?: readonly string[]
+  /** Fields that must hold a value after the move. */
+  readonly requires: readonly string[]
+}
+
+export interface WorkflowDef {
+  /** States a record may be created in through the API; default: the first state (D6). */
+  readonly createIn?: readonly string[]
+  readonly moves: readonly MoveDef[]
+  readonly final: readonly string[]
+  readonly readonly: readonly { readonly fields: readonly string[]; readonly in: readonly string[] }[]
 }
 
 export interface RoleDef {

@@ -1,8 +1,9 @@
 // modules.yaml text -> a typed ModulesConfig, or every problem found (shape first, then rules).
 import type { ConfigProblem } from '../errors.js'
+import { toAccess, toWorkflow } from './access-defs.js'
 import { checkRules } from './rules.js'
 import { validateShapeOf } from './schema-problems.js'
-import type { FieldDef, FieldType, ModuleDef, ModulesConfig, RoleDef } from './types.js'
+import type { FieldDef, FieldType, ModuleDef, ModulesConfig, RoleDef, WorkflowDef } from './types.js'
 import { parseYamlSource } from './yaml-source.js'
 
 export type ValidationResult =
@@ -33,6 +34,7 @@ function toField(name: string, raw: Raw): FieldDef {
     ...optional('pattern'),
     ...optional('format'),
     ...optional('renamed_from', 'renamedFrom'),
+    ...optional('renamed_values', 'renamedValues'),
   }
 }
 
@@ -52,6 +54,8 @@ function toConfig(raw: Raw): ModulesConfig {
       ...(mod['description'] === undefined ? {} : { description: mod['description'] as string }),
       fields: Object.entries(asRaw(mod['fields'])).map(([fieldName, field]) => toField(fieldName, asRaw(field))),
       indexes: (mod['indexes'] as string[][] | undefined) ?? [],
+      access: toAccess(name, mod['access']),
+      ...(mod['workflow'] === undefined ? {} : { workflow: toWorkflow(mod['workflow']) as WorkflowDef }),
     }
   })
   return {

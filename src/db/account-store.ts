@@ -17,6 +17,8 @@ export interface Account {
   readonly role: string
   /** `_id`, the profile fields of modules.yaml and `_created` (spec 2.9). */
   readonly profile: Readonly<Record<string, unknown>>
+  /** The account fields access rules name as `$user.<field>` (issue #14). */
+  readonly fields: Readonly<Record<string, unknown>>
 }
 
 export interface AccountStore {
@@ -69,12 +71,14 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
   }
 
   async function loadAccount(id: string): Promise<Account | undefined> {
-    const row = await live().select([META.id, META.created, accounts.role, accounts.active, ...accounts.profile]).where(META.id, '=', id).executeTakeFirst()
+    const columns = [...new Set([META.id, META.created, accounts.role, accounts.active, ...accounts.profile, ...accounts.userFields])]
+    const row = await live().select(columns).where(META.id, '=', id).executeTakeFirst()
     if (row === undefined || !isActive(row)) return undefined
     return {
       id,
       role: String(row[accounts.role]),
       profile: { [META.id]: id, ...Object.fromEntries(accounts.profile.map((f) => [f, row[f] ?? null])), [META.created]: row[META.created] },
+      fields: Object.fromEntries(accounts.userFields.map((f) => [f, row[f] ?? null])),
     }
   }
 

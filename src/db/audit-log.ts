@@ -5,7 +5,7 @@ import { sha256Hex } from './canonical.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { preparedQuery } from './prepared.js'
 
-export type AuditAction = 'crear' | 'editar' | 'eliminar' | 'consultar' | 'recifrar' | 'migrar'
+export type AuditAction = 'crear' | 'importar' | 'editar' | 'eliminar' | 'consultar' | 'recifrar' | 'migrar'
   | 'login' | 'login_fallido' | 'login_alerta' | 'logout'
 
 export interface AuditEvent {

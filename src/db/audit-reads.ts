@@ -8,10 +8,11 @@ import type { RecordStore, RecordStoreOptions } from './record-store.js'
 
 export type AuditReads = Pick<RecordStore, 'history' | 'auditTrail'>
 
-export function createAuditReads({ database: { db } }: RecordStoreOptions): AuditReads {
+export function createAuditReads({ database: { db, dialect } }: RecordStoreOptions): AuditReads {
   return {
-    async history(spec, id) {
-      const exists = await recordQuery(db, spec, { includeDeleted: true })
+    async history(spec, id, { user }) {
+      // Deleted records included (D25), but only those in the reader's scope (issue #14).
+      const exists = await recordQuery(db, spec, { includeDeleted: true, user, dialect })
         .select(META.id).where(META.id, '=', id).executeTakeFirst()
       if (exists === undefined) throw recordNotFound()
       const rows = await db.selectFrom(SYSTEM_TABLES.audit).selectAll()

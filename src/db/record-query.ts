@@ -1,21 +1,40 @@
 // THE one place where a query over a module's records starts: list, its total, get, history and
 // the row a write locks all begin here, so a condition that must hold for every read or write of
-// a module (today: not deleted) is added once, here, and no path can forget it.
+// a module (not deleted; the caller's record scope, issue #14) is added once, here, and no path
+// can forget it.
 import type { SelectQueryBuilder } from 'kysely'
 import { META } from '../compile/metadata.js'
+import type { Dialect } from '../compile/field-types.js'
 import type { ModuleSpec } from '../compile/types.js'
+import { resolveScope, type ScopeAction } from '../records/scope.js'
+import type { ActingUser } from '../records/acting-user.js'
 import type { Db, DynamicDb } from './database.js'
+import { scopeCondition } from './scope-sql.js'
 
 export interface RecordQueryOptions {
   /** History reads the records deleted too (D25); every other read sees live records only (D10). */
   readonly includeDeleted?: boolean
+  /**
+   * The records `user` may read (or change, `action: 'write'`) under their role's scope: a WHERE
+   * of the same SQL on both databases, never a filter after the query (issue #14). Null: no scope.
+   */
+  readonly user: ActingUser | null
+  readonly action?: ScopeAction
+  /** Where the scope's literal values are converted for the column (booleans, numbers). */
+  readonly dialect: Dialect
 }
 
 /** A query over one module's table with nothing selected yet. */
 export type RecordQuery = SelectQueryBuilder<DynamicDb, string, {}>
 
 /** The records of `spec` a read may see, before its own filters, columns, order and page. */
-export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOptions = {}): RecordQuery {
+export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOptions): RecordQuery {
   const all = db.selectFrom(spec.table.name)
-  return options.includeDeleted === true ? all : all.where(META.deleted, 'is', null)
+  const records = options.includeDeleted === true ? all : all.where(META.deleted, 'is', null)
+  const scope = resolveScope(spec, options.user, options.action ?? 'read')
+  return scope === undefined ? records : records.where((eb) => scopeCondition(eb, scope, options.dialect))
 }
+
+/** Whether `user` has a scope in `spec` (a prepared statement without one serves the others). */
+export const isScoped = (spec: ModuleSpec, user: ActingUser | null, action: ScopeAction = 'read'): boolean =>
+  resolveScope(spec, user, action) !== undefined

@@ -2,11 +2,13 @@
 // values are decrypted or masked per caller (D15); a read that decrypts is audited.
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
+import { hiddenFields, withoutHidden } from '../records/field-rules.js'
+import { resolveScope } from '../records/scope.js'
 import { recordNotFound } from '../errors.js'
 import { generationCache } from './change-watch.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { preparedPerModule } from './prepared.js'
-import { recordQuery } from './record-query.js'
+import { isScoped, recordQuery } from './record-query.js'
 import type { RecordStore, RecordStoreOptions } from './record-store.js'
 import { auditReveal } from './reveal-audit.js'
 
@@ -27,11 +29,12 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
     return cache(key, count)
   }
   const getQuery = preparedPerModule<'id'>((spec, param) =>
-    recordQuery(db, spec).selectAll().where(META.id, '=', param('id')))
+    recordQuery(db, spec, { user: null, dialect: database.dialect }).selectAll().where(META.id, '=', param('id')))
 
   return {
     async list(spec, query, read) {
-      let base = recordQuery(db, spec)
+      // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
+      let base = recordQuery(db, spec, { user: read.user, dialect: database.dialect })
       for (const filter of query.filters) {
         const field = spec.fieldsByName.get(filter.column)
         base = filter.blind
@@ -44,17 +47,21 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       const count = async () => Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([
         page.limit(query.limit).offset(query.offset).execute(),
-        cachedTotal(spec, JSON.stringify(query.filters), count),
+        cachedTotal(spec, JSON.stringify([query.filters, resolveScope(spec, read.user, 'read') ?? null]), count),
       ])
-      const records = rows.map((row) => codec.decode(spec, row, read.reveal))
+      const hidden = hiddenFields(spec, read.user)
+      const records = rows.map((row) => withoutHidden(codec.decode(spec, row, read.reveal), hidden))
       await auditReveal(readAudit, spec, rows, read)
       return { records, total }
     },
 
     async get(spec, id, read) {
-      const row = (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
+      // Outside the caller's scope a record is 404, its existence not revealed (issue #14).
+      const row = isScoped(spec, read.user)
+        ? await recordQuery(db, spec, { user: read.user, dialect: database.dialect }).selectAll().where(META.id, '=', id).executeTakeFirst()
+        : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
-      const record = codec.decode(spec, row, read.reveal)
+      const record = withoutHidden(codec.decode(spec, row, read.reveal), hiddenFields(spec, read.user))
       await auditReveal(readAudit, spec, [row], read)
       return record
     },

@@ -5,6 +5,7 @@
 import type { AuditQuery } from '../records/audit-query.js'
 import type { ListQuery } from '../records/list-query.js'
 import type { ModuleSpec } from '../compile/types.js'
+import type { ActingUser } from '../records/acting-user.js'
 import type { AuditEntry, AuditEvent } from './audit-log.js'
 import { createAuditReads } from './audit-reads.js'
 import type { ChangeWatch } from './change-watch.js'
@@ -22,6 +23,11 @@ export interface ReadOptions {
   readonly reveal: boolean
   /** Who reads: a read that reveals encrypted values is audited in their name. */
   readonly actor: string
+  /**
+   * Whose record scope, field rules and workflow roles apply (issue #14); null: none (the
+   * command line's operator, the service itself). Required so that no caller forgets it.
+   */
+  readonly user: ActingUser | null
 }
 
 export interface WriteOptions extends ReadOptions {
@@ -43,13 +49,14 @@ export interface RecordStore {
   create(spec: ModuleSpec, values: Row, options: WriteOptions): Promise<ApiRecord>
   /**
    * Creates many validated records in ONE transaction, inserted and audited in batches:
-   * all of them or none (bulk import). Same ids, defaults, encryption, hashes and audit as create.
+   * all of them or none (bulk import). Same ids, defaults, encryption and hashes as create; audited as
+   * 'importar', and not held to the workflow's creation states (historical records keep theirs, #14).
    */
   createMany(spec: ModuleSpec, values: readonly Row[], options: BulkWriteOptions): Promise<number>
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
-  /** The audit entries of one record, deleted records included (D25). */
-  history(spec: ModuleSpec, id: string): Promise<AuditEntry[]>
+  /** The audit entries of one record in the reader's scope, deleted records included (D25). */
+  history(spec: ModuleSpec, id: string, options: Pick<ReadOptions, 'user'>): Promise<AuditEntry[]>
   /** The audit trail, newest last (D25). */
   auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */

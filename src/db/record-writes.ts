@@ -4,7 +4,10 @@
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
-import { busy, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
+import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
+import type { ActingUser } from '../records/acting-user.js'
+import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
+import { checkCreation, checkUpdate } from '../records/workflow.js'
 import { appendAudit, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
 import { checkEncryptedUnique } from './encrypted-unique.js'
@@ -61,7 +64,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   }
 
   /** The one insert path of records: ids, metadata, encryption, `_hash` and 'crear' entries. */
-  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date): Promise<Row[]> {
+  async function insertRecords(trx: Db, spec: ModuleSpec, prepared: readonly Row[], actor: string, now: Date,
+    action: 'crear' | 'importar' = 'crear'): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
     await codec.beforeWrite(trx)
@@ -78,7 +82,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       stored[META.hash] = codec.hash(spec, stored)
       rows.push(stored)
       events.push({
-        userId: actor, action: 'crear', module: spec.name, recordId: id, version: 1,
+        userId: actor, action, module: spec.name, recordId: id, version: 1,
         recordHash: String(stored[META.hash]), fields: Object.keys(values).filter((k) => values[k] !== null),
       })
     })
@@ -90,11 +94,20 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     return rows
   }
 
-  /** The live row, locked until commit so a concurrent write waits and then sees it (D13). */
-  async function lockLiveRow(trx: Db, spec: ModuleSpec, id: string): Promise<Row> {
-    const row = await recordQuery(trx, spec).selectAll().where(META.id, '=', id)
+  /**
+   * The live row in the user's scope (else 404, issue #14), locked until commit so a concurrent
+   * write waits and then sees it (D13). Readable but outside a `write_scope`: 403 naming the rule.
+   */
+  async function lockLiveRow(trx: Db, spec: ModuleSpec, id: string, user: ActingUser | null): Promise<Row> {
+    const row = await recordQuery(trx, spec, { user, dialect: database.dialect }).selectAll().where(META.id, '=', id)
       .$if(database.rowLocks, (q) => q.forUpdate()).executeTakeFirst()
     if (row === undefined) throw recordNotFound()
+    if (user !== null && spec.access.get(user.role)?.writeScope !== undefined) {
+      const inside = await recordQuery(trx, spec, { user, action: 'write', dialect: database.dialect })
+        .select(META.id).where(META.id, '=', id).executeTakeFirst()
+      if (inside === undefined)
+        throw forbidden([{ field: 'registro', message: `El rol '${user.role}' no puede modificar este registro (write_scope de ${spec.name})` }])
+    }
     return row
   }
 
@@ -102,16 +115,21 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    * The one change path of a live record (update, remove): lock it, check If-Match (D13), write
    * `change`'s columns with the next version, `_modified*` and `_hash`, and audit it as `action`.
    */
-  function changeRecord(spec: ModuleSpec, id: string, action: 'editar' | 'eliminar', { actor, ifMatch }: WriteOptions,
+  function changeRecord(spec: ModuleSpec, id: string, action: 'editar' | 'eliminar', { actor, ifMatch, user }: WriteOptions,
     change: (current: Row, stamp: string) => Change): Promise<Row> {
     return write(spec, async (trx) => {
       const now = clock()
       const stamp = formatTimestamp(now, timezone)
       await codec.beforeWrite(trx)
-      const current = await lockLiveRow(trx, spec, id)
+      const current = await lockLiveRow(trx, spec, id, user)
       const version = Number(current[META.version])
       if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
       const { columns, fields, values } = change(current, stamp)
+      // The workflow decides on the locked row: moves, their requirements, read-only fields (#14).
+      if (action === 'editar' && values !== undefined) checkUpdate(spec, user, (name) => {
+        const field = spec.fieldsByName.get(name)
+        return field === undefined ? undefined : codec.plainValue(spec, field, current)
+      }, values)
       if (values !== undefined) await checkEncryptedUnique(trx, spec, codec, values, id)
       // Only what changes is written: a value read back is not in the form a column takes (jsonb).
       const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
@@ -139,11 +157,15 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   }
 
   return {
-    async create(spec, values, { actor, reveal }) {
+    async create(spec, values, { actor, reveal, user }) {
       const now = clock()
-      const prepared = await codec.hashPasswords(spec, withDefaults(spec, values, now))
+      // Field rules and the creation state of the workflow (issue #14).
+      checkWritable(spec, user, values)
+      const filled = withDefaults(spec, withUserDefaults(spec, user, values), now)
+      checkCreation(spec, filled)
+      const prepared = await codec.hashPasswords(spec, filled)
       const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
-      return codec.decode(spec, row as Row, reveal, prepared)
+      return withoutHidden(codec.decode(spec, row as Row, reveal, prepared), hiddenFields(spec, user))
     },
 
     async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
@@ -152,7 +174,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         for (let start = 0; start < values.length; start += batchSize) {
           const batch: Row[] = []
           for (const value of values.slice(start, start + batchSize)) batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
-          await insertRecords(trx, spec, batch, actor, now)
+          // Audited as 'importar': an import may keep historical states the API would not create in (#14).
+          await insertRecords(trx, spec, batch, actor, now, 'importar')
           onProgress?.(Math.min(start + batchSize, values.length))
         }
       })
@@ -160,10 +183,11 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     },
 
     async update(spec, id, changes, writeOptions) {
+      checkWritable(spec, writeOptions.user, changes)
       const prepared = await codec.hashPasswords(spec, changes)
       const row = await changeRecord(spec, id, 'editar', writeOptions, (current) =>
         ({ columns: codec.encode(spec, prepared, id), fields: changedFields(spec, current, changes), values: prepared }))
-      const record = codec.decode(spec, row, writeOptions.reveal, prepared)
+      const record = withoutHidden(codec.decode(spec, row, writeOptions.reveal, prepared), hiddenFields(spec, writeOptions.user))
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
       await auditReveal(options.readAudit, spec, [row], writeOptions)
       return record

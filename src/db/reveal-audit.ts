@@ -2,6 +2,7 @@
 // fields, never the values (issue #3); entries go to the batched read-audit log.
 import { META } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
+import { hiddenFields } from '../records/field-rules.js'
 import type { AuditEvent } from './audit-log.js'
 import type { Row } from './database.js'
 import type { ReadAuditLog } from './read-audit.js'
@@ -9,10 +10,12 @@ import type { ReadOptions } from './record-store.js'
 
 /** Audits the records whose encrypted values this read decrypts; a promise when the log asks the read to wait. */
 export function auditReveal(
-  log: ReadAuditLog, spec: ModuleSpec, rows: readonly Row[], { reveal, actor }: ReadOptions,
+  log: ReadAuditLog, spec: ModuleSpec, rows: readonly Row[], { reveal, actor, user }: ReadOptions,
 ): Promise<void> | undefined {
   if (!reveal) return undefined
-  const encrypted = spec.encryptedFields
+  // A field the reader cannot read is not in the answer: not revealed (issue #14).
+  const hidden = hiddenFields(spec, user)
+  const encrypted = hidden === undefined ? spec.encryptedFields : spec.encryptedFields.filter((f) => !hidden.has(f.name))
   if (encrypted.length === 0) return undefined
   const names = encrypted.map((f) => f.name)
   const events: AuditEvent[] = []

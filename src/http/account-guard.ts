@@ -14,6 +14,7 @@ export function guardAccountWrite(
   for (const name of [roles.before, roles.after]) {
     if (typeof name !== 'string') continue
     const target = service.roles.get(name)
-    if (target !== undefined && !roleCovers(auth.role, target)) throw forbidden()
+    if (target !== undefined && !roleCovers(auth.role, target))
+      throw forbidden([{ field: service.accounts.role, message: `El rol '${auth.role.name}' no cubre los permisos del rol '${name}': nadie gestiona cuentas por encima del suyo` }])
   }
 }

@@ -1,5 +1,4 @@
 // Assembles the Fastify app from the compiled service: builds, never listens.
-import fastifyCors from '@fastify/cors'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
@@ -8,6 +7,7 @@ import type { RecordStore } from '../db/record-store.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
+import corsPlugin from './cors.js'
 import { createBodyAjv } from '../records/body-validator.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
@@ -38,6 +38,8 @@ export interface AppDeps {
   readonly logger: FastifyServerOptions['logger']
   readonly clock: () => Date
   readonly ping: () => Promise<void>
+  /** Whether the service still serves the current schema, for /health (issue #18 item 5). */
+  readonly schemaDrift?: () => Promise<object | undefined>
   /** Largest accepted body in bytes (D7: 1 MiB). */
   readonly bodyLimit?: number
   /** Browser origins allowed to call the API (CORS_ORIGINS); empty: no CORS headers at all. */
@@ -51,12 +53,6 @@ export interface AppDeps {
   /** Where failed logins are counted (the database or Redis), and the policy (issue #13 item 2). */
   readonly loginFailures: LoginFailureStore
   readonly loginProtection?: LoginProtectionSettings
-}
-
-/** Headers a browser client may send and read across origins. */
-const CORS_HEADERS = {
-  allowedHeaders: ['authorization', 'content-type', 'if-match', 'x-request-id'],
-  exposedHeaders: ['etag', 'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'],
 }
 
 export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
@@ -105,9 +101,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
   await app.register(securityHeaders, { helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } } })
-  const origins = deps.corsOrigins ?? []
-  if (origins.length > 0)
-    await app.register(fastifyCors, { origin: origins.includes('*') ? '*' : [...origins], methods: ['GET', 'POST', 'PUT', 'DELETE'], maxAge: 600, ...CORS_HEADERS })
+  await app.register(corsPlugin, { origins: deps.corsOrigins ?? [] })
 
   await app.register(rateLimitPlugin, {
     ipPerMinute: deps.rateLimits.ipPerMinute,
@@ -122,7 +116,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
 
   const ajv = createBodyAjv()
   await app.register(async (api) => {
-    await api.register(healthRoutes, { ping: deps.ping })
+    const schemaDrift = deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }
+    await api.register(healthRoutes, { ping: deps.ping, ...schemaDrift })
     const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
     await api.register(docsRoutes, { document, basePath: deps.basePath })
     const login = deps.loginProtection

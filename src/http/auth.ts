@@ -5,7 +5,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { RoleSpec, ServiceSpec } from '../compile/types.js'
 import type { Account, AccountStore } from '../db/account-store.js'
-import { forbidden, invalidToken, noToken } from '../errors.js'
+import { invalidToken, missingPermission, noToken } from '../errors.js'
+import type { ActingUser } from '../records/acting-user.js'
 
 export interface TokenClaims {
   readonly sub: string
@@ -46,10 +47,13 @@ export interface AuthOptions {
   readonly secret: string
 }
 
-/** 403 unless the caller's role holds `permission` (wildcards expanded at compile time). */
+/** 403 naming the permission unless the caller's role holds it (wildcards expanded at compile time). */
 export function requirePermission(auth: AuthContext, permission: string): void {
-  if (!auth.role.granted.has(permission)) throw forbidden()
+  if (!auth.role.granted.has(permission)) throw missingPermission(permission, auth.role.name)
 }
+
+/** The caller as record scopes, field rules and workflows see them (issue #14). */
+export const actingUser = (auth: AuthContext): ActingUser => ({ id: auth.account.id, role: auth.account.role, fields: auth.account.fields })
 
 export const holds = (auth: AuthContext, permission: string): boolean => auth.role.granted.has(permission)
 

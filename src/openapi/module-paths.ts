@@ -3,6 +3,7 @@
 import type { JsonSchema } from '../compile/field-types.js'
 import { FILTERABLE_META, SORTABLE_META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
+import { scopeNote } from './scope-note.js'
 import { createExample, exampleId, recordExample, updateExample } from './examples.js'
 import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenApiObject } from './responses.js'
 
@@ -128,7 +129,8 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     operationId: `${route.operation}_${componentName(spec.name)}`,
     tags: [spec.name],
     summary: `${SUMMARIES[route.operation]} ${spec.name}`,
-    description: `${DESCRIPTIONS[route.operation]}\n\n**Permiso necesario:** \`${route.permission}\`.`,
+    description: [DESCRIPTIONS[route.operation], `**Permiso necesario:** \`${route.permission}\`.`,
+      ...(route.operation === 'create' ? [] : [scopeNote(spec) ?? []].flat())].join('\n\n'),
     'x-permission': route.permission,
     security: [{ bearer: [] }],
     ...(parameters.length === 0 ? {} : { parameters }),

@@ -13,7 +13,7 @@ const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObj
   ({ 'application/json': { schema, ...(example === undefined ? {} : { example }) } })
 
 const AUDIT_ACTIONS =
-  ['crear', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar'] as const
+  ['crear', 'importar', 'editar', 'eliminar', 'login', 'login_fallido', 'login_alerta', 'logout', 'consultar', 'recifrar'] as const
 
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {
@@ -115,7 +115,15 @@ const publicPaths: Paths = {
     description: 'Sin token y sin límite de solicitudes; 503 si la base de datos no responde (D3).', security: [],
     responses: {
       200: { description: 'El servicio y su base de datos responden', content: json(successEnvelope({
-        type: 'object', required: ['status'], properties: { status: { const: 'ok' } },
+        type: 'object', required: ['status'], properties: {
+          status: { const: 'ok' },
+          esquema: {
+            type: 'object', required: ['reinicio_pendiente', 'motivos'],
+            description: 'Solo si el servicio ya no sirve el esquema vigente (modules.yaml cambiado o base de datos '
+              + 'migrada por otro proceso): reinícielo.',
+            properties: { reinicio_pendiente: { const: true }, motivos: { type: 'array', items: { type: 'string' } } },
+          },
+        },
       }), { success: true, data: { status: 'ok' } }) },
       ...errorRefs(['Unavailable']),
     },

@@ -32,8 +32,8 @@ export interface TestApi {
   readonly base: string
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>
   login(username?: string, password?: string): Promise<string>
-  /** Creates an account with `role` through the API and returns a token for it. */
-  userWithRole(role: string): Promise<{ token: string; id: string }>
+  /** Creates an account with `role` (and `extra` account fields, e.g. personal_id) through the API; returns a token for it. */
+  userWithRole(role: string, extra?: Record<string, unknown>): Promise<{ token: string; id: string }>
   create(module: string, body: unknown, token?: string): Promise<any>
   adminToken(): Promise<string>
 }
@@ -104,13 +104,13 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
       admin ??= await api.login()
       return admin
     },
-    async userWithRole(role) {
+    async userWithRole(role, extra = {}) {
       users += 1
       const username = `${role}_${users}`
       const password = `password-${role}-${users}`
       const created = await api.request('POST', '/usuarios', {
         token: await api.adminToken(),
-        body: { username, password, nombre: `Usuario ${role}`, rol: role },
+        body: { username, password, nombre: `Usuario ${role}`, rol: role, ...extra },
       })
       if (created.status !== 201) throw new Error(`user create failed: ${JSON.stringify(created.body)}`)
       return { token: await api.login(username, password), id: created.body.data._id as string }

@@ -9,13 +9,9 @@ import { createBodyAjv, createBodyValidator } from '../../records/body-validator
 import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { moduleNamed, withEnvironment } from '../environment.js'
 import { formatOf, readImportRows } from '../import-rows.js'
+import { describeGroup, groupRejections, hasId, ID_REFUSED, maskedProblem, type Rejected } from '../import-report.js'
 import { createProgress, printJson, printLines } from '../output.js'
 import { findDuplicates } from '../unique-rows.js'
-
-interface Rejected {
-  readonly line: number
-  readonly reason: string
-}
 
 /** The API's error for a body, as one line: message plus details it does not already say. */
 function reasonOf(error: unknown): string {
@@ -41,27 +37,40 @@ const importCommand: Command = {
   name: 'import',
   summary: 'Carga registros de un módulo desde CSV o JSON Lines, con la validación de la API',
   help: `
-Uso: records import <módulo> [fichero|-] [--format csv|jsonl] [--skip-invalid] [--json]
+Uso: records import <módulo> [fichero|-] [--format csv|jsonl] [--new-ids] [--skip-invalid] [--json]
 
 Lee el fichero (o la entrada estándar) y crea un registro por fila con la misma validación,
-valores por defecto, cifrado, índices ciegos, _hash y auditoría ('crear', actor cli:<usuario>)
-que POST /api/<módulo>. CSV: la primera fila nombra los campos; una celda vacía es un campo
-ausente; listas y objetos van como JSON. JSON Lines: un objeto por línea. Las columnas de
-metadatos (_id, _created...) y los valores '***' se ignoran, como en la API: un fichero de
-records export se puede volver a importar.
+valores por defecto, cifrado, índices ciegos, _hash y auditoría ('importar', actor cli:<usuario>)
+que POST /api/<módulo>. CSV: la primera fila nombra los campos, separados por ',' o por ';'
+(se detecta en la cabecera; con ';' los decimales pueden llevar coma); una celda vacía es un
+campo ausente; listas y objetos van como JSON; la ' que records export antepone a un texto que
+empieza por =, +, -, @ se quita. JSON Lines: un objeto por línea. Las demás columnas de
+metadatos (_created, _version...) se ignoran, como en la API. A diferencia de la API, un registro
+puede llegar en cualquier estado de su workflow (registros históricos): queda anotado como 'importar'.
+
+Un fichero de records export se puede volver a importar, con dos condiciones:
+  - trae _id: import siempre crea registros nuevos con identificadores nuevos (no actualiza
+    los existentes); sin --new-ids se niega, para no duplicar sin querer lo que ya existe;
+  - un campo cifrado exportado sin --decrypt vale '***': esas filas se rechazan (el valor no
+    está en el fichero); exporte con --decrypt.
 
 Se comprueban todas las filas antes de escribir: cada fila rechazada se informa con su línea y
-el mensaje que daría la API (también valores repetidos en campos únicos). Si hay alguna, no se
-importa nada, salvo con --skip-invalid, que importa las válidas. La escritura es una sola
-transacción (por lotes): un fallo a mitad no deja nada a medias. En una terminal muestra una
-barra de progreso en la salida de errores.
+el mensaje que daría la API (también valores repetidos en campos únicos); los rechazos del
+mismo tipo se agrupan en una línea con el número de filas y las primeras líneas. Si hay
+alguno, no se importa nada, salvo con --skip-invalid, que importa las válidas. La escritura es
+una sola transacción (por lotes): un fallo a mitad no deja nada a medias. En una terminal
+muestra una barra de progreso en la salida de errores.
 
   --format csv|jsonl   por defecto según la extensión (.jsonl/.json), si no CSV
+  --new-ids            importa un fichero con _id creando registros nuevos (el _id se ignora)
   --skip-invalid       importa las filas válidas y lista las rechazadas
-  --json               {"module", "total", "imported", "rejected": [{line, reason}]}
+  --json               {"module", "total", "imported", "rejected": [{line, reason}],
+                        "groups": [{reason, count, lines}]}
 
 Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada importado).`,
-  options: { ...JSON_OPTION, format: { type: 'string' }, 'skip-invalid': { type: 'boolean' } },
+  options: {
+    ...JSON_OPTION, format: { type: 'string' }, 'skip-invalid': { type: 'boolean' }, 'new-ids': { type: 'boolean' },
+  },
   positionals: { min: 1, max: 2 },
   async run(input) {
     const [moduleName = '', file] = input.positionals
@@ -71,10 +80,12 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
       const spec = moduleNamed(env.spec, moduleName)
       const validator = createBodyValidator(spec, createBodyAjv())
       const rows = readImportRows(spec, text, format)
+      if (!flag(input, 'new-ids') && rows.some((r) => hasId(r.body))) throw commandFailed(ID_REFUSED)
       const rejected: Rejected[] = []
       const valid: { line: number; values: Row }[] = []
       for (const row of rows) {
-        if (row.problem !== undefined) rejected.push({ line: row.line, reason: row.problem })
+        const problem = row.problem ?? maskedProblem(spec, row.body)
+        if (problem !== undefined) rejected.push({ line: row.line, reason: problem })
         else try {
           valid.push({ line: row.line, values: validator.create(row.body) })
         } catch (error) {
@@ -93,9 +104,10 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
         imported = await env.store.createMany(spec, accepted.map((v) => v.values), { actor: env.actor, onProgress: (n) => progress.update(n) })
         progress.finish()
       }
-      if (flag(input, 'json')) printJson(input, { module: spec.name, total: rows.length, imported, rejected })
+      const groups = groupRejections(rejected)
+      if (flag(input, 'json')) printJson(input, { module: spec.name, total: rows.length, imported, rejected, groups })
       else printLines(input, [
-        ...rejected.map((r) => `línea ${r.line}: ${r.reason}`),
+        ...groups.map(describeGroup),
         rejected.length > 0 && !skip
           ? `${rejected.length} de ${rows.length} filas rechazadas: no se ha importado nada (use --skip-invalid para importar las válidas)`
           : `${imported} registros importados en '${spec.name}'${rejected.length > 0 ? `; ${rejected.length} filas rechazadas` : ''}`,

@@ -25,7 +25,7 @@ async function updateAccount(input: CommandInput, changes: (accounts: AccountsSp
   return withEnvironment(input, async (env) => {
     const id = await accountId(env, username)
     const values = validatorOf(env).update(changes(env.spec.accounts))
-    await env.store.update(env.spec.accounts.spec, id, values, { actor: env.actor, reveal: false })
+    await env.store.update(env.spec.accounts.spec, id, values, { actor: env.actor, reveal: false, user: null })
     printLines(input, [`${done}: '${username}' (${id})`])
     return 0
   })
@@ -68,7 +68,7 @@ Ejemplo: printf '%s\\n' "$PASS" | records user add jgarcia --role superadmin \\
         ...fieldArguments(env, (input.values['field'] as unknown[] | undefined) ?? []),
         [accounts.username]: input.positionals[0], [accounts.password]: password, [accounts.role]: role,
       })
-      const record = await env.store.create(accounts.spec, values, { actor: env.actor, reveal: false })
+      const record = await env.store.create(accounts.spec, values, { actor: env.actor, reveal: false, user: null })
       printLines(input, [`Cuenta creada: '${String(record[accounts.username])}' (${String(record[META.id])}) con el rol '${role}'`])
       return 0
     })

@@ -1,5 +1,6 @@
 // `records validate [file]`: modules.yaml loaded and checked exactly as the server does.
 import { resolve } from 'node:path'
+import { unreachableModules } from '../../compile/reach.js'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
 import { formatConfigProblem, isOperatorError } from '../../errors.js'
@@ -16,9 +17,14 @@ Carga y comprueba una definición de módulos (por defecto MODULES_FILE o ./modu
 exactamente como el servidor al arrancar: sintaxis YAML, forma (schema/modules.schema.json)
 y reglas entre módulos. Muestra cada problema como fichero:línea:columna: frase.
 
-  --json   {"valid": bool, "file", "modules", "problems": [{file, line, column, message}]}
+Avisa también, sin que sea un error, de los módulos que solo alcanza un rol con '*.*': un
+módulo nuevo no lo usa un rol que enumera los módulos uno a uno (como administrador) hasta
+que se le añade.
 
-Salida: 0 si es válida, 1 si tiene algún problema.`,
+  --json   {"valid": bool, "file", "modules", "problems": [{file, line, column, message}],
+            "warnings": [{module, message}]}
+
+Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
   options: JSON_OPTION,
   positionals: { min: 0, max: 1 },
   async run(input) {
@@ -26,12 +32,18 @@ Salida: 0 si es válida, 1 si tiene algún problema.`,
     try {
       const spec = compileService(loadModulesConfig(file))
       const modules = spec.modules.map((m) => m.name)
-      if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [] })
-      else printLines(input, [`${file}: válido (${modules.length} módulos, ${spec.roles.size} roles)`])
+      const warnings = unreachableModules(spec)
+      if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [], warnings })
+      else printLines(input, [
+        ...warnings.map((w) => `${file}: aviso: ${w.message}`),
+        `${file}: válido (${modules.length} módulos, ${spec.roles.size} roles`
+          + `${warnings.length > 0 ? `, ${warnings.length} avisos` : ''})`,
+      ])
       return 0
     } catch (error) {
       if (!isOperatorError(error) || error.code !== 'CONFIG_INVALID') throw error
-      if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems: error.problems })
+      const problems = error.problems
+      if (flag(input, 'json')) printJson(input, { valid: false, file, modules: [], problems, warnings: [] })
       else printLines(input, [...error.problems.map(formatConfigProblem), `${error.problems.length} problema${error.problems.length === 1 ? '' : 's'} en ${file}`])
       return 1
     }

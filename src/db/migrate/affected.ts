@@ -29,6 +29,10 @@ export async function affectedRecords(db: Db, before: SchemaSnapshot, step: Migr
     }
     case 'remove_module':
       return ids(base(step.table))
+    case 'rename_enum_value':
+      // An encrypted value cannot be compared in SQL: the rewrite finds those records itself.
+      return before.modules[step.table]?.fields[step.field]?.encrypted === true ? []
+        : ids(base(step.table).where(step.field, '=', step.from))
     default:
       return []
   }

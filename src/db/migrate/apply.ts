@@ -63,7 +63,10 @@ function contextFor(database: Database, db: StepContext['db'], before: SchemaSna
 function rewriteSql(database: Database, step: MigrationStep): string[] {
   if (!rewritesData(step) || step.kind === 'create_table') return []
   const compiled = database.db.updateTable(step.table).set({ _hash: '…' }).where('_id', '=', '…').compile().sql
-  return [`-- por cada registro cuyo contenido cambia: valores ${step.kind === 'encrypt_field' ? 'cifrados' : step.kind === 'decrypt_field' ? 'descifrados' : 'sin cambios'}, nuevo _hash y entrada 'migrar' en la auditoría`, compiled]
+  const values = step.kind === 'encrypt_field' ? 'cifrados' : step.kind === 'decrypt_field' ? 'descifrados'
+    : step.kind === 'rename_enum_value' ? `'${step.from}' pasa a '${step.to}'` : 'sin cambios'
+  const comment = `-- por cada registro cuyo contenido cambia: valores ${values}, nuevo _hash y entrada 'migrar'`
+  return [`${comment} en la auditoría`, compiled]
 }
 
 /** The plan with its SQL and the records each step affects; changes nothing but system tables. */
@@ -72,13 +75,16 @@ export async function reviewMigration(database: Database, modules: readonly Modu
   const context = contextFor(database, database.db, before, modules, formatExactTimestamp(clock(), timezone))
   const steps: ReviewedStep[] = []
   for (const step of planMigration(before, modules)) {
-    const affected = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind) ? await affectedRecords(database.db, before, step) : []
+    const checked = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind)
+    // A renamed enum value blocks nothing: its records are listed so the administrator sees whose change.
+    const listed = checked || step.kind === 'rename_enum_value'
+    const affected = listed ? await affectedRecords(database.db, before, step) : []
     steps.push({
       step,
       description: describeStep(step),
       sql: [...stepQueries(context, step).map((q) => `${q.compile().sql};`), ...rewriteSql(database, step)],
       affected,
-      blocked: affected.length > 0,
+      blocked: checked && affected.length > 0,
     })
   }
   return { steps, blocked: steps.some((s) => s.blocked) }

@@ -17,6 +17,11 @@ export type MigrationStep =
   | { readonly kind: 'remove_field'; readonly table: string; readonly field: string }
   | { readonly kind: 'change_type'; readonly table: string; readonly field: string; readonly from: string; readonly to: string }
   | { readonly kind: 'encrypt_field' | 'decrypt_field'; readonly table: string; readonly field: string }
+  /** Records holding `from` in an enum field get `to` instead (`renamed_values`, issue #18). */
+  | {
+    readonly kind: 'rename_enum_value'; readonly table: string; readonly field: string
+    readonly from: string; readonly to: string
+  }
 
 /** Steps that rewrite or drop data: never applied at startup (issue #4: `records migrate`). */
 export const UNSAFE_KINDS: ReadonlySet<MigrationStep['kind']> = new Set([
@@ -55,9 +60,20 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
     if (previous.encrypted !== field.encrypted) steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })
     const blind = spec.table.columns.find((c) => c.name === field.blindIndexColumn)
     if (blind !== undefined && !oldColumns.has(blind.name) && previous.encrypted !== field.encrypted) steps.push({ kind: 'add_column', table, column: blind })
-    const removed = (previous.enum ?? []).filter((v) => field.def.enum !== undefined && !field.def.enum.includes(v))
+    // A value renamed away is rewritten, not removed: the records that hold it keep a valid value.
+    const renamedValues = Object.entries(field.def.renamedValues ?? {})
+      .filter(([from]) => previous.enum?.includes(from) === true)
+    for (const [from, to] of renamedValues)
+      steps.push({ kind: 'rename_enum_value', table, field: field.name, from, to })
+    const renamedAwayValues = renamedValues.map(([from]) => from)
+    const removed = (previous.enum ?? [])
+      .filter((v) => field.def.enum !== undefined && !field.def.enum.includes(v) && !renamedAwayValues.includes(v))
     if (field.def.enum !== undefined && (previous.enum === undefined || removed.length > 0))
-      steps.push({ kind: 'narrow_enum', table, field: field.name, removed: previous.enum === undefined ? [] : removed, allowed: field.def.enum })
+      steps.push({
+        kind: 'narrow_enum', table, field: field.name, removed: previous.enum === undefined ? [] : removed,
+        // Checked before the rename runs: the old names are still allowed then.
+        allowed: [...field.def.enum, ...renamedAwayValues],
+      })
     if (field.def.required && !previous.required && field.def.default === undefined) steps.push({ kind: 'require_field', table, field: field.name })
   }
   for (const name of Object.keys(before.fields))
@@ -110,5 +126,8 @@ export function describeStep(step: MigrationStep): string {
     case 'change_type': return `Cambiar el tipo de '${step.table}.${step.field}' de ${step.from} a ${step.to}`
     case 'encrypt_field': return `Cifrar el campo '${step.table}.${step.field}' y sus valores existentes`
     case 'decrypt_field': return `Descifrar el campo '${step.table}.${step.field}' y sus valores existentes`
+    case 'rename_enum_value':
+      return `Renombrar el valor '${step.from}' de '${step.table}.${step.field}' a '${step.to}' `
+        + 'en los registros que lo tienen'
   }
 }

@@ -1,5 +1,5 @@
 // After the DDL of a migration: stored values that must change with it (a field turned
-// encrypted or plain) and every `_hash` the new shape changes (renamed, archived fields),
+// encrypted or plain, an enum value renamed) and every `_hash` the new shape changes (renamed, archived fields),
 // each change in the audit chain as `migrar`, so `records audit verify` still holds (D17, D18).
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
@@ -11,7 +11,9 @@ import type { MigrationStep } from './plan.js'
 const PAGE = 500
 
 /** Kinds after which stored rows may need new values or a new hash. */
-const REWRITING: ReadonlySet<MigrationStep['kind']> = new Set(['rename_column', 'encrypt_field', 'decrypt_field', 'remove_field', 'change_type'])
+const REWRITING: ReadonlySet<MigrationStep['kind']> = new Set([
+  'rename_column', 'encrypt_field', 'decrypt_field', 'remove_field', 'change_type', 'rename_enum_value',
+])
 
 export const rewritesData = (step: MigrationStep): boolean => REWRITING.has(step.kind)
 
@@ -19,16 +21,27 @@ interface FieldChange {
   readonly field: FieldSpec
   /** The field as it was stored before: its value is read with this view. */
   readonly stored: FieldSpec
+  /** Enum values renamed, old -> new. */
+  readonly renamed: ReadonlyMap<unknown, string>
+  /** Every stored value is written again (a change of encryption), not only renamed ones. */
+  readonly always: boolean
 }
 
+/** One change per field, whatever mix of steps concerns it (encrypted and renamed at once). */
 function valueChanges(spec: ModuleSpec, steps: readonly MigrationStep[]): FieldChange[] {
-  const changes: FieldChange[] = []
+  const changes = new Map<string, FieldChange>()
   for (const step of steps) {
-    if (step.table !== spec.name || (step.kind !== 'encrypt_field' && step.kind !== 'decrypt_field')) continue
+    const kind = step.kind
+    const rewrites = kind === 'encrypt_field' || kind === 'decrypt_field' || kind === 'rename_enum_value'
+    if (step.table !== spec.name || !rewrites) continue
     const field = spec.fieldsByName.get(step.field)
-    if (field !== undefined) changes.push({ field, stored: { ...field, encrypted: step.kind === 'decrypt_field' } })
+    if (field === undefined) continue
+    const change = changes.get(field.name) ?? { field, stored: field, renamed: new Map(), always: false }
+    changes.set(field.name, step.kind === 'rename_enum_value'
+      ? { ...change, renamed: new Map([...change.renamed, [step.from, step.to]]) }
+      : { ...change, stored: { ...field, encrypted: step.kind === 'decrypt_field' }, always: true })
   }
-  return changes
+  return [...changes.values()]
 }
 
 export interface RewriteOptions {
@@ -58,14 +71,19 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
       for (const row of rows) {
         const id = String(row[META.id])
         let next: Row = { ...row }
-        for (const { field, stored } of changes) {
+        const changed: FieldChange[] = []
+        for (const change of changes) {
+          const { field, stored, renamed, always } = change
           if (row[field.column] === null || row[field.column] === undefined) continue
-          next = { ...next, ...codec.encode(spec, { [field.name]: codec.plainValue(spec, stored, row) }, id) }
+          const plain = codec.plainValue(spec, stored, row)
+          if (!always && !renamed.has(plain)) continue
+          next = { ...next, ...codec.encode(spec, { [field.name]: renamed.get(plain) ?? plain }, id) }
+          changed.push(change)
         }
         const hash = codec.hash(spec, next)
         if (hash === row[META.hash]) continue
         const set: Row = { [META.hash]: hash }
-        for (const { field } of changes) {
+        for (const { field } of changed) {
           set[field.column] = next[field.column]
           if (field.blindIndexColumn !== undefined) set[field.blindIndexColumn] = next[field.blindIndexColumn]
         }

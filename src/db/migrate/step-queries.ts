@@ -81,6 +81,7 @@ export function stepQueries(context: StepContext, step: MigrationStep): StepQuer
     case 'require_field':
     case 'encrypt_field':
     case 'decrypt_field':
+    case 'rename_enum_value':
       return []
   }
 }

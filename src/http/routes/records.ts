@@ -7,9 +7,10 @@ import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { forbidden } from '../../errors.js'
+import { missingPermission } from '../../errors.js'
 import { guardAccountWrite } from '../account-guard.js'
-import { holds, requirePermission, type AuthContext } from '../auth.js'
+import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
+import { checkQueryReadable } from '../../records/field-rules.js'
 import { createBodyValidator } from '../../records/body-validator.js'
 import { etagOf, parseIfMatch } from '../if-match.js'
 
@@ -51,30 +52,32 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.get('/', async (request, reply) => {
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
-    if (query.filtersEncrypted && !reveal(auth)) throw forbidden() // D16
-    const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id })
+    if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name) // D16
+    const user = actingUser(auth)
+    checkQueryReadable(spec, user, query)
+    const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id, user })
     serializeWith(reply, spec.schemas.responses.list)
     return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
   })
 
   app.get('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'get')
-    const record = await store.get(spec, request.params.id, { reveal: reveal(auth), actor: auth.account.id })
+    const record = await store.get(spec, request.params.id, { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth) })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })
 
   app.get('/:id/historial', async (request: IdRequest) => {
-    await allow(request, 'history')
-    return { success: true, data: { entries: await store.history(spec, request.params.id) } }
+    const auth = await allow(request, 'history')
+    return { success: true, data: { entries: await store.history(spec, request.params.id, { user: actingUser(auth) }) } }
   })
 
   app.post('/', async (request, reply) => {
     const auth = await allow(request, 'create')
     const values = validator.create(request.body)
     if (isAccounts) guardAccountWrite(service, auth, { after: values[roleField] })
-    const record = await store.create(spec, values, { actor: auth.account.id, reveal: reveal(auth) })
+    const record = await store.create(spec, values, { actor: auth.account.id, reveal: reveal(auth), user: actingUser(auth) })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.code(201).header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -85,10 +88,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const ifMatch = parseIfMatch(request.headers['if-match'])
     const changes = validator.update(request.body)
     if (isAccounts) {
-      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id })
+      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id, user: actingUser(auth) })
       guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
     }
-    const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch })
+    const record = await store.update(spec, request.params.id, changes, { actor: auth.account.id, reveal: reveal(auth), ifMatch, user: actingUser(auth) })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -98,10 +101,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const auth = await allow(request, 'remove')
     const ifMatch = parseIfMatch(request.headers['if-match'])
     if (isAccounts) {
-      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id })
+      const before = await store.get(spec, request.params.id, { reveal: false, actor: auth.account.id, user: actingUser(auth) })
       guardAccountWrite(service, auth, { before: before[roleField] })
     }
-    await store.remove(spec, request.params.id, { actor: auth.account.id, reveal: false, ifMatch })
+    await store.remove(spec, request.params.id, { actor: auth.account.id, reveal: false, ifMatch, user: actingUser(auth) })
     return { success: true, data: { message: 'Registro eliminado' } }
   })
 }

@@ -53,8 +53,11 @@ const changeBody = (module: string): Record<string, unknown> => {
 async function check(t: Test, api: TestApi, role: string, token: string, module: string, action: Action): Promise<void> {
   const allowed = EXPECTED[role]?.[module as keyof Grants]?.includes(action) ?? false
   const label = `${role} ${action} ${module}: ${allowed ? 'allowed' : '403'}`
-  // A record of its own for every check that reads, changes or deletes one.
-  const target = action === 'crear' ? '' : ((await api.create(module, validBody(module)))._id as string)
+  // A record of its own for every check that reads, changes or deletes one. Since #14 an agente
+  // acts only on the records of their scope: a role that may create makes its own target (in
+  // its scope), the others get the administrator's (turnos name the agente's personal_id).
+  const creates = EXPECTED[role]?.[module as keyof Grants]?.includes('crear') === true && module !== 'usuarios'
+  const target = action === 'crear' ? '' : ((await api.create(module, validBody(module), creates ? token : undefined))._id as string)
   const requests: Record<Action, Array<[string, string, unknown]>> = {
     ver: [['GET', `/${module}`, undefined], ['GET', `/${module}/${target}`, undefined], ['GET', `/${module}/${target}/historial`, undefined]],
     crear: [['POST', `/${module}`, validBody(module)]],
@@ -72,7 +75,8 @@ async function check(t: Test, api: TestApi, role: string, token: string, module:
 t.test('D21: each role may do exactly what D21 grants it', async (t) => {
   const api = await startTestApi(t)
   for (const role of Object.keys(EXPECTED)) {
-    const { token } = await api.userWithRole(role)
+    // The personal_id of VALID turnos' agente_id: the agente's turnos are in their scope (#14).
+    const { token } = await api.userWithRole(role, { personal_id: 'PER-2026-00001' })
     await t.test(`D21: ${role}`, async (t) => {
       for (const module of MODULES) for (const action of ACTIONS) await check(t, api, role, token, module, action)
     })

@@ -7,8 +7,9 @@ const today = readFileSync(REPO_MODULES, 'utf8')
 /** Today's modules.yaml with the five changes of the scenario (the last, a composite index on the renamed field). */
 export const evolved = today
   .replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }')
-  .replace('      asignado_a: { type: string }\n\n  sala092:',
-    '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n    indexes:\n      - [conductor_habitual, estado]\n\n  sala092:')
+  // vehiculos' last field is followed by its workflow (issue #14).
+  .replace('      asignado_a: { type: string }\n    workflow:',
+    '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n    indexes:\n      - [conductor_habitual, estado]\n    workflow:')
   + `
   objetos_perdidos:
     prefix: OBP

@@ -1,4 +1,5 @@
 // Every subcommand answers --help; usage errors exit 2 with one line, never a stack (issue #4).
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { createCli, noStack } from './support.js'
 
@@ -37,4 +38,13 @@ t.test('usage errors exit 2 with a one-line reason', async (t) => {
   t.equal(failure.status, 1)
   t.match(failure.stderr, /^records: \/nonexistent\/modules\.yaml:1:1: No se puede cargar la definición de módulos: el fichero no existe\n$/)
   for (const run of [unknown, option, args, failure]) t.ok(noStack(run))
+})
+
+t.test('#18: records --version prints the package version without loading any subcommand', async (t) => {
+  const cli = createCli(t)
+  const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+  const run = await cli.run(['--version'])
+  t.equal(run.status, 0)
+  t.equal(run.stdout, `records ${version}\n`)
+  t.equal((await cli.run(['-v'])).stdout, `records ${version}\n`)
 })

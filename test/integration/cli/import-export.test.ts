@@ -21,7 +21,7 @@ t.test('a file with bad rows reports every bad row and imports nothing', async (
     '"TIP-7","Rosa","Vidal\nMora",inspector,,,,',
     'TIP-8,Noa,Rey,oficial,,,no-es-json,',
   ].join('\n'))
-  const run = await cli.run(['import', 'personal', file])
+  const run = await cli.run(['import', 'personal', file, '--new-ids'])
   t.equal(run.status, 1)
   t.same(run.stdout.trim().split('\n'), [
     "línea 3: Datos requeridos: El campo 'apellidos' es obligatorio",
@@ -34,7 +34,7 @@ t.test('a file with bad rows reports every bad row and imports nothing', async (
   ])
   t.equal(cli.raw((db) => (db.prepare('select count(*) n from personal').get() as { n: number }).n), 0, 'nothing imported')
 
-  const skip = await cli.run(['import', 'personal', file, '--skip-invalid', '--json'])
+  const skip = await cli.run(['import', 'personal', file, '--skip-invalid', '--json', '--new-ids'])
   t.equal(skip.status, 0)
   t.match(JSON.parse(skip.stdout), { module: 'personal', total: 8, imported: 2, rejected: { length: 6 } })
   const stored = cli.raw((db) => db.prepare('select _id, nif, _bidx_nif, idiomas, apellidos from personal order by _row').all()) as Record<string, string>[]
@@ -45,7 +45,7 @@ t.test('a file with bad rows reports every bad row and imports nothing', async (
   await cli.withService(async (service, token) => {
     t.match(await api(service, token, 'GET', '/personal?nif=11111111A'), { body: { data: { total: 1, records: [{ nif: '11111111A', idiomas: ['es', 'en'], _created_by: /^cli:/ }] } } })
   })
-  const again = await cli.run(['import', 'personal', file, '--skip-invalid', '--json'])
+  const again = await cli.run(['import', 'personal', file, '--skip-invalid', '--json', '--new-ids'])
   t.match(JSON.parse(again.stdout).rejected.find((r: { line: number }) => r.line === 2), { reason: /^Ya existe un registro con el mismo valor en 'tip' \(PER-\d{4}-00001\)$/ }, 'values already stored count too')
   t.equal((await cli.run(['audit', 'verify'])).status, 0, 'hashes and audit entries of imported records verify')
 })
@@ -78,7 +78,7 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
   const other = createCli(t)
   const file = join(other.dataDir, 'equipamiento.csv')
   writeFileSync(file, csv.stdout)
-  const reimport = await other.run(['import', 'equipamiento', file])
+  const reimport = await other.run(['import', 'equipamiento', file, '--new-ids'])
   t.equal(reimport.stdout, "2 registros importados en 'equipamiento'\n", 'an export imports into another database')
 })
 

@@ -1,4 +1,5 @@
 // `records validate` checks modules.yaml exactly as the server does (issue #4).
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { REPO_MODULES } from '../../helpers/api.js'
@@ -47,4 +48,24 @@ t.test('shape, syntax and "did you mean" problems, as the loader reports them (-
   const missing = await cli.run(['validate', 'no-such.yaml'])
   t.equal(missing.status, 1)
   t.match(missing.stdout, /no-such\.yaml:1:1: No se puede cargar la definición de módulos: el fichero no existe/)
+})
+
+t.test('#18: a module that only a *.* role reaches is a warning, not a failure', async (t) => {
+  const cli = createCli(t)
+  const file = join(cli.dataDir, 'modules-new-module.yaml')
+  writeFileSync(file, `${readFileSync(REPO_MODULES, 'utf8')}
+  objetos_perdidos:
+    prefix: OBP
+    fields:
+      descripcion: { type: text, required: true }
+`)
+  const run = await cli.run(['validate', file])
+  t.equal(run.status, 0, 'still valid')
+  t.same(run.stdout.trim().split('\n'), [
+    `${file}: aviso: el módulo 'objetos_perdidos' solo lo alcanza 'superadmin' (*.*): ningún otro rol tiene permisos ` +
+      "objetos_perdidos.*. Si otros deben usarlo, añada 'objetos_perdidos.ver' o 'objetos_perdidos.*' a sus roles.",
+    `${file}: válido (10 módulos, 6 roles, 1 avisos)`,
+  ])
+  t.match(JSON.parse((await cli.run(['validate', file, '--json'])).stdout), { valid: true, warnings: [{ module: 'objetos_perdidos' }] })
+  t.same(JSON.parse((await cli.run(['validate', '--json'])).stdout).warnings, [], 'the shipped modules.yaml has none')
 })

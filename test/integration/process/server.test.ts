@@ -51,7 +51,7 @@ t.test('the server listens, logs where and how to log in, and exits 0 on SIGTERM
   const server = await startServer(t)
   if (server === undefined) return
   const output = server.output()
-  t.match(output, /Inicie sesión: curl -X POST http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login/, 'prints how to log in')
+  t.match(output, /Inicie sesión: .*curl -sS -X POST http:\/\/127\.0\.0\.1:\d+\/api\/auth\/login/, 'prints how to log in')
   t.notMatch(output, /process-password-1/, 'a configured ADMIN_PASSWORD is never printed')
   const health = await fetch(`${server.base}/health`)
   t.same(await health.json(), { success: true, data: { status: 'ok' } })

@@ -27,12 +27,13 @@ async function buildHistory(t: Test): Promise<History> {
     markers.push(value)
     return value
   }
-  const kept = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: mark('denunciante_dni'), denunciante_domicilio: mark('denunciante_domicilio') })
+  // Assigned to the agente below: since #14 an agente reads only the denuncias of their scope.
+  const kept = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: 'PER-2026-00011', denunciante_dni: mark('denunciante_dni'), denunciante_domicilio: mark('denunciante_domicilio') })
   const edited = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_telefono: mark('denunciante_telefono') })
   await api.request('PUT', `/denuncias/${edited._id}`, { token, body: { denunciante_telefono: mark('denunciante_telefono'), descripcion: 'Actualizada' } })
   const removed = await api.create('personal', { ...VALID['personal']!(), nif: mark('denunciante_dni') })
   await api.request('DELETE', `/personal/${removed._id}`, { token })
-  const agente = await api.userWithRole('agente')
+  const agente = await api.userWithRole('agente', { personal_id: 'PER-2026-00011' })
   t.equal((await api.request('POST', '/auth/login', { body: { username: 'agente_1', password: 'no-es-la-clave' } })).status, 401)
   t.equal((await api.request('POST', '/auth/login', { body: { username: 'nadie', password: 'no-es-la-clave' } })).status, 401)
   await api.request('GET', `/denuncias/${kept._id}`, { token: agente.token })

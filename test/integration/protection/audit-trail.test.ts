@@ -15,7 +15,8 @@ t.test('D25: GET /auditoria needs auditoria.ver, held by superadmin and administ
     const { token } = await api.userWithRole(role)
     const reply = await api.request('GET', '/auditoria', { token })
     if (AUDITORS.includes(role)) t.equal(reply.status, 200, `${role}: 200`)
-    else t.same([reply.status, reply.body], [403, { success: false, error: FORBIDDEN }], `${role}: 403`)
+    else t.same([reply.status, reply.body], [403, { success: false, error: FORBIDDEN,
+      details: [{ field: 'permiso', message: `El rol '${role}' no tiene el permiso 'auditoria.ver'` }] }], `${role}: 403 naming the permission (#18 item 5)`)
   }
 })
 
@@ -91,7 +92,8 @@ t.test('D25: /{module}/{id}/historial lists one record’s entries, deleted reco
 
   t.equal((await api.request('GET', `/personal/${record._id}/historial`, { token: consulta.token })).status, 200, 'consulta holds personal.ver')
   const refused = await api.request('GET', `/personal/${record._id}/historial`, { token: agente.token })
-  t.same([refused.status, refused.body], [403, { success: false, error: FORBIDDEN }], 'agente lacks personal.ver')
+  t.same([refused.status, refused.body], [403, { success: false, error: FORBIDDEN,
+    details: [{ field: 'permiso', message: "El rol 'agente' no tiene el permiso 'personal.ver'" }] }], 'agente lacks personal.ver, and is told so')
   const missing = await api.request('GET', '/personal/PER-2026-99999/historial', { token: admin })
   t.same([missing.status, missing.body.error], [404, 'Registro no encontrado'], 'an id that never existed: 404')
   const wrongModule = await api.request('GET', `/denuncias/${record._id}/historial`, { token: admin })

@@ -63,7 +63,7 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
     const encrypted = spec.fields.filter((f) => f.encrypted)
     for (let i = 0; i < count; i++) {
       const values = Object.fromEntries(encrypted.map((f) => [f.name, valueOf(module, f.name, f.def.type, i)]))
-      const record = await seeded.service.store.create(spec, { ...VALID[module]!(), ...values }, { actor: 'sistema', reveal: false })
+      const record = await seeded.service.store.create(spec, { ...VALID[module]!(), ...values }, { actor: 'sistema', reveal: false, user: null })
       expected.set(String(record['_id']), { module, values })
     }
   }

@@ -4,6 +4,10 @@ import t from 'tap'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } from './support.js'
 
+/** Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's personal_id. */
+const AGENTE = 'PER-2026-00011'
+const IN_AGENTE_SCOPE: Record<string, Record<string, string>> = { denuncias: { agente_asignado: AGENTE }, sanciones: { agente_denunciante: AGENTE } }
+
 type Sight = 'plain' | 'mask' | 403
 
 // Written from the text of D21, not from modules.yaml: a change to either must be deliberate.
@@ -20,7 +24,7 @@ async function seed(api: TestApi) {
   const records: { module: string; id: string; values: Record<string, string> }[] = []
   for (const { spec, fields } of encryptedModules(api)) {
     const values = Object.fromEntries(fields.map((f) => [f.name, markerFor(f)]))
-    const created = await api.create(spec.name, { ...VALID[spec.name]!(), ...values })
+    const created = await api.create(spec.name, { ...VALID[spec.name]!(), ...IN_AGENTE_SCOPE[spec.name], ...values })
     records.push({ module: spec.name, id: created._id, values })
   }
   return records
@@ -31,13 +35,14 @@ t.test('D15: every role of D21 reads encrypted fields in plain text only with {m
   const records = await seed(api)
   t.same(records.map((r) => r.module).sort(), Object.keys(EXPECTED).sort(), 'the table covers every module with encrypted fields')
   for (const role of ROLES) {
-    const { token } = await api.userWithRole(role)
+    const { token } = await api.userWithRole(role, { personal_id: AGENTE })
     for (const { module, id, values } of records) {
       const expected = EXPECTED[module]![role]
       const one = await api.request('GET', `/${module}/${id}`, { token })
       const list = await api.request('GET', `/${module}?_created_by=${encodeURIComponent(one.body.data?._created_by ?? '')}`, { token })
       if (expected === 403) {
-        t.same([one.status, one.body], [403, { success: false, error: FORBIDDEN }], `${role} ${module}: no ver, 403`)
+        t.same([one.status, one.body], [403, { success: false, error: FORBIDDEN,
+          details: [{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${module}.ver'` }] }], `${role} ${module}: no ver, 403`)
         t.equal(list.status, 403)
         continue
       }

@@ -28,7 +28,7 @@ t.test('spec 4, D25: every module serves list, get, history, create, update and 
 t.test('D22: the accounts module is usuarios with its field roles', async (t) => {
   const { spec, ...accounts } = service.accounts
   t.equal(spec, moduleOf(service, 'usuarios'))
-  t.strictSame(accounts, { module: 'usuarios', username: 'username', password: 'password', role: 'rol', active: 'activo', profile: ['username', 'nombre', 'rol', 'email'] })
+  t.strictSame(accounts, { module: 'usuarios', username: 'username', password: 'password', role: 'rol', active: 'activo', profile: ['username', 'nombre', 'rol', 'email'], userFields: ['personal_id'] })
 })
 
 t.test('D21: the six roles are compiled in file order', async (t) => {

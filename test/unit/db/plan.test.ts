@@ -22,7 +22,7 @@ t.test('from an empty database every table is created with all its indexes', asy
     ...m.table.indexes.map((index): MigrationStep => ({ kind: 'create_index', table: m.name, index })),
   ]))
   t.same(steps.filter((s) => s.kind === 'create_table').map((s) => s.kind === 'create_table' && s.table.name), specs.map((m) => m.name))
-  t.equal(steps.filter((s) => s.kind === 'create_index').length, 38, '2 per table + 18 for unique and index: true + 2 composite')
+  t.equal(steps.filter((s) => s.kind === 'create_index').length, 40, '2 per table + 20 for unique and index: true (two for the scopes of #14) + 2 composite')
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')
 })

@@ -1,0 +1,122 @@
+// A running service serves the modules.yaml it started with (issue #18 item 5). When the file
+// changes under it, or another process (`records migrate`, a newer instance) migrates the
+// database to another schema, it says so, once per change, in the log (warn) and on /health,
+// and applies nothing: the administrator restarts when ready. Checked every 30 s and on /health.
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { parse } from 'yaml'
+import { compileService } from '../compile/service.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { loadModulesConfig } from '../config/load.js'
+import { canonicalJson } from '../db/canonical.js'
+import type { Database } from '../db/database.js'
+import { readSnapshot } from '../db/migrate/apply.js'
+import { planMigration } from '../db/migrate/plan.js'
+import { snapshotOf } from '../db/migrate/snapshot.js'
+
+/** What /health shows under `esquema` when the service no longer serves the current schema. */
+export interface SchemaDrift {
+  readonly reinicio_pendiente: true
+  readonly motivos: readonly string[]
+}
+
+export interface SchemaWatchOptions {
+  readonly modulesFile: string
+  readonly modules: readonly ModuleSpec[]
+  readonly database: Database
+  readonly warn: (message: string) => void
+  /** How often to look without being asked (default 30 s); 0: only when asked. */
+  readonly intervalMs?: number
+}
+
+export interface SchemaWatch {
+  /** undefined while the service serves what the file and the database say. */
+  check(): Promise<SchemaDrift | undefined>
+  close(): void
+}
+
+const read = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return ''
+  }
+}
+
+/** The file's meaning, not its bytes: comments and layout do not count as a change. */
+function meaningOf(text: string): string {
+  try {
+    return createHash('sha256').update(canonicalJson(parse(text) as unknown)).digest('hex')
+  } catch {
+    return 'ilegible'
+  }
+}
+
+/** /health may be polled often: the file and the row are looked at once a second at most. */
+const MIN_CHECK_MS = 1_000
+
+export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
+  // The text only: parsing it again would cost every start; its meaning is computed on a change.
+  const servedText = read(options.modulesFile)
+  let servedMeaning: string | undefined
+  const servedSnapshot = canonicalJson(snapshotOf(options.modules))
+  let lastFile = servedText
+  let lastDatabase = servedSnapshot
+  let reasons: { file?: string; database?: string } = {}
+  let lastCheck = 0
+  let running: Promise<SchemaDrift | undefined> | undefined
+
+  /** One sentence on what the new file asks of the database. */
+  async function pendingOf(): Promise<string> {
+    try {
+      const modules = compileService(loadModulesConfig(options.modulesFile)).modules
+      const steps = planMigration(await readSnapshot(options.database), modules)
+      return steps.length === 0 ? 'no pide cambios de esquema'
+        : `pide ${steps.length} cambios de esquema (véalos con records migrate --dry-run)`
+    } catch {
+      return 'no es válido (compruébelo con records validate)'
+    }
+  }
+
+  async function look(): Promise<SchemaDrift | undefined> {
+    const file = read(options.modulesFile)
+    if (file !== lastFile) {
+      lastFile = file
+      servedMeaning ??= meaningOf(servedText)
+      const same = file === servedText || meaningOf(file) === servedMeaning
+      reasons = same ? { ...reasons, file: undefined } : {
+        ...reasons,
+        file: `modules.yaml ha cambiado desde el arranque y ${await pendingOf()}; `
+          + 'este proceso sigue sirviendo la versión anterior hasta que se reinicie',
+      }
+      if (reasons.file !== undefined) options.warn(reasons.file)
+    }
+    const row = await options.database.db.selectFrom('_schema_state').select('snapshot')
+      .where('id', '=', 1).executeTakeFirst()
+    const database = row === undefined ? servedSnapshot : canonicalJson(JSON.parse(String(row['snapshot'])) as unknown)
+    if (database !== lastDatabase) {
+      lastDatabase = database
+      reasons = database === servedSnapshot ? { ...reasons, database: undefined } : {
+        ...reasons,
+        database: 'la base de datos se ha migrado a otro esquema (records migrate u otra instancia) '
+          + 'que este proceso no sirve: reinícielo',
+      }
+      if (reasons.database !== undefined) options.warn(reasons.database)
+    }
+    const motivos = [reasons.file, reasons.database].filter((r): r is string => r !== undefined)
+    return motivos.length === 0 ? undefined : { reinicio_pendiente: true, motivos }
+  }
+
+  let current: SchemaDrift | undefined
+  const check = async () => {
+    if (running !== undefined) return running
+    if (Date.now() - lastCheck < MIN_CHECK_MS) return current
+    lastCheck = Date.now()
+    running = look().then((drift) => (current = drift)).finally(() => (running = undefined))
+    return running
+  }
+  const intervalMs = options.intervalMs ?? 30_000
+  const timer = intervalMs > 0 ? setInterval(() => void check().catch(() => undefined), intervalMs) : undefined
+  timer?.unref()
+  return { check, close: () => clearInterval(timer) }
+}
