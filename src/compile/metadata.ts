@@ -1,4 +1,4 @@
-// The metadata fields every record carries (spec 2.3), and what lists may do with them (D11).
+// The metadata fields every record carries (API reference 2.3), and what lists may do with them (D11).
 import type { StorageKind } from './field-types.js'
 
 export const META = {

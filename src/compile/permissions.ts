@@ -1,4 +1,4 @@
-// Permission names `{module}.{action}` (spec 5.2) and the roles that hold them (D21).
+// Permission names `{module}.{action}` (API reference 5.2) and the roles that hold them (D21).
 import { ACTIONS, type Action, type RoleDef } from '../config/types.js'
 import type { RoleSpec } from './types.js'
 

@@ -20,9 +20,9 @@ export function loadModulesConfig(file: string): ModulesConfig {
   return result.config
 }
 
-/** The shipped list of common passwords (data/common-passwords.txt), from src/ or dist/src/. */
+/** The shipped list of common passwords (assets/common-passwords.txt), from src/ or dist/src/. */
 export function loadCommonPasswords(): ReadonlySet<string> {
-  for (const candidate of ['../../data/common-passwords.txt', '../../../data/common-passwords.txt']) {
+  for (const candidate of ['../../assets/common-passwords.txt', '../../../assets/common-passwords.txt']) {
     let text: string
     try {
       text = readFileSync(new URL(candidate, import.meta.url), 'utf8')
@@ -36,5 +36,5 @@ export function loadCommonPasswords(): ReadonlySet<string> {
         .filter((line) => line !== '' && !line.startsWith('#')),
     )
   }
-  throw new Error('No se encuentra data/common-passwords.txt (la lista de contraseñas comunes que se rechazan)')
+  throw new Error('No se encuentra assets/common-passwords.txt (la lista de contraseñas comunes que se rechazan)')
 }

@@ -6,7 +6,7 @@ import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.
 import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
 import type { YamlSource } from './yaml-source.js'
 
-/** Path segments the service itself serves below BASE_PATH (spec section 4, D3). */
+/** Path segments the service itself serves below BASE_PATH (API reference 4, D3). */
 const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi']
 
 /** Query parameters of a list (D11): a field cannot share their names. */

@@ -22,7 +22,7 @@ export interface Account {
    * the value it was issued under and is refused once it differs (issue #13 item 4).
    */
   readonly sessionVersion: number
-  /** `_id`, the profile fields of modules.yaml and `_created` (spec 2.9). */
+  /** `_id`, the profile fields of modules.yaml and `_created` (API reference 2.9). */
   readonly profile: Readonly<Record<string, unknown>>
   /** The account fields access rules name as `$user.<field>` (issue #14). */
   readonly fields: Readonly<Record<string, unknown>>

@@ -21,7 +21,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const conversions = VALUE_CONVERSIONS[database.dialect]
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
-   * count (spec 4.4) that a large table pays once per write, not once per page (issue #7).
+   * count (API reference 4.4) that a large table pays once per write, not once per page (issue #7).
    */
   const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
   function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {

@@ -114,7 +114,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     if (!publicPaths.has(path) && !path.startsWith(`${prefix}${DOCS_PREFIX}`))
       void reply.header('cache-control', 'no-store')
   })
-  // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (spec: HTTP or HTTPS).
+  // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (API reference 1: HTTP or HTTPS).
   await app.register(securityHeaders, {
     helmet: { contentSecurityPolicy: { directives: { 'upgrade-insecure-requests': null } } },
   })

@@ -1,4 +1,4 @@
-// Bearer tokens (spec 5.1, D20) and permission checks (spec 5.2, D21).
+// Bearer tokens (API reference 5.1, D20) and permission checks (API reference 5.2, D21).
 import { randomUUID } from 'node:crypto'
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'

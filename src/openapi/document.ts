@@ -54,7 +54,7 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
       { url: options.serverUrl ?? (options.basePath === '/' ? '/' : options.basePath), description: 'Este servicio' },
     ],
     tags: [
-      { name: 'sesion', description: 'Inicio y cierre de sesión, usuario actual (spec 4.1-4.3).' },
+      { name: 'sesion', description: 'Inicio y cierre de sesión, usuario actual (API reference 4.1-4.3).' },
       ...compiled.modules.map((spec) => ({
         name: spec.name,
         description: spec.def.description ?? `Módulo ${spec.name} (prefijo ${spec.prefix}).`,

@@ -1,4 +1,4 @@
-// The paths of one module (spec 4.4-4.8, D13, D25): operations built from the route specs and
+// The paths of one module (API reference 4.4-4.8, D13, D25): operations built from the route specs and
 // the JSON Schemas that validate request bodies, widened to what the service accepts and ignores.
 import type { JsonSchema } from '../compile/field-types.js'
 import { FILTERABLE_META, MASK, SORTABLE_META } from '../compile/metadata.js'

@@ -1,4 +1,4 @@
-// The envelope of spec 2.1 and every error answer of errors.ts, as OpenAPI components.
+// The envelope of API reference 2.1 and every error answer of errors.ts, as OpenAPI components.
 // Messages come from errors.ts: the document says what the error handler sends.
 import { MESSAGES } from '../errors.js'
 import type { JsonSchema } from '../compile/field-types.js'
@@ -122,7 +122,7 @@ const ERRORS: Readonly<Record<string, { readonly status: string; readonly respon
   },
   Forbidden: {
     status: '403',
-    response: errorResponse('El rol no tiene el permiso de la operación (spec 5.2).', {
+    response: errorResponse('El rol no tiene el permiso de la operación (API reference 5.2).', {
       forbidden: { summary: 'Sin permiso', error: MESSAGES.forbidden },
     }),
   },
@@ -162,7 +162,7 @@ const ERRORS: Readonly<Record<string, { readonly status: string; readonly respon
   TooManyRequests: {
     status: '429',
     response: errorResponse(
-      'Límite de solicitudes superado (spec 8, D24).',
+      'Límite de solicitudes superado (API reference 8, D24).',
       {
         rateLimited: { summary: 'Demasiadas solicitudes', error: MESSAGES.rateLimited },
       },

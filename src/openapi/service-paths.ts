@@ -1,4 +1,4 @@
-// The paths that are not a module's: session (spec 4.1-4.3), audit trail (D25), and the
+// The paths that are not a module's: session (API reference 4.1-4.3), audit trail (D25), and the
 // extra endpoints of D3 (health, this document, the docs page).
 import { AUDIT_ACTIONS, AUDIT_FILTERS } from '../records/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
@@ -67,7 +67,7 @@ function sessionPaths(service: ServiceSpec): Paths {
         tags: ['sesion'],
         summary: 'Iniciar sesión',
         description:
-          'Devuelve un token bearer válido durante `token_days` días (spec 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`.',
+          'Devuelve un token bearer válido durante `token_days` días (API reference 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`.',
         security: [],
         requestBody: {
           required: true,
@@ -136,7 +136,7 @@ function sessionPaths(service: ServiceSpec): Paths {
         operationId: 'me',
         tags: ['sesion'],
         summary: 'Usuario actual',
-        description: 'El usuario del token (spec 2.9).',
+        description: 'El usuario del token (API reference 2.9).',
         security: [{ bearer: [] }],
         responses: {
           200: {

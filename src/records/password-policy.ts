@@ -16,7 +16,7 @@ export interface PasswordContext {
   readonly username: string
   /** The role may manage accounts: the stricter minimum applies. */
   readonly managesAccounts: boolean
-  /** The shipped list of common passwords, in lower case (data/common-passwords.txt). */
+  /** The shipped list of common passwords, in lower case (assets/common-passwords.txt). */
   readonly common: ReadonlySet<string>
 }
 

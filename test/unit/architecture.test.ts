@@ -56,7 +56,7 @@ t.test('config/ reads the disk only in load.ts', async (t) => {
 
 t.test('no module name, state or field of modules.yaml appears in src/', async (t) => {
   const config = loadModulesConfig(join(ROOT, 'modules.yaml'))
-  // The login body's keys and the accounts defaults are the specification's API (spec 4.1).
+  // The login body's keys and the accounts defaults are the specification's API (API reference 4.1).
   const allowed = new Set([
     'username',
     'password',

@@ -1,5 +1,5 @@
 // `records backup [file]`: an online copy of the embedded SQLite database with SQLite's backup
-// API, safe while the service runs (README, operators). PostgreSQL has its own tools (pg_dump).
+// API, safe while the service runs (docs/operators.md). PostgreSQL has its own tools (pg_dump).
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { backupSqlite } from '../../db/backup.js'

@@ -1,4 +1,4 @@
-// The five record operations of one module (spec 4.4-4.8) and its history (D25).
+// The five record operations of one module (API reference 4.4-4.8) and its history (D25).
 // Registered once per module with the module's path as prefix; handlers stay thin.
 import type { Ajv } from 'ajv'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'

@@ -1,4 +1,4 @@
-// Login, logout and the current user (spec 4.1-4.3, D19, D20).
+// Login, logout and the current user (API reference 4.1-4.3, D19, D20).
 import bcrypt from 'bcryptjs'
 import type { FastifyInstance } from 'fastify'
 import type { AccountsSpec } from '../../compile/types.js'

@@ -1,4 +1,4 @@
-// POST /auth/login (spec 4.1, D19).
+// POST /auth/login (API reference 4.1, D19).
 import t from 'tap'
 import { ADMIN, startTestApi } from '../../helpers/api.js'
 import { assertError } from './envelope.js'

@@ -1,10 +1,10 @@
-// GET /me (spec 4.3, 2.9).
+// GET /me (API reference 4.3, 2.9).
 import t from 'tap'
 import { ADMIN, startTestApi } from '../../helpers/api.js'
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
-t.test('spec 2.9: GET /me returns _id, username, nombre, rol, email and _created of the caller', async (t) => {
+t.test('API reference 2.9: GET /me returns _id, username, nombre, rol, email and _created of the caller', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   const body = {

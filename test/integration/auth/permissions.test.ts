@@ -1,4 +1,4 @@
-// The permission matrix of D21 (spec 5.2): each role, module and action, answered over HTTP.
+// The permission matrix of D21 (API reference 5.2): each role, module and action, answered over HTTP.
 // The expected table is written out from the text of D21, not read from modules.yaml or src/.
 import t, { type Test } from 'tap'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'

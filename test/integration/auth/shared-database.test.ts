@@ -49,7 +49,7 @@ t.test('D20: disabling or deleting an account in one process takes effect in the
   assertError(t, await a.request('GET', '/denuncias', { token: fresh }), 401, INVALID, 'deleted in b: a refuses')
 })
 
-t.test('spec 4.4: list totals stay exact across processes and filters while they are cached', async (t) => {
+t.test('API reference 4.4: list totals stay exact across processes and filters while they are cached', async (t) => {
   const [a, b] = await twoServices(t)
   const token = await a.adminToken()
   const total = async (api: TestApi, query = '') =>

@@ -1,4 +1,4 @@
-// Bearer tokens (spec 5.1, D20): what is refused, logout, revocation and live account state.
+// Bearer tokens (API reference 5.1, D20): what is refused, logout, revocation and live account state.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -14,7 +14,7 @@ export const SEED = Number(process.env['HARDENING_SEED'] ?? 20261122)
 export const runs = (short: number): number => RUNS ?? short
 export const LONG = RUNS !== undefined
 
-/** Why a reply breaks the envelope of spec 2.1 / STYLE 4, or undefined when it keeps it. */
+/** Why a reply breaks the envelope of API reference 2.1 / STYLE 4, or undefined when it keeps it. */
 export function envelopeProblem(status: number, body: unknown): string | undefined {
   if (status >= 500) return `status ${status}`
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'body is not a JSON object'

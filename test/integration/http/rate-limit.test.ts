@@ -1,4 +1,4 @@
-// Rate limits (spec 8, D24): per IP per minute and per token per hour, in fixed windows.
+// Rate limits (API reference 8, D24): per IP per minute and per token per hour, in fixed windows.
 import t from 'tap'
 import type { Reply } from '../../helpers/api.js'
 import { startTestApi } from '../../helpers/api.js'

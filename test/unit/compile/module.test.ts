@@ -133,7 +133,7 @@ t.test('D22: a password is write-only: in the create body, never in the record s
   t.equal(usuarios.fieldsByName.get('password')?.parseFilter, null, 'nor can it be filtered')
 })
 
-t.test('D8, spec 2.3: the record schema requires the metadata and checks the id pattern', async (t) => {
+t.test('D8, API reference 2.3: the record schema requires the metadata and checks the id pattern', async (t) => {
   const record = moduleOf(service, 'sala092').schemas.record
   t.same(record['required'], ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash'])
   const id = (record['properties'] as Record<string, { pattern: string }>)['_id']

@@ -1,4 +1,4 @@
-// Permission names {module}.{action} (spec 5.2), the role grants of D21 and who covers whom.
+// Permission names {module}.{action} (API reference 5.2), the role grants of D21 and who covers whom.
 import t from 'tap'
 import { ACTIONS } from '../../../src/config/types.js'
 import { compileRole, roleCovers, type Namespace } from '../../../src/compile/permissions.js'
@@ -29,7 +29,7 @@ const each = (modules: readonly string[], actions: readonly string[]): string[] 
   modules.flatMap((m) => actions.map((a) => `${m}.${a}`))
 const sorted = (list: readonly string[]): string[] => [...list].sort()
 
-t.test('D15, spec 5.2: every module has the five permissions {module}.{action}', async (t) => {
+t.test('D15, API reference 5.2: every module has the five permissions {module}.{action}', async (t) => {
   t.same(ACTIONS, ['ver', 'crear', 'editar', 'eliminar', 'descifrar'])
   for (const spec of service.modules) {
     t.strictSame(

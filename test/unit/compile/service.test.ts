@@ -28,7 +28,7 @@ t.test('D2: nine modules with their path segments and prefixes, in file order', 
 })
 
 t.test(
-  'spec 4, D25: every module serves list, get, history, create, update and remove with its permission',
+  'API reference 4, D25: every module serves list, get, history, create, update and remove with its permission',
   async (t) => {
     t.strictSame(moduleOf(service, 'vehiculos').routes, [
       { operation: 'list', method: 'GET', url: '/', permission: 'vehiculos.ver' },

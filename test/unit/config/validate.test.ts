@@ -1,4 +1,4 @@
-// modules.yaml -> ModulesConfig or every problem, located (STYLE 4, spec 2.8, D2..D25).
+// modules.yaml -> ModulesConfig or every problem, located (STYLE 4, API reference 2.8, D2..D25).
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { validateModulesSource } from '../../../src/config/validate.js'
