@@ -34,7 +34,10 @@ export interface Settings {
   readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: browser origins allowed to call the API; empty (the default) sends no CORS headers. */
   readonly corsOrigins: readonly string[]
-  /** Slow clients (issue #6): a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-alive included) closes. */
+  /**
+   * Slow clients (issue #6): a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-
+   * alive included) closes.
+   */
   readonly timeouts: { readonly requestMs: number; readonly connectionMs: number }
   /** Longest accepted query string in characters (issue #6). */
   readonly maxQueryLength: number

@@ -31,7 +31,9 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   }
   /** Damaged record versions already reported by this process: each is alerted and audited once. */
   const damaged = new Set<string>()
-  /** Decodes a read; a value that fails its check is reported loudly but leaves the rest readable (issue #13 item 5). */
+  /**
+   * Decodes a read; a value that fails its check is reported loudly but leaves the rest readable (issue #13 item 5).
+   */
   function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor }: ReadOptions): ApiRecord {
     const { record, failed } = codec.decodeForRead(spec, row, reveal)
     if (failed.length === 0) return record

@@ -32,7 +32,10 @@ export interface TestApi {
   readonly base: string
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>
   login(username?: string, password?: string): Promise<string>
-  /** Creates an account with `role` (and `extra` account fields, e.g. personal_id) through the API; returns a token for it. */
+  /**
+   * Creates an account with `role` (and `extra` account fields, e.g. personal_id) through the API; returns a token for
+   * it.
+   */
   userWithRole(
     role: string,
     extra?: Record<string, unknown>,

@@ -42,7 +42,10 @@ export interface FieldTypeDef {
   readonly writeOnly: boolean
   /** What a `default: $now` stores, for the types that accept it. */
   readonly now?: 'date' | 'datetime'
-  /** A CSV cell or a `--field name=value` text -> the JSON value the API would receive (as text if it does not convert). */
+  /**
+   * A CSV cell or a `--field name=value` text -> the JSON value the API would receive (as text if it does not
+   * convert).
+   */
   readonly cell: (text: string) => unknown
   /** An example value the field accepts, for the OpenAPI document; undefined when none can be derived. */
   readonly example: (field: FieldSpec) => unknown

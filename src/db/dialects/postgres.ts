@@ -12,7 +12,9 @@ export interface PostgresOptions {
 
 const INT8 = 20
 const NUMERIC = 1700
-/** bigint and numeric arrive as numbers, as they do from SQLite; integer fields are bounded to 2^53 (field-types.ts). */
+/**
+ * bigint and numeric arrive as numbers, as they do from SQLite; integer fields are bounded to 2^53 (field-types.ts).
+ */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8 || oid === NUMERIC

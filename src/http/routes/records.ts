@@ -54,7 +54,8 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.get('/', async (request, reply) => {
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
-    if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name) // D16
+    // D16
+    if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name)
     const user = actingUser(auth)
     checkQueryReadable(spec, user, query)
     const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id, user })

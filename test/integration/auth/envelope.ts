@@ -2,7 +2,10 @@
 import type { Test } from 'tap'
 import type { Reply } from '../../helpers/api.js'
 
-/** `reply` is `status` with exactly `{ success: false, error: message, details? }`; any message when `message` is a RegExp it matches. */
+/**
+ * `reply` is `status` with exactly `{ success: false, error: message, details? }`; any message when `message` is a
+ * RegExp it matches.
+ */
 export function assertError(
   t: Test,
   reply: Reply,

@@ -1,7 +1,8 @@
 // `records migrate`: a database made with today's modules.yaml, then a modules.yaml that adds a
 // module, adds a field, renames one (renamed_from) and indexes it with another (indexes:, issue
 // #7), and encrypts a plain one. The dry run shows the plan in words and SQL and changes nothing;
-// migrate applies it; an unsafe change is refused with the affected records and nothing lost (issue #4; D14, D16, D17, D18).
+// migrate applies it; an unsafe change is refused with the affected records and nothing lost (issue #4; D14, D16, D17,
+// D18).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

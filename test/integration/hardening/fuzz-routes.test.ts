@@ -137,7 +137,8 @@ async function fuzzBodies(t: Test, api: TestApi, names: readonly string[], numRu
       else if (update && id !== undefined) updated += 1
       else {
         created += 1
-        if (id === undefined) seeds.set(name, String(reply.body.data._id)) // a module with no VALID body: update its first record
+        // a module with no VALID body: update its first record
+        if (id === undefined) seeds.set(name, String(reply.body.data._id))
       }
     }),
     { seed: SEED, numRuns },

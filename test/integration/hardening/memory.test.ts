@@ -8,7 +8,9 @@ import { startTestApi, VALID } from '../../helpers/api.js'
 
 const REQUESTS = Number(process.env['HARDENING_REQUESTS'] ?? 1500)
 const WARM_UP = 500
-/** Caches fill during the warm-up; what may still move is allocator noise and SQLite's page cache, outside the JS heap. */
+/**
+ * Caches fill during the warm-up; what may still move is allocator noise and SQLite's page cache, outside the JS heap.
+ */
 const MAX_GROWTH_MB = 8
 
 setFlagsFromString('--expose-gc')

@@ -4,7 +4,10 @@ import t from 'tap'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } from './support.js'
 
-/** Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's personal_id. */
+/**
+ * Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
+ * personal_id.
+ */
 const AGENTE = 'PER-2026-00011'
 const IN_AGENTE_SCOPE: Record<string, Record<string, string>> = {
   denuncias: { agente_asignado: AGENTE },
