@@ -12,7 +12,7 @@ t.test(
       const user = async (username: string, rol: string, extra: Record<string, unknown> = {}) =>
         api(service, token, 'POST', '/usuarios', {
           username,
-          password: 'password-123',
+          password: 'agente-de-prueba-1',
           nombre: username,
           rol,
           ...extra,
@@ -85,7 +85,7 @@ t.test(
     const [mine, theirs] = await cli.withService(async (service, token) => {
       await api(service, token, 'POST', '/usuarios', {
         username: 'agente_a',
-        password: 'password-123',
+        password: 'agente-de-prueba-1',
         nombre: 'A',
         rol: 'agente',
         personal_id: 'PER-2026-00011',
