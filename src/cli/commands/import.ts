@@ -82,6 +82,8 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
     return withEnvironment(input, async (env) => {
       const spec = moduleNamed(env.spec, moduleName)
       const validator = createBodyValidator(spec, createBodyAjv())
+      // Accounts get the API's account rules too: canonical username, password policy (issue #13 item 4).
+      const accountRules = spec === env.spec.accounts.spec ? env.accountRules : undefined
       const rows = readImportRows(spec, text, format)
       if (!flag(input, 'new-ids') && rows.some((r) => hasId(r.body))) throw commandFailed(ID_REFUSED)
       const rejected: Rejected[] = []
@@ -91,7 +93,8 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
         if (problem !== undefined) rejected.push({ line: row.line, reason: problem })
         else
           try {
-            valid.push({ line: row.line, values: validator.create(row.body) })
+            const values = validator.create(row.body)
+            valid.push({ line: row.line, values: accountRules === undefined ? values : accountRules.check(values) })
           } catch (error) {
             rejected.push({ line: row.line, reason: reasonOf(error) })
           }
