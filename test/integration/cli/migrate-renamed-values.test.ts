@@ -11,10 +11,14 @@ import { api, createCli, type Cli } from './support.js'
 
 const ESTADO = '        enum: [disponible, asignado, mantenimiento, baja]'
 const today = readFileSync(REPO_MODULES, 'utf8')
-const renamed = today.replace(
-  ESTADO,
-  '        enum: [disponible, asignado, reparacion, baja]\n        renamed_values: { mantenimiento: reparacion }',
-)
+// The workflow names the state too (issue #14): the administrator renames it there as well.
+const renamed = today
+  .replace(
+    ESTADO,
+    '        enum: [disponible, asignado, reparacion, baja]\n        renamed_values: { mantenimiento: reparacion }',
+  )
+  .replace('to: mantenimiento }', 'to: reparacion }')
+  .replace('{ from: mantenimiento, to: disponible }', '{ from: reparacion, to: disponible }')
 
 type Query = (sql: string) => Promise<Record<string, unknown>[]>
 
