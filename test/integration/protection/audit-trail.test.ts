@@ -126,7 +126,7 @@ t.test('D25: the trail pages with limit/offset and filters by modulo, registro, 
   t.match(volar.body, {
     success: false,
     error: /^Datos inválidos/,
-    details: [{ field: 'accion', message: /uno de: crear, editar.*\(recibido 'volar'\)/ }],
+    details: [{ field: 'accion', message: /uno de: crear, importar, editar.*\(recibido 'volar'\)/ }],
   })
 
   const unknown = await api.request('GET', '/auditoria?campo=x', { token: admin })
