@@ -200,6 +200,7 @@ export type OperatorErrorCode =
   | 'READ_AUDIT_UNWRITTEN'
   | 'USAGE'
   | 'COMMAND_FAILED'
+  | 'USERNAME_COLLISION'
 
 export interface OperatorErrorOptions {
   /** Every problem of a configuration file, each at its file:line:column. */
@@ -280,3 +281,6 @@ export const usageError = (message: string): OperatorError =>
 /** A `records` command that could not do its work, with the reason. */
 export const commandFailed = (message: string, exitCode = 1): OperatorError =>
   new OperatorError('COMMAND_FAILED', message, { exitCode })
+
+/** Live accounts whose usernames share one canonical form (issue #13 item 4): a person chooses who keeps it. */
+export const usernameCollision = (message: string): OperatorError => new OperatorError('USERNAME_COLLISION', message)

@@ -4,12 +4,11 @@
 // usernames have one canonical form cannot both keep it: the start is refused, naming them,
 // until an operator renames or deletes one (`records user rename`).
 import { META } from '../compile/metadata.js'
+import { usernameCollision } from '../errors.js'
 import type { AccountsSpec } from '../compile/types.js'
 import { canonicalUsername } from '../records/account-rules.js'
 import type { Database } from './database.js'
 import type { RecordStore } from './record-store.js'
-
-export class UsernameCollisionError extends Error {}
 
 /** Rewrites non-canonical usernames; returns one line per account changed. */
 export async function canonicalizeUsernames(
@@ -32,7 +31,7 @@ export async function canonicalizeUsernames(
   const collisions = [...groups.values()].filter((group) => group.length > 1)
   if (collisions.length > 0) {
     const named = collisions.map((group) => group.map((a) => `'${a.username}' (${a.id})`).join(' y ')).join('; ')
-    throw new UsernameCollisionError(
+    throw usernameCollision(
       `Hay cuentas cuyos usuarios solo se distinguen por mayúsculas, tildes o espacios: ${named}. ` +
         'Renombre o elimine una de cada grupo (records user rename <usuario> <nuevo>) y vuelva a arrancar.',
     )

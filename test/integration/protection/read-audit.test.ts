@@ -124,9 +124,10 @@ t.test(
   async (t) => {
     const api = await startTestApi(t)
     const { sensitive, values } = await seed(api)
-    const agente = await api.userWithRole('agente')
+    // An oficial edits any denuncia (an agente's scope would make this one a 404, issue #14).
+    const oficial = await api.userWithRole('oficial')
     const put = await api.request('PUT', `/denuncias/${sensitive._id}`, {
-      token: agente.token,
+      token: oficial.token,
       body: { descripcion: 'Sin tocar datos personales' },
     })
     t.equal(put.body.data.denunciante_dni, values[0], 'the response discloses the decrypted value')
@@ -136,7 +137,7 @@ t.test(
     )
     t.match(
       rows,
-      [{ user_id: agente.id, module: 'denuncias', record_id: sensitive._id, version: 2 }],
+      [{ user_id: oficial.id, module: 'denuncias', record_id: sensitive._id, version: 2 }],
       'the disclosure is in the trail',
     )
     t.same(JSON.parse(String(rows[0]?.['fields'] ?? '[]')).sort(), ['denunciante_dni', 'denunciante_domicilio'])
