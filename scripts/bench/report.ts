@@ -13,6 +13,17 @@ export interface ScenarioReport {
   readonly cpuRatio: number
 }
 
+/** S6 (issue #14): a scoped agente's list page against superadmin's, on the same service. */
+export interface ScopedReport {
+  /** How many of the seeded denuncias the agente's scope holds. */
+  readonly inScope: number
+  readonly rounds: readonly { readonly scoped: LoadFigures; readonly unscoped: LoadFigures }[]
+  /** unscoped req/s / scoped req/s, median over rounds: what the scope costs (target <= 1.1x). */
+  readonly costRatio: number
+  /** scoped CPU µs per request / unscoped, median over rounds. */
+  readonly cpuRatio: number
+}
+
 export interface SizeReport {
   readonly records: number
   /** Which database both the service and the bare stack ran on. */
@@ -22,6 +33,7 @@ export interface SizeReport {
   readonly peakRssMiB: number | undefined
   readonly listCost: ListCost
   readonly scenarios: readonly ScenarioReport[]
+  readonly scoped?: ScopedReport
 }
 
 export interface RunInfo {
@@ -107,6 +119,17 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
     console.log(
       `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
     )
+    if (report.scoped !== undefined) {
+      const sc = report.scoped
+      const scopedFigures = summary(sc.rounds.map((r) => r.scoped))
+      const unscopedFigures = summary(sc.rounds.map((r) => r.unscoped))
+      console.log(
+        `S6 scoped list (limit=100; agente, ${sc.inScope.toLocaleString('en')} records in scope, vs superadmin): ` +
+          `${scopedFigures.rps.toFixed(0)} vs ${unscopedFigures.rps.toFixed(0)} req/s, p50 ${scopedFigures.p50} vs ${unscopedFigures.p50} ms, ` +
+          `cpu ${scopedFigures.cpuUs.toFixed(0)} vs ${unscopedFigures.cpuUs.toFixed(0)} µs; cost ${sc.costRatio.toFixed(2)}x req/s, ` +
+          `${sc.cpuRatio.toFixed(2)}x cpu (target <= 1.10x: ${verdict(sc.costRatio <= 1.1)})`,
+      )
+    }
     const c = report.listCost
     console.log(
       `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,
