@@ -18,6 +18,7 @@ import { loadSettings } from '../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
+import { measureNpmStart } from './bench/npm-start.js'
 import { startChild } from './bench/processes.js'
 import { AGENTS, ESTADOS, PRIORIDADES, agentId, denunciaValues, seedDenuncias } from './bench/seed.js'
 import { printReport, type ScopedReport, type SizeReport, type ScenarioReport } from './bench/report.js'
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     database: { type: 'string' },
+    'start-runs': { type: 'string', default: '3' },
     'database-url': { type: 'string' },
   },
 })
@@ -305,4 +307,10 @@ async function runSize(size: number): Promise<SizeReport> {
 
 const reports: SizeReport[] = []
 for (const size of sizes) reports.push(await runSize(size))
-printReport(reports, { json: args.json === true, rounds, ...load })
+// `npm start` to healthy, as the user runs it (issue #18 item 1); --start-runs 0 skips it.
+const startRuns = Number(args['start-runs'])
+const npmStart =
+  startRuns > 0
+    ? await measureNpmStart(root, { ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml') }, startRuns)
+    : undefined
+printReport(reports, { json: args.json === true, rounds, ...load }, npmStart)

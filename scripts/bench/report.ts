@@ -3,6 +3,7 @@
 // targets of issue #7, startup, peak RSS, one list page's cost and growth across sizes.
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
+import type { NpmStartFigures } from './npm-start.js'
 
 export interface ScenarioReport {
   readonly name: string
@@ -76,7 +77,7 @@ function growth(reports: readonly SizeReport[]) {
   )
 }
 
-export function printReport(reports: readonly SizeReport[], run: RunInfo): void {
+export function printReport(reports: readonly SizeReport[], run: RunInfo, npmStart?: NpmStartFigures): void {
   if (run.json) {
     const out = reports.map((r) => ({
       ...r,
@@ -90,7 +91,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
         rounds: s.rounds,
       })),
     }))
-    console.log(JSON.stringify({ run, sizes: out, growth: growth(reports) }, null, 2))
+    console.log(JSON.stringify({ run, sizes: out, growth: growth(reports), npmStart }, null, 2))
     return
   }
   console.log(
@@ -145,5 +146,12 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
         `  ${g.scenario} ${g.from.toLocaleString('en')} -> ${g.to.toLocaleString('en')}: ${g.ratio.toFixed(2)}x req/s, ${g.cpuRatio.toFixed(2)}x cpu` +
           (g.scenario === 'S1' || g.scenario === 'S3' ? ` ${verdict(g.ratio >= 0.7)}` : ''),
       )
+  }
+  if (npmStart !== undefined) {
+    const line = (label: string, ms: readonly number[]) =>
+      `  ${label}: median ${median(ms).toFixed(0)} ms (${ms.map((m) => m.toFixed(0)).join(', ')}; target <= 1000 ms: ${verdict(median(ms) <= 1000)})`
+    console.log('\nstart to healthy (`npm start` to the first 200 of /api/health, polled every 20 ms):')
+    console.log(line('fresh data directory', npmStart.freshMs))
+    console.log(line('initialised data directory', npmStart.initialisedMs))
   }
 }
