@@ -4,6 +4,7 @@
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 //   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
 //   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
+//   npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's (#14)
 // See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -17,9 +18,10 @@ import { loadSettings } from '../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
+import { measureNpmStart } from './bench/npm-start.js'
 import { startChild } from './bench/processes.js'
-import { ESTADOS, PRIORIDADES, denunciaValues, seedDenuncias } from './bench/seed.js'
-import { printReport, type SizeReport, type ScenarioReport } from './bench/report.js'
+import { AGENTS, ESTADOS, PRIORIDADES, agentId, denunciaValues, seedDenuncias } from './bench/seed.js'
+import { printReport, type ScopedReport, type SizeReport, type ScenarioReport } from './bench/report.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -28,10 +30,11 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '10' },
-    scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5' },
+    scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     database: { type: 'string' },
+    'start-runs': { type: 'string', default: '3' },
     'database-url': { type: 'string' },
   },
 })
@@ -118,6 +121,64 @@ function scenarios(size: number, year: number): Scenario[] {
   ].filter((s) => wanted.has(s.name)) as Scenario[]
 }
 
+/**
+ * S6 (issue #14): the same list page (limit=100, the same offsets) read by an agente, whose
+ * scope (`agente_asignado` is their personal_id or they created it) holds 1/AGENTS of the
+ * seeded denuncias, and by superadmin (no scope), on the same service, interleaved like the
+ * other scenarios. Cost ratio: unscoped req/s / scoped req/s (target <= 1.1x).
+ */
+async function measureScoped(
+  service: { port: number; cpuSeconds: () => number | undefined },
+  size: number,
+  adminToken: string,
+): Promise<ScopedReport> {
+  const base = `http://127.0.0.1:${service.port}/api`
+  const username = 'agente_bench'
+  const password = 'bench-password-agente'
+  const created = await fetch(`${base}/usuarios`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+    body: JSON.stringify({ username, password, nombre: 'Agente bench', rol: 'agente', personal_id: agentId(1) }),
+  })
+  if (created.status !== 201) throw new Error(`agente not created: ${created.status} ${await created.text()}`)
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  })
+  const agenteToken = ((await login.json()) as { data: { token: string } }).data.token
+  // Offsets within the agente's records, the same for both: equal pages, equal skipped rows.
+  const inScope = Math.floor(size / AGENTS)
+  const offset = () => Math.floor(Math.random() * Math.max(1, Math.min(inScope, 10_000) - 100))
+  const request: LoadRequest = { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` }
+  const runs: { scoped: LoadFigures; unscoped: LoadFigures }[] = []
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (['scoped', 'unscoped'] as const) : (['unscoped', 'scoped'] as const)
+    const figures: Partial<Record<'scoped' | 'unscoped', LoadFigures>> = {}
+    for (const who of order)
+      figures[who] = await measureLoad(service.port, service.cpuSeconds, request, {
+        ...load,
+        token: who === 'scoped' ? agenteToken : adminToken,
+      })
+    runs.push(figures as { scoped: LoadFigures; unscoped: LoadFigures })
+    log(
+      `S6 round ${round + 1}: agente (scoped) ${figures.scoped?.rps.toFixed(0)} req/s, superadmin ${figures.unscoped?.rps.toFixed(0)} req/s`,
+    )
+  }
+  return {
+    inScope,
+    rounds: runs,
+    costRatio: median(runs.map((r) => (r.scoped.rps === 0 ? Number.POSITIVE_INFINITY : r.unscoped.rps / r.scoped.rps))),
+    cpuRatio: median(
+      runs.map((r) =>
+        r.scoped.cpuUsPerRequest === undefined || r.unscoped.cpuUsPerRequest === undefined
+          ? Number.NaN
+          : r.scoped.cpuUsPerRequest / r.unscoped.cpuUsPerRequest,
+      ),
+    ),
+  }
+}
+
 async function runSize(size: number): Promise<SizeReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
   const database = await openBenchDatabase(databaseKind, dataDir, adminUrl).catch((error: unknown) => {
@@ -176,6 +237,7 @@ async function runSize(size: number): Promise<SizeReport> {
 
     const results: ScenarioReport[] = []
     let peakRssMiB: number | undefined
+    let scoped: ScopedReport | undefined
     try {
       for (const scenario of scenarios(size, year)) {
         const runs: { service: LoadFigures; bare: LoadFigures }[] = []
@@ -212,6 +274,7 @@ async function runSize(size: number): Promise<SizeReport> {
           ),
         })
       }
+      if (wanted.has('S6')) scoped = await measureScoped(service, size, token)
     } finally {
       peakRssMiB = service.peakRssMiB()
       await service.stop()
@@ -234,6 +297,7 @@ async function runSize(size: number): Promise<SizeReport> {
       peakRssMiB,
       listCost,
       scenarios: results,
+      ...(scoped === undefined ? {} : { scoped }),
     }
   } finally {
     await database.drop()
@@ -243,4 +307,10 @@ async function runSize(size: number): Promise<SizeReport> {
 
 const reports: SizeReport[] = []
 for (const size of sizes) reports.push(await runSize(size))
-printReport(reports, { json: args.json === true, rounds, ...load })
+// `npm start` to healthy, as the user runs it (issue #18 item 1); --start-runs 0 skips it.
+const startRuns = Number(args['start-runs'])
+const npmStart =
+  startRuns > 0
+    ? await measureNpmStart(root, { ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml') }, startRuns)
+    : undefined
+printReport(reports, { json: args.json === true, rounds, ...load }, npmStart)

@@ -3,13 +3,14 @@
 // `npm run records` and `npm run backup` start in well under a second after `npm install`
 // (whose `prepare` builds), and a developer who edited src/ still runs what they wrote.
 // A stat of each source file costs a few milliseconds; tsc costs ten seconds.
+// bin/records.js imports it and runs the check in its own process (no npm pre-hook: a second
+// node process cost about a tenth of a second of every start); run as a script, it checks alone.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const STAMP = join(root, 'dist', 'src', 'cli', 'main.js')
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SOURCES = ['src', 'scripts', 'schema', 'tsconfig.json', 'tsconfig.build.json']
 
 function newest(path) {
@@ -19,19 +20,23 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))))
 }
 
-const built = statSync(STAMP, { throwIfNoEntry: false })?.mtimeMs ?? 0
-const changed = Math.max(...SOURCES.map((s) => newest(join(root, s))))
-if (built >= changed) process.exit(0)
-
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-if (!existsSync(tsc)) {
-  // An install without devDependencies runs what it was given.
-  if (built > 0) process.exit(0)
-  process.stderr.write('records: falta la compilación en dist/ y TypeScript no está instalado: ejecute npm install\n')
-  process.exit(1)
+/** Builds `root`'s dist/ if a source is newer; returns the exit status (0: dist/ is usable). */
+export function buildIfStale(root = ROOT) {
+  const built = statSync(join(root, 'dist', 'src', 'cli', 'main.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0
+  const changed = Math.max(...SOURCES.map((s) => newest(join(root, s))))
+  if (built >= changed) return 0
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+  if (!existsSync(tsc)) {
+    // An install without devDependencies runs what it was given.
+    if (built > 0) return 0
+    process.stderr.write('records: falta la compilación en dist/ y TypeScript no está instalado: ejecute npm install\n')
+    return 1
+  }
+  process.stderr.write(
+    built === 0 ? 'Compilando (primera vez)…\n' : 'Hay fuentes modificadas desde la última compilación: compilando…\n',
+  )
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
+  return result.status ?? 1
 }
-process.stderr.write(
-  built === 0 ? 'Compilando (primera vez)…\n' : 'Hay fuentes modificadas desde la última compilación: compilando…\n',
-)
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
-process.exit(result.status ?? 1)
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exit(buildIfStale())

@@ -3,6 +3,7 @@
 // targets of issue #7, startup, peak RSS, one list page's cost and growth across sizes.
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
+import type { NpmStartFigures } from './npm-start.js'
 
 export interface ScenarioReport {
   readonly name: string
@@ -10,6 +11,17 @@ export interface ScenarioReport {
   readonly rounds: readonly { readonly service: LoadFigures; readonly bare: LoadFigures }[]
   readonly ratio: number
   /** bare CPU µs per request / service CPU µs per request, median over rounds. */
+  readonly cpuRatio: number
+}
+
+/** S6 (issue #14): a scoped agente's list page against superadmin's, on the same service. */
+export interface ScopedReport {
+  /** How many of the seeded denuncias the agente's scope holds. */
+  readonly inScope: number
+  readonly rounds: readonly { readonly scoped: LoadFigures; readonly unscoped: LoadFigures }[]
+  /** unscoped req/s / scoped req/s, median over rounds: what the scope costs (target <= 1.1x). */
+  readonly costRatio: number
+  /** scoped CPU µs per request / unscoped, median over rounds. */
   readonly cpuRatio: number
 }
 
@@ -22,6 +34,7 @@ export interface SizeReport {
   readonly peakRssMiB: number | undefined
   readonly listCost: ListCost
   readonly scenarios: readonly ScenarioReport[]
+  readonly scoped?: ScopedReport
 }
 
 export interface RunInfo {
@@ -64,7 +77,7 @@ function growth(reports: readonly SizeReport[]) {
   )
 }
 
-export function printReport(reports: readonly SizeReport[], run: RunInfo): void {
+export function printReport(reports: readonly SizeReport[], run: RunInfo, npmStart?: NpmStartFigures): void {
   if (run.json) {
     const out = reports.map((r) => ({
       ...r,
@@ -78,7 +91,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
         rounds: s.rounds,
       })),
     }))
-    console.log(JSON.stringify({ run, sizes: out, growth: growth(reports) }, null, 2))
+    console.log(JSON.stringify({ run, sizes: out, growth: growth(reports), npmStart }, null, 2))
     return
   }
   console.log(
@@ -107,6 +120,17 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
     console.log(
       `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
     )
+    if (report.scoped !== undefined) {
+      const sc = report.scoped
+      const scopedFigures = summary(sc.rounds.map((r) => r.scoped))
+      const unscopedFigures = summary(sc.rounds.map((r) => r.unscoped))
+      console.log(
+        `S6 scoped list (limit=100; agente, ${sc.inScope.toLocaleString('en')} records in scope, vs superadmin): ` +
+          `${scopedFigures.rps.toFixed(0)} vs ${unscopedFigures.rps.toFixed(0)} req/s, p50 ${scopedFigures.p50} vs ${unscopedFigures.p50} ms, ` +
+          `cpu ${scopedFigures.cpuUs.toFixed(0)} vs ${unscopedFigures.cpuUs.toFixed(0)} µs; cost ${sc.costRatio.toFixed(2)}x req/s, ` +
+          `${sc.cpuRatio.toFixed(2)}x cpu (target <= 1.10x: ${verdict(sc.costRatio <= 1.1)})`,
+      )
+    }
     const c = report.listCost
     console.log(
       `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,
@@ -122,5 +146,12 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo): void 
         `  ${g.scenario} ${g.from.toLocaleString('en')} -> ${g.to.toLocaleString('en')}: ${g.ratio.toFixed(2)}x req/s, ${g.cpuRatio.toFixed(2)}x cpu` +
           (g.scenario === 'S1' || g.scenario === 'S3' ? ` ${verdict(g.ratio >= 0.7)}` : ''),
       )
+  }
+  if (npmStart !== undefined) {
+    const line = (label: string, ms: readonly number[]) =>
+      `  ${label}: median ${median(ms).toFixed(0)} ms (${ms.map((m) => m.toFixed(0)).join(', ')}; target <= 1000 ms: ${verdict(median(ms) <= 1000)})`
+    console.log('\nstart to healthy (`npm start` to the first 200 of /api/health, polled every 20 ms):')
+    console.log(line('fresh data directory', npmStart.freshMs))
+    console.log(line('initialised data directory', npmStart.initialisedMs))
   }
 }

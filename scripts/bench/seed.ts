@@ -11,6 +11,11 @@ import type { OpenService } from '../../src/app/service.js'
 export const ESTADOS = ['pendiente', 'investigacion', 'archivada', 'judicializada'] as const
 export const PRIORIDADES = ['baja', 'media', 'alta', 'urgente'] as const
 export const TIPOS = ['hurto', 'robo', 'lesiones', 'daños'] as const
+/** Denuncias are assigned round-robin to this many agents: one agent's scope is 1/AGENTS of the table. */
+export const AGENTS = 20
+
+/** The personal_id of the n-th agent (1-based) the seed assigns denuncias to. */
+export const agentId = (n: number): string => `PER-2026-${String(n).padStart(5, '0')}`
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T
 
@@ -27,6 +32,7 @@ export function denunciaValues(i: number): Record<string, unknown> {
     descripcion: `Hechos denunciados número ${i}: sustracción de un bolso en la vía pública.`,
     estado: pick(ESTADOS),
     prioridad: pick(PRIORIDADES),
+    agente_asignado: agentId(1 + (i % AGENTS)),
   }
 }
 

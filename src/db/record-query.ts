@@ -33,7 +33,10 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
   const all = db.selectFrom(spec.table.name)
   const records = options.includeDeleted === true ? all : all.where(META.deleted, 'is', null)
   const scope = resolveScope(spec, options.user, options.action ?? 'read')
-  return scope === undefined ? records : records.where((eb) => scopeCondition(eb, scope, options.dialect))
+  if (scope === undefined) return records
+  // Deleted rows are outside the live partial indexes the SQLite form searches: plain OR (history reads one id).
+  const plainOr = options.includeDeleted === true
+  return records.where((eb) => scopeCondition(eb, scope, options.dialect, spec.table.name, plainOr))
 }
 
 /** Whether `user` has a scope in `spec` (a prepared statement without one serves the others). */

@@ -1,16 +1,47 @@
-// A resolved record scope as a WHERE condition, the same on SQLite and PostgreSQL (issue #14):
-// equality and IN on indexed columns, or-ed and and-ed; never a filter after the query.
+// A resolved record scope as a WHERE condition on SQLite and PostgreSQL (issue #14): equality
+// and IN on indexed columns, or-ed and and-ed; never a filter after the query.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { ResolvedScope } from '../records/scope.js'
 import type { Dialect } from '../compile/field-types.js'
+import { META, ROW_COLUMN } from '../compile/metadata.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- module tables are declared at run time
 type AnyBuilder = ExpressionBuilder<any, any>
 
-export function scopeCondition(eb: AnyBuilder, scope: ResolvedScope, dialect: Dialect): Expression<SqlBool> {
+/**
+ * The scope as a condition on `table`. On SQLite an or-ed scope becomes `_row IN (the live rows
+ * of each branch, each found through its own index, UNION ALL)`: given a plain OR, SQLite's
+ * planner prefers walking the table in `_row` order (the list's order, no sort) to the indexes,
+ * which reads the whole table for a user with few records. The row ids of the IN list come out
+ * sorted, so the list still needs no sort and reads only the rows in scope
+ * (test/integration/db/scope-plan.test.ts checks both plans). PostgreSQL combines the branches'
+ * indexes itself (BitmapOr) and keeps the OR.
+ */
+export function scopeCondition(
+  eb: AnyBuilder,
+  scope: ResolvedScope,
+  dialect: Dialect,
+  table: string,
+  nested = false,
+): Expression<SqlBool> {
+  if (scope.kind === 'any' && dialect === 'sqlite' && !nested) {
+    const [first, ...rest] = scope.of.map((branch) =>
+      eb
+        .selectFrom(table)
+        .select(ROW_COLUMN)
+        .where(META.deleted, 'is', null)
+        .where((inner) => scopeCondition(inner, branch, dialect, table, true)),
+    )
+    if (first === undefined) return sql<SqlBool>`1 = 0`
+    return eb(
+      ROW_COLUMN,
+      'in',
+      rest.reduce((union, branch) => union.unionAll(branch), first),
+    )
+  }
   if (scope.kind !== 'in') {
-    const parts = scope.of.map((s) => scopeCondition(eb, s, dialect))
+    const parts = scope.of.map((s) => scopeCondition(eb, s, dialect, table, nested))
     return scope.kind === 'any' ? eb.or(parts) : eb.and(parts)
   }
   const toDb = VALUE_CONVERSIONS[dialect][scope.storage].toDb

@@ -1,6 +1,8 @@
 // `npm start`, `npm run records` and `npm run backup` build only when a source is newer than
 // dist/ (issue #18 item 1): a start after `npm install` (whose `prepare` builds) runs no
-// compiler. Checked on a copy of the script in a temp tree whose "tsc" only leaves a mark.
+// compiler. bin/records.js runs the check in its own process (no npm pre-hook, no second node
+// process). Checked on a copy of the script and of bin/records.js in a temp tree whose "tsc"
+// only leaves a mark.
 import { spawnSync } from 'node:child_process'
 import {
   copyFileSync,
@@ -23,7 +25,8 @@ t.test('#18: package.json builds at install, and start/records/backup only check
     .scripts
   t.equal(scripts['prepare'], 'npm run --silent build')
   for (const name of ['start', 'records', 'backup']) {
-    t.equal(scripts[`pre${name}`], 'node scripts/build-if-stale.mjs', `pre${name}`)
+    t.equal(scripts[`pre${name}`], undefined, `no pre${name} hook: bin/records.js checks in its own process`)
+    t.match(scripts[name] ?? '', /^node (--\S+ )*bin\/records\.js\b/, `${name} runs bin/records.js`)
     t.notMatch(scripts[name] ?? '', /tsc|build/, `${name} itself never compiles`)
   }
 })
@@ -31,9 +34,11 @@ t.test('#18: package.json builds at install, and start/records/backup only check
 t.test('#18: dist/ up to date runs no compiler; a newer source rebuilds', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
-  for (const dir of ['scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
+  for (const dir of ['bin', 'scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
     mkdirSync(join(root, dir), { recursive: true })
   copyFileSync(join(ROOT, 'scripts/build-if-stale.mjs'), join(root, 'scripts/build-if-stale.mjs'))
+  copyFileSync(join(ROOT, 'bin/records.js'), join(root, 'bin/records.js'))
+  writeFileSync(join(root, 'package.json'), '{"type":"module"}\n')
   const mark = join(root, 'compiled')
   writeFileSync(
     join(root, 'node_modules/typescript/bin/tsc'),
@@ -55,4 +60,40 @@ t.test('#18: dist/ up to date runs no compiler; a newer source rebuilds', async 
   t.equal(stale.status, 0)
   t.match(stale.stderr, /fuentes modificadas desde la última compilación: compilando/)
   t.ok(existsSync(mark), 'an edited source is compiled')
+})
+
+t.test('#18: bin/records.js runs the check itself before it runs dist/', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  for (const dir of ['bin', 'scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
+    mkdirSync(join(root, dir), { recursive: true })
+  copyFileSync(join(ROOT, 'scripts/build-if-stale.mjs'), join(root, 'scripts/build-if-stale.mjs'))
+  copyFileSync(join(ROOT, 'bin/records.js'), join(root, 'bin/records.js'))
+  writeFileSync(join(root, 'package.json'), '{"type":"module"}\n')
+  const mark = join(root, 'compiled')
+  writeFileSync(
+    join(root, 'node_modules/typescript/bin/tsc'),
+    `require('fs').writeFileSync(${JSON.stringify(mark)}, 'yes')\n`,
+  )
+  const ran = join(root, 'ran')
+  writeFileSync(
+    join(root, 'dist/src/cli/main.js'),
+    `import { writeFileSync } from 'node:fs'\nwriteFileSync(${JSON.stringify(ran)}, 'yes')\n`,
+  )
+  writeFileSync(join(root, 'src/cli/main.ts'), 'export {}\n')
+  const past = new Date(Date.now() - 60_000)
+  utimesSync(join(root, 'src/cli/main.ts'), past, past)
+  const run = () => spawnSync(process.execPath, [join(root, 'bin/records.js'), '--version'], { encoding: 'utf8' })
+
+  const fresh = run()
+  t.equal(fresh.status, 0, fresh.stderr)
+  t.equal(fresh.stderr, '')
+  t.notOk(existsSync(mark), 'no compiler when dist/ is up to date')
+  t.ok(existsSync(ran), 'dist/ ran')
+
+  writeFileSync(join(root, 'src/cli/main.ts'), 'export const edited = true\n')
+  const stale = run()
+  t.equal(stale.status, 0, stale.stderr)
+  t.match(stale.stderr, /fuentes modificadas desde la última compilación: compilando/)
+  t.ok(existsSync(mark), 'an edited source is compiled before dist/ runs')
 })
