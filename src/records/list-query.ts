@@ -144,7 +144,6 @@ export function parseListQuery(
     filters,
     sort,
     filtersEncrypted: filters.some((f) => f.blind),
-    ...(text === undefined ? {} : { text }),
-    byRelevance: text !== undefined && sortParameter === undefined,
+    ...(text === undefined ? {} : { text, byRelevance: sortParameter === undefined }),
   }
 }
