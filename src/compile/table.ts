@@ -45,5 +45,6 @@ export function compileTable(
     })
     indexes.push({ name: compositeIndexName(name, names), columns: searchable, unique: false, liveOnly: true })
   }
-  return { name, columns, indexes }
+  const search = fields.filter((f) => f.def.searchable).map((f) => f.column)
+  return search.length === 0 ? { name, columns, indexes } : { name, columns, indexes, search }
 }

@@ -40,6 +40,8 @@ export interface TableSpec {
   readonly name: string
   readonly columns: readonly ColumnSpec[]
   readonly indexes: readonly IndexSpec[]
+  /** Columns of the `searchable` fields, indexed for `?q=` (issue #16); absent in older snapshots: none. */
+  readonly search?: readonly string[]
 }
 
 export interface ModuleSchemas {

@@ -16,6 +16,8 @@ export interface FieldDeclaration {
   readonly acceptsNow: boolean
   /** A literal `default:` of this type. */
   readonly defaultFits: (value: unknown) => boolean
+  /** May be `searchable: true`: words of its text found by `?q=` (issue #16). */
+  readonly searchable: boolean
 }
 
 const isText = (value: unknown) => typeof value === 'string'
@@ -26,11 +28,12 @@ const text = {
   enumerable: false,
   acceptsNow: false,
   defaultFits: isText,
+  searchable: false,
 } as const
 
 export const FIELD_DECLARATIONS = {
-  string: { ...text, bounds: 'text', enumerable: true },
-  text: { ...text, bounds: 'text' },
+  string: { ...text, bounds: 'text', enumerable: true, searchable: true },
+  text: { ...text, bounds: 'text', searchable: true },
   integer: { ...text, bounds: 'number', defaultFits: (value: unknown) => Number.isInteger(value) },
   decimal: { ...text, bounds: 'number', defaultFits: (value: unknown) => typeof value === 'number' },
   boolean: { ...text, encryptable: false, defaultFits: (value: unknown) => typeof value === 'boolean' },

@@ -45,6 +45,13 @@ function checkField(mod: ModuleDef, field: FieldDef, report: Report): void {
     report(at('unique'), `${name}: un campo de tipo ${field.type} no puede ser único.`)
   if (field.index && !type.comparable)
     report(at('index'), `${name}: un campo de tipo ${field.type} no se puede indexar.`)
+  if (field.searchable && !type.searchable)
+    report(
+      at('searchable'),
+      `${name}: solo los campos de tipo ${typesWhere((d) => d.searchable)} admiten búsqueda de texto.`,
+    )
+  else if (field.searchable && field.encrypted)
+    report(at('searchable'), `${name}: un campo cifrado no admite búsqueda de texto (su texto no se indexa).`)
   for (const key of ['minimum', 'maximum'] as const)
     if (field[key] !== undefined && type.bounds !== 'number')
       report(at(key), `${name}: '${key}' solo se admite en campos ${typesWhere((d) => d.bounds === 'number')}.`)

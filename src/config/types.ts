@@ -17,6 +17,8 @@ export interface FieldDef {
   readonly unique: boolean
   readonly encrypted: boolean
   readonly index: boolean
+  /** Its words are found by the list's `?q=` text search (issue #16). */
+  readonly searchable: boolean
   readonly state: boolean
   readonly enum?: readonly string[]
   readonly examples?: readonly string[]

@@ -22,6 +22,7 @@ function toField(name: string, raw: Raw): FieldDef {
     unique: raw['unique'] === true,
     encrypted: raw['encrypted'] === true,
     index: raw['index'] === true,
+    searchable: raw['searchable'] === true,
     state: raw['state'] === true,
     ...optional('description'),
     ...optional('enum'),

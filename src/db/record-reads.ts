@@ -4,7 +4,7 @@ import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
 import { hiddenFields, withoutHidden } from '../records/field-rules.js'
 import { resolveScope } from '../records/scope.js'
-import { recordNotFound } from '../errors.js'
+import { recordNotFound, validationFailed } from '../errors.js'
 import { generationCache } from './change-watch.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { preparedPerModule } from './prepared.js'
@@ -12,6 +12,7 @@ import { isScoped, recordQuery } from './record-query.js'
 import type { Row } from './database.js'
 import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
 import { auditReveal } from './reveal-audit.js'
+import { withTextSearch, type TextSearch } from './text-search-sql.js'
 
 export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'integrityFailures'>
 
@@ -80,16 +81,41 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
               field === undefined ? filter.value : (conversions[field.storage].toDb(filter.value) as never),
             )
       }
+      const hidden = hiddenFields(spec, read.user)
+      let relevance: TextSearch | undefined
+      if (query.text !== undefined) {
+        // Only the searchable fields this caller may read: a word in a hidden field finds nothing.
+        const columns = spec.fields
+          .filter((f) => f.def.searchable && !hidden?.has(f.name) === true)
+          .map((f) => f.column)
+        if (columns.length === 0)
+          throw validationFailed([
+            { field: 'q', message: `No hay campos de búsqueda de texto en '${spec.name}' para su rol` },
+          ])
+        relevance = withTextSearch(base, database.dialect, spec.table.name, columns, query.text)
+        base = relevance.query
+      }
       const direction = query.sort.descending ? 'desc' : 'asc'
-      let page = base.selectAll().orderBy(query.sort.column, direction)
-      if (query.sort.column !== ROW_COLUMN) page = page.orderBy(ROW_COLUMN, 'asc')
+      let page = base.selectAll(spec.table.name)
+      if (relevance !== undefined && query.byRelevance === true)
+        page = page.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
+      else page = page.orderBy(query.sort.column, direction)
+      if (query.sort.column !== ROW_COLUMN || query.byRelevance === true) page = page.orderBy(ROW_COLUMN, 'asc')
       const count = async () =>
         Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([
         page.limit(query.limit).offset(query.offset).execute(),
-        cachedTotal(spec, JSON.stringify([query.filters, resolveScope(spec, read.user, 'read') ?? null]), count),
+        cachedTotal(
+          spec,
+          JSON.stringify([
+            query.filters,
+            query.text ?? null,
+            [...(hidden ?? [])],
+            resolveScope(spec, read.user, 'read') ?? null,
+          ]),
+          count,
+        ),
       ])
-      const hidden = hiddenFields(spec, read.user)
       const records = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
       await auditReveal(readAudit, spec, rows, read)
       return { records, total }

@@ -1,6 +1,7 @@
 // The paths of one module (API reference 4.4-4.8, D13, D25): operations built from the route specs and
 // the JSON Schemas that validate request bodies, widened to what the service accepts and ignores.
 import type { JsonSchema } from '../compile/field-types.js'
+import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS } from '../records/text-query.js'
 import { FILTERABLE_META, MASK, SORTABLE_META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
 import { scopeNote } from './scope-note.js'
@@ -107,7 +108,27 @@ function listParameters(spec: ModuleSpec): OpenApiObject[] {
       description: 'Campo de orden; con `-` delante, descendente (D11).',
       schema: { type: 'string', enum: sortable.flatMap((name) => [name, `-${name}`]) },
     },
+    ...textParameter(spec),
     ...filterParameters(spec),
+  ]
+}
+
+/** `q` where the module has searchable fields (issue #16). */
+function textParameter(spec: ModuleSpec): OpenApiObject[] {
+  const searchable = spec.fields.filter((f) => f.def.searchable).map((f) => `\`${f.name}\``)
+  if (searchable.length === 0) return []
+  return [
+    {
+      name: 'q',
+      in: 'query',
+      required: false,
+      description:
+        `Búsqueda de texto en ${searchable.join(', ')} (los que su rol puede leer): cada palabra debe empezar una ` +
+        'palabra de alguno de ellos, sin distinguir mayúsculas ni acentos. Ordena por relevancia salvo `sort`. ' +
+        `Como máximo ${MAX_TEXT_QUERY_LENGTH} caracteres y ${MAX_TEXT_QUERY_WORDS} palabras.`,
+      schema: { type: 'string', minLength: 1, maxLength: MAX_TEXT_QUERY_LENGTH },
+      example: 'daños calle mayor',
+    },
   ]
 }
 

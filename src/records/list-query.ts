@@ -3,6 +3,7 @@ import { validationFailed, type ErrorDetail } from '../errors.js'
 import { INVALID } from '../compile/field-types.js'
 import { FILTERABLE_META, ROW_COLUMN, SORTABLE_META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
+import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS, searchWords } from './text-query.js'
 
 export interface ListLimits {
   readonly defaultLimit: number
@@ -24,9 +25,31 @@ export interface ListQuery {
   readonly sort: { readonly column: string; readonly descending: boolean }
   /** A filter touches an encrypted field: the caller needs `{module}.descifrar` (D16). */
   readonly filtersEncrypted: boolean
+  /** `?q=`: the words a text search looks for (issue #16); absent without `q`. */
+  readonly text?: readonly string[]
+  /** Order by the text search's relevance: `q` given and no `sort`. */
+  readonly byRelevance?: boolean
 }
 
-export const LIST_PARAMETERS = ['limit', 'offset', 'sort'] as const
+export const LIST_PARAMETERS = ['limit', 'offset', 'sort', 'q'] as const
+
+/** `?q=`: its words, checked against the module's searchable fields. */
+function parseText(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): string[] | undefined {
+  if (raw === undefined) return undefined
+  if (!spec.fields.some((f) => f.def.searchable)) {
+    problems.push({ field: 'q', message: `El módulo '${spec.name}' no tiene campos de búsqueda de texto` })
+    return undefined
+  }
+  const words = searchWords(raw)
+  if (raw.length > MAX_TEXT_QUERY_LENGTH)
+    problems.push({ field: 'q', message: `La búsqueda 'q' admite como máximo ${MAX_TEXT_QUERY_LENGTH} caracteres` })
+  else if (words.length === 0)
+    problems.push({ field: 'q', message: "La búsqueda 'q' debe contener al menos una palabra (letras o números)" })
+  else if (words.length > MAX_TEXT_QUERY_WORDS)
+    problems.push({ field: 'q', message: `La búsqueda 'q' admite como máximo ${MAX_TEXT_QUERY_WORDS} palabras` })
+  else return words
+  return undefined
+}
 
 export type QueryValue = string | readonly string[] | undefined
 
@@ -97,7 +120,9 @@ export function parseListQuery(
 ): ListQuery {
   const problems: ErrorDetail[] = []
   const { limit, offset } = parsePage(query, limits, problems)
-  const sort = parseSort(spec, single('sort', query['sort'], problems), problems)
+  const sortParameter = single('sort', query['sort'], problems)
+  const sort = parseSort(spec, sortParameter, problems)
+  const text = parseText(spec, single('q', query['q'], problems), problems)
   const filters: Filter[] = []
   const names = Object.keys(query).filter((k) => !(LIST_PARAMETERS as readonly string[]).includes(k))
   if (names.length > limits.maxFilters)
@@ -119,5 +144,6 @@ export function parseListQuery(
     filters,
     sort,
     filtersEncrypted: filters.some((f) => f.blind),
+    ...(text === undefined ? {} : { text, byRelevance: sortParameter === undefined }),
   }
 }

@@ -8,6 +8,9 @@ export type MigrationStep =
   | { readonly kind: 'add_column'; readonly table: string; readonly column: ColumnSpec }
   | { readonly kind: 'rename_column'; readonly table: string; readonly from: string; readonly to: string }
   | { readonly kind: 'create_index'; readonly table: string; readonly index: IndexSpec }
+  /** The text-search index of `?q=` over these columns (issue #16); built from the rows already there. */
+  | { readonly kind: 'create_text_search'; readonly table: string; readonly columns: readonly string[] }
+  | { readonly kind: 'drop_text_search'; readonly table: string; readonly columns: readonly string[] }
   | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
   /** Existing rows must hold only `allowed` values (checked against the data). */
   | {
@@ -128,7 +131,30 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
     if (old === undefined || !sameIndex(old, index) || onRetyped(old))
       steps.push({ kind: 'create_index', table, index })
   }
-  return steps
+  return withTextSearch(steps, table, before.table.search ?? [], spec.table.search ?? [])
+}
+
+/**
+ * The text-search index is dropped before a module's other steps and built again after them
+ * when its columns change or one of them is renamed, retyped or removed: it names its columns.
+ */
+function withTextSearch(
+  steps: MigrationStep[],
+  table: string,
+  before: readonly string[],
+  after: readonly string[],
+): MigrationStep[] {
+  const touched = steps.some(
+    (s) =>
+      (s.kind === 'rename_column' && before.includes(s.from)) ||
+      ((s.kind === 'change_type' || s.kind === 'remove_field') && before.includes(s.field)),
+  )
+  if (!touched && before.join(',') === after.join(',')) return steps
+  return [
+    ...(before.length > 0 ? [{ kind: 'drop_text_search', table, columns: before } as const] : []),
+    ...steps,
+    ...(after.length > 0 ? [{ kind: 'create_text_search', table, columns: after } as const] : []),
+  ]
 }
 
 /** Pure: what must change in the database to serve `modules`, given what it was migrated to. */
@@ -139,10 +165,16 @@ export function planMigration(before: SchemaSnapshot, modules: readonly ModuleSp
     if (previous === undefined) {
       steps.push({ kind: 'create_table', table: spec.table })
       for (const index of spec.table.indexes) steps.push({ kind: 'create_index', table: spec.name, index })
+      if (spec.table.search !== undefined)
+        steps.push({ kind: 'create_text_search', table: spec.name, columns: spec.table.search })
     } else steps.push(...planModule(spec, previous))
   }
-  for (const name of Object.keys(before.modules))
-    if (!modules.some((m) => m.name === name)) steps.push({ kind: 'remove_module', table: name })
+  for (const [name, module] of Object.entries(before.modules))
+    if (!modules.some((m) => m.name === name)) {
+      const search = module.table.search ?? []
+      if (search.length > 0) steps.push({ kind: 'drop_text_search', table: name, columns: search })
+      steps.push({ kind: 'remove_module', table: name })
+    }
   return steps
 }
 
@@ -159,6 +191,10 @@ export function describeStep(step: MigrationStep): string {
       return `Crear el índice ${step.index.unique ? 'único ' : ''}'${step.index.name}'`
     case 'drop_index':
       return `Eliminar el índice '${step.name}'`
+    case 'create_text_search':
+      return `Crear la búsqueda de texto de '${step.table}' sobre ${step.columns.join(', ')}`
+    case 'drop_text_search':
+      return `Quitar la búsqueda de texto de '${step.table}'`
     case 'narrow_enum':
       return `Restringir los valores de '${step.table}.${step.field}'${step.removed.length > 0 ? ` (se quitan: ${step.removed.join(', ')})` : ''}`
     case 'require_field':

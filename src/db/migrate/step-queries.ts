@@ -5,6 +5,7 @@ import { COLUMN_TYPES, type Dialect } from '../../compile/field-types.js'
 import { blindIndexColumnOf, META } from '../../compile/metadata.js'
 import type { ColumnSpec, IndexSpec, ModuleSpec, TableSpec } from '../../compile/types.js'
 import type { Db } from '../database.js'
+import { createTextSearch, dropTextSearch } from '../text-search-sql.js'
 import { DDL_TYPES } from '../dialects/ddl.js'
 import type { MigrationStep } from './plan.js'
 import type { SchemaSnapshot } from './snapshot.js'
@@ -85,6 +86,10 @@ export function stepQueries(context: StepContext, step: MigrationStep): StepQuer
       return [createIndex(context, step.table, step.index)]
     case 'drop_index':
       return [db.schema.dropIndex(step.name).ifExists()]
+    case 'create_text_search':
+      return createTextSearch(db, context.dialect, step.table, step.columns)
+    case 'drop_text_search':
+      return dropTextSearch(db, context.dialect, step.table, step.columns)
     case 'remove_field':
       return oldColumnsOf(context.before, step.table, step.field).map((c) =>
         db.schema.alterTable(step.table).renameColumn(c, context.archiveName(c)),

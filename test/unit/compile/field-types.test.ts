@@ -24,6 +24,7 @@ const fieldOf = (type: FieldDef['type']): FieldDef => ({
   unique: false,
   encrypted: false,
   index: false,
+  searchable: false,
   state: false,
 })
 

@@ -22,6 +22,9 @@ t.test('from an empty database every table is created with all its indexes', asy
     specs.flatMap((m): MigrationStep[] => [
       { kind: 'create_table', table: m.table },
       ...m.table.indexes.map((index): MigrationStep => ({ kind: 'create_index', table: m.name, index })),
+      ...(m.table.search === undefined
+        ? []
+        : [{ kind: 'create_text_search', table: m.name, columns: m.table.search } as const]),
     ]),
   )
   t.same(

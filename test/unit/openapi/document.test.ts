@@ -102,21 +102,25 @@ t.test('examples are valid bodies: the ajv that validates requests accepts them'
   }
 })
 
-t.test('list parameters: limit, offset, sort and one exact filter per filterable field (D11, D16)', async (t) => {
-  for (const spec of service.modules) {
-    const params = doc.paths[`/${spec.name}`].get.parameters as any[]
-    const names = params.map((p) => p.name ?? p.$ref.split('/').pop())
-    const filterable = spec.fields.filter((f) => f.parseFilter !== null).map((f) => f.name)
-    t.same(names, ['limit', 'offset', 'sort', ...filterable, '_created_by', '_modified_by'], spec.name)
-    for (const field of spec.fields.filter((f) => f.parseFilter === null))
-      t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
-  }
-  const estado = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'estado')
-  t.same(estado.schema, { type: 'string', enum: ['pendiente', 'investigacion', 'archivada', 'judicializada'] })
-  const dni = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'denunciante_dni')
-  t.match(dni.description, 'denuncias.descifrar', 'an encrypted filter names the permission it needs')
-  t.same(doc.components.parameters.limit.schema, { type: 'integer', minimum: 1, default: 100 })
-})
+t.test(
+  'list parameters: limit, offset, sort, q where searchable, one exact filter per filterable field (D11, D16)',
+  async (t) => {
+    for (const spec of service.modules) {
+      const params = doc.paths[`/${spec.name}`].get.parameters as any[]
+      const names = params.map((p) => p.name ?? p.$ref.split('/').pop())
+      const filterable = spec.fields.filter((f) => f.parseFilter !== null).map((f) => f.name)
+      const text = spec.fields.some((f) => f.def.searchable) ? ['q'] : []
+      t.same(names, ['limit', 'offset', 'sort', ...text, ...filterable, '_created_by', '_modified_by'], spec.name)
+      for (const field of spec.fields.filter((f) => f.parseFilter === null))
+        t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
+    }
+    const estado = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'estado')
+    t.same(estado.schema, { type: 'string', enum: ['pendiente', 'investigacion', 'archivada', 'judicializada'] })
+    const dni = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'denunciante_dni')
+    t.match(dni.description, 'denuncias.descifrar', 'an encrypted filter names the permission it needs')
+    t.same(doc.components.parameters.limit.schema, { type: 'integer', minimum: 1, default: 100 })
+  },
+)
 
 t.test('answers: envelopes per status with the messages of errors.ts', async (t) => {
   const create = doc.paths['/denuncias'].post.responses

@@ -54,6 +54,7 @@ export const field = (name: string, type: FieldDef['type'], extra: Partial<Field
   unique: false,
   encrypted: false,
   index: false,
+  searchable: false,
   state: false,
   ...extra,
 })
