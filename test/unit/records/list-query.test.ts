@@ -32,7 +32,8 @@ t.test('D11: no parameters: limit 100, offset 0, creation order, no filters', as
     limit: 100,
     offset: 0,
     filters: [],
-    sort: { column: '_row', descending: false },
+    sort: [],
+    fields: undefined,
     filtersEncrypted: false,
   })
 })
@@ -124,7 +125,9 @@ t.test('D11: an enum filter outside the list is a 400 listing the allowed values
 
 t.test('D21: a role filter must name one of the roles', async (t) => {
   const usuarios = moduleOf(service, 'usuarios')
-  t.same(parse({ rol: 'agente' }, usuarios).filters, [{ column: 'rol', value: 'agente', blind: false }])
+  t.same(parse({ rol: 'agente' }, usuarios).filters, [
+    { name: 'rol', column: 'rol', op: 'eq', value: 'agente', blind: false },
+  ])
   t.match(
     rejected(t, { rol: 'capitan' }, usuarios)[0]?.message,
     /superadmin, administrador, jefe, oficial, agente, consulta/,
@@ -135,26 +138,26 @@ t.test('D11: filters are exact values converted to the field type, combined with
   t.strictSame(
     parse({ km_actuales: '1200', estado: 'taller', fecha_itv: '2026-05-31', marca: 'Seat' }, vehiculos).filters,
     [
-      { column: 'km_actuales', value: 1200, blind: false },
-      { column: 'estado', value: 'taller', blind: false },
-      { column: 'fecha_itv', value: '2026-05-31', blind: false },
-      { column: 'marca', value: 'Seat', blind: false },
+      { name: 'km_actuales', column: 'km_actuales', op: 'eq', value: 1200, blind: false },
+      { name: 'estado', column: 'estado', op: 'eq', value: 'taller', blind: false },
+      { name: 'fecha_itv', column: 'fecha_itv', op: 'eq', value: '2026-05-31', blind: false },
+      { name: 'marca', column: 'marca', op: 'eq', value: 'Seat', blind: false },
     ],
   )
   t.strictSame(parse({ activo: 'false' }, moduleOf(service, 'usuarios')).filters, [
-    { column: 'activo', value: false, blind: false },
+    { name: 'activo', column: 'activo', op: 'eq', value: false, blind: false },
   ])
   t.strictSame(parse({ activo: 'true' }, moduleOf(service, 'usuarios')).filters, [
-    { column: 'activo', value: true, blind: false },
+    { name: 'activo', column: 'activo', op: 'eq', value: true, blind: false },
   ])
   t.strictSame(parse({ importe: '90.5' }, moduleOf(service, 'sanciones')).filters, [
-    { column: 'importe', value: 90.5, blind: false },
+    { name: 'importe', column: 'importe', op: 'eq', value: 90.5, blind: false },
   ])
   t.strictSame(parse({ fecha_hechos: '2026-01-31 23:59:59' }).filters, [
-    { column: 'fecha_hechos', value: '2026-01-31 23:59:59', blind: false },
+    { name: 'fecha_hechos', column: 'fecha_hechos', op: 'eq', value: '2026-01-31 23:59:59', blind: false },
   ])
   t.strictSame(parse({ hora_inicio: '07:30' }, moduleOf(service, 'turnos')).filters, [
-    { column: 'hora_inicio', value: '07:30', blind: false },
+    { name: 'hora_inicio', column: 'hora_inicio', op: 'eq', value: '07:30', blind: false },
   ])
 })
 
@@ -169,15 +172,15 @@ t.test('D11: a value that does not convert to the field type is a 400 naming the
 
 t.test('D4: an open list (denuncias.tipo) accepts any value', async (t) => {
   t.strictSame(parse({ tipo: 'estafa informática' }).filters, [
-    { column: 'tipo', value: 'estafa informática', blind: false },
+    { name: 'tipo', column: 'tipo', op: 'eq', value: 'estafa informática', blind: false },
   ])
 })
 
 t.test('D16: a filter on an encrypted field goes through its blind index and flags filtersEncrypted', async (t) => {
   const query = parse({ denunciante_dni: '12345678Z', tipo: 'robo' })
   t.strictSame(query.filters, [
-    { column: '_bidx_denunciante_dni', value: '12345678Z', blind: true },
-    { column: 'tipo', value: 'robo', blind: false },
+    { name: 'denunciante_dni', column: '_bidx_denunciante_dni', op: 'eq', value: '12345678Z', blind: true },
+    { name: 'tipo', column: 'tipo', op: 'eq', value: 'robo', blind: false },
   ])
   t.equal(query.filtersEncrypted, true)
   t.equal(parse({ tipo: 'robo' }).filtersEncrypted, false)
@@ -185,18 +188,18 @@ t.test('D16: a filter on an encrypted field goes through its blind index and fla
 
 t.test('D11: _created_by and _modified_by are filterable metadata; other metadata is not', async (t) => {
   t.strictSame(parse({ _created_by: 'USR-2026-00001', _modified_by: 'USR-2026-00002' }).filters, [
-    { column: '_created_by', value: 'USR-2026-00001', blind: false },
-    { column: '_modified_by', value: 'USR-2026-00002', blind: false },
+    { name: '_created_by', column: '_created_by', op: 'eq', value: 'USR-2026-00001', blind: false },
+    { name: '_modified_by', column: '_modified_by', op: 'eq', value: 'USR-2026-00002', blind: false },
   ])
   t.same(fields(rejected(t, { _hash: 'abc' })), ['_hash'])
   t.same(fields(rejected(t, { _deleted: '2026-01-01 00:00:00' })), ['_deleted'])
 })
 
 t.test('D11: sort=field and sort=-field order by a scalar field', async (t) => {
-  t.strictSame(parse({ sort: 'fecha_hechos' }).sort, { column: 'fecha_hechos', descending: false })
-  t.strictSame(parse({ sort: '-prioridad' }).sort, { column: 'prioridad', descending: true })
-  t.strictSame(parse({ sort: '-_created' }).sort, { column: '_created', descending: true })
-  t.strictSame(parse({ sort: '_version' }).sort, { column: '_version', descending: false })
+  t.strictSame(parse({ sort: 'fecha_hechos' }).sort, [{ column: 'fecha_hechos', descending: false }])
+  t.strictSame(parse({ sort: '-prioridad' }).sort, [{ column: 'prioridad', descending: true }])
+  t.strictSame(parse({ sort: '-_created' }).sort, [{ column: '_created', descending: true }])
+  t.strictSame(parse({ sort: '_version' }).sort, [{ column: '_version', descending: false }])
 })
 
 t.test('D11, D16: sort on an encrypted, array or unknown field is a 400 naming sort', async (t) => {
