@@ -42,7 +42,7 @@ const DESCRIPTIONS: Readonly<Record<RouteOperation, string>> = {
   list:
     'Registros no eliminados, en orden de creación salvo `sort`; filtros `campo=valor` o `campo[op]=valor` ' +
     'combinados con AND (D11).',
-  get: 'El registro completo; la cabecera ETag lleva su `_version` (D13).',
+  get: 'El registro completo, o los campos de `fields`; la cabecera ETag lleva su `_version` (D13).',
   history: 'Entradas de auditoría del registro, también si está eliminado (D25).',
   create: 'Los metadatos (`_id`, `_created`, `_version`…) los genera el servicio; si se envían se ignoran (D7).',
   update:
@@ -241,7 +241,7 @@ function successOf(route: RouteSpec, { names, record, spec }: OperationContext):
 
 const ERRORS: Readonly<Record<RouteOperation, Parameters<typeof errorRefs>[0]>> = {
   list: ['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError'],
-  get: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
+  get: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   history: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   create: [
     'BadRequest',
