@@ -1,6 +1,6 @@
 // A list request's query string -> ListQuery, or one 400 naming every bad parameter (D11, D16).
 import t, { type Test } from 'tap'
-import { parseListQuery, type ListLimits } from '../../../src/records/list-query.js'
+import { parseListQuery, splitList, type ListLimits } from '../../../src/records/list-query.js'
 import { AppError, type ErrorDetail } from '../../../src/errors.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
@@ -217,4 +217,60 @@ t.test('D11: more filters than service.list.max_filters is a 400', async (t) => 
     2,
     'limit, offset and sort are not filters',
   )
+})
+
+t.test('#16: campo[op]=valor parses to the operator, the value converted; plain campo is eq', async (t) => {
+  t.strictSame(parse({ 'km_actuales[gte]': '100', 'km_actuales[lt]': '200' }, vehiculos).filters, [
+    { name: 'km_actuales', column: 'km_actuales', op: 'gte', value: 100, blind: false },
+    { name: 'km_actuales', column: 'km_actuales', op: 'lt', value: 200, blind: false },
+  ])
+  t.strictSame(parse({ 'prioridad[in]': 'alta,urgente' }).filters, [
+    { name: 'prioridad', column: 'prioridad', op: 'in', value: ['alta', 'urgente'], blind: false },
+  ])
+  t.strictSame(parse({ 'agente_asignado[null]': 'true' }).filters, [
+    { name: 'agente_asignado', column: 'agente_asignado', op: 'null', value: true, blind: false },
+  ])
+  const dni = parse({ 'denunciante_dni[in]': '1\\,2,3' })
+  t.strictSame(dni.filters, [
+    { name: 'denunciante_dni', column: '_bidx_denunciante_dni', op: 'in', value: ['1,2', '3'], blind: true },
+  ])
+  t.equal(dni.filtersEncrypted, true)
+  const empty = parse({ 'denunciante_dni[null]': 'false' })
+  t.strictSame(empty.filters[0], {
+    name: 'denunciante_dni',
+    column: 'denunciante_dni',
+    op: 'null',
+    value: false,
+    blind: false,
+  })
+  t.equal(empty.filtersEncrypted, false, 'emptiness of an encrypted field needs no descifrar')
+})
+
+t.test('#16: _created and _modified take ranges; a date alone is its first second', async (t) => {
+  t.strictSame(parse({ '_created[gte]': '2026-01-01', '_modified[lt]': '2026-02-01 10:00:00' }).filters, [
+    { name: '_created', column: '_created', op: 'gte', value: '2026-01-01 00:00:00', blind: false },
+    { name: '_modified', column: '_modified', op: 'lt', value: '2026-02-01 10:00:00', blind: false },
+  ])
+  t.match(rejected(t, { '_created[in]': '2026-01-01' }), [{ field: '_created', message: /no se admite/ }])
+  t.match(rejected(t, { '_created_by[gt]': 'USR-2026-00001' }), [{ field: '_created_by', message: /no se admite/ }])
+})
+
+t.test('#16: splitList: a comma splits unless escaped; \\\\ is one backslash', async (t) => {
+  t.strictSame(splitList('a,b'), ['a', 'b'])
+  t.strictSame(splitList('a\\,b,c'), ['a,b', 'c'])
+  t.strictSame(splitList('a\\\\,b'), ['a\\', 'b'])
+  t.strictSame(splitList('a\\b'), ['a\\b'], 'another backslash stays')
+  t.strictSame(splitList(''), [''])
+})
+
+t.test('#16: sort on several keys; fields= names module fields and metadata', async (t) => {
+  t.strictSame(parse({ sort: '-prioridad,fecha_hechos,_created' }).sort, [
+    { column: 'prioridad', descending: true },
+    { column: 'fecha_hechos', descending: false },
+    { column: '_created', descending: false },
+  ])
+  t.strictSame([...(parse({ fields: '_id,estado,prioridad,_version' }).fields ?? [])], ['estado', 'prioridad'])
+  t.same(fields(rejected(t, { fields: 'estado,nada' })), ['fields'])
+  t.same(fields(rejected(t, { fields: 'password' }, moduleOf(service, 'usuarios'))), ['fields'], 'never returned')
+  t.same(fields(rejected(t, { fields: ['estado', 'tipo'] })), ['fields'])
 })
