@@ -18,9 +18,12 @@ import { timeType } from './field-types/time.js'
 
 export {
   COLUMN_TYPES,
+  ENCRYPTED_OPERATORS,
+  FILTER_OPERATORS,
   INVALID,
   type Dialect,
   type FieldTypeDef,
+  type FilterOperator,
   type FilterParser,
   type JsonSchema,
   type SchemaContext,

@@ -1,5 +1,6 @@
 // The metadata fields every record carries (API reference 2.3), and what lists may do with them (D11).
-import type { StorageKind } from './field-types.js'
+import { isDate, isDateTime } from './formats.js'
+import { INVALID, type FilterOperator, type FilterParser, type StorageKind } from './field-types.js'
 
 export const META = {
   id: '_id',
@@ -36,8 +37,28 @@ export const META_COLUMNS: readonly {
   { name: META.deleted, storage: 'text', nullable: true },
 ]
 
-/** Metadata a client may filter on (D11). */
-export const FILTERABLE_META: readonly string[] = [META.createdBy, META.modifiedBy]
+/** A metadata field a list may filter on: its operators and how its query-string value converts. */
+export interface MetaFilter {
+  readonly name: string
+  readonly label: string
+  readonly operators: readonly FilterOperator[]
+  readonly parse: FilterParser
+  readonly description: string
+}
+
+/** A time of the metadata: `AAAA-MM-DD HH:MM:SS`, or a date alone meaning its first second (issue #16). */
+const parseStamp: FilterParser = (raw) => (isDateTime(raw) ? raw : isDate(raw) ? `${raw} 00:00:00` : INVALID)
+const STAMP = { label: 'fecha y hora AAAA-MM-DD HH:MM:SS o fecha AAAA-MM-DD', parse: parseStamp }
+const WHO = { label: 'id de usuario', operators: ['eq', 'ne', 'in'] as const, parse: (raw: string) => raw }
+const TIME_OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
+
+/** Metadata a client may filter on: who created or changed a record (D11), and when (issue #16). */
+export const FILTERABLE_META: readonly MetaFilter[] = [
+  { name: META.created, ...STAMP, operators: TIME_OPERATORS, description: 'cuándo se creó' },
+  { name: META.modified, ...STAMP, operators: TIME_OPERATORS, description: 'cuándo se modificó por última vez' },
+  { name: META.createdBy, ...WHO, description: 'el id del usuario que lo creó' },
+  { name: META.modifiedBy, ...WHO, description: 'el id del usuario que lo modificó por última vez' },
+]
 /** Metadata a client may sort on. */
 export const SORTABLE_META: readonly string[] = [META.created, META.modified, META.version]
 

@@ -2,7 +2,7 @@
 import type { Action, FieldDef, ModuleDef } from '../config/types.js'
 import { compileAccess, compileWorkflow } from './access.js'
 import { fieldNotes, withFieldNotes } from './access-notes.js'
-import { FIELD_TYPES, type SchemaContext } from './field-types.js'
+import { ENCRYPTED_OPERATORS, FIELD_TYPES, type SchemaContext } from './field-types.js'
 import { blindIndexColumnOf } from './metadata.js'
 import { modulePermissions } from './permissions.js'
 import { compileSchemas } from './schemas.js'
@@ -20,6 +20,7 @@ export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
     blindIndexColumn: def.encrypted ? blindIndexColumnOf(def.name) : undefined,
     writeOnly: entry.writeOnly,
     parseFilter: entry.parseFilter,
+    operators: def.encrypted ? entry.operators.filter((op) => ENCRYPTED_OPERATORS.includes(op)) : entry.operators,
     sortable: entry.sortable && !def.encrypted,
     valueSchema: entry.valueSchema(def, context),
     label: entry.label,

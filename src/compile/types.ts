@@ -1,6 +1,6 @@
 // Compiled output (`*Spec`): what the engine serves, derived purely from modules.yaml.
 import type { AccountsDef, Action, FieldDef, ModuleDef, ServiceDef } from '../config/types.js'
-import type { FilterParser, JsonSchema, StorageKind } from './field-types.js'
+import type { FilterOperator, FilterParser, JsonSchema, StorageKind } from './field-types.js'
 
 export interface FieldSpec {
   readonly def: FieldDef
@@ -14,6 +14,8 @@ export interface FieldSpec {
   /** Accepted on write, never returned (passwords). */
   readonly writeOnly: boolean
   readonly parseFilter: FilterParser | null
+  /** The filter operators this field allows: its type's, only ENCRYPTED_OPERATORS when encrypted (issue #16). */
+  readonly operators: readonly FilterOperator[]
   readonly sortable: boolean
   readonly valueSchema: JsonSchema
   readonly label: string

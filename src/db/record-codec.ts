@@ -29,12 +29,14 @@ export interface RecordCodec {
   /**
    * decode for the API's reads: a value that fails its integrity check does not fail the
    * record; it reads as null, the record carries the INTEGRITY marker and `failed` names it.
+   * `only`: the fields to decode (`fields=`, issue #16); the others are left out, never decrypted.
    */
   decodeForRead(
     spec: ModuleSpec,
     row: Row,
     reveal: boolean,
     written?: Row,
+    only?: ReadonlySet<string>,
   ): { readonly record: Row; readonly failed: readonly string[] }
   /** Plain value of one field of a stored row (for change detection). */
   plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
@@ -80,13 +82,20 @@ export function createRecordCodec(
   }
 
   /** A stored row as the API shows it; with `failed`, a value that fails its check is null and named there. */
-  function decodeRow(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row, failed?: string[]): Row {
+  function decodeRow(
+    spec: ModuleSpec,
+    row: Row,
+    reveal: boolean,
+    written?: Row,
+    failed?: string[],
+    only?: ReadonlySet<string>,
+  ): Row {
     const out: Row = { [META.id]: row[META.id] }
     let context: string | undefined
     // The record's encryption context, built once per row, not once per value (issue #7).
     const contextOf = () => (context ??= encryptionContext(spec, String(row[META.id])))
     for (const field of spec.fields) {
-      if (field.writeOnly) continue
+      if (field.writeOnly || (only !== undefined && !only.has(field.name))) continue
       const raw = row[field.column]
       if (raw === null || raw === undefined) out[field.name] = null
       else if (field.encrypted && !reveal) out[field.name] = MASK
@@ -146,9 +155,9 @@ export function createRecordCodec(
     plainValue: (spec, field, row) =>
       plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
     decode: (spec, row, reveal, written) => decodeRow(spec, row, reveal, written),
-    decodeForRead(spec, row, reveal, written) {
+    decodeForRead(spec, row, reveal, written, only) {
       const failed: string[] = []
-      const record = decodeRow(spec, row, reveal, written, failed)
+      const record = decodeRow(spec, row, reveal, written, failed, only)
       if (failed.length > 0) {
         record[INTEGRITY.marker] = INTEGRITY.failed
         record[INTEGRITY.fields] = failed

@@ -6,7 +6,7 @@ import { hiddenFields, withoutHidden } from '../records/field-rules.js'
 import { resolveScope } from '../records/scope.js'
 import { recordNotFound, validationFailed } from '../errors.js'
 import { generationCache } from './change-watch.js'
-import { VALUE_CONVERSIONS } from './dialects/values.js'
+import { filterCondition } from './filter-sql.js'
 import { preparedPerModule } from './prepared.js'
 import { isScoped, recordQuery } from './record-query.js'
 import type { Row } from './database.js'
@@ -14,12 +14,29 @@ import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './
 import { auditReveal } from './reveal-audit.js'
 import { withTextSearch, type TextSearch } from './text-search-sql.js'
 
+/**
+ * The fields a read decodes: those asked for (`fields=`, issue #16) that the reader may read
+ * (issue #14); undefined when that is every field. The others are never decrypted.
+ */
+export function shownFields(
+  spec: ModuleSpec,
+  user: ReadOptions['user'],
+  fields: ReadOptions['fields'],
+): ReadonlySet<string> | undefined {
+  const hidden = hiddenFields(spec, user)
+  if (fields === undefined && hidden === undefined) return undefined
+  return new Set(
+    spec.fields
+      .filter((f) => (fields === undefined || fields.has(f.name)) && !(hidden?.has(f.name) ?? false))
+      .map((f) => f.name),
+  )
+}
+
 export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'integrityFailures'>
 
 export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const { database, codec, readAudit } = options
   const { db } = database
-  const conversions = VALUE_CONVERSIONS[database.dialect]
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
    * count (API reference 4.4) that a large table pays once per write, not once per page (issue #7).
@@ -35,8 +52,8 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   /**
    * Decodes a read; a value that fails its check is reported loudly but leaves the rest readable (issue #13 item 5).
    */
-  function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor }: ReadOptions): ApiRecord {
-    const { record, failed } = codec.decodeForRead(spec, row, reveal)
+  function decodeRead(spec: ModuleSpec, row: Row, { reveal, actor, user, fields }: ReadOptions): ApiRecord {
+    const { record, failed } = codec.decodeForRead(spec, row, reveal, undefined, shownFields(spec, user, fields))
     if (failed.length === 0) return record
     const failure = {
       module: spec.name,
@@ -71,23 +88,13 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
     async list(spec, query, read) {
       // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
       let base = recordQuery(db, spec, { user: read.user, dialect: database.dialect })
-      for (const filter of query.filters) {
-        const field = spec.fieldsByName.get(filter.column)
-        base = filter.blind
-          ? base.where(filter.column, 'in', [...codec.blindIndexes(filter.value)])
-          : base.where(
-              filter.column,
-              '=',
-              field === undefined ? filter.value : (conversions[field.storage].toDb(filter.value) as never),
-            )
-      }
+      for (const filter of query.filters)
+        base = base.where((eb) => filterCondition(eb, spec, filter, database.dialect, codec.blindIndexes))
       const hidden = hiddenFields(spec, read.user)
       let relevance: TextSearch | undefined
       if (query.text !== undefined) {
         // Only the searchable fields this caller may read: a word in a hidden field finds nothing.
-        const columns = spec.fields
-          .filter((f) => f.def.searchable && !hidden?.has(f.name) === true)
-          .map((f) => f.column)
+        const columns = spec.fields.filter((f) => f.def.searchable && hidden?.has(f.name) !== true).map((f) => f.column)
         if (columns.length === 0)
           throw validationFailed([
             { field: 'q', message: `No hay campos de búsqueda de texto en '${spec.name}' para su rol` },
@@ -95,12 +102,12 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         relevance = withTextSearch(base, database.dialect, spec.table.name, columns, query.text)
         base = relevance.query
       }
-      const direction = query.sort.descending ? 'desc' : 'asc'
+      // Relevance (q without sort), or each key of `sort` in turn; then creation order: a stable order for pages.
       let page = base.selectAll(spec.table.name)
       if (relevance !== undefined && query.byRelevance === true)
         page = page.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
-      else page = page.orderBy(query.sort.column, direction)
-      if (query.sort.column !== ROW_COLUMN || query.byRelevance === true) page = page.orderBy(ROW_COLUMN, 'asc')
+      for (const key of query.sort) page = page.orderBy(key.column, key.descending ? 'desc' : 'asc')
+      page = page.orderBy(ROW_COLUMN, 'asc')
       const count = async () =>
         Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([

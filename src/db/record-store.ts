@@ -28,6 +28,11 @@ export interface ReadOptions {
    * command line's operator, the service itself). Required so that no caller forgets it.
    */
   readonly user: ActingUser | null
+  /**
+   * `fields=` (issue #16): the module fields to return; the others are not read out, and an
+   * encrypted one is not decrypted. Undefined: every field.
+   */
+  readonly fields?: ReadonlySet<string> | undefined
 }
 
 export interface WriteOptions extends ReadOptions {

@@ -13,13 +13,16 @@ export function auditReveal(
   log: ReadAuditLog,
   spec: ModuleSpec,
   rows: readonly Row[],
-  { reveal, actor, user }: ReadOptions,
+  { reveal, actor, user, fields: asked }: ReadOptions,
 ): Promise<void> | undefined {
   if (!reveal) return undefined
-  // A field the reader cannot read is not in the answer: not revealed (issue #14).
+  // A field the reader cannot read (issue #14) or did not ask for (`fields=`, issue #16) is not
+  // in the answer: not revealed.
   const hidden = hiddenFields(spec, user)
   const encrypted =
-    hidden === undefined ? spec.encryptedFields : spec.encryptedFields.filter((f) => !hidden.has(f.name))
+    hidden === undefined && asked === undefined
+      ? spec.encryptedFields
+      : spec.encryptedFields.filter((f) => !(hidden?.has(f.name) ?? false) && (asked?.has(f.name) ?? true))
   if (encrypted.length === 0) return undefined
   const names = encrypted.map((f) => f.name)
   const events: AuditEvent[] = []

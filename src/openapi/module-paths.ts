@@ -1,6 +1,7 @@
 // The paths of one module (API reference 4.4-4.8, D13, D25): operations built from the route specs and
 // the JSON Schemas that validate request bodies, widened to what the service accepts and ignores.
-import type { JsonSchema } from '../compile/field-types.js'
+import type { FilterOperator, JsonSchema } from '../compile/field-types.js'
+import { MAX_IN_VALUES } from '../records/list-query.js'
 import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS } from '../records/text-query.js'
 import { FILTERABLE_META, MASK, SORTABLE_META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
@@ -39,8 +40,10 @@ const SUMMARIES: Readonly<Record<RouteOperation, string>> = {
 }
 
 const DESCRIPTIONS: Readonly<Record<RouteOperation, string>> = {
-  list: 'Registros no eliminados, en orden de creación salvo `sort`; filtros exactos combinados con AND (D11).',
-  get: 'El registro completo; la cabecera ETag lleva su `_version` (D13).',
+  list:
+    'Registros no eliminados, en orden de creación salvo `sort`; filtros `campo=valor` o `campo[op]=valor` ' +
+    'combinados con AND (D11).',
+  get: 'El registro completo, o los campos de `fields`; la cabecera ETag lleva su `_version` (D13).',
   history: 'Entradas de auditoría del registro, también si está eliminado (D25).',
   create: 'Los metadatos (`_id`, `_created`, `_version`…) los genera el servicio; si se envían se ignoran (D7).',
   update:
@@ -74,30 +77,77 @@ function filterSchema(field: FieldSpec): JsonSchema {
   )
 }
 
+/** What each operator means, for the parameter descriptions (issue #16). */
+const OPERATOR_NOTES: Readonly<Record<FilterOperator, string>> = {
+  eq: 'igual a',
+  ne: 'distinto de (incluye los registros sin valor)',
+  gt: 'mayor que',
+  gte: 'mayor o igual que',
+  lt: 'menor que',
+  lte: 'menor o igual que',
+  in: `uno de los valores separados por comas (\`\\,\` es una coma literal; como máximo ${MAX_IN_VALUES})`,
+  null: '`true`: sin valor; `false`: con valor',
+}
+
+/** The parameters of one filterable target: `campo` (eq, D11) and `campo[op]` for each operator it allows. */
+function operatorParameters(
+  name: string,
+  operators: readonly FilterOperator[],
+  schema: JsonSchema,
+  note: string,
+): OpenApiObject[] {
+  return operators.flatMap((op) => {
+    const valueSchema = op === 'null' ? { type: 'boolean' } : op === 'in' ? { type: 'string' } : schema
+    const entry = (key: string) => ({
+      name: key,
+      in: 'query',
+      required: false,
+      schema: valueSchema,
+      description: `Filtro: ${OPERATOR_NOTES[op]}${note}`,
+    })
+    return op === 'eq' ? [entry(name), entry(`${name}[eq]`)] : [entry(`${name}[${op}]`)]
+  })
+}
+
 function filterParameters(spec: ModuleSpec): OpenApiObject[] {
   const fields = spec.fields
     .filter((f) => f.parseFilter !== null)
-    .map((field) => ({
-      name: field.name,
-      in: 'query',
-      required: false,
-      schema: filterSchema(field),
-      description: field.encrypted
-        ? `Filtro exacto sobre un campo cifrado: necesita \`${spec.permissions.descifrar}\`; sin él, 403 (D16).`
-        : `Filtro exacto (${field.label}).`,
-    }))
-  const meta = FILTERABLE_META.map((name) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema: { type: 'string' },
-    description: 'Filtro exacto por el id del usuario.',
-  }))
+    .flatMap((field) =>
+      operatorParameters(
+        field.name,
+        field.operators,
+        filterSchema(field),
+        field.encrypted
+          ? ` (campo cifrado, por su índice ciego: necesita \`${spec.permissions.descifrar}\`; sin él, 403; D16).`
+          : ` (${field.label}).`,
+      ),
+    )
+  const meta = FILTERABLE_META.flatMap((m) =>
+    operatorParameters(m.name, m.operators, { type: 'string' }, ` (${m.description}; ${m.label}).`),
+  )
   return [...fields, ...meta]
 }
 
+/** `fields=`: lists and GET by id (issue #16). */
+const fieldsParameter = (spec: ModuleSpec): OpenApiObject => ({
+  name: 'fields',
+  in: 'query',
+  required: false,
+  description:
+    'Campos del módulo que se devuelven, separados por comas; `_id` y los metadatos vienen siempre. ' +
+    'Los cifrados que no se piden no se descifran. Un campo desconocido: 400; uno que el rol no puede leer ' +
+    'no aparece (D31).',
+  schema: { type: 'string' },
+  example: spec.fields
+    .filter((f) => !f.writeOnly)
+    .slice(0, 2)
+    .map((f) => f.name)
+    .join(','),
+})
+
 function listParameters(spec: ModuleSpec): OpenApiObject[] {
   const sortable = [...spec.fields.filter((f) => f.sortable).map((f) => f.name), ...SORTABLE_META]
+  const key = `-?(${sortable.join('|')})`
   return [
     ref('parameters', 'limit'),
     ref('parameters', 'offset'),
@@ -105,9 +155,13 @@ function listParameters(spec: ModuleSpec): OpenApiObject[] {
       name: 'sort',
       in: 'query',
       required: false,
-      description: 'Campo de orden; con `-` delante, descendente (D11).',
-      schema: { type: 'string', enum: sortable.flatMap((name) => [name, `-${name}`]) },
+      description:
+        'Campos de orden separados por comas, por prioridad; con `-` delante, descendente. ' +
+        'Los empates quedan en orden de creación (D11).',
+      schema: { type: 'string', pattern: `^${key}(,${key})*$` },
+      example: sortable.length > 1 ? `-${sortable[0]},${sortable[1]}` : sortable[0],
     },
+    fieldsParameter(spec),
     ...textParameter(spec),
     ...filterParameters(spec),
   ]
@@ -208,7 +262,7 @@ function successOf(route: RouteSpec, { names, record, spec }: OperationContext):
 
 const ERRORS: Readonly<Record<RouteOperation, Parameters<typeof errorRefs>[0]>> = {
   list: ['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError'],
-  get: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
+  get: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   history: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   create: [
     'BadRequest',
@@ -240,6 +294,7 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.url.includes(':id') ? [idParameter(spec)] : []),
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
+    ...(route.operation === 'get' ? [fieldsParameter(spec)] : []),
   ]
   const body =
     route.operation === 'create'

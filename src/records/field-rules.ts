@@ -31,7 +31,7 @@ export function checkQueryReadable(spec: ModuleSpec, user: ActingUser | null, qu
   const named = spec.fields.filter(
     (f) =>
       hidden.has(f.name) &&
-      (query.sort.column === f.column ||
+      (query.sort.some((key) => key.column === f.column) ||
         query.filters.some((q) => q.column === f.column || q.column === f.blindIndexColumn)),
   )
   if (named.length > 0)

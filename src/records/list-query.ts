@@ -1,7 +1,11 @@
-// A list request's query string -> a checked ListQuery (D11, D16). Pure.
+// A list request's query string -> a checked ListQuery (D11, D16, issue #16). Pure.
+//
+// Each parameter of a list has its own parser below, called from parseListQuery; every other
+// name is a filter, `campo=valor` or `campo[op]=valor`. A new parameter is one more entry in
+// LIST_PARAMETERS and one more line there.
 import { validationFailed, type ErrorDetail } from '../errors.js'
-import { INVALID } from '../compile/field-types.js'
-import { FILTERABLE_META, ROW_COLUMN, SORTABLE_META } from '../compile/metadata.js'
+import { FILTER_OPERATORS, INVALID, type FilterOperator, type FilterParser } from '../compile/field-types.js'
+import { FILTERABLE_META, META, SORTABLE_META, type MetaFilter } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS, searchWords } from './text-query.js'
 
@@ -11,19 +15,38 @@ export interface ListLimits {
   readonly maxFilters: number
 }
 
+/** How many values one `campo[in]=a,b,c` may list (issue #16). */
+export const MAX_IN_VALUES = 100
+
 export interface Filter {
+  /** The field or metadata name as the client wrote it (messages, field rules). */
+  readonly name: string
   readonly column: string
+  readonly op: FilterOperator
+  /**
+   * eq..lte: one value of the field's type; in: a list of them; null: true (no value) or false
+   * (a value).
+   */
   readonly value: unknown
-  /** Compare through the blind index (encrypted field): the store hashes `value`. */
+  /** Compare through the blind index (encrypted field): the store hashes the value(s). */
   readonly blind: boolean
+}
+
+export interface SortKey {
+  readonly column: string
+  readonly descending: boolean
 }
 
 export interface ListQuery {
   readonly limit: number
   readonly offset: number
+  /** Every condition must hold (AND), several on one field too. */
   readonly filters: readonly Filter[]
-  readonly sort: { readonly column: string; readonly descending: boolean }
-  /** A filter touches an encrypted field: the caller needs `{module}.descifrar` (D16). */
+  /** In order of priority; empty: creation order. The store always ends with creation order as tiebreak. */
+  readonly sort: readonly SortKey[]
+  /** `fields=`: the module fields to return (the metadata always come); undefined: all. */
+  readonly fields: ReadonlySet<string> | undefined
+  /** A filter compares an encrypted field's values: the caller needs `{module}.descifrar` (D16). */
   readonly filtersEncrypted: boolean
   /** `?q=`: the words a text search looks for (issue #16); absent without `q`. */
   readonly text?: readonly string[]
@@ -31,7 +54,8 @@ export interface ListQuery {
   readonly byRelevance?: boolean
 }
 
-export const LIST_PARAMETERS = ['limit', 'offset', 'sort', 'q'] as const
+/** The parameters of a list that are not filters. */
+export const LIST_PARAMETERS = ['limit', 'offset', 'sort', 'fields', 'q'] as const
 
 /** `?q=`: its words, checked against the module's searchable fields. */
 function parseText(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): string[] | undefined {
@@ -69,35 +93,165 @@ function parseCount(name: string, raw: string | undefined, fallback: number, pro
   return Math.min(Number(raw), Number.MAX_SAFE_INTEGER)
 }
 
-function parseSort(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): ListQuery['sort'] {
-  if (raw === undefined) return { column: ROW_COLUMN, descending: false }
-  const descending = raw.startsWith('-')
-  const name = descending ? raw.slice(1) : raw
-  const field = spec.fieldsByName.get(name)
-  if ((field !== undefined && field.sortable) || SORTABLE_META.includes(name))
-    return { column: field?.column ?? name, descending }
-  problems.push({
-    field: 'sort',
-    message: `No se puede ordenar por '${name}': use un campo simple, sin cifrar, o ${SORTABLE_META.join(', ')}`,
-  })
-  return { column: ROW_COLUMN, descending: false }
+/** `sort=a,-b`: several keys, each a sortable field or metadata, none twice (issue #16). */
+function parseSort(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): SortKey[] {
+  if (raw === undefined) return []
+  const keys: SortKey[] = []
+  const seen = new Set<string>()
+  for (const item of raw.split(',')) {
+    const descending = item.startsWith('-')
+    const name = descending ? item.slice(1) : item
+    const field = spec.fieldsByName.get(name)
+    if (!((field !== undefined && field.sortable) || SORTABLE_META.includes(name)))
+      problems.push({
+        field: 'sort',
+        message: `No se puede ordenar por '${name}': use un campo simple, sin cifrar, o ${SORTABLE_META.join(', ')}`,
+      })
+    else if (seen.has(name))
+      problems.push({ field: 'sort', message: `El campo '${name}' aparece más de una vez en 'sort'` })
+    else {
+      seen.add(name)
+      keys.push({ column: field?.column ?? name, descending })
+    }
+  }
+  return keys
 }
 
-function parseFilter(field: FieldSpec, raw: string, problems: ErrorDetail[]): Filter | undefined {
-  if (field.parseFilter === null) {
-    problems.push({ field: field.name, message: `No se puede filtrar por '${field.name}' (tipo ${field.label})` })
+/** Fields a `fields=` may name: the ones a record shows, and the metadata (always shown anyway). */
+const SHOWN_META: readonly string[] = Object.values(META).filter((name) => name !== META.deleted)
+
+/** `fields=a,b`: the module fields to return; unknown names are a 400 (issue #16). */
+export function parseFields(
+  spec: ModuleSpec,
+  raw: QueryValue,
+  problems: ErrorDetail[],
+): ReadonlySet<string> | undefined {
+  const text = single('fields', raw, problems)
+  if (text === undefined) return undefined
+  const fields = new Set<string>()
+  for (const name of text.split(',')) {
+    const field = spec.fieldsByName.get(name)
+    if (field !== undefined && !field.writeOnly) fields.add(name)
+    else if (!SHOWN_META.includes(name))
+      problems.push({ field: 'fields', message: `Campo desconocido '${name}' en 'fields'` })
+  }
+  return fields
+}
+
+/** `a\,b,c` -> ['a,b', 'c']: a comma splits unless escaped; `\\` is one backslash. */
+export function splitList(raw: string): string[] {
+  const values: string[] = []
+  let current = ''
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] as string
+    const next = raw[i + 1]
+    if (char === '\\' && (next === ',' || next === '\\')) {
+      current += next
+      i++
+    } else if (char === ',') {
+      values.push(current)
+      current = ''
+    } else current += char
+  }
+  values.push(current)
+  return values
+}
+
+/** What a filter needs to know of its target, a module field or a metadata field. */
+interface FilterTarget {
+  readonly name: string
+  readonly column: string
+  readonly label: string
+  readonly operators: readonly FilterOperator[]
+  readonly parse: FilterParser
+  readonly allowed: readonly string[] | undefined
+  readonly blindColumn: string | undefined
+}
+
+function fieldTarget(field: FieldSpec, parse: FilterParser): FilterTarget {
+  return {
+    name: field.name,
+    column: field.column,
+    label: field.encrypted ? `${field.label}, cifrado` : field.label,
+    operators: field.operators,
+    parse,
+    allowed: field.def.enum ?? (field.valueSchema['enum'] as readonly string[] | undefined),
+    blindColumn: field.encrypted ? (field.blindIndexColumn ?? field.column) : undefined,
+  }
+}
+
+const metaTarget = (meta: MetaFilter): FilterTarget => ({
+  ...meta,
+  column: meta.name,
+  allowed: undefined,
+  blindColumn: undefined,
+})
+
+/** `campo` or `campo[op]` -> its parts; undefined when the key has another shape. */
+function splitKey(key: string): { name: string; op: string | undefined } | undefined {
+  const bracket = /^([^[\]]+)\[([^[\]]*)\]$/.exec(key)
+  if (bracket !== null) return { name: bracket[1] as string, op: bracket[2] as string }
+  return /[[\]]/.test(key) ? undefined : { name: key, op: undefined }
+}
+
+function parseFilter(key: string, raw: string, spec: ModuleSpec, problems: ErrorDetail[]): Filter | undefined {
+  const parts = splitKey(key)
+  const field = parts === undefined ? undefined : spec.fieldsByName.get(parts.name)
+  const meta = parts === undefined ? undefined : FILTERABLE_META.find((m) => m.name === parts.name)
+  if (parts === undefined || (field === undefined && meta === undefined)) {
+    problems.push({ field: parts?.name ?? key, message: `Campo de filtro desconocido '${parts?.name ?? key}'` })
     return undefined
   }
-  const value = field.parseFilter(raw)
-  const allowed = field.def.enum ?? (field.valueSchema['enum'] as readonly string[] | undefined)
-  if (value === INVALID || (allowed !== undefined && !allowed.includes(raw))) {
-    const hint = allowed === undefined ? `debe ser ${field.label}` : `debe ser uno de: ${allowed.join(', ')}`
-    problems.push({ field: field.name, message: `Filtro '${field.name}' no válido: ${hint}` })
+  const { name } = parts
+  if (field !== undefined && field.parseFilter === null) {
+    problems.push({ field: name, message: `No se puede filtrar por '${name}' (tipo ${field.label})` })
     return undefined
   }
-  return field.encrypted
-    ? { column: field.blindIndexColumn ?? field.column, value, blind: true }
-    : { column: field.column, value, blind: false }
+  const target =
+    field !== undefined ? fieldTarget(field, field.parseFilter as FilterParser) : metaTarget(meta as MetaFilter)
+  const op = parts.op ?? 'eq'
+  if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
+    problems.push({
+      field: name,
+      message: `Operador desconocido '${op}' en '${key}': use ${FILTER_OPERATORS.join(', ')}`,
+    })
+    return undefined
+  }
+  const operator = op as FilterOperator
+  if (!target.operators.includes(operator)) {
+    problems.push({
+      field: name,
+      message: `El operador '${op}' no se admite en '${name}' (${target.label}): admite ${target.operators.join(', ')}`,
+    })
+    return undefined
+  }
+  const invalid = (hint: string): undefined => {
+    problems.push({ field: name, message: `Filtro '${key}' no válido: ${hint}` })
+    return undefined
+  }
+  if (operator === 'null') {
+    if (raw !== 'true' && raw !== 'false') return invalid('debe ser true o false')
+    // Emptiness is the stored column's: a masked record shows null too, no blind index needed.
+    return { name, column: target.column, op: operator, value: raw === 'true', blind: false }
+  }
+  const texts = operator === 'in' ? splitList(raw) : [raw]
+  if (texts.length > MAX_IN_VALUES) return invalid(`como máximo ${MAX_IN_VALUES} valores`)
+  const values: unknown[] = []
+  for (const text of texts) {
+    const value = target.parse(text)
+    if (value === INVALID || (target.allowed !== undefined && !target.allowed.includes(text)))
+      return invalid(
+        target.allowed === undefined ? `debe ser ${target.label}` : `debe ser uno de: ${target.allowed.join(', ')}`,
+      )
+    values.push(value)
+  }
+  return {
+    name,
+    column: target.blindColumn ?? target.column,
+    op: operator,
+    value: operator === 'in' ? values : values[0],
+    blind: target.blindColumn !== undefined,
+  }
 }
 
 /** limit and offset alone (D11), for lists that are not of a module (the audit trail, D25). */
@@ -120,22 +274,18 @@ export function parseListQuery(
 ): ListQuery {
   const problems: ErrorDetail[] = []
   const { limit, offset } = parsePage(query, limits, problems)
-  const sortParameter = single('sort', query['sort'], problems)
-  const sort = parseSort(spec, sortParameter, problems)
+  const sort = parseSort(spec, single('sort', query['sort'], problems), problems)
+  const fields = parseFields(spec, query['fields'], problems)
   const text = parseText(spec, single('q', query['q'], problems), problems)
   const filters: Filter[] = []
-  const names = Object.keys(query).filter((k) => !(LIST_PARAMETERS as readonly string[]).includes(k))
-  if (names.length > limits.maxFilters)
+  const keys = Object.keys(query).filter((k) => !(LIST_PARAMETERS as readonly string[]).includes(k))
+  if (keys.length > limits.maxFilters)
     problems.push({ field: 'filtros', message: `Demasiados filtros: como máximo ${limits.maxFilters}` })
-  for (const name of names.slice(0, limits.maxFilters)) {
-    const raw = single(name, query[name], problems)
+  for (const key of keys.slice(0, limits.maxFilters)) {
+    const raw = single(key, query[key], problems)
     if (raw === undefined) continue
-    const field = spec.fieldsByName.get(name)
-    if (field !== undefined) {
-      const filter = parseFilter(field, raw, problems)
-      if (filter !== undefined) filters.push(filter)
-    } else if (FILTERABLE_META.includes(name)) filters.push({ column: name, value: raw, blind: false })
-    else problems.push({ field: name, message: `Campo de filtro desconocido '${name}'` })
+    const filter = parseFilter(key, raw, spec, problems)
+    if (filter !== undefined) filters.push(filter)
   }
   if (problems.length > 0) throw validationFailed(problems)
   return {
@@ -143,7 +293,8 @@ export function parseListQuery(
     offset,
     filters,
     sort,
+    fields,
     filtersEncrypted: filters.some((f) => f.blind),
-    ...(text === undefined ? {} : { text, byRelevance: sortParameter === undefined }),
+    ...(text === undefined ? {} : { text, byRelevance: sort.length === 0 }),
   }
 }

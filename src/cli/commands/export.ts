@@ -3,7 +3,7 @@
 import { createWriteStream } from 'node:fs'
 import { resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
-import { META, ROW_COLUMN } from '../../compile/metadata.js'
+import { META } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import type { ApiRecord } from '../../db/record-store.js'
 import { flag, stringOption, type Command } from '../command.js'
@@ -103,7 +103,8 @@ leer (records export m | head), termina sin error.
             limit: PAGE,
             offset,
             filters: [],
-            sort: { column: ROW_COLUMN, descending: false },
+            sort: [],
+            fields: undefined,
             filtersEncrypted: false,
           },
           { reveal: flag(input, 'decrypt'), actor: env.actor, user },

@@ -1,5 +1,5 @@
 // `array`: a JSON list (up to 1,000 items), stored as JSON; not filterable or sortable.
-import type { FieldTypeDef } from './field-type.js'
+import { NO_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { jsonCell } from './shared.js'
 
 export const arrayType: FieldTypeDef = {
@@ -7,6 +7,7 @@ export const arrayType: FieldTypeDef = {
   label: 'lista',
   valueSchema: () => ({ type: 'array', maxItems: 1000 }),
   parseFilter: null,
+  operators: NO_OPERATORS,
   sortable: false,
   textual: false,
   writeOnly: false,

@@ -1,6 +1,5 @@
 // `boolean`: true or false (the text `true` / `false` in a query string or a CSV cell).
-import type { FieldTypeDef } from './field-type.js'
-import { INVALID } from './field-type.js'
+import { INVALID, EQUALITY_OPERATORS, type FieldTypeDef } from './field-type.js'
 
 export const booleanType: FieldTypeDef = {
   storage: 'boolean',
@@ -8,6 +7,7 @@ export const booleanType: FieldTypeDef = {
   valueSchema: () => ({ type: 'boolean' }),
   sortable: true,
   parseFilter: (raw) => (raw === 'true' ? true : raw === 'false' ? false : INVALID),
+  operators: EQUALITY_OPERATORS,
   textual: false,
   writeOnly: false,
   cell: (text) => (text === 'true' ? true : text === 'false' ? false : text),

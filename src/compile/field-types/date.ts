@@ -1,6 +1,6 @@
 // `date`: a calendar date AAAA-MM-DD; `default: $now` stores today's date in the service's zone.
 import { isDate } from '../formats.js'
-import type { FieldTypeDef } from './field-type.js'
+import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { EXAMPLE_DATE, textCell, when } from './shared.js'
 
 export const dateType: FieldTypeDef = {
@@ -8,6 +8,7 @@ export const dateType: FieldTypeDef = {
   label: 'fecha AAAA-MM-DD',
   valueSchema: () => ({ type: 'string', format: 'calendar-date' }),
   parseFilter: when(isDate),
+  operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
   writeOnly: false,

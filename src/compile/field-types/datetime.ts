@@ -1,6 +1,6 @@
 // `datetime`: a local date and time AAAA-MM-DD HH:MM:SS in the service's zone (D9).
 import { isDateTime } from '../formats.js'
-import type { FieldTypeDef } from './field-type.js'
+import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { EXAMPLE_DATE, textCell, when } from './shared.js'
 
 export const datetimeType: FieldTypeDef = {
@@ -8,6 +8,7 @@ export const datetimeType: FieldTypeDef = {
   label: 'fecha y hora AAAA-MM-DD HH:MM:SS',
   valueSchema: () => ({ type: 'string', format: 'local-datetime' }),
   parseFilter: when(isDateTime),
+  operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
   writeOnly: false,

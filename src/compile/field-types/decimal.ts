@@ -1,6 +1,5 @@
 // `decimal`: numbers with a fractional part (a query filter takes up to 6 decimals).
-import type { FieldTypeDef } from './field-type.js'
-import { INVALID } from './field-type.js'
+import { INVALID, ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { clamp, numberCell, numberSchema } from './shared.js'
 
 export const decimalType: FieldTypeDef = {
@@ -9,6 +8,7 @@ export const decimalType: FieldTypeDef = {
   valueSchema: (f) => numberSchema('number', f),
   sortable: true,
   parseFilter: (raw) => (/^-?\d{1,15}(\.\d{1,6})?$/.test(raw) ? Number(raw) : INVALID),
+  operators: ORDERED_OPERATORS,
   textual: false,
   writeOnly: false,
   cell: numberCell,

@@ -19,6 +19,24 @@ export const COLUMN_TYPES: Readonly<Record<StorageKind, Readonly<Record<Dialect,
 export const INVALID = Symbol('invalid filter value')
 export type FilterParser = (raw: string) => unknown
 
+/**
+ * The operators of a list filter, `campo[op]=valor` (issue #16): equality, order, a list of
+ * values, emptiness. Plain `campo=valor` is `eq` (D11).
+ */
+export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'null'] as const
+export type FilterOperator = (typeof FILTER_OPERATORS)[number]
+/** Every operator: types with an order (numbers, dates, times, text). */
+export const ORDERED_OPERATORS: readonly FilterOperator[] = FILTER_OPERATORS
+/** Types that cannot be filtered (lists, JSON, passwords). */
+export const NO_OPERATORS: readonly FilterOperator[] = []
+/** Booleans: no order, no list. */
+export const EQUALITY_OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'null']
+/**
+ * What an encrypted field of any type allows: exact values through its blind index (D16) and
+ * emptiness (a masked record shows null too); no order, no `ne`, which would compare ciphertexts.
+ */
+export const ENCRYPTED_OPERATORS: readonly FilterOperator[] = ['eq', 'in', 'null']
+
 export interface SchemaContext {
   readonly roles: readonly string[]
 }
@@ -32,6 +50,12 @@ export interface FieldTypeDef {
   readonly valueSchema: (field: FieldDef, context: SchemaContext) => JsonSchema
   /** Converts a query-string value (INVALID when it is not one); null when the type cannot be filtered. */
   readonly parseFilter: FilterParser | null
+  /**
+   * The filter operators the type allows (issue #16), read by the list parser, the SQL and the
+   * OpenAPI document alike; empty exactly when `parseFilter` is null. Encrypted fields keep only
+   * those of ENCRYPTED_OPERATORS.
+   */
+  readonly operators: readonly FilterOperator[]
   readonly sortable: boolean
   /**
    * Values are text: a required one cannot be empty, and an encrypted one decrypts to the text

@@ -1,6 +1,5 @@
 // `integer`: whole numbers within JavaScript's safe range.
-import type { FieldTypeDef } from './field-type.js'
-import { INVALID } from './field-type.js'
+import { INVALID, ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { clamp, numberCell, numberSchema } from './shared.js'
 
 export const integerType: FieldTypeDef = {
@@ -9,6 +8,7 @@ export const integerType: FieldTypeDef = {
   valueSchema: (f) => numberSchema('integer', f),
   sortable: true,
   parseFilter: (raw) => (/^-?\d{1,15}$/.test(raw) ? Number(raw) : INVALID),
+  operators: ORDERED_OPERATORS,
   textual: false,
   writeOnly: false,
   cell: numberCell,

@@ -1,5 +1,5 @@
 // `mixed`: any JSON value, stored as JSON; not filterable or sortable.
-import type { FieldTypeDef } from './field-type.js'
+import { NO_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { jsonCell } from './shared.js'
 
 export const mixedType: FieldTypeDef = {
@@ -7,6 +7,7 @@ export const mixedType: FieldTypeDef = {
   label: 'valor JSON',
   valueSchema: () => ({}),
   parseFilter: null,
+  operators: NO_OPERATORS,
   sortable: false,
   textual: false,
   writeOnly: false,

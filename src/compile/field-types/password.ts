@@ -1,11 +1,12 @@
 // `password`: written as a bcrypt hash (D22), never returned, never filtered or sorted.
-import type { FieldTypeDef } from './field-type.js'
+import { NO_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { fitLength, stringSchema, textCell } from './shared.js'
 
 export const passwordType: FieldTypeDef = {
   storage: 'text',
   label: 'contraseña',
   parseFilter: null,
+  operators: NO_OPERATORS,
   sortable: false,
   valueSchema: (f) => stringSchema({ ...f, maxLength: f.maxLength ?? 72 }, 72),
   textual: true,

@@ -7,6 +7,8 @@ export const roleType: FieldTypeDef = {
   label: 'nombre de rol',
   valueSchema: (_f, context) => ({ type: 'string', enum: context.roles }),
   parseFilter: anyString,
+  // Names of roles have no meaningful order: equality, a list of them, emptiness.
+  operators: ['eq', 'ne', 'in', 'null'],
   sortable: true,
   textual: true,
   writeOnly: false,

@@ -1,5 +1,5 @@
 // `string`: short text (1,000 characters unless max_length says otherwise).
-import type { FieldTypeDef } from './field-type.js'
+import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { anyString, stringExample, stringSchema, textCell } from './shared.js'
 
 export const stringType: FieldTypeDef = {
@@ -7,6 +7,7 @@ export const stringType: FieldTypeDef = {
   label: 'texto',
   valueSchema: (f) => stringSchema(f, 1000),
   parseFilter: anyString,
+  operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
   writeOnly: false,

@@ -1,6 +1,6 @@
 // `time`: an hour and minute HH:MM.
 import { isTime } from '../formats.js'
-import type { FieldTypeDef } from './field-type.js'
+import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { textCell, when } from './shared.js'
 
 export const timeType: FieldTypeDef = {
@@ -8,6 +8,7 @@ export const timeType: FieldTypeDef = {
   label: 'hora HH:MM',
   valueSchema: () => ({ type: 'string', format: 'hour-minute' }),
   parseFilter: when(isTime),
+  operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
   writeOnly: false,

@@ -2,12 +2,12 @@
 // Registered once per module with the module's path as prefix; handlers stay thin.
 import type { Ajv } from 'ajv'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { parseListQuery, type ListLimits } from '../../records/list-query.js'
+import { parseFields, parseListQuery, type ListLimits, type QueryValue } from '../../records/list-query.js'
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { missingPermission } from '../../errors.js'
+import { missingPermission, validationFailed, type ErrorDetail } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
 import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
@@ -58,17 +58,26 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name)
     const user = actingUser(auth)
     checkQueryReadable(spec, user, query)
-    const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id, user })
+    const { records, total } = await store.list(spec, query, {
+      reveal: reveal(auth),
+      actor: auth.account.id,
+      user,
+      fields: query.fields,
+    })
     serializeWith(reply, spec.schemas.responses.list)
     return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
   })
 
   app.get('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'get')
+    const problems: ErrorDetail[] = []
+    const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
+    if (problems.length > 0) throw validationFailed(problems)
     const record = await store.get(spec, request.params.id, {
       reveal: reveal(auth),
       actor: auth.account.id,
       user: actingUser(auth),
+      fields,
     })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))

@@ -103,14 +103,36 @@ t.test('examples are valid bodies: the ajv that validates requests accepts them'
 })
 
 t.test(
-  'list parameters: limit, offset, sort, q where searchable, one exact filter per filterable field (D11, D16)',
+  'list parameters: limit, offset, sort, fields, q where searchable, each operator of each filterable field (D11, D16, #16)',
   async (t) => {
+    const keys = (name: string, operators: readonly string[]) =>
+      operators.flatMap((op) => (op === 'eq' ? [name, `${name}[eq]`] : [`${name}[${op}]`]))
     for (const spec of service.modules) {
       const params = doc.paths[`/${spec.name}`].get.parameters as any[]
       const names = params.map((p) => p.name ?? p.$ref.split('/').pop())
-      const filterable = spec.fields.filter((f) => f.parseFilter !== null).map((f) => f.name)
-      const text = spec.fields.some((f) => f.def.searchable) ? ['q'] : []
-      t.same(names, ['limit', 'offset', 'sort', ...text, ...filterable, '_created_by', '_modified_by'], spec.name)
+      const filterable = spec.fields.filter((f) => f.parseFilter !== null).flatMap((f) => keys(f.name, f.operators))
+      const stamps = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
+      const who = ['eq', 'ne', 'in']
+      t.same(
+        names,
+        [
+          'limit',
+          'offset',
+          'sort',
+          'fields',
+          ...(spec.fields.some((f) => f.def.searchable) ? ['q'] : []),
+          ...filterable,
+          ...keys('_created', stamps),
+          ...keys('_modified', stamps),
+          ...keys('_created_by', who),
+          ...keys('_modified_by', who),
+        ],
+        spec.name,
+      )
+      t.same(
+        doc.paths[`/${spec.name}/{id}`].get.parameters.map((p: any) => p.name),
+        ['id', 'fields'],
+      )
       for (const field of spec.fields.filter((f) => f.parseFilter === null))
         t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
     }
@@ -118,6 +140,17 @@ t.test(
     t.same(estado.schema, { type: 'string', enum: ['pendiente', 'investigacion', 'archivada', 'judicializada'] })
     const dni = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'denunciante_dni')
     t.match(dni.description, 'denuncias.descifrar', 'an encrypted filter names the permission it needs')
+    const ops = (name: string) =>
+      (doc.paths['/denuncias'].get.parameters as any[])
+        .filter((p) => p.name?.startsWith(`${name}[`))
+        .map((p) => p.name.slice(name.length + 1, -1))
+    t.same(ops('denunciante_dni'), ['eq', 'in', 'null'], 'an encrypted field: eq, in and null only')
+    t.same(ops('fecha_hechos'), ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'null'])
+    const gte = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'fecha_hechos[gte]')
+    t.same(gte.schema, { type: 'string', format: 'local-datetime' }, "a range operator carries the type's schema")
+    const sort = doc.paths['/denuncias'].get.parameters.find((p: any) => p.name === 'sort')
+    t.match('-fecha_hechos,prioridad', new RegExp(sort.schema.pattern), 'sort takes several keys')
+    t.notMatch('denunciante_dni', new RegExp(sort.schema.pattern), 'but no encrypted field')
     t.same(doc.components.parameters.limit.schema, { type: 'integer', minimum: 1, default: 100 })
   },
 )
@@ -126,7 +159,7 @@ t.test('answers: envelopes per status with the messages of errors.ts', async (t)
   const create = doc.paths['/denuncias'].post.responses
   t.same(Object.keys(create).sort(), ['201', '400', '401', '403', '409', '413', '415', '429', '500'])
   const get = doc.paths['/denuncias/{id}'].get.responses
-  t.same(Object.keys(get).sort(), ['200', '401', '403', '404', '429', '500'])
+  t.same(Object.keys(get).sort(), ['200', '400', '401', '403', '404', '429', '500'])
   const responses = doc.components.responses
   const messages = (name: string) =>
     Object.values(responses[name].content['application/json'].examples).map((e: any) => e.value.error)

@@ -54,8 +54,9 @@ t.test('#14: field rules', async (t) => {
   const query = {
     limit: 10,
     offset: 0,
-    filters: [{ column: 'observaciones', value: 'x', blind: false }],
-    sort: { column: '_row', descending: false },
+    filters: [{ name: 'observaciones', column: 'observaciones', op: 'eq' as const, value: 'x', blind: false }],
+    sort: [],
+    fields: undefined,
     filtersEncrypted: false,
   }
   t.match(

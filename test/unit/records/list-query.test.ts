@@ -1,6 +1,6 @@
 // A list request's query string -> ListQuery, or one 400 naming every bad parameter (D11, D16).
 import t, { type Test } from 'tap'
-import { parseListQuery, type ListLimits } from '../../../src/records/list-query.js'
+import { parseListQuery, splitList, type ListLimits } from '../../../src/records/list-query.js'
 import { AppError, type ErrorDetail } from '../../../src/errors.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
@@ -32,7 +32,8 @@ t.test('D11: no parameters: limit 100, offset 0, creation order, no filters', as
     limit: 100,
     offset: 0,
     filters: [],
-    sort: { column: '_row', descending: false },
+    sort: [],
+    fields: undefined,
     filtersEncrypted: false,
   })
 })
@@ -124,7 +125,9 @@ t.test('D11: an enum filter outside the list is a 400 listing the allowed values
 
 t.test('D21: a role filter must name one of the roles', async (t) => {
   const usuarios = moduleOf(service, 'usuarios')
-  t.same(parse({ rol: 'agente' }, usuarios).filters, [{ column: 'rol', value: 'agente', blind: false }])
+  t.same(parse({ rol: 'agente' }, usuarios).filters, [
+    { name: 'rol', column: 'rol', op: 'eq', value: 'agente', blind: false },
+  ])
   t.match(
     rejected(t, { rol: 'capitan' }, usuarios)[0]?.message,
     /superadmin, administrador, jefe, oficial, agente, consulta/,
@@ -135,26 +138,26 @@ t.test('D11: filters are exact values converted to the field type, combined with
   t.strictSame(
     parse({ km_actuales: '1200', estado: 'taller', fecha_itv: '2026-05-31', marca: 'Seat' }, vehiculos).filters,
     [
-      { column: 'km_actuales', value: 1200, blind: false },
-      { column: 'estado', value: 'taller', blind: false },
-      { column: 'fecha_itv', value: '2026-05-31', blind: false },
-      { column: 'marca', value: 'Seat', blind: false },
+      { name: 'km_actuales', column: 'km_actuales', op: 'eq', value: 1200, blind: false },
+      { name: 'estado', column: 'estado', op: 'eq', value: 'taller', blind: false },
+      { name: 'fecha_itv', column: 'fecha_itv', op: 'eq', value: '2026-05-31', blind: false },
+      { name: 'marca', column: 'marca', op: 'eq', value: 'Seat', blind: false },
     ],
   )
   t.strictSame(parse({ activo: 'false' }, moduleOf(service, 'usuarios')).filters, [
-    { column: 'activo', value: false, blind: false },
+    { name: 'activo', column: 'activo', op: 'eq', value: false, blind: false },
   ])
   t.strictSame(parse({ activo: 'true' }, moduleOf(service, 'usuarios')).filters, [
-    { column: 'activo', value: true, blind: false },
+    { name: 'activo', column: 'activo', op: 'eq', value: true, blind: false },
   ])
   t.strictSame(parse({ importe: '90.5' }, moduleOf(service, 'sanciones')).filters, [
-    { column: 'importe', value: 90.5, blind: false },
+    { name: 'importe', column: 'importe', op: 'eq', value: 90.5, blind: false },
   ])
   t.strictSame(parse({ fecha_hechos: '2026-01-31 23:59:59' }).filters, [
-    { column: 'fecha_hechos', value: '2026-01-31 23:59:59', blind: false },
+    { name: 'fecha_hechos', column: 'fecha_hechos', op: 'eq', value: '2026-01-31 23:59:59', blind: false },
   ])
   t.strictSame(parse({ hora_inicio: '07:30' }, moduleOf(service, 'turnos')).filters, [
-    { column: 'hora_inicio', value: '07:30', blind: false },
+    { name: 'hora_inicio', column: 'hora_inicio', op: 'eq', value: '07:30', blind: false },
   ])
 })
 
@@ -169,15 +172,15 @@ t.test('D11: a value that does not convert to the field type is a 400 naming the
 
 t.test('D4: an open list (denuncias.tipo) accepts any value', async (t) => {
   t.strictSame(parse({ tipo: 'estafa informática' }).filters, [
-    { column: 'tipo', value: 'estafa informática', blind: false },
+    { name: 'tipo', column: 'tipo', op: 'eq', value: 'estafa informática', blind: false },
   ])
 })
 
 t.test('D16: a filter on an encrypted field goes through its blind index and flags filtersEncrypted', async (t) => {
   const query = parse({ denunciante_dni: '12345678Z', tipo: 'robo' })
   t.strictSame(query.filters, [
-    { column: '_bidx_denunciante_dni', value: '12345678Z', blind: true },
-    { column: 'tipo', value: 'robo', blind: false },
+    { name: 'denunciante_dni', column: '_bidx_denunciante_dni', op: 'eq', value: '12345678Z', blind: true },
+    { name: 'tipo', column: 'tipo', op: 'eq', value: 'robo', blind: false },
   ])
   t.equal(query.filtersEncrypted, true)
   t.equal(parse({ tipo: 'robo' }).filtersEncrypted, false)
@@ -185,18 +188,18 @@ t.test('D16: a filter on an encrypted field goes through its blind index and fla
 
 t.test('D11: _created_by and _modified_by are filterable metadata; other metadata is not', async (t) => {
   t.strictSame(parse({ _created_by: 'USR-2026-00001', _modified_by: 'USR-2026-00002' }).filters, [
-    { column: '_created_by', value: 'USR-2026-00001', blind: false },
-    { column: '_modified_by', value: 'USR-2026-00002', blind: false },
+    { name: '_created_by', column: '_created_by', op: 'eq', value: 'USR-2026-00001', blind: false },
+    { name: '_modified_by', column: '_modified_by', op: 'eq', value: 'USR-2026-00002', blind: false },
   ])
   t.same(fields(rejected(t, { _hash: 'abc' })), ['_hash'])
   t.same(fields(rejected(t, { _deleted: '2026-01-01 00:00:00' })), ['_deleted'])
 })
 
 t.test('D11: sort=field and sort=-field order by a scalar field', async (t) => {
-  t.strictSame(parse({ sort: 'fecha_hechos' }).sort, { column: 'fecha_hechos', descending: false })
-  t.strictSame(parse({ sort: '-prioridad' }).sort, { column: 'prioridad', descending: true })
-  t.strictSame(parse({ sort: '-_created' }).sort, { column: '_created', descending: true })
-  t.strictSame(parse({ sort: '_version' }).sort, { column: '_version', descending: false })
+  t.strictSame(parse({ sort: 'fecha_hechos' }).sort, [{ column: 'fecha_hechos', descending: false }])
+  t.strictSame(parse({ sort: '-prioridad' }).sort, [{ column: 'prioridad', descending: true }])
+  t.strictSame(parse({ sort: '-_created' }).sort, [{ column: '_created', descending: true }])
+  t.strictSame(parse({ sort: '_version' }).sort, [{ column: '_version', descending: false }])
 })
 
 t.test('D11, D16: sort on an encrypted, array or unknown field is a 400 naming sort', async (t) => {
@@ -214,4 +217,60 @@ t.test('D11: more filters than service.list.max_filters is a 400', async (t) => 
     2,
     'limit, offset and sort are not filters',
   )
+})
+
+t.test('#16: campo[op]=valor parses to the operator, the value converted; plain campo is eq', async (t) => {
+  t.strictSame(parse({ 'km_actuales[gte]': '100', 'km_actuales[lt]': '200' }, vehiculos).filters, [
+    { name: 'km_actuales', column: 'km_actuales', op: 'gte', value: 100, blind: false },
+    { name: 'km_actuales', column: 'km_actuales', op: 'lt', value: 200, blind: false },
+  ])
+  t.strictSame(parse({ 'prioridad[in]': 'alta,urgente' }).filters, [
+    { name: 'prioridad', column: 'prioridad', op: 'in', value: ['alta', 'urgente'], blind: false },
+  ])
+  t.strictSame(parse({ 'agente_asignado[null]': 'true' }).filters, [
+    { name: 'agente_asignado', column: 'agente_asignado', op: 'null', value: true, blind: false },
+  ])
+  const dni = parse({ 'denunciante_dni[in]': '1\\,2,3' })
+  t.strictSame(dni.filters, [
+    { name: 'denunciante_dni', column: '_bidx_denunciante_dni', op: 'in', value: ['1,2', '3'], blind: true },
+  ])
+  t.equal(dni.filtersEncrypted, true)
+  const empty = parse({ 'denunciante_dni[null]': 'false' })
+  t.strictSame(empty.filters[0], {
+    name: 'denunciante_dni',
+    column: 'denunciante_dni',
+    op: 'null',
+    value: false,
+    blind: false,
+  })
+  t.equal(empty.filtersEncrypted, false, 'emptiness of an encrypted field needs no descifrar')
+})
+
+t.test('#16: _created and _modified take ranges; a date alone is its first second', async (t) => {
+  t.strictSame(parse({ '_created[gte]': '2026-01-01', '_modified[lt]': '2026-02-01 10:00:00' }).filters, [
+    { name: '_created', column: '_created', op: 'gte', value: '2026-01-01 00:00:00', blind: false },
+    { name: '_modified', column: '_modified', op: 'lt', value: '2026-02-01 10:00:00', blind: false },
+  ])
+  t.match(rejected(t, { '_created[in]': '2026-01-01' }), [{ field: '_created', message: /no se admite/ }])
+  t.match(rejected(t, { '_created_by[gt]': 'USR-2026-00001' }), [{ field: '_created_by', message: /no se admite/ }])
+})
+
+t.test('#16: splitList: a comma splits unless escaped; \\\\ is one backslash', async (t) => {
+  t.strictSame(splitList('a,b'), ['a', 'b'])
+  t.strictSame(splitList('a\\,b,c'), ['a,b', 'c'])
+  t.strictSame(splitList('a\\\\,b'), ['a\\', 'b'])
+  t.strictSame(splitList('a\\b'), ['a\\b'], 'another backslash stays')
+  t.strictSame(splitList(''), [''])
+})
+
+t.test('#16: sort on several keys; fields= names module fields and metadata', async (t) => {
+  t.strictSame(parse({ sort: '-prioridad,fecha_hechos,_created' }).sort, [
+    { column: 'prioridad', descending: true },
+    { column: 'fecha_hechos', descending: false },
+    { column: '_created', descending: false },
+  ])
+  t.strictSame([...(parse({ fields: '_id,estado,prioridad,_version' }).fields ?? [])], ['estado', 'prioridad'])
+  t.same(fields(rejected(t, { fields: 'estado,nada' })), ['fields'])
+  t.same(fields(rejected(t, { fields: 'password' }, moduleOf(service, 'usuarios'))), ['fields'], 'never returned')
+  t.same(fields(rejected(t, { fields: ['estado', 'tipo'] })), ['fields'])
 })
