@@ -44,7 +44,7 @@ export interface Settings {
   /** Brute-force slowing per username and address, with a per-username alert (issue #13 item 2). */
   readonly loginProtection: LoginProtectionSettings
   /** Open live-feed streams allowed per user and per instance (issue #16 item 5). */
-  readonly eventStreams: { readonly perUser: number; readonly perInstance: number }
+  readonly eventStreams: { readonly perUser: number; readonly perInstance: number; readonly maxReplay: number }
   readonly logLevel: string
   /** LOG_FORMAT: readable lines or JSON; `auto` (unset) is readable on a terminal only (issue #18). */
   readonly logFormat: 'pretty' | 'json' | 'auto'
@@ -149,6 +149,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     eventStreams: {
       perUser: integer(env, 'EVENT_STREAMS_PER_USER', 5),
       perInstance: integer(env, 'EVENT_STREAMS_PER_INSTANCE', 1000),
+      maxReplay: integer(env, 'EVENT_REPLAY_MAX_ENTRIES', 10_000),
     },
     adminUsername: env['ADMIN_USERNAME'] || 'admin',
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
