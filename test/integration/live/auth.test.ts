@@ -1,5 +1,6 @@
 // The live feed (issue #16 item 5): tickets, stream caps, and a stream ended by its token. On SQLite and PostgreSQL.
 import t from 'tap'
+import { VALID } from '../../helpers/api.js'
 import { listening, sala } from './support.js'
 
 t.test('#16: a ticket opens one stream once, within its life; the bearer never goes in the URL', async (t) => {
@@ -51,3 +52,18 @@ t.test(
     t.equal((await stream.next()).event, 'cerrado', 'a disabled user')
   },
 )
+
+t.test('#16: a role that loses a module it follows ends the stream, saying so', async (t) => {
+  const { api, feed } = await listening(t)
+  const admin = await api.adminToken()
+  const user = await api.userWithRole('consulta')
+  const stream = await feed('?modulos=personal', user.token)
+  t.equal(stream.status, 200)
+  const put = await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { rol: 'agente' } })
+  t.equal(put.status, 200, JSON.stringify(put.body))
+  await api.create('personal', VALID['personal']!())
+  const closing = await stream.next()
+  t.equal(closing.event, 'cerrado')
+  t.equal(closing.data.mensaje, "El rol 'agente' ya no tiene el permiso 'personal.ver'")
+  await stream.ended
+})
