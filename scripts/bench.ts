@@ -18,6 +18,7 @@ import { loadSettings } from '../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
+import { formatLiveFeed, measureLiveFeed } from './bench/live-feed.js'
 import { measureNpmStart } from './bench/npm-start.js'
 import { startChild } from './bench/processes.js'
 import { AGENTS, ESTADOS, PRIORIDADES, agentId, denunciaValues, seedDenuncias } from './bench/seed.js'
@@ -281,6 +282,7 @@ async function runSize(size: number): Promise<SizeReport> {
       await bare.stop()
     }
 
+    log(formatLiveFeed(await measureLiveFeed({ env, root, password: PASSWORD, log })))
     const inProcess = await openService(settings)
     const listCost: ListCost = await measureListCost(
       inProcess,

@@ -73,6 +73,8 @@ export const MESSAGES = {
   unavailable: 'Servicio no disponible',
   integrity: 'Error de integridad en los datos almacenados',
   internal: 'Error interno del servidor',
+  invalidTicket: 'Vale de eventos inválido, caducado o ya usado',
+  tooManyStreams: 'Demasiados flujos de eventos abiertos',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -152,6 +154,16 @@ export const unsupportedMediaType = (): AppError =>
 
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })
+
+/** A live-feed ticket unknown, expired or already redeemed (issue #16 item 5): 401 like a bad token. */
+export const invalidTicket = (): AppError => new AppError('INVALID_TOKEN', 401, MESSAGES.invalidTicket)
+
+/** Past the open event streams allowed per user or per instance (issue #16 item 5). */
+export const tooManyStreams = (message: string): AppError =>
+  new AppError('RATE_LIMITED', 429, MESSAGES.tooManyStreams, {
+    details: [{ field: 'eventos', message }],
+    headers: { 'retry-after': '15' },
+  })
 
 /** An address that failed repeatedly for one username must wait (issue #13 item 2): D23's 429, explained in details. */
 export const loginDelayed = (retryAfterSeconds: number): AppError =>

@@ -177,6 +177,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       maxQueryLength: settings.maxQueryLength,
       loginFailures: await loginFailureStore(database, redis, onRedisError),
       loginProtection: settings.loginProtection,
+      events: { database, limits: settings.eventStreams },
       logger: options.logger ?? false,
       clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),

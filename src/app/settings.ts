@@ -43,6 +43,8 @@ export interface Settings {
   readonly maxQueryLength: number
   /** Brute-force slowing per username and address, with a per-username alert (issue #13 item 2). */
   readonly loginProtection: LoginProtectionSettings
+  /** Open live-feed streams allowed per user and per instance (issue #16 item 5). */
+  readonly eventStreams: { readonly perUser: number; readonly perInstance: number; readonly maxReplay: number }
   readonly logLevel: string
   /** LOG_FORMAT: readable lines or JSON; `auto` (unset) is readable on a terminal only (issue #18). */
   readonly logFormat: 'pretty' | 'json' | 'auto'
@@ -144,6 +146,11 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     encryptionKeys,
     encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
     heartbeatMs: integer(env, 'INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
+    eventStreams: {
+      perUser: integer(env, 'EVENT_STREAMS_PER_USER', 5),
+      perInstance: integer(env, 'EVENT_STREAMS_PER_INSTANCE', 1000),
+      maxReplay: integer(env, 'EVENT_REPLAY_MAX_ENTRIES', 10_000),
+    },
     adminUsername: env['ADMIN_USERNAME'] || 'admin',
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     rateLimits: {

@@ -36,6 +36,18 @@ export interface AuditEntry {
 
 export const GENESIS_HASH = '0'.repeat(64)
 
+/** The actions a live feed streams (issue #16 item 5): the writes of module records. */
+export const RECORD_WRITE_ACTIONS = [
+  'crear',
+  'importar',
+  'editar',
+  'eliminar',
+] as const satisfies readonly AuditAction[]
+const isRecordWrite = (action: AuditAction): boolean => (RECORD_WRITE_ACTIONS as readonly string[]).includes(action)
+
+/** The PostgreSQL channel told the last seq of every record write, on commit (issue #16 item 5). */
+export const AUDIT_CHANNEL = 'records_audit'
+
 const json = (value: unknown): string => JSON.stringify(value ?? null)
 
 /**
@@ -182,4 +194,7 @@ export async function appendAudit({ database, trx, events, at }: AppendOptions):
     await trx.executeQuery({ ...compiled, parameters: values.slice(offset, offset + width) })
     offset += width
   }
+  // Live feeds of every instance wake when this commits (a NOTIFY waits for the commit).
+  if (database.notify !== undefined && events.some((e) => isRecordWrite(e.action)))
+    await database.notify(trx, AUDIT_CHANNEL, String(seq))
 }

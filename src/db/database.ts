@@ -34,5 +34,13 @@ export interface Database {
    * undefined where the dialect has no such cheap signal. Lets caches skip re-reading (issue #7).
    */
   dataVersion?(): number
+  /**
+   * Calls `onNotify` with each payload sent on `channel` by any connection (PostgreSQL LISTEN on a
+   * connection of its own, reconnected when lost); resolves to a function that stops listening.
+   * Undefined where the dialect has no notifications (SQLite: one host, `dataVersion` tells).
+   */
+  listen?(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>
+  /** Sends `payload` on `channel` when `trx` commits (PostgreSQL NOTIFY); undefined elsewhere. */
+  notify?(trx: Db, channel: string, payload: string): Promise<void>
   close(): Promise<void>
 }

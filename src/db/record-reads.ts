@@ -10,6 +10,8 @@ import { filterCondition } from './filter-sql.js'
 import { preparedPerModule } from './prepared.js'
 import { isScoped, recordQuery } from './record-query.js'
 import type { Row } from './database.js'
+import type { Filter } from '../records/list-query.js'
+import type { RecordQuery } from './record-query.js'
 import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
 import { auditReveal } from './reveal-audit.js'
 import { withTextSearch, type TextSearch } from './text-search-sql.js'
@@ -32,7 +34,7 @@ export function shownFields(
   )
 }
 
-export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'integrityFailures'>
+export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'visible' | 'visibleIds' | 'integrityFailures'>
 
 export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const { database, codec, readAudit } = options
@@ -84,12 +86,18 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
     recordQuery(db, spec, { user: null, dialect: database.dialect }).selectAll().where(META.id, '=', param('id')),
   )
 
+  /** A list's filters (D11) on a query: lists and the live feed (issue #16) match records alike. */
+  function filtered(spec: ModuleSpec, base: RecordQuery, filters: readonly Filter[]): RecordQuery {
+    let out = base
+    for (const filter of filters)
+      out = out.where((eb) => filterCondition(eb, spec, filter, database.dialect, codec.blindIndexes))
+    return out
+  }
+
   return {
     async list(spec, query, read) {
       // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
-      let base = recordQuery(db, spec, { user: read.user, dialect: database.dialect })
-      for (const filter of query.filters)
-        base = base.where((eb) => filterCondition(eb, spec, filter, database.dialect, codec.blindIndexes))
+      let base = filtered(spec, recordQuery(db, spec, { user: read.user, dialect: database.dialect }), query.filters)
       const hidden = hiddenFields(spec, read.user)
       let relevance: TextSearch | undefined
       if (query.text !== undefined) {
@@ -140,6 +148,36 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
       await auditReveal(readAudit, spec, [row], read)
       return record
+    },
+
+    async visible(spec, id, filters, read) {
+      // As get, with the list's filters: undefined where a GET would answer 404 or a list leave it out.
+      const row = await filtered(spec, recordQuery(db, spec, { user: read.user, dialect: database.dialect }), filters)
+        .selectAll()
+        .where(META.id, '=', id)
+        .executeTakeFirst()
+      if (row === undefined) return undefined
+      const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
+      await auditReveal(readAudit, spec, [row], read)
+      return record
+    },
+
+    async visibleIds(spec, filters, user, options) {
+      // Ids only: nothing decrypted, nothing revealed.
+      const rows = await filtered(
+        spec,
+        recordQuery(db, spec, {
+          user,
+          dialect: database.dialect,
+          ...(options.includeDeleted === true ? { includeDeleted: true } : {}),
+        }),
+        filters,
+      )
+        .select(META.id)
+        .$if(options.ids !== undefined, (q) => q.where(META.id, 'in', [...(options.ids ?? [])]))
+        .limit(options.limit)
+        .execute()
+      return rows.map((r) => String(r[META.id]))
     },
 
     integrityFailures: () => damaged.size,

@@ -3,7 +3,7 @@
 // (create, update, remove), audit-reads.ts (history, trail) and session-events.ts (logins).
 // Every query over a module's records starts in record-query.ts.
 import type { AuditQuery } from '../records/audit-query.js'
-import type { ListQuery } from '../records/list-query.js'
+import type { Filter, ListQuery } from '../records/list-query.js'
 import type { ModuleSpec } from '../compile/types.js'
 import type { ActingUser } from '../records/acting-user.js'
 import type { AuditEntry, AuditEvent } from './audit-log.js'
@@ -51,6 +51,23 @@ export interface RecordStore {
   list(spec: ModuleSpec, query: ListQuery, options: ReadOptions): Promise<{ records: ApiRecord[]; total: number }>
   /** A live record; throws 404 `Registro no encontrado` otherwise (D10). */
   get(spec: ModuleSpec, id: string, options: ReadOptions): Promise<ApiRecord>
+  /**
+   * The record as a list with `filters` would show it to the reader (scope, field rules,
+   * masking, read audit); undefined where that list would leave it out (the live feed, issue #16).
+   */
+  visible(
+    spec: ModuleSpec,
+    id: string,
+    filters: readonly Filter[],
+    options: ReadOptions,
+  ): Promise<ApiRecord | undefined>
+  /** The ids (only) that such a list holds, up to `limit`; of `ids` only when given. */
+  visibleIds(
+    spec: ModuleSpec,
+    filters: readonly Filter[],
+    user: ActingUser | null,
+    options: { readonly limit: number; readonly ids?: readonly string[]; readonly includeDeleted?: boolean },
+  ): Promise<string[]>
   create(spec: ModuleSpec, values: Row, options: WriteOptions): Promise<ApiRecord>
   /**
    * Creates many validated records in ONE transaction, inserted and audited in batches:

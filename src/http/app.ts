@@ -22,6 +22,10 @@ import { DOCS_PREFIX, docsRoutes } from './routes/docs.js'
 import { healthRoutes } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
+import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
+import { createLiveFeed } from './live/feed.js'
+import { createEventTicketStore } from '../db/event-tickets.js'
+import type { Database } from '../db/database.js'
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 
 export interface AppDeps {
@@ -56,6 +60,13 @@ export interface AppDeps {
   /** Where failed logins are counted (the database or Redis), and the policy (issue #13 item 2). */
   readonly loginFailures: LoginFailureStore
   readonly loginProtection?: LoginProtectionSettings
+  /** The live feed's database (its audit tail, notifications, tickets) and limits (issue #16 item 5). */
+  readonly events: {
+    readonly database: Database
+    readonly limits?: Partial<LiveFeedLimits>
+    /** How often the feed looks at the audit unprompted (default: SQLite 100 ms, PostgreSQL 2 s). */
+    readonly pollMs?: number
+  }
 }
 
 export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<FastifyInstance> {
@@ -168,6 +179,25 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         throttle,
       })
       await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
+      const feed = createLiveFeed({
+        database: deps.events.database,
+        ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),
+        onError: (error) => api.log.error({ err: error }, 'flujo de eventos: no se pudo leer la auditoría'),
+      })
+      // A write answered here reaches this instance's streams at once, without waiting for the poll.
+      api.addHook('onResponse', async (request) => {
+        if (request.method !== 'GET' && request.method !== 'HEAD') feed.wake()
+      })
+      await api.register(eventRoutes, {
+        prefix: '/eventos',
+        service,
+        store: deps.store,
+        db: deps.events.database.db,
+        feed,
+        tickets: createEventTicketStore(deps.events.database),
+        clock: deps.clock,
+        limits: { ...DEFAULT_LIVE_LIMITS, ...deps.events.limits },
+      })
       for (const spec of service.modules)
         await api.register(recordRoutes, {
           prefix: `/${spec.name}`,

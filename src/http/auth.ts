@@ -39,6 +39,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Verifies the bearer token and loads the account; throws 401 (D20). */
     authenticate(request: FastifyRequest): Promise<AuthContext>
+    /**
+     * The caller behind verified `claims`, checked again (revocation, disabled account, session
+     * version, role): a live feed repeats this on every event and heartbeat (issue #16). 401 otherwise.
+     */
+    authorizeClaims(claims: TokenClaims): Promise<AuthContext>
     /** A token for `account` under its current session version. */
     issueToken(account: Account): Promise<string>
   }
@@ -87,6 +92,12 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     } catch (error) {
       throw invalidToken(error)
     }
+    const auth = await authorizeClaims(claims)
+    request.auth = auth
+    return auth
+  })
+
+  async function authorizeClaims(claims: TokenClaims): Promise<AuthContext> {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number')
       throw invalidToken()
     const [revoked, account] = await Promise.all([
@@ -97,10 +108,9 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     if (revoked || account === undefined || (claims.sv ?? 0) !== account.sessionVersion) throw invalidToken()
     const role = options.service.roles.get(account.role)
     if (role === undefined) throw invalidToken()
-    const auth = { account, role, claims }
-    request.auth = auth
-    return auth
-  })
+    return { account, role, claims }
+  }
+  app.decorate('authorizeClaims', authorizeClaims)
 }
 
 export default fp(authPlugin, { name: 'records-auth' })

@@ -250,6 +250,95 @@ function auditPaths(service: ServiceSpec): Paths {
   }
 }
 
+/** The live feed (issue #16 item 5): an SSE stream of record writes, and its tickets for EventSource. */
+function eventPaths(service: ServiceSpec): Paths {
+  const modules = service.modules.map((m) => m.name)
+  return {
+    '/eventos': {
+      get: {
+        operationId: 'live_events',
+        tags: ['eventos'],
+        summary: 'Flujo de cambios en vivo (Server-Sent Events)',
+        description:
+          'Un evento por alta, edición, movimiento de estado o eliminación en los módulos pedidos, con `id:` igual al ' +
+          '`seq` de la auditoría y el registro tal como lo devolvería un GET de quien escucha (ámbito, campos ocultos, ' +
+          'enmascarado; un evento que descifra queda registrado como consulta). Eventos: `crear`, `editar`, `mover`, ' +
+          '`eliminar` y `fuera` (el registro deja el ámbito o el filtro: solo su id); `recargar` si el punto de ' +
+          'reanudación es demasiado antiguo; `cerrado` cuando el token deja de valer o falta el permiso. Líneas de ' +
+          'comentario cada 15 s. Reanuda con la cabecera `Last-Event-ID` o `desde`. Los demás parámetros son filtros ' +
+          'de la lista de cada módulo (D11). Con token bearer o, desde un `EventSource`, con un vale de ' +
+          '`POST /eventos/ticket`.\n\n**Permiso necesario:** `{modulo}.ver` de cada módulo.',
+        security: [{ bearer: [] }, { ticket: [] }],
+        parameters: [
+          {
+            name: 'modulos',
+            in: 'query',
+            required: false,
+            description: 'Módulos separados por comas; sin él, todos los que el rol puede ver.',
+            schema: { type: 'string' },
+            example: modules.includes('sala092') ? 'sala092' : modules[0],
+          },
+          {
+            name: 'desde',
+            in: 'query',
+            required: false,
+            description: 'Reanuda tras este `seq` (como `Last-Event-ID`).',
+            schema: { type: 'integer', minimum: 0 },
+          },
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            required: false,
+            description: 'El último `id:` recibido; lo envía `EventSource` al reconectar.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          200: {
+            description: 'El flujo de eventos, abierto hasta que el cliente lo cierra',
+            headers: commonHeaders(),
+            content: {
+              'text/event-stream': {
+                schema: { type: 'string' },
+                example:
+                  'id: 42\nevent: crear\ndata: {"modulo":"sala092","id":"092-2026-00001","accion":"crear","version":1,' +
+                  '"campos":["tipo_incidencia","descripcion"],"registro":{"_id":"092-2026-00001"}}\n\n',
+              },
+            },
+          },
+          ...errorRefs(['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError']),
+        },
+      },
+    },
+    '/eventos/ticket': {
+      post: {
+        operationId: 'live_events_ticket',
+        tags: ['eventos'],
+        summary: 'Vale de un solo uso para abrir el flujo desde un navegador',
+        description:
+          'Un `EventSource` no puede enviar la cabecera `Authorization`, y un token en la URL acaba en los registros: ' +
+          'este vale, válido 30 segundos y un solo uso, va en `?ticket=` y queda ligado al token que lo pidió.',
+        security: [{ bearer: [] }],
+        responses: {
+          201: {
+            description: 'Un vale',
+            headers: commonHeaders(),
+            content: json(
+              successEnvelope({
+                type: 'object',
+                required: ['ticket', 'caduca'],
+                properties: { ticket: { type: 'string' }, caduca: { type: 'string', format: 'date-time' } },
+              }),
+              { success: true, data: { ticket: 'q3Vb0…', caduca: '2026-11-23T10:00:30.000Z' } },
+            ),
+          },
+          ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),
+        },
+      },
+    },
+  }
+}
+
 const publicPaths: Paths = {
   '/health': {
     get: {
@@ -327,5 +416,5 @@ const publicPaths: Paths = {
 }
 
 export function servicePaths(service: ServiceSpec): Paths {
-  return { ...sessionPaths(service), ...auditPaths(service), ...publicPaths }
+  return { ...sessionPaths(service), ...auditPaths(service), ...eventPaths(service), ...publicPaths }
 }

@@ -65,6 +65,43 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
         trx,
       )
     },
+    async notify(trx, channel, payload) {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(trx)
+    },
+    listen: (channel, onNotify) => listen(options.url, channel, onNotify),
     close: () => db.destroy(),
+  }
+}
+
+/** LISTEN on a client of its own (a pooled connection would be handed to other queries). */
+async function listen(url: string, channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+  let client: pg.Client | undefined
+  let stopped = false
+  let retry: NodeJS.Timeout | undefined
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url })
+    const lost = () => {
+      if (client !== next) return
+      client = undefined
+      void next.end().catch(() => undefined)
+      // Lost: reconnect in a second; the caller's own poll covers the gap.
+      if (!stopped) retry = setTimeout(() => void connect().catch(lost), 1000).unref()
+    }
+    next.on('error', lost)
+    next.on('end', lost)
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify(message.payload ?? '')
+    })
+    client = next
+    await next.connect()
+    await next.query(`listen ${pg.escapeIdentifier(channel)}`)
+  }
+  await connect()
+  return async () => {
+    stopped = true
+    if (retry !== undefined) clearTimeout(retry)
+    const open = client
+    client = undefined
+    await open?.end().catch(() => undefined)
   }
 }

@@ -18,6 +18,8 @@ export const SYSTEM_TABLES = {
   /** One row per running instance: its keys, refreshed by a heartbeat (issue #13). */
   instances: '_instances',
   loginFailures: '_login_failures',
+  /** Single-use tickets that open a live feed from a browser (issue #16 item 5). */
+  eventTickets: '_event_tickets',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -63,6 +65,13 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .createTable(SYSTEM_TABLES.revokedTokens)
     .ifNotExists()
     .addColumn('jti', 'text', (c) => c.primaryKey())
+    .addColumn('expires_at', bigint, (c) => c.notNull())
+    .execute()
+  await db.schema
+    .createTable(SYSTEM_TABLES.eventTickets)
+    .ifNotExists()
+    .addColumn('ticket_hash', 'text', (c) => c.primaryKey())
+    .addColumn('claims', 'text', (c) => c.notNull())
     .addColumn('expires_at', bigint, (c) => c.notNull())
     .execute()
   await db.schema

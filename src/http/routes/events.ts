@@ -1,0 +1,207 @@
+// The live feed (issue #16 item 5): GET /eventos streams Server-Sent Events of record writes,
+// POST /eventos/ticket gives a browser's EventSource a single-use ticket (it cannot send the
+// bearer header, and a token in a URL ends in logs). Access rules are the store's (stream.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ServiceSpec } from '../../compile/types.js'
+import type { EventTicketStore } from '../../db/event-tickets.js'
+import type { Db } from '../../db/database.js'
+import { lastAuditSeq } from '../../db/audit-tail.js'
+import type { RecordStore } from '../../db/record-store.js'
+import { invalidTicket, missingPermission, tooManyStreams, validationFailed, type ErrorDetail } from '../../errors.js'
+import { checkQueryReadable } from '../../records/field-rules.js'
+import { LIST_PARAMETERS, parseListQuery, type QueryValue } from '../../records/list-query.js'
+import { actingUser, holds, type AuthContext, type TokenClaims } from '../auth.js'
+import type { LiveFeed } from '../live/feed.js'
+import { createLiveStream, type LiveStream, type Subscription } from '../live/stream.js'
+
+export interface LiveFeedLimits {
+  /** Open streams per user on one instance (429 beyond). */
+  readonly perUser: number
+  /** Open streams on one instance (429 beyond). */
+  readonly perInstance: number
+  readonly heartbeatMs: number
+  /** Seconds a ticket stays redeemable. */
+  readonly ticketSeconds: number
+  /** Audit entries a resume may replay; an older resume point gets `recargar`. */
+  readonly maxReplay: number
+}
+
+export const DEFAULT_LIVE_LIMITS: LiveFeedLimits = {
+  perUser: 5,
+  perInstance: 1000,
+  heartbeatMs: 15_000,
+  ticketSeconds: 30,
+  maxReplay: 10_000,
+}
+
+export interface EventRoutesOptions {
+  readonly service: ServiceSpec
+  readonly store: RecordStore
+  readonly db: Db
+  readonly feed: LiveFeed
+  readonly tickets: EventTicketStore
+  readonly clock: () => Date
+  readonly limits: LiveFeedLimits
+}
+
+/** The feed's own parameters; every other one is a list filter. */
+const FEED_PARAMETERS = ['modulos', 'desde', 'ticket'] as const
+const MAX_KNOWN = 10_000
+
+type EventsRequest = FastifyRequest<{ Querystring: Record<string, QueryValue> }>
+
+const single = (value: QueryValue): string | undefined => (Array.isArray(value) ? value[0] : (value as string))
+
+/** A seq: `?desde=` or the Last-Event-ID header an EventSource sends on reconnecting. */
+function resumePoint(request: EventsRequest, problems: ErrorDetail[]): number | undefined {
+  const header = request.headers['last-event-id']
+  const raw = single(request.query['desde']) ?? (typeof header === 'string' ? header : undefined)
+  if (raw === undefined || raw === '') return undefined
+  if (!/^\d{1,15}$/.test(raw.trim())) {
+    problems.push({
+      field: 'desde',
+      message: `'desde' (o Last-Event-ID) debe ser un número de evento (recibido '${raw}')`,
+    })
+    return undefined
+  }
+  return Number(raw.trim())
+}
+
+export async function eventRoutes(app: FastifyInstance, options: EventRoutesOptions): Promise<void> {
+  const { service, store, feed, tickets, clock, limits } = options
+  const open = new Set<LiveStream>()
+  const perUser = new Map<string, number>()
+
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.close('El servicio se detiene: vuelva a conectar en unos segundos')
+  })
+  app.addHook('onClose', async () => feed.close())
+
+  /** The caller: a ticket (spent here) or the bearer token. */
+  async function caller(request: EventsRequest): Promise<AuthContext> {
+    const ticket = single(request.query['ticket'])
+    if (ticket === undefined) return app.authenticate(request)
+    const claims = (await tickets.redeem(ticket, clock().getTime())) as TokenClaims | undefined
+    if (claims === undefined) throw invalidTicket()
+    return app.authorizeClaims(claims)
+  }
+
+  /** The modules asked for (all the caller may list when none), each with the list's filters. */
+  function subscriptions(
+    request: EventsRequest,
+    auth: AuthContext,
+    problems: ErrorDetail[],
+  ): Map<string, Subscription> {
+    const raw = single(request.query['modulos'])
+    const names =
+      raw === undefined || raw.trim() === ''
+        ? service.modules.filter((m) => holds(auth, m.permissions.ver)).map((m) => m.name)
+        : [...new Set(raw.split(',').map((n) => n.trim()))]
+    const filterQuery = Object.fromEntries(
+      Object.entries(request.query).filter(([k]) => !(FEED_PARAMETERS as readonly string[]).includes(k)),
+    )
+    for (const name of Object.keys(filterQuery).filter((k) => (LIST_PARAMETERS as readonly string[]).includes(k)))
+      problems.push({ field: name, message: `El parámetro '${name}' no se aplica a un flujo de eventos` })
+    const out = new Map<string, Subscription>()
+    for (const name of names) {
+      const spec = service.modules.find((m) => m.name === name)
+      if (spec === undefined) {
+        problems.push({ field: 'modulos', message: `Módulo desconocido '${name}'` })
+        continue
+      }
+      if (!holds(auth, spec.permissions.ver)) throw missingPermission(spec.permissions.ver, auth.role.name)
+      const query = parseListQuery(spec, filterQuery, service.service.list)
+      // As a list: an encrypted filter needs descifrar (D16), a hidden field is not filterable (#14).
+      if (query.filtersEncrypted && !holds(auth, spec.permissions.descifrar))
+        throw missingPermission(spec.permissions.descifrar, auth.role.name)
+      checkQueryReadable(spec, actingUser(auth), query)
+      out.set(name, { spec, filters: query.filters })
+    }
+    return out
+  }
+
+  app.post('/ticket', async (request, reply) => {
+    const auth = await app.authenticate(request)
+    const now = clock().getTime()
+    const expires = now + limits.ticketSeconds * 1000
+    const ticket = await tickets.issue(auth.claims, now, expires)
+    void reply.code(201)
+    return { success: true, data: { ticket, caduca: new Date(expires).toISOString() } }
+  })
+
+  app.get('/', async (request: EventsRequest, reply) => {
+    const auth = await caller(request)
+    const problems: ErrorDetail[] = []
+    const from = resumePoint(request, problems)
+    const subs = subscriptions(request, auth, problems)
+    if (problems.length > 0) throw validationFailed(problems)
+    const userId = auth.account.id
+    const mine = perUser.get(userId) ?? 0
+    if (mine >= limits.perUser)
+      throw tooManyStreams(
+        `Ya tiene ${mine} flujos de eventos abiertos (máximo ${limits.perUser}): cierre alguno antes de abrir otro`,
+      )
+    if (open.size >= limits.perInstance)
+      throw tooManyStreams(
+        `Esta instancia ya sirve ${open.size} flujos de eventos (máximo ${limits.perInstance}): reintente más tarde`,
+      )
+
+    perUser.set(userId, mine + 1)
+    const res = reply.raw
+    const stream = createLiveStream({
+      db: options.db,
+      store,
+      subscriptions: subs,
+      auth,
+      recheck: async () => {
+        if (auth.claims.exp * 1000 <= clock().getTime()) throw invalidTicket()
+        return app.authorizeClaims(auth.claims)
+      },
+      send: (text) => {
+        if (res.destroyed || res.writableEnded) return false
+        res.write(text)
+        // A client that reads nothing for long is dropped rather than buffered without end.
+        if (res.writableLength > 4 * 1024 * 1024) res.destroy()
+        return !res.destroyed
+      },
+      end: () => res.end(),
+      maxReplay: limits.maxReplay,
+      maxKnown: MAX_KNOWN,
+      onError: (error) => request.log.error({ err: error }, 'flujo de eventos: no se pudo leer un cambio'),
+    })
+    open.add(stream)
+    let unsubscribe = () => undefined as void
+    let beat: NodeJS.Timeout | undefined
+    const done = () => {
+      if (!open.delete(stream)) return
+      unsubscribe()
+      if (beat !== undefined) clearInterval(beat)
+      const left = (perUser.get(userId) ?? 1) - 1
+      if (left === 0) perUser.delete(userId)
+      else perUser.set(userId, left)
+    }
+    res.on('close', done)
+
+    try {
+      const subscribed = await feed.subscribe((entries) => stream.deliver(entries))
+      unsubscribe = subscribed.unsubscribe
+      const last = from === undefined ? subscribed.cursor : await lastAuditSeq(options.db)
+      reply.hijack()
+      res.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      })
+      // The retry delay, and a first line that lets proxies and clients see the stream open.
+      res.write(`retry: 3000\n: conectado\n\n`)
+      stream.open(subscribed.cursor, from, Math.max(last, subscribed.cursor))
+      beat = setInterval(() => stream.heartbeat(), limits.heartbeatMs)
+      beat.unref()
+      if (res.destroyed) done()
+    } catch (error) {
+      done()
+      throw error
+    }
+  })
+}

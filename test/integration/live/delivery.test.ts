@@ -1,0 +1,45 @@
+// The live feed (issue #16 item 5): writes of another process or instance reach a subscriber. On SQLite and PostgreSQL.
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { ADMIN, ON_POSTGRES, REPO_MODULES, startTestApi } from '../../helpers/api.js'
+import { runRecords } from '../../helpers/records-cli.js'
+import { listening, sala } from './support.js'
+
+t.test(
+  '#16: a change made by another process reaches the subscriber',
+  { skip: ON_POSTGRES && 'SQLite: the CLI on the same file' },
+  async (t) => {
+    const { api, feed } = await listening(t)
+    const stream = await feed('?modulos=sala092', await api.adminToken())
+    const file = join(api.dataDir, 'sala.jsonl')
+    writeFileSync(file, `${JSON.stringify({ ...sala(), descripcion: 'Desde la línea de órdenes' })}\n`)
+    const run = await runRecords(
+      {
+        DATA_DIR: api.dataDir,
+        MODULES_FILE: REPO_MODULES,
+        ADMIN_USERNAME: ADMIN.username,
+        ADMIN_PASSWORD: ADMIN.password,
+      },
+      ['import', 'sala092', file, '--format', 'jsonl', '--new-ids'],
+    )
+    t.equal(run.status, 0, run.stderr)
+    const event = await stream.next()
+    t.equal(event.event, 'crear')
+    t.equal(event.data.accion, 'importar')
+    t.equal(event.data.registro.descripcion, 'Desde la línea de órdenes')
+  },
+)
+
+t.test(
+  '#16: a write on a second instance reaches a subscriber of the first',
+  { skip: !ON_POSTGRES && 'PostgreSQL: two instances on one database' },
+  async (t) => {
+    const { api, feed } = await listening(t)
+    const second = await startTestApi(t, { dataDir: api.dataDir, keepDir: true })
+    const stream = await feed('?modulos=sala092', await api.adminToken())
+    const created = await second.create('sala092', sala())
+    const event = await stream.next()
+    t.equal(event.data.id, created._id)
+  },
+)
