@@ -29,7 +29,7 @@ import {
 } from './bench/platformatic.js'
 import { startChild, type Child } from './bench/processes.js'
 import { cpuRatioOf, ratioOf, runRounds, type Scenario, type Target } from './bench/rounds.js'
-import { ESTADOS, PRIORIDADES, denunciaValues, seedDenuncias } from './bench/seed.js'
+import { ESTADOS, PRIORIDADES, creatableDenuncia, denunciaValues, seedDenuncias } from './bench/seed.js'
 import { seedThroughApi } from './bench/seed-api.js'
 import { measureStartup } from './bench/startup.js'
 import { printReport, type SizeReport, type ScenarioReport } from './bench/report.js'
@@ -85,13 +85,14 @@ function scenarios(size: number, year: number): Scenario[] {
   const randomId = () => `DEN-${year}-${String(n()).padStart(5, '0')}`
   // Small offsets: the same range at every size, so growth compares like with like (D11 lists).
   const offset = () => Math.floor(Math.random() * Math.max(1, Math.min(size, 10_000) - 100))
-  const filter = () => ({ estado: pick(ESTADOS), prioridad: pick(PRIORIDADES) })
+  // Seeded through the API, every denuncia is pendiente (the state creates take).
+  const filter = () => ({ estado: seedMode === 'api' ? 'pendiente' : pick(ESTADOS), prioridad: pick(PRIORIDADES) })
   const filters = () => {
     const f = filter()
     return `estado=${f.estado}&prioridad=${f.prioridad}&limit=100`
   }
   let created = 0
-  const values = () => denunciaValues(size + ++created)
+  const values = () => creatableDenuncia(size + ++created)
   const body = () => JSON.stringify(values())
   const login = () => JSON.stringify({ username: 'admin', password: PASSWORD })
   const all: Scenario[] = [
@@ -182,7 +183,11 @@ async function startPeer(
     log(`Platformatic DB healthy in ${child.startupMs.toFixed(0)} ms`)
     const seedStart = performance.now()
     if (seedMode === 'api')
-      await seedThroughApi({ port: child.port, path: '/denuncias/', token: peer.token, body: peerBody }, size)
+      await seedThroughApi(
+        { port: child.port, path: '/denuncias/', token: peer.token, body: peerBody },
+        size,
+        creatableDenuncia,
+      )
     else await seedPlatformaticBulk(peer, size, denunciaValues)
     const seedSeconds = (performance.now() - seedStart) / 1000
     log(`Platformatic DB: ${size.toLocaleString('en')} denuncias seeded (${seedMode}) in ${seedSeconds.toFixed(1)} s`)
@@ -235,8 +240,12 @@ async function runSize(size: number): Promise<SizeReport> {
     const token = await login(service.port)
     if (seedMode === 'api') {
       seedStart = performance.now()
-      await seedThroughApi({ port: service.port, path: '/api/denuncias', token, body: (v) => v }, size, 10, (done) =>
-        log(`  seeded ${done.toLocaleString('en')} through the API`),
+      await seedThroughApi(
+        { port: service.port, path: '/api/denuncias', token, body: (v) => v },
+        size,
+        creatableDenuncia,
+        10,
+        (done) => log(`  seeded ${done.toLocaleString('en')} through the API`),
       )
       seedSeconds = (performance.now() - seedStart) / 1000
       await database.settle()

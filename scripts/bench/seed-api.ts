@@ -1,7 +1,6 @@
 // Seeding through the HTTP API (issue #17, `--seed api`): `count` creates posted by `concurrency`
 // clients at once, as users would fill the database, so the service's tables, indexes and audit
 // chain grow the way they do in use. Shared by every target: each names its path, token and body.
-import { denunciaValues } from './seed.js'
 
 export interface ApiSeedTarget {
   readonly port: number
@@ -13,6 +12,7 @@ export interface ApiSeedTarget {
 export async function seedThroughApi(
   target: ApiSeedTarget,
   count: number,
+  valuesOf: (i: number) => Record<string, unknown>,
   concurrency = 10,
   onProgress?: (done: number) => void,
 ): Promise<void> {
@@ -25,7 +25,7 @@ export async function seedThroughApi(
       const response = await fetch(`http://127.0.0.1:${target.port}${target.path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${target.token}` },
-        body: JSON.stringify(target.body(denunciaValues(i))),
+        body: JSON.stringify(target.body(valuesOf(i))),
       })
       if (response.status !== 201 && response.status !== 200)
         throw new Error(`seeding ${target.path}: ${response.status} ${await response.text()}`)
