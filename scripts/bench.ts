@@ -178,8 +178,9 @@ async function startPeer(
     jwtSecret,
     peerDatabase?.serviceEnv['DATABASE_URL'],
   )
+  let child: Child | undefined
   try {
-    const child = await startChild(peer.script, { ...peer.env }, peer.readyPath, [], { args: peer.args, cwd: peer.cwd })
+    child = await startChild(peer.script, { ...peer.env }, peer.readyPath, [], { args: peer.args, cwd: peer.cwd })
     log(`Platformatic DB healthy in ${child.startupMs.toFixed(0)} ms`)
     const seedStart = performance.now()
     if (seedMode === 'api')
@@ -194,6 +195,7 @@ async function startPeer(
     return { child, token: peer.token, seedSeconds, drop: async () => void (await peerDatabase?.drop()) }
   } catch (error) {
     log(`Platformatic DB left out of this run: ${error instanceof Error ? error.message : String(error)}`)
+    await child?.stop()
     await peerDatabase?.drop()
     return undefined
   }
