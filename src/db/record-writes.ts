@@ -85,12 +85,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     action: 'crear' | 'importar' = 'crear',
   ): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
-    // The key state first (a shared lock), the id sequence after: on PostgreSQL the sequence's
-    // row lock serialises every create of the module until commit, so it is taken as late as
-    // the id can be, one round trip later than before (issue #17: most of a create's latency
-    // under concurrent creates is the wait for that row).
-    await codec.beforeWrite(trx)
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    await codec.beforeWrite(trx)
     for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
     const rows: Row[] = []
     const events: AuditEvent[] = []
