@@ -2,7 +2,8 @@
 // fresh database (SQLite, or PostgreSQL with --database postgres), `--creates` POSTs through
 // `app.inject` (the whole HTTP path), with the driver wrapped for this run only: every SQL
 // statement counted and timed. Prints, per statement, how many a create runs and their time.
-//   npm run build && node dist/scripts/bench/create-statements.js [--creates 2000] [--concurrency 10] [--database postgres]
+//   npm run build && node dist/scripts/bench/create-statements.js [--creates 2000] [--concurrency 10]
+//   [--database postgres]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
