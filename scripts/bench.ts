@@ -1,5 +1,9 @@
-// npm run bench (issue #7): the service against the bare stack, side by side in one run.
+// npm run bench (issues #7, #17): the service against the bare stack and against the peer a user
+// would pick instead (Platformatic DB, installed into a cache outside the repository), side by
+// side in one run.
 //   npm run bench                                  10,000 denuncias, 3 rounds of 5 s per scenario
+//   npm run bench -- --seed api                    seeded through the HTTP API (default: bulk)
+//   npm run bench -- --no-peer                     without Platformatic
 //   npm run bench -- --records 10000,1000000       the same at each size, plus growth ratios
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 //   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
@@ -20,8 +24,26 @@ import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
 import { formatLiveFeed, measureLiveFeed } from './bench/live-feed.js'
 import { measureNpmStart } from './bench/npm-start.js'
-import { startChild } from './bench/processes.js'
-import { AGENTS, ESTADOS, PRIORIDADES, agentId, denunciaValues, seedDenuncias } from './bench/seed.js'
+import {
+  installPlatformatic,
+  platformaticRequests,
+  preparePlatformatic,
+  peerBody,
+  seedPlatformaticBulk,
+} from './bench/platformatic.js'
+import { startChild, type Child } from './bench/processes.js'
+import { cpuRatioOf, median, ratioOf, runRounds, type Scenario, type Target } from './bench/rounds.js'
+import {
+  AGENTS,
+  ESTADOS,
+  PRIORIDADES,
+  agentId,
+  creatableDenuncia,
+  denunciaValues,
+  seedDenuncias,
+} from './bench/seed.js'
+import { seedThroughApi } from './bench/seed-api.js'
+import { measureStartup } from './bench/startup.js'
 import { printReport, type ScopedReport, type SizeReport, type ScenarioReport } from './bench/report.js'
 
 const { values: args } = parseArgs({
@@ -37,6 +59,9 @@ const { values: args } = parseArgs({
     database: { type: 'string' },
     'start-runs': { type: 'string', default: '3' },
     'database-url': { type: 'string' },
+    seed: { type: 'string', default: 'bulk' },
+    'no-peer': { type: 'boolean', default: false },
+    'startup-rounds': { type: 'string', default: '3' },
   },
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
@@ -44,6 +69,8 @@ const databaseKind = (args.database ?? (args['database-url'] === undefined ? 'sq
 if (databaseKind !== 'sqlite' && databaseKind !== 'postgres')
   throw new Error(`--database must be sqlite or postgres, not ${String(args.database)}`)
 const adminUrl = args['database-url'] ?? DEFAULT_ADMIN_URL
+const seedMode = String(args.seed)
+if (seedMode !== 'bulk' && seedMode !== 'api') throw new Error(`--seed must be bulk or api, not ${seedMode}`)
 const sizes = String(args.records)
   .split(',')
   .map((s) => Number(s.replace(/_/g, '')))
@@ -65,61 +92,126 @@ const fastifySerializer = (schema: object): ((payload: unknown) => string) =>
       s: object,
     ) => (p: unknown) => string
   )(schema)
-const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
-
-interface Scenario {
-  readonly name: string
-  readonly title: string
-  readonly authenticated: boolean
-  readonly service: LoadRequest
-  readonly bare: LoadRequest
-}
 
 function scenarios(size: number, year: number): Scenario[] {
-  const randomId = () => `DEN-${year}-${String(1 + Math.floor(Math.random() * size)).padStart(5, '0')}`
+  const n = () => 1 + Math.floor(Math.random() * size)
+  const randomId = () => `DEN-${year}-${String(n()).padStart(5, '0')}`
   // Small offsets: the same range at every size, so growth compares like with like (D11 lists).
   const offset = () => Math.floor(Math.random() * Math.max(1, Math.min(size, 10_000) - 100))
-  const filters = () => `estado=${pick(ESTADOS)}&prioridad=${pick(PRIORIDADES)}&limit=100`
+  // Seeded through the API, every denuncia is pendiente (the state creates take).
+  const filter = () => ({ estado: seedMode === 'api' ? 'pendiente' : pick(ESTADOS), prioridad: pick(PRIORIDADES) })
+  const filters = () => {
+    const f = filter()
+    return `estado=${f.estado}&prioridad=${f.prioridad}&limit=100`
+  }
   let created = 0
-  const body = () => JSON.stringify(denunciaValues(size + ++created))
+  const values = () => creatableDenuncia(size + ++created)
+  const body = () => JSON.stringify(values())
   const login = () => JSON.stringify({ username: 'admin', password: PASSWORD })
-  return [
+  const all: Scenario[] = [
     {
       name: 'S1',
       title: 'GET one by id',
       authenticated: true,
-      service: { method: 'GET', path: () => `/api/denuncias/${randomId()}` },
-      bare: { method: 'GET', path: () => `/bare/denuncias/${randomId()}` },
+      requests: {
+        service: { method: 'GET', path: () => `/api/denuncias/${randomId()}` },
+        bare: { method: 'GET', path: () => `/bare/denuncias/${randomId()}` },
+        platformatic: platformaticRequests.get(n),
+      },
     },
     {
       name: 'S2',
       title: 'GET list limit=100',
       authenticated: true,
-      service: { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` },
-      bare: { method: 'GET', path: () => `/bare/denuncias?limit=100&offset=${offset()}` },
+      requests: {
+        service: { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` },
+        bare: { method: 'GET', path: () => `/bare/denuncias?limit=100&offset=${offset()}` },
+        platformatic: platformaticRequests.list(offset),
+      },
     },
     {
       name: 'S3',
       title: 'GET list estado+prioridad',
       authenticated: true,
-      service: { method: 'GET', path: () => `/api/denuncias?${filters()}` },
-      bare: { method: 'GET', path: () => `/bare/denuncias?${filters()}` },
+      requests: {
+        service: { method: 'GET', path: () => `/api/denuncias?${filters()}` },
+        bare: { method: 'GET', path: () => `/bare/denuncias?${filters()}` },
+        platformatic: platformaticRequests.filtered(filter),
+      },
     },
+    // After the lists: creates meet the indexes and the audit chain the lists left warm, as in use.
     {
       name: 'S4',
       title: 'POST create',
       authenticated: true,
-      service: { method: 'POST', path: () => '/api/denuncias', body },
-      bare: { method: 'POST', path: () => '/bare/denuncias', body },
+      requests: {
+        service: { method: 'POST', path: () => '/api/denuncias', body },
+        bare: { method: 'POST', path: () => '/bare/denuncias', body },
+        platformatic: platformaticRequests.create(values),
+      },
     },
     {
       name: 'S5',
       title: 'POST login',
       authenticated: false,
-      service: { method: 'POST', path: () => '/api/auth/login', body: login },
-      bare: { method: 'POST', path: () => '/bare/auth/login', body: login },
+      requests: {
+        service: { method: 'POST', path: () => '/api/auth/login', body: login },
+        bare: { method: 'POST', path: () => '/bare/auth/login', body: login },
+      },
     },
-  ].filter((s) => wanted.has(s.name)) as Scenario[]
+  ]
+  return all.filter((s) => wanted.has(s.name))
+}
+
+const login = async (port: number): Promise<string> => {
+  const response = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+  })
+  return ((await response.json()) as { data: { token: string } }).data.token
+}
+
+/** The peer, started and seeded like the service; undefined (with the reason logged) when it cannot be had. */
+async function startPeer(
+  size: number,
+  dataDir: string,
+  jwtSecret: string,
+): Promise<{ child: Child; token: string; drop: () => Promise<void>; seedSeconds: number } | undefined> {
+  if (args['no-peer'] === true) return undefined
+  const installed = installPlatformatic(log)
+  if ('reason' in installed) {
+    log(`Platformatic DB left out of this run: ${installed.reason}`)
+    return undefined
+  }
+  const peerDatabase = databaseKind === 'postgres' ? await openBenchDatabase('postgres', dataDir, adminUrl) : undefined
+  const peer = preparePlatformatic(
+    installed.script,
+    join(dataDir, 'platformatic'),
+    jwtSecret,
+    peerDatabase?.serviceEnv['DATABASE_URL'],
+  )
+  let child: Child | undefined
+  try {
+    child = await startChild(peer.script, { ...peer.env }, peer.readyPath, [], { args: peer.args, cwd: peer.cwd })
+    log(`Platformatic DB healthy in ${child.startupMs.toFixed(0)} ms`)
+    const seedStart = performance.now()
+    if (seedMode === 'api')
+      await seedThroughApi(
+        { port: child.port, path: '/denuncias/', token: peer.token, body: peerBody },
+        size,
+        creatableDenuncia,
+      )
+    else await seedPlatformaticBulk(peer, size, denunciaValues)
+    const seedSeconds = (performance.now() - seedStart) / 1000
+    log(`Platformatic DB: ${size.toLocaleString('en')} denuncias seeded (${seedMode}) in ${seedSeconds.toFixed(1)} s`)
+    return { child, token: peer.token, seedSeconds, drop: async () => void (await peerDatabase?.drop()) }
+  } catch (error) {
+    log(`Platformatic DB left out of this run: ${error instanceof Error ? error.message : String(error)}`)
+    await child?.stop()
+    await peerDatabase?.drop()
+    return undefined
+  }
 }
 
 /**
@@ -196,18 +288,18 @@ async function runSize(size: number): Promise<SizeReport> {
     RATE_LIMIT_TOKEN_PER_HOUR: '1000000000',
     LOG_LEVEL: 'error',
   }
+  let peer: Awaited<ReturnType<typeof startPeer>>
   try {
     const settings = loadSettings(env, dataDir)
-    // Seed through the fast path, in process, before any server starts.
+    // The schema, the first account and (bulk) the records, in process, before any server starts.
     const seeding = await openService(settings)
     const spec = seeding.spec.moduleByName.get('denuncias')
     if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
-    const seedStart = performance.now()
-    const year = await seedDenuncias(seeding, spec, size, 'bench-seed', (done) => {
+    let seedStart = performance.now()
+    const year = await seedDenuncias(seeding, spec, seedMode === 'bulk' ? size : 0, 'bench-seed', (done) => {
       if (done % 100_000 === 0) log(`  seeded ${done.toLocaleString('en')}`)
     })
-    const seedSeconds = (performance.now() - seedStart) / 1000
-    log(`${size.toLocaleString('en')} denuncias seeded in ${seedSeconds.toFixed(1)} s`)
+    let seedSeconds = (performance.now() - seedStart) / 1000
     await seeding.close()
     // The seed's writes reach the disk now, not during the service's first commit at startup.
     await database.settle()
@@ -218,6 +310,20 @@ async function runSize(size: number): Promise<SizeReport> {
       ...SERVICE_NODE_FLAGS,
       ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     ])
+    const token = await login(service.port)
+    if (seedMode === 'api') {
+      seedStart = performance.now()
+      await seedThroughApi(
+        { port: service.port, path: '/api/denuncias', token, body: (v) => v },
+        size,
+        creatableDenuncia,
+        10,
+        (done) => log(`  seeded ${done.toLocaleString('en')} through the API`),
+      )
+      seedSeconds = (performance.now() - seedStart) / 1000
+      await database.settle()
+    }
+    log(`${size.toLocaleString('en')} denuncias seeded (${seedMode}) in ${seedSeconds.toFixed(1)} s`)
     const bare = await startChild(
       join(root, 'dist/scripts/bench/bare-server.js'),
       {
@@ -228,58 +334,46 @@ async function runSize(size: number): Promise<SizeReport> {
       '/bare/health',
       args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bare')}`] : [],
     )
-    log(`service healthy in ${service.startupMs.toFixed(0)} ms`)
-    const loginResponse = await fetch(`http://127.0.0.1:${service.port}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
-    })
-    const token = ((await loginResponse.json()) as { data: { token: string } }).data.token
+    peer = await startPeer(size, dataDir, settings.jwtSecret)
+    const targets: Target[] = [
+      { name: 'service', port: service.port, token, cpuSeconds: () => service.cpuSeconds() },
+      { name: 'bare', port: bare.port, token, cpuSeconds: () => bare.cpuSeconds() },
+      ...(peer === undefined
+        ? []
+        : [
+            {
+              name: 'platformatic' as const,
+              port: peer.child.port,
+              token: peer.token,
+              cpuSeconds: () => peer?.child.cpuSeconds(),
+            },
+          ]),
+    ]
 
     const results: ScenarioReport[] = []
     let peakRssMiB: number | undefined
     let scoped: ScopedReport | undefined
+    let peerPeakRssMiB: number | undefined
     try {
       for (const scenario of scenarios(size, year)) {
-        const runs: { service: LoadFigures; bare: LoadFigures }[] = []
-        for (let round = 0; round < rounds; round++) {
-          // Interleaved, alternating who goes first: noise from other users of the machine hits both.
-          const options = { ...load, token: scenario.authenticated ? token : undefined }
-          const order = round % 2 === 0 ? (['service', 'bare'] as const) : (['bare', 'service'] as const)
-          const figures: Partial<Record<'service' | 'bare', LoadFigures>> = {}
-          for (const target of order)
-            figures[target] = await measureLoad(
-              (target === 'service' ? service : bare).port,
-              () => (target === 'service' ? service : bare).cpuSeconds(),
-              scenario[target],
-              options,
-            )
-          runs.push(figures as { service: LoadFigures; bare: LoadFigures })
-          log(
-            `${scenario.name} round ${round + 1}: service ${figures.service?.rps.toFixed(0)} req/s, bare ${figures.bare?.rps.toFixed(0)} req/s`,
-          )
-        }
+        const runs = await runRounds(scenario, targets, rounds, load, log)
         results.push({
           name: scenario.name,
           title: scenario.title,
           rounds: runs,
-          ratio: median(runs.map((r) => (r.bare.rps === 0 ? 0 : r.service.rps / r.bare.rps))),
-          cpuRatio: median(
-            runs.map((r) =>
-              r.service.cpuUsPerRequest === undefined ||
-              r.bare.cpuUsPerRequest === undefined ||
-              r.service.cpuUsPerRequest === 0
-                ? Number.NaN
-                : r.bare.cpuUsPerRequest / r.service.cpuUsPerRequest,
-            ),
-          ),
+          ratio: ratioOf(runs, 'service', 'bare'),
+          cpuRatio: cpuRatioOf(runs, 'service', 'bare'),
+          peerRatio: ratioOf(runs, 'service', 'platformatic'),
+          peerCpuRatio: cpuRatioOf(runs, 'service', 'platformatic'),
         })
       }
       if (wanted.has('S6')) scoped = await measureScoped(service, size, token)
     } finally {
       peakRssMiB = service.peakRssMiB()
+      peerPeakRssMiB = peer?.child.peakRssMiB()
       await service.stop()
       await bare.stop()
+      await peer?.child.stop()
     }
 
     log(formatLiveFeed(await measureLiveFeed({ env, root, password: PASSWORD, log })))
@@ -291,17 +385,26 @@ async function runSize(size: number): Promise<SizeReport> {
       Math.min(size, 10_000) - 100,
     )
     await inProcess.close()
+    // `npm start` (its prestart included) to the first healthy answer, on the seeded database.
+    const startup = await measureStartup(root, env, Number(args['startup-rounds']), log)
     return {
       records: size,
       database: database.label,
+      seedMode,
       seedSeconds,
-      startupMs: service.startupMs,
+      startupMs: startup.medianMs,
+      startupRuns: startup.runsMs,
       peakRssMiB,
+      peer:
+        peer === undefined
+          ? undefined
+          : { startupMs: peer.child.startupMs, peakRssMiB: peerPeakRssMiB, seedSeconds: peer.seedSeconds },
       listCost,
       scenarios: results,
       ...(scoped === undefined ? {} : { scoped }),
     }
   } finally {
+    await peer?.drop()
     await database.drop()
     rmSync(dataDir, { recursive: true, force: true })
   }

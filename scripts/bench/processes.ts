@@ -35,17 +35,29 @@ export interface Child {
 const CLOCK_TICKS = 100
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+export interface ChildOptions {
+  /** Arguments after the script. */
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  /** Runs this command line instead of `node <nodeArgs> <script> <args>` (npm start), in its own process group. */
+  readonly command?: readonly string[]
+}
+
 export async function startChild(
   script: string,
   env: Record<string, string>,
   readyPath: string,
   nodeArgs: readonly string[] = [],
+  options: ChildOptions = {},
 ): Promise<Child> {
   const port = await freePort()
   const started = performance.now()
-  const child = spawn(process.execPath, [...nodeArgs, script], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+  const [file, ...argv] = options.command ?? [process.execPath, ...nodeArgs, script, ...(options.args ?? [])]
+  const child = spawn(file as string, argv, {
+    env: { ...process.env, ...env, PORT: String(port), PLT_SERVER_PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: options.cwd,
+    detached: options.command !== undefined,
   })
   let stderr = ''
   child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()))
@@ -85,7 +97,11 @@ export async function startChild(
       }
     },
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM')
+      if (child.exitCode === null) {
+        // A command line (npm start) runs the service as its grandchild: signal the whole group.
+        if (options.command !== undefined && child.pid !== undefined) process.kill(-child.pid, 'SIGTERM')
+        else child.kill('SIGTERM')
+      }
       await exited
     },
   }

@@ -1,17 +1,29 @@
-// The benchmark's table (or JSON): per size, every scenario's service and bare figures
-// (medians over rounds), the service/bare ratio (median of the per-round ratios), the
-// targets of issue #7, startup, peak RSS, one list page's cost and growth across sizes.
+// The benchmark's table (or JSON): per size, every scenario's figures for the service, the bare
+// stack and the peer (Platformatic DB) as medians over rounds, the ratios service / bare and
+// service / peer (medians of the per-round ratios), the targets of issues #7 and #17, startup,
+// peak RSS, one list page's cost and growth across sizes.
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
 import type { NpmStartFigures } from './npm-start.js'
+import type { RoundFigures } from './rounds.js'
 
 export interface ScenarioReport {
   readonly name: string
   readonly title: string
-  readonly rounds: readonly { readonly service: LoadFigures; readonly bare: LoadFigures }[]
+  readonly rounds: readonly RoundFigures[]
+  /** service req/s / bare req/s, median over rounds. */
   readonly ratio: number
   /** bare CPU µs per request / service CPU µs per request, median over rounds. */
   readonly cpuRatio: number
+  /** service req/s / Platformatic req/s (NaN without the peer or for a scenario it sits out). */
+  readonly peerRatio: number
+  readonly peerCpuRatio: number
+}
+
+export interface PeerReport {
+  readonly startupMs: number
+  readonly peakRssMiB: number | undefined
+  readonly seedSeconds: number
 }
 
 /** S6 (issue #14): a scoped agente's list page against superadmin's, on the same service. */
@@ -27,11 +39,16 @@ export interface ScopedReport {
 
 export interface SizeReport {
   readonly records: number
-  /** Which database both the service and the bare stack ran on. */
+  /** Which database the service, the bare stack and the peer ran on. */
   readonly database: string
+  readonly seedMode: string
   readonly seedSeconds: number
+  /** `npm start` to healthy, median over runs. */
   readonly startupMs: number
+  readonly startupRuns: readonly number[]
   readonly peakRssMiB: number | undefined
+  /** Undefined when the peer could not be installed or started. */
+  readonly peer: PeerReport | undefined
   readonly listCost: ListCost
   readonly scenarios: readonly ScenarioReport[]
   readonly scoped?: ScopedReport
@@ -45,17 +62,25 @@ export interface RunInfo {
   readonly warmupSeconds: number
 }
 
-const TARGET_RATIO: Readonly<Record<string, number>> = { S1: 0.85, S2: 1.0, S3: 1.0, S4: 0.8 }
+/** service / bare (issue #7 for S1 and S4; issue #17 for the full-record lists S2, S3). */
+const TARGET_RATIO: Readonly<Record<string, number>> = { S1: 0.85, S2: 0.9, S3: 0.9, S4: 0.8 }
+/** service / Platformatic DB (issue #17). */
+const TARGET_PEER_RATIO: Readonly<Record<string, number>> = { S1: 1.2, S4: 1.0 }
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
-const summary = (runs: readonly LoadFigures[]) => ({
-  rps: median(runs.map((r) => r.rps)),
-  p50: median(runs.map((r) => r.p50)),
-  p99: median(runs.map((r) => r.p99)),
-  errors: runs.reduce((n, r) => n + r.errors, 0),
-  cpuUs: median(runs.map((r) => r.cpuUsPerRequest ?? Number.NaN)),
-})
+const summary = (runs: readonly (LoadFigures | undefined)[]) => {
+  const present = runs.filter((r): r is LoadFigures => r !== undefined)
+  if (present.length === 0) return undefined
+  return {
+    rps: median(present.map((r) => r.rps)),
+    p50: median(present.map((r) => r.p50)),
+    p99: median(present.map((r) => r.p99)),
+    errors: present.reduce((n, r) => n + r.errors, 0),
+    cpuUs: median(present.map((r) => r.cpuUsPerRequest ?? Number.NaN)),
+  }
+}
 const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED')
 const pad = (text: string, width: number) => text.padStart(width)
+const times = (x: number) => (Number.isNaN(x) ? '-' : `${x.toFixed(2)}x`)
 
 function growth(reports: readonly SizeReport[]) {
   const first = reports[0]
@@ -69,12 +94,22 @@ function growth(reports: readonly SizeReport[]) {
         scenario: s.name,
         from: first.records,
         to: later.records,
-        ratio: before === undefined || before.rps === 0 ? 0 : after.rps / before.rps,
+        ratio: before === undefined || after === undefined || before.rps === 0 ? 0 : after.rps / before.rps,
         /** CPU per request at the first size / at the later one: the same comparison, robust to machine load. */
-        cpuRatio: before === undefined ? Number.NaN : before.cpuUs / after.cpuUs,
+        cpuRatio: before === undefined || after === undefined ? Number.NaN : before.cpuUs / after.cpuUs,
       }
     }),
   )
+}
+
+function targetText(s: ScenarioReport): string {
+  const parts: string[] = []
+  const bare = TARGET_RATIO[s.name]
+  if (bare !== undefined) parts.push(`bare >= ${bare.toFixed(2)}x ${verdict(s.ratio >= bare)}`)
+  const peer = TARGET_PEER_RATIO[s.name]
+  if (peer !== undefined && !Number.isNaN(s.peerRatio))
+    parts.push(`peer >= ${peer.toFixed(2)}x ${verdict(s.peerRatio >= peer)}`)
+  return parts.length === 0 ? '-' : parts.join(', ')
 }
 
 export function printReport(reports: readonly SizeReport[], run: RunInfo, npmStart?: NpmStartFigures): void {
@@ -86,8 +121,11 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
         title: s.title,
         ratio: s.ratio,
         cpuRatio: s.cpuRatio,
+        peerRatio: s.peerRatio,
+        peerCpuRatio: s.peerCpuRatio,
         service: summary(s.rounds.map((x) => x.service)),
         bare: summary(s.rounds.map((x) => x.bare)),
+        platformatic: summary(s.rounds.map((x) => x.platformatic)),
         rounds: s.rounds,
       })),
     }))
@@ -99,38 +137,45 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
   )
   for (const report of reports) {
     console.log(
-      `\n== ${report.records.toLocaleString('en')} denuncias on ${report.database} (seeded in ${report.seedSeconds.toFixed(1)} s)`,
+      `\n== ${report.records.toLocaleString('en')} denuncias on ${report.database} (seeded ${report.seedMode === 'api' ? 'through the API' : 'in bulk'} in ${report.seedSeconds.toFixed(1)} s)` +
+        (report.peer === undefined ? '; no Platformatic DB in this run' : ''),
     )
     console.log(
-      `${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}${pad('cpu µs', 8)} |${pad('bare req/s', 11)}${pad('p50', 6)}${pad('p99', 6)}${pad('cpu µs', 8)} |${pad('ratio', 7)}${pad('cpu', 7)}  target (req/s ratio)`,
+      `${'scenario'.padEnd(28)}${pad('req/s', 7)}${pad('p50', 5)}${pad('p99', 5)}${pad('err', 5)}${pad('cpu µs', 8)} |${pad('bare', 7)}${pad('cpu µs', 8)} |${pad('plt', 7)}${pad('cpu µs', 8)} |${pad('/bare', 7)}${pad('cpu', 7)}${pad('/plt', 7)}${pad('cpu', 7)}  targets (req/s ratio)`,
     )
     for (const s of report.scenarios) {
       const svc = summary(s.rounds.map((r) => r.service))
       const bare = summary(s.rounds.map((r) => r.bare))
-      const target = TARGET_RATIO[s.name]
+      const plt = summary(s.rounds.map((r) => r.platformatic))
+      const num = (x: number | undefined, w: number) => pad(x === undefined || Number.isNaN(x) ? '-' : x.toFixed(0), w)
       console.log(
-        `${`${s.name} ${s.title}`.padEnd(30)}${pad(svc.rps.toFixed(0), 9)}${pad(String(svc.p50), 8)}${pad(String(svc.p99), 8)}${pad(String(svc.errors), 8)}${pad(svc.cpuUs.toFixed(0), 8)} |` +
-          `${pad(bare.rps.toFixed(0), 11)}${pad(String(bare.p50), 6)}${pad(String(bare.p99), 6)}${pad(bare.cpuUs.toFixed(0), 8)} |${pad(`${s.ratio.toFixed(2)}x`, 7)}${pad(`${s.cpuRatio.toFixed(2)}x`, 7)}  ` +
-          (target === undefined ? '-' : `>= ${target.toFixed(2)}x ${verdict(s.ratio >= target)}`),
+        `${`${s.name} ${s.title}`.padEnd(28)}${num(svc?.rps, 7)}${num(svc?.p50, 5)}${num(svc?.p99, 5)}${num(svc?.errors, 5)}${num(svc?.cpuUs, 8)} |` +
+          `${num(bare?.rps, 7)}${num(bare?.cpuUs, 8)} |${num(plt?.rps, 7)}${num(plt?.cpuUs, 8)} |` +
+          `${pad(times(s.ratio), 7)}${pad(times(s.cpuRatio), 7)}${pad(times(s.peerRatio), 7)}${pad(times(s.peerCpuRatio), 7)}  ${targetText(s)}`,
       )
     }
     console.log(
-      `startup to healthy /health: ${report.startupMs.toFixed(0)} ms (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,
+      `npm start to healthy /health: ${report.startupMs.toFixed(0)} ms, median of ${report.startupRuns.map((ms) => ms.toFixed(0)).join(', ')} (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,
     )
     console.log(
-      `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
+      `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB through the whole bench (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
     )
     if (report.scoped !== undefined) {
       const sc = report.scoped
       const scopedFigures = summary(sc.rounds.map((r) => r.scoped))
       const unscopedFigures = summary(sc.rounds.map((r) => r.unscoped))
-      console.log(
-        `S6 scoped list (limit=100; agente, ${sc.inScope.toLocaleString('en')} records in scope, vs superadmin): ` +
-          `${scopedFigures.rps.toFixed(0)} vs ${unscopedFigures.rps.toFixed(0)} req/s, p50 ${scopedFigures.p50} vs ${unscopedFigures.p50} ms, ` +
-          `cpu ${scopedFigures.cpuUs.toFixed(0)} vs ${unscopedFigures.cpuUs.toFixed(0)} µs; cost ${sc.costRatio.toFixed(2)}x req/s, ` +
-          `${sc.cpuRatio.toFixed(2)}x cpu (target <= 1.10x: ${verdict(sc.costRatio <= 1.1)})`,
-      )
+      if (scopedFigures !== undefined && unscopedFigures !== undefined)
+        console.log(
+          `S6 scoped list (limit=100; agente, ${sc.inScope.toLocaleString('en')} records in scope, vs superadmin): ` +
+            `${scopedFigures.rps.toFixed(0)} vs ${unscopedFigures.rps.toFixed(0)} req/s, p50 ${scopedFigures.p50} vs ${unscopedFigures.p50} ms, ` +
+            `cpu ${scopedFigures.cpuUs.toFixed(0)} vs ${unscopedFigures.cpuUs.toFixed(0)} µs; cost ${sc.costRatio.toFixed(2)}x req/s, ` +
+            `${sc.cpuRatio.toFixed(2)}x cpu (target <= 1.10x: ${verdict(sc.costRatio <= 1.1)})`,
+        )
     }
+    if (report.peer !== undefined)
+      console.log(
+        `Platformatic DB: started in ${report.peer.startupMs.toFixed(0)} ms (node, no npm), peak RSS ${report.peer.peakRssMiB?.toFixed(0) ?? 'n/a'} MiB, seeded in ${report.peer.seedSeconds.toFixed(1)} s`,
+      )
     const c = report.listCost
     console.log(
       `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,

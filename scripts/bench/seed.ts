@@ -55,3 +55,11 @@ export async function seedDenuncias(
   }
   return year
 }
+
+/**
+ * A create body the API accepts: the workflow creates denuncias in `pendiente` only (issue #14),
+ * so S4 and the API seed post that state (the bulk seed imports every state, as an import may).
+ */
+export function creatableDenuncia(i: number): Record<string, unknown> {
+  return { ...denunciaValues(i), estado: 'pendiente' }
+}
