@@ -4,7 +4,7 @@
 // the same pool size, the same migration at start, the same read audit with its errors reported.
 import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
-import { loadCommonPasswords, loadModulesConfig } from '../config/load.js'
+import { lazyCommonPasswords, loadModulesConfig } from '../config/load.js'
 import { createAccountStore, endSessionsOnCredentialChange, type AccountStore } from '../db/account-store.js'
 import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
@@ -88,7 +88,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
         return keys.keyring()
       },
       accounts: createAccountStore(database, spec.accounts, changes),
-      accountRules: createAccountRules(spec, loadCommonPasswords()),
+      accountRules: createAccountRules(spec, lazyCommonPasswords()),
       unwrittenReads: () => readAudit.unwritten(),
       async close() {
         try {

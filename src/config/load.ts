@@ -20,6 +20,15 @@ export function loadModulesConfig(file: string): ModulesConfig {
   return result.config
 }
 
+/**
+ * The shipped list of common passwords, read on its first use (a password set or changed), not
+ * at every start: 10,000 lines are a few milliseconds a start with no password to check does not need.
+ */
+export function lazyCommonPasswords(): { has(password: string): boolean } {
+  let loaded: ReadonlySet<string> | undefined
+  return { has: (password) => (loaded ??= loadCommonPasswords()).has(password) }
+}
+
 /** The shipped list of common passwords (assets/common-passwords.txt), from src/ or dist/src/. */
 export function loadCommonPasswords(): ReadonlySet<string> {
   for (const candidate of ['../../assets/common-passwords.txt', '../../../assets/common-passwords.txt']) {

@@ -3,7 +3,7 @@
 // password policy (issue #13 item 4). Pure: the caller passes the list of common passwords.
 import type { ServiceSpec } from '../compile/types.js'
 import { validationFailed } from '../errors.js'
-import { passwordProblems } from './password-policy.js'
+import { passwordProblems, type CommonPasswords } from './password-policy.js'
 
 /**
  * The one spelling of a username: NFC, no surrounding spaces, lower case. Two usernames that
@@ -22,7 +22,7 @@ export interface AccountRules {
   managesAccounts(role: string): boolean
 }
 
-export function createAccountRules(service: ServiceSpec, common: ReadonlySet<string>): AccountRules {
+export function createAccountRules(service: ServiceSpec, common: CommonPasswords): AccountRules {
   const accounts = service.accounts
   const managesAccounts = (role: string): boolean => {
     const granted = service.roles.get(role)?.granted

@@ -17,7 +17,12 @@ export interface PasswordContext {
   /** The role may manage accounts: the stricter minimum applies. */
   readonly managesAccounts: boolean
   /** The shipped list of common passwords, in lower case (assets/common-passwords.txt). */
-  readonly common: ReadonlySet<string>
+  readonly common: CommonPasswords
+}
+
+/** The list of common passwords as the rules ask it: a membership test (a Set, or one read on first use). */
+export interface CommonPasswords {
+  has(password: string): boolean
 }
 
 const utf8 = new TextEncoder()

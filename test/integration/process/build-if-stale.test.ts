@@ -62,7 +62,7 @@ t.test('#18: dist/ up to date runs no compiler; a newer source rebuilds', async 
   t.ok(existsSync(mark), 'an edited source is compiled')
 })
 
-t.test('#18: bin/records.js runs the check itself before it runs dist/', async (t) => {
+t.test('#18: under npm start, bin/records.js runs the check itself before it runs dist/', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   for (const dir of ['bin', 'scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
@@ -83,7 +83,11 @@ t.test('#18: bin/records.js runs the check itself before it runs dist/', async (
   writeFileSync(join(root, 'src/cli/main.ts'), 'export {}\n')
   const past = new Date(Date.now() - 60_000)
   utimesSync(join(root, 'src/cli/main.ts'), past, past)
-  const run = () => spawnSync(process.execPath, [join(root, 'bin/records.js'), '--version'], { encoding: 'utf8' })
+  const run = (script = 'start') =>
+    spawnSync(process.execPath, [join(root, 'bin/records.js'), '--version'], {
+      encoding: 'utf8',
+      env: { ...process.env, npm_lifecycle_event: script },
+    })
 
   const fresh = run()
   t.equal(fresh.status, 0, fresh.stderr)
@@ -92,6 +96,9 @@ t.test('#18: bin/records.js runs the check itself before it runs dist/', async (
   t.ok(existsSync(ran), 'dist/ ran')
 
   writeFileSync(join(root, 'src/cli/main.ts'), 'export const edited = true\n')
+  const direct = run('')
+  t.equal(direct.status, 0, direct.stderr)
+  t.notOk(existsSync(mark), 'run directly (not by npm start/records/backup) it never compiles')
   const stale = run()
   t.equal(stale.status, 0, stale.stderr)
   t.match(stale.stderr, /fuentes modificadas desde la última compilación: compilando/)
