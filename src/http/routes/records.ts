@@ -7,7 +7,7 @@ import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
 import type { RecordStore } from '../../db/record-store.js'
-import { missingPermission } from '../../errors.js'
+import { missingPermission, validationFailed } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
 import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
@@ -33,6 +33,14 @@ type IdRequest = FastifyRequest<{ Params: { id: string } }>
 function serializeWith(reply: FastifyReply, schema: JsonSchema): void {
   // Fastify sets the JSON content type itself only for its default serializer.
   void reply.serializer(reply.compileSerializationSchema(schema)).type('application/json; charset=utf-8')
+}
+
+/** `?version=`: a positive integer, else 400; absent: undefined. */
+function parseVersion(value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value))
+    throw validationFailed([{ field: 'version', message: "'version' debe ser un número entero positivo" }])
+  return Number(value)
 }
 
 export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
@@ -65,11 +73,15 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.get('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'get')
-    const record = await store.get(spec, request.params.id, {
-      reveal: reveal(auth),
-      actor: auth.account.id,
-      user: actingUser(auth),
-    })
+    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth) }
+    // ?version=N: the record as it was (issue #15 item 6); no ETag, it is not the one to change.
+    const version = parseVersion((request.query as Record<string, unknown>)['version'])
+    if (version !== undefined) {
+      const record = await store.getVersion(spec, request.params.id, version, read)
+      serializeWith(reply, spec.schemas.responses.one)
+      return { success: true, data: record }
+    }
+    const record = await store.get(spec, request.params.id, read)
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -77,10 +89,8 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.get('/:id/historial', async (request: IdRequest) => {
     const auth = await allow(request, 'history')
-    return {
-      success: true,
-      data: { entries: await store.history(spec, request.params.id, { user: actingUser(auth) }) },
-    }
+    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth) }
+    return { success: true, data: { entries: await store.history(spec, request.params.id, read) } }
   })
 
   app.post('/', async (request, reply) => {
