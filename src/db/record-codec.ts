@@ -56,6 +56,19 @@ export interface RecordCodec {
   beforeWrite(trx: Db): Promise<void>
 }
 
+/**
+ * The value of a non-textual encrypted field from its decrypted JSON. Before a plain string in
+ * a `mixed` or `array` field was encrypted as JSON, it was encrypted as its bare text: a text
+ * that is not JSON is such a string.
+ */
+function parseStoredJson(plaintext: string): unknown {
+  try {
+    return JSON.parse(plaintext) as unknown
+  } catch {
+    return plaintext
+  }
+}
+
 export function createRecordCodec(
   dialect: Dialect,
   cipher: FieldCipher,
@@ -71,7 +84,7 @@ export function createRecordCodec(
     if (raw === null || raw === undefined) return null
     if (!field.encrypted) return conversions[field.storage].fromDb(raw)
     const plaintext = cipher.decrypt(String(raw), context())
-    return FIELD_TYPES[field.def.type].textual ? plaintext : JSON.parse(plaintext)
+    return FIELD_TYPES[field.def.type].textual ? plaintext : parseStoredJson(plaintext)
   }
 
   /** A stored row as the API shows it; with `failed`, a value that fails its check is null and named there. */
@@ -130,9 +143,10 @@ export function createRecordCodec(
           out[field.column] = null
           if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = null
         } else if (field.encrypted) {
-          const plaintext = plaintextOf(value)
-          out[field.column] = cipher.encrypt(plaintext, encryptionContext(spec, recordId))
-          if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
+          // Textual types are encrypted as their text; the others as JSON, a string included.
+          const stored = FIELD_TYPES[field.def.type].textual ? plaintextOf(value) : JSON.stringify(value)
+          out[field.column] = cipher.encrypt(stored, encryptionContext(spec, recordId))
+          if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintextOf(value))
         } else out[field.column] = conversions[field.storage].toDb(value)
       }
       return out
