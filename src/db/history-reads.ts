@@ -1,4 +1,4 @@
-// A record's history with values and a past version of it (issue #15 item 6, D31): the audit
+// A record's history with values and a past version of it (issue #15 item 6, D33): the audit
 // entries of the record, each write with the old and new values of the fields it changed, read
 // from `_versions` under the same scope, field rules and masking as the record itself (#14, D15),
 // and logged as a consultation exactly as a GET is.

@@ -39,9 +39,9 @@ const SUMMARIES: Readonly<Record<RouteOperation, string>> = {
 
 const DESCRIPTIONS: Readonly<Record<RouteOperation, string>> = {
   list: 'Registros no eliminados, en orden de creación salvo `sort`; filtros exactos combinados con AND (D11).',
-  get: 'El registro completo; la cabecera ETag lleva su `_version` (D13). Con `version`, el registro tal como era en esa versión, sin ETag (D31).',
+  get: 'El registro completo; la cabecera ETag lleva su `_version` (D13). Con `version`, el registro tal como era en esa versión, sin ETag (D33).',
   history:
-    'Entradas de auditoría del registro, también si está eliminado (D25); las de una escritura, con los valores anterior y nuevo de cada campo que cambió, enmascarados como el registro (D31).',
+    'Entradas de auditoría del registro, también si está eliminado (D25); las de una escritura, con los valores anterior y nuevo de cada campo que cambió, enmascarados como el registro (D33).',
   create: 'Los metadatos (`_id`, `_created`, `_version`…) los genera el servicio; si se envían se ignoran (D7).',
   update:
     'Cambia solo los campos enviados; `null` vacía un campo opcional. Con If-Match, 409 si la versión no coincide (D13).',
@@ -62,7 +62,7 @@ const versionParameter: OpenApiObject = {
   in: 'query',
   required: false,
   description:
-    'El registro tal como era en esa versión (D31); 404 `Versión del registro no encontrada` si no la tuvo o no se guardó.',
+    'El registro tal como era en esa versión (D33); 404 `Versión del registro no encontrada` si no la tuvo o no se guardó.',
   schema: { type: 'integer', minimum: 1 },
   example: 1,
 }
@@ -77,7 +77,7 @@ const changeSchema: JsonSchema = {
   },
 }
 
-/** One history entry: the audit chain entry, and for a write the values it changed (D31). */
+/** One history entry: the audit chain entry, and for a write the values it changed (D33). */
 const historyEntrySchema: JsonSchema = {
   allOf: [
     ref('schemas', 'EntradaAuditoria'),

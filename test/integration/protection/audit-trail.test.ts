@@ -1,7 +1,7 @@
 // D25: GET /auditoria (auditoria.ver: superadmin and administrador) with limit/offset and the
 // filters modulo, registro, usuario, accion; GET /{module}/{id}/historial ({module}.ver),
 // deleted records included. Entries carry field names, never values (D14, D18); the history adds
-// each write's values from the kept versions, under masking (#15 item 6, D31).
+// each write's values from the kept versions, under masking (#15 item 6, D33).
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { FORBIDDEN, markerFor, ROLES, type RoleName } from './support.js'

@@ -1,4 +1,4 @@
-// Issue #15 item 6, D31: every write keeps the version it makes in `_versions` (encrypted values
+// Issue #15 item 6, D33: every write keeps the version it makes in `_versions` (encrypted values
 // as ciphertext); /historial shows each write's old and new values and `?version=N` the record as
 // it was, both under the record's own scope, field rules and masking, both logged as a GET is.
 import { sql } from 'kysely'
