@@ -62,6 +62,7 @@ export const MESSAGES = {
   badCredentials: 'Credenciales inválidas',
   forbidden: 'Sin permisos para esta operación',
   recordNotFound: 'Registro no encontrado',
+  recordVersionNotFound: 'Versión del registro no encontrada',
   routeNotFound: 'Ruta no encontrada',
   versionConflict: 'Conflicto de versión',
   transitionNotAllowed: 'Transición de estado no permitida',
@@ -131,6 +132,16 @@ export const readOnlyInState = (fields: readonly string[], state: string): AppEr
     })),
   })
 export const recordNotFound = (): AppError => new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordNotFound)
+/** `?version=N` that the record never had, or one written before versions were kept (issue #15 item 6). */
+export const recordVersionNotFound = (version: number, current: number): AppError =>
+  new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordVersionNotFound, {
+    details: [
+      {
+        field: 'version',
+        message: `El registro no guarda la versión ${version}: su versión actual es la ${current}`,
+      },
+    ],
+  })
 export const routeNotFound = (): AppError => new AppError('ROUTE_NOT_FOUND', 404, MESSAGES.routeNotFound)
 
 export const uniqueConflict = (field: string): AppError =>

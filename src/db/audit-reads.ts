@@ -1,32 +1,12 @@
-// Reads of the audit trail: one record's history and the filtered trail (D25).
-import { META } from '../compile/metadata.js'
-import { recordNotFound } from '../errors.js'
+// Reads of the audit trail: the filtered trail (D25); one record's history is history-reads.ts.
 import { auditEntryFromRow } from './audit-log.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
-import { recordQuery } from './record-query.js'
 import type { RecordStore, RecordStoreOptions } from './record-store.js'
 
-export type AuditReads = Pick<RecordStore, 'history' | 'auditTrail'>
+export type AuditReads = Pick<RecordStore, 'auditTrail'>
 
-export function createAuditReads({ database: { db, dialect } }: RecordStoreOptions): AuditReads {
+export function createAuditReads({ database: { db } }: RecordStoreOptions): AuditReads {
   return {
-    async history(spec, id, { user }) {
-      // Deleted records included (D25), but only those in the reader's scope (issue #14).
-      const exists = await recordQuery(db, spec, { includeDeleted: true, user, dialect })
-        .select(META.id)
-        .where(META.id, '=', id)
-        .executeTakeFirst()
-      if (exists === undefined) throw recordNotFound()
-      const rows = await db
-        .selectFrom(SYSTEM_TABLES.audit)
-        .selectAll()
-        .where('module', '=', spec.name)
-        .where('record_id', '=', id)
-        .orderBy('seq', 'asc')
-        .execute()
-      return rows.map(auditEntryFromRow)
-    },
-
     async auditTrail(query) {
       let base = db.selectFrom(SYSTEM_TABLES.audit)
       for (const filter of query.filters) base = base.where(filter.column, '=', filter.value)

@@ -1,6 +1,6 @@
 // Moves a whole installation to another database (`records copy --from sqlite:... --to
-// postgres://...`, issue #8): every record, account, audit entry, sequence, revoked token,
-// key-registry row and the schema state, value for value, so every `_hash` and the audit
+// postgres://...`, issue #8): every record, account, audit entry, record version, sequence,
+// revoked token, key-registry row and the schema state, value for value, so every `_hash` and the audit
 // chain verify unchanged on the target. Run it with the service stopped.
 import type { StorageKind } from '../compile/field-types.js'
 import type { ModuleSpec } from '../compile/types.js'
@@ -30,8 +30,8 @@ export interface CopyResult {
 
 interface TablePlan {
   readonly name: string
-  /** Key that orders the rows (insertion order is kept). */
-  readonly orderBy: string
+  /** Key that orders the rows (insertion order is kept); several columns: a composite key. */
+  readonly orderBy: string | readonly string[]
   readonly columns: readonly { readonly name: string; readonly storage: StorageKind }[]
   /** A generated key the target must continue after (`_row`). */
   readonly generated?: string
@@ -57,6 +57,20 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
       text('record_hash'),
       text('fields'),
       text('prev_hash'),
+      text('hash'),
+    ],
+  },
+  {
+    name: SYSTEM_TABLES.versions,
+    orderBy: ['module', 'record_id', 'version'],
+    columns: [
+      text('module'),
+      text('record_id'),
+      integer('version'),
+      text('at'),
+      text('user_id'),
+      text('deleted'),
+      text('data'),
       text('hash'),
     ],
   },
@@ -93,13 +107,9 @@ async function copyTable(options: CopyOptions, plan: TablePlan, trx: Db): Promis
   const batch = options.batchSize ?? Math.max(1, Math.floor(30_000 / plan.columns.length))
   let copied = 0
   for (let offset = 0; ; offset += batch) {
-    const rows = await options.source.db
-      .selectFrom(plan.name)
-      .select(plan.columns.map((c) => c.name))
-      .orderBy(plan.orderBy)
-      .limit(batch)
-      .offset(offset)
-      .execute()
+    let page = options.source.db.selectFrom(plan.name).select(plan.columns.map((c) => c.name))
+    for (const column of typeof plan.orderBy === 'string' ? [plan.orderBy] : plan.orderBy) page = page.orderBy(column)
+    const rows = await page.limit(batch).offset(offset).execute()
     if (rows.length === 0) break
     const converted = rows.map((row) => {
       const out: Row = {}

@@ -9,7 +9,9 @@ import { appendAudit, type AuditEvent } from './audit-log.js'
 import type { ChangeWatch } from './change-watch.js'
 import type { Database, Row } from './database.js'
 import { retireKeys, switchActiveKey } from './key-registry.js'
+import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import type { RecordCodec } from './record-codec.js'
+import { reencryptVersion, storedVersionOf } from './record-versions.js'
 
 export interface RotationOptions {
   readonly database: Database
@@ -26,7 +28,60 @@ export interface RotationOptions {
   readonly onBatch?: (progress: { readonly module: string; readonly rewritten: number }) => void | Promise<void>
 }
 
-export async function rotateEncryption(options: RotationOptions): Promise<{ rewritten: number }> {
+/**
+ * Re-encrypts the kept versions of every record (issue #15 item 6) under the active key, in
+ * batches of one transaction each, keyed by (module, record, version): an interrupted run
+ * resumes, a version written meanwhile is under the active key already. Returns how many changed.
+ */
+async function rotateVersions(options: RotationOptions, batchSize: number): Promise<number> {
+  const { database, codec } = options
+  let rewritten = 0
+  for (const spec of options.spec.modules) {
+    if (spec.encryptedFields.length === 0) continue
+    let after: { recordId: string; version: number } | undefined
+    for (;;) {
+      const rows = await database.db
+        .selectFrom(SYSTEM_TABLES.versions)
+        .selectAll()
+        .where('module', '=', spec.name)
+        // Only versions holding a ciphertext at all.
+        .where('data', 'like', '%"v1.%')
+        .$if(after !== undefined, (q) =>
+          q.where((eb) =>
+            eb.or([
+              eb('record_id', '>', after!.recordId),
+              eb.and([eb('record_id', '=', after!.recordId), eb('version', '>', after!.version)]),
+            ]),
+          ),
+        )
+        .orderBy('record_id')
+        .orderBy('version')
+        .limit(batchSize)
+        .execute()
+      if (rows.length === 0) break
+      const versions = rows.map(storedVersionOf)
+      await database.db.transaction().execute(async (trx) => {
+        for (const version of versions) {
+          const data = reencryptVersion(spec, codec, version)
+          if (data === undefined) continue
+          await trx
+            .updateTable(SYSTEM_TABLES.versions)
+            .set({ data: JSON.stringify(data) })
+            .where('module', '=', spec.name)
+            .where('record_id', '=', version.recordId)
+            .where('version', '=', version.version)
+            .execute()
+          rewritten += 1
+        }
+      })
+      const last = versions[versions.length - 1]!
+      after = { recordId: last.recordId, version: last.version }
+    }
+  }
+  return rewritten
+}
+
+export async function rotateEncryption(options: RotationOptions): Promise<{ rewritten: number; versions: number }> {
   const { database, codec, activeKeyId } = options
   const batchSize = options.batchSize ?? 500
   const activePrefix = `v1.${activeKeyId}.%`
@@ -83,6 +138,8 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
       await options.onBatch?.({ module: spec.name, rewritten })
     }
   }
+  // The kept versions too: no value may stay under a retired key (issue #15 item 6).
+  const versions = await rotateVersions(options, batchSize)
   await retireKeys(database, options.changes, activeKeyId)
-  return { rewritten }
+  return { rewritten, versions }
 }

@@ -46,6 +46,14 @@ export interface RecordCodec {
   blindIndexes(value: unknown): readonly string[]
   /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
   reencrypt(spec: ModuleSpec, row: Row): Row
+  /**
+   * The field values of a stored row as a version keeps them (issue #15 item 6): a plain value as
+   * the API takes it, an encrypted one as stored (its ciphertext, never the clear value); empty
+   * and write-only fields left out.
+   */
+  snapshot(spec: ModuleSpec, row: Row): Row
+  /** The columns of a version's values, as `decode` reads them (the inverse of `snapshot`). */
+  fromSnapshot(spec: ModuleSpec, data: Row): Row
   /** In a write transaction, before `encode`: encrypt under the database's active key (issue #13). */
   beforeWrite(trx: Db): Promise<void>
 }
@@ -187,6 +195,28 @@ export function createRecordCodec(
         const plaintext = cipher.decrypt(raw, context)
         out[field.column] = cipher.encrypt(plaintext, context)
         if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
+      }
+      return out
+    },
+    snapshot(spec, row) {
+      const out: Row = {}
+      for (const field of spec.fields) {
+        const raw = row[field.column]
+        if (field.writeOnly || raw === null || raw === undefined) continue
+        out[field.name] = logicalStored(field, raw)
+      }
+      return out
+    },
+    fromSnapshot(spec, data) {
+      const out: Row = {}
+      for (const field of spec.fields) {
+        const value = data[field.name]
+        out[field.column] =
+          value === null || value === undefined
+            ? null
+            : field.encrypted
+              ? value
+              : conversions[field.storage].toDb(value)
       }
       return out
     },

@@ -1,6 +1,7 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit. The
 // store is assembled from one file per concern: record-reads.ts (list, get), record-writes.ts
-// (create, update, remove), audit-reads.ts (history, trail) and session-events.ts (logins).
+// (create, update, remove, each with its version), history-reads.ts (history, past versions),
+// audit-reads.ts (trail) and session-events.ts (logins).
 // Every query over a module's records starts in record-query.ts.
 import type { AuditQuery } from '../records/audit-query.js'
 import type { Filter, ListQuery } from '../records/list-query.js'
@@ -8,6 +9,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import type { ActingUser } from '../records/acting-user.js'
 import type { AuditEntry, AuditEvent } from './audit-log.js'
 import { createAuditReads } from './audit-reads.js'
+import { createHistoryReads } from './history-reads.js'
 import type { ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import type { ReadAuditLog } from './read-audit.js'
@@ -17,6 +19,11 @@ import { createRecordWrites } from './record-writes.js'
 import { createSessionEvents } from './session-events.js'
 
 export type ApiRecord = Readonly<Record<string, unknown>>
+
+/** One entry of a record's history: a write carries its changed fields' old and new values. */
+export type HistoryEntry = AuditEntry & {
+  readonly changes?: Readonly<Record<string, { readonly old: unknown; readonly new: unknown }>>
+}
 
 export interface ReadOptions {
   /** Caller holds `{module}.descifrar`: encrypted fields are decrypted, else masked (D15). */
@@ -77,8 +84,16 @@ export interface RecordStore {
   createMany(spec: ModuleSpec, values: readonly Row[], options: BulkWriteOptions): Promise<number>
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
-  /** The audit entries of one record in the reader's scope, deleted records included (D25). */
-  history(spec: ModuleSpec, id: string, options: Pick<ReadOptions, 'user'>): Promise<AuditEntry[]>
+  /**
+   * The audit entries of one record in the reader's scope, deleted records included (D25); each
+   * write with the old and new values it changed, shown as the record is (issue #15 item 6).
+   */
+  history(spec: ModuleSpec, id: string, options: ReadOptions): Promise<HistoryEntry[]>
+  /**
+   * The record as it was at `version`, in the reader's scope, deleted records included (D25);
+   * 404 for a version it never had or one not kept (issue #15 item 6).
+   */
+  getVersion(spec: ModuleSpec, id: string, version: number, options: ReadOptions): Promise<ApiRecord>
   /** The audit trail, newest last (D25). */
   auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */
@@ -118,6 +133,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
     ...createRecordReads(options),
     ...createRecordWrites(options),
     ...createAuditReads(options),
+    ...createHistoryReads(options),
     ...createSessionEvents(options),
   }
 }

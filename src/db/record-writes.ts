@@ -1,6 +1,6 @@
-// Writes of module records, each in one transaction with its audit entry (D17, D25): create
-// and bulk create share one insert path; update and remove share one change path (lock the
-// live row, check If-Match, next version, `_hash`, audit).
+// Writes of module records, each in one transaction with its audit entry (D17, D25) and the
+// version it makes (issue #15 item 6): create and bulk create share one insert path; update and
+// remove share one change path (lock the live row, check If-Match, next version, `_hash`, audit).
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
@@ -14,6 +14,7 @@ import { checkEncryptedUnique } from './encrypted-unique.js'
 import type { Db, Row } from './database.js'
 import { preparedPerModule } from './prepared.js'
 import { recordQuery } from './record-query.js'
+import { storeVersions } from './record-versions.js'
 import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
 import { auditReveal } from './reveal-audit.js'
 import { reserveRecordIds } from './sequences.js'
@@ -117,6 +118,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     // One statement per row keeps each under the driver's parameter limit; compiled once per module.
     const insert = insertQuery(spec)
     for (const row of rows) await trx.executeQuery(insert.bind(row))
+    // Version 1 of each, values as stored (issue #15 item 6).
+    await storeVersions(trx, spec, codec, rows)
     await options.changes.bump(trx, spec.name)
     await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
     return rows
@@ -191,6 +194,9 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         .where(META.id, '=', id)
         .where(META.version, '=', version)
         .execute()
+      // The version changed (kept now if the record predates versions) and the new one (issue #15 item 6).
+      await storeVersions(trx, spec, codec, [current], true)
+      await storeVersions(trx, spec, codec, [next])
       await change.then?.(trx)
       await options.changes.bump(trx, spec.name)
       await appendAudit({

@@ -43,8 +43,11 @@ const DESCRIPTIONS: Readonly<Record<RouteOperation, string>> = {
   list:
     'Registros no eliminados, en orden de creación salvo `sort`; filtros `campo=valor` o `campo[op]=valor` ' +
     'combinados con AND (D11).',
-  get: 'El registro completo, o los campos de `fields`; la cabecera ETag lleva su `_version` (D13).',
-  history: 'Entradas de auditoría del registro, también si está eliminado (D25).',
+  get:
+    'El registro completo, o los campos de `fields`; la cabecera ETag lleva su `_version` (D13). ' +
+    'Con `version`, el registro tal como era en esa versión, sin ETag (D33).',
+  history:
+    'Entradas de auditoría del registro, también si está eliminado (D25); las de una escritura, con los valores anterior y nuevo de cada campo que cambió, enmascarados como el registro (D33).',
   create: 'Los metadatos (`_id`, `_created`, `_version`…) los genera el servicio; si se envían se ignoran (D7).',
   update:
     'Cambia solo los campos enviados; `null` vacía un campo opcional. Con If-Match, 409 si la versión no coincide (D13).',
@@ -59,6 +62,44 @@ const idParameter = (spec: ModuleSpec): OpenApiObject => ({
   schema: { type: 'string', pattern: `^${spec.prefix}-[0-9]{4}-[0-9]{5,}$` },
   example: exampleId(spec.prefix),
 })
+
+const versionParameter: OpenApiObject = {
+  name: 'version',
+  in: 'query',
+  required: false,
+  description:
+    'El registro tal como era en esa versión (D33); 404 `Versión del registro no encontrada` si no la tuvo o no se guardó.',
+  schema: { type: 'integer', minimum: 1 },
+  example: 1,
+}
+
+/** What a write changed in one field, as the reader may see it (masked, D15). */
+const changeSchema: JsonSchema = {
+  type: 'object',
+  required: ['old', 'new'],
+  properties: {
+    old: { description: 'Valor anterior (`null` al crear); `***` si el campo es cifrado y no se tiene descifrar.' },
+    new: { description: 'Valor nuevo.' },
+  },
+}
+
+/** One history entry: the audit chain entry, and for a write the values it changed (D33). */
+const historyEntrySchema: JsonSchema = {
+  allOf: [
+    ref('schemas', 'EntradaAuditoria'),
+    {
+      type: 'object',
+      properties: {
+        changes: {
+          type: 'object',
+          description:
+            'Solo en crear, importar, editar y eliminar: por campo cambiado, su valor anterior y nuevo. Sin los campos que el rol no puede leer.',
+          additionalProperties: changeSchema,
+        },
+      },
+    },
+  ],
+}
 
 const ifMatch: OpenApiObject = {
   name: 'If-Match',
@@ -228,8 +269,29 @@ function successOf(route: RouteSpec, { names, record, spec }: OperationContext):
             successEnvelope({
               type: 'object',
               required: ['entries'],
-              properties: { entries: { type: 'array', items: ref('schemas', 'EntradaAuditoria') } },
+              properties: { entries: { type: 'array', items: historyEntrySchema } },
             }),
+            {
+              success: true,
+              data: {
+                entries: [
+                  {
+                    seq: 12,
+                    at: '2026-11-23 10:15:02.114',
+                    user_id: 'USR-2026-00001',
+                    action: 'editar',
+                    module: spec.name,
+                    record_id: exampleId(spec.prefix),
+                    version: 2,
+                    record_hash: 'c0ffee…',
+                    fields: [spec.fields[0]?.name ?? 'campo'],
+                    prev_hash: '5eed…',
+                    hash: 'beef…',
+                    changes: { [spec.fields[0]?.name ?? 'campo']: { old: 'valor anterior', new: 'valor nuevo' } },
+                  },
+                ],
+              },
+            },
           ),
         },
       }
@@ -294,7 +356,7 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.url.includes(':id') ? [idParameter(spec)] : []),
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
-    ...(route.operation === 'get' ? [fieldsParameter(spec)] : []),
+    ...(route.operation === 'get' ? [fieldsParameter(spec), versionParameter] : []),
   ]
   const body =
     route.operation === 'create'

@@ -87,13 +87,14 @@ servicio, con una o varias instancias:
      cualquier instancia, cifra con ella; las búsquedas por índice ciego y la unicidad de los
      campos cifrados usan la nueva y las anteriores mientras dure;
   3. re-cifra por lotes (una transacción cada uno, registros eliminados incluidos) cada valor
-     cifrado con otra clave, con su índice ciego y su _hash, y lo anota ('recifrar'); si se
-     interrumpe, se vuelve a ejecutar y sigue;
+     cifrado con otra clave, con su índice ciego y su _hash, y lo anota ('recifrar'); después,
+     las versiones guardadas de los registros (historial); si se interrumpe, se vuelve a
+     ejecutar y sigue;
   4. espera a que cada instancia confirme que cifra con la nueva y dice si las claves anteriores
      pueden quitarse (records keys status lo vuelve a comprobar).
 
   --wait SEGUNDOS  espera máxima por las instancias en los pasos 1 y 4 (60)
-  --json           {"activeKeyId", "rewritten", "oldKeys", "usage", "instances", "oldKeysRemovable", "reasons"}
+  --json           {"activeKeyId", "rewritten", "versions", "oldKeys", "usage", "instances", "oldKeysRemovable", "reasons"}
 
 Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nueva (nada cambió).`,
   options: { ...JSON_OPTION, wait: { type: 'string' } },
@@ -116,7 +117,7 @@ Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nuev
         return 1
       }
       const tty = input.stderr.isTTY === true
-      const { rewritten } = await rotateEncryption({
+      const { rewritten, versions } = await rotateEncryption({
         database: env.database,
         spec: env.spec,
         codec: env.codec,
@@ -130,10 +131,10 @@ Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nuev
       if (tty && rewritten > 0) input.stderr.write('\n')
       await waitForInstances(env.database, (i) => i.activeKeyId === target, waitMs)
       const verdict = await verdictOf(env)
-      if (flag(input, 'json')) printJson(input, { rewritten, ...verdict })
+      if (flag(input, 'json')) printJson(input, { rewritten, versions, ...verdict })
       else
         printLines(input, [
-          `Rotación completa: ${rewritten} registros re-cifrados con la clave ${target}, que es la activa.`,
+          `Rotación completa: ${rewritten} registros re-cifrados con la clave ${target}, que es la activa (y ${versions} versiones guardadas de registros).`,
           ...verdictLines(verdict),
         ])
       return 0
@@ -148,8 +149,8 @@ const status: Command = {
 Uso: records keys status [--json]
 
 Muestra la clave activa (con la que escribe toda instancia), cuántos valores guardados hay
-cifrados con cada clave, las instancias en marcha (las que anotaron un latido en _instances
-hace menos de tres intervalos) con sus claves, y si las claves anteriores pueden quitarse de la
+cifrados con cada clave (en los registros y en sus versiones guardadas), las instancias en
+marcha (las que anotaron un latido en _instances hace menos de tres intervalos) con sus claves, y si las claves anteriores pueden quitarse de la
 configuración: solo cuando ningún valor ni ninguna instancia en marcha las usa.
 
   --json   {"activeKeyId", "oldKeys", "usage", "instances", "oldKeysRemovable", "reasons"}`,

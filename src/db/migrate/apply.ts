@@ -9,6 +9,7 @@ import type { RecordCodec } from '../record-codec.js'
 import { affectedRecords } from './affected.js'
 import { describeStep, isUnsafe, planMigration, type MigrationStep } from './plan.js'
 import { rewriteRecords, rewritesData } from './rewrite.js'
+import { rewriteVersions } from './rewrite-versions.js'
 import { EMPTY_SNAPSHOT, snapshotOf, type SchemaSnapshot } from './snapshot.js'
 import { stepQueries, type StepContext } from './step-queries.js'
 import { createSystemTables } from './system-tables.js'
@@ -161,6 +162,7 @@ export async function applyMigration(
     const context = contextFor(database, trx, before, modules, at)
     for (const step of steps) for (const query of stepQueries(context, step)) await query.execute()
     const rewritten = await rewriteRecords({ database, trx, codec: options.codec, modules, steps, at })
+    await rewriteVersions(trx, options.codec, modules, steps)
     const snapshot = JSON.stringify(snapshotOf(modules))
     await trx
       .insertInto('_schema_state')

@@ -1,5 +1,5 @@
-// The service's own tables: schema snapshot, id sequences, audit chain, revoked tokens, failed logins,
-// session versions.
+// The service's own tables: schema snapshot, id sequences, audit chain, record versions, revoked
+// tokens, failed logins, session versions.
 import { sql } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
@@ -20,6 +20,8 @@ export const SYSTEM_TABLES = {
   loginFailures: '_login_failures',
   /** Single-use tickets that open a live feed from a browser (issue #16 item 5). */
   eventTickets: '_event_tickets',
+  /** Every version of every record, values as stored (encrypted ones encrypted), issue #15 item 6. */
+  versions: '_versions',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -61,6 +63,21 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .columns(['module', 'record_id'])
     .execute()
   await db.schema.createIndex('ix_audit_user').ifNotExists().on(SYSTEM_TABLES.audit).columns(['user_id']).execute()
+  // One row per record version: `data` holds the field values as stored (JSON; an encrypted
+  // value is its ciphertext, bound to the record like the live column), issue #15 item 6.
+  await db.schema
+    .createTable(SYSTEM_TABLES.versions)
+    .ifNotExists()
+    .addColumn('module', 'text', (c) => c.notNull())
+    .addColumn('record_id', 'text', (c) => c.notNull())
+    .addColumn('version', 'integer', (c) => c.notNull())
+    .addColumn('at', 'text', (c) => c.notNull())
+    .addColumn('user_id', 'text')
+    .addColumn('deleted', 'text')
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('hash', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('pk_versions', ['module', 'record_id', 'version'])
+    .execute()
   await db.schema
     .createTable(SYSTEM_TABLES.revokedTokens)
     .ifNotExists()

@@ -35,6 +35,14 @@ function serializeWith(reply: FastifyReply, schema: JsonSchema): void {
   void reply.serializer(reply.compileSerializationSchema(schema)).type('application/json; charset=utf-8')
 }
 
+/** `?version=`: a positive integer, else 400; absent: undefined. */
+function parseVersion(value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,8}$/.test(value))
+    throw validationFailed([{ field: 'version', message: "'version' debe ser un número entero positivo" }])
+  return Number(value)
+}
+
 export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
   const { spec, service, store } = options
   const validator = createBodyValidator(spec, options.ajv)
@@ -73,12 +81,15 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const problems: ErrorDetail[] = []
     const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
     if (problems.length > 0) throw validationFailed(problems)
-    const record = await store.get(spec, request.params.id, {
-      reveal: reveal(auth),
-      actor: auth.account.id,
-      user: actingUser(auth),
-      fields,
-    })
+    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields }
+    // ?version=N: the record as it was (issue #15 item 6); no ETag, it is not the one to change.
+    const version = parseVersion((request.query as Record<string, unknown>)['version'])
+    if (version !== undefined) {
+      const record = await store.getVersion(spec, request.params.id, version, read)
+      serializeWith(reply, spec.schemas.responses.one)
+      return { success: true, data: record }
+    }
+    const record = await store.get(spec, request.params.id, read)
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
@@ -86,10 +97,8 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.get('/:id/historial', async (request: IdRequest) => {
     const auth = await allow(request, 'history')
-    return {
-      success: true,
-      data: { entries: await store.history(spec, request.params.id, { user: actingUser(auth) }) },
-    }
+    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth) }
+    return { success: true, data: { entries: await store.history(spec, request.params.id, read) } }
   })
 
   app.post('/', async (request, reply) => {

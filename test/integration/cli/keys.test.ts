@@ -50,8 +50,10 @@ t.test('--install then rotate: every value moves to the new key, readable, verif
   t.match(JSON.parse(rotate.stdout), {
     activeKeyId: keyId,
     rewritten: 1,
+    versions: 1,
     oldKeysRemovable: true,
-    usage: { [keyId]: 1 },
+    // The record's value and its one kept version's (issue #15 item 6).
+    usage: { [keyId]: 2 },
   })
   t.equal(stored().split('.')[1], keyId, 'the value is under the new key')
   t.match(

@@ -114,6 +114,24 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
       migrated: db.prepare("select record_id, fields from _audit where action = 'migrar' order by seq").all(),
     }))
     t.match(stored.person.destino, /^v1\.[0-9a-f]{8}\./, 'the existing value is encrypted at rest')
+    const versions = cli.raw((db) =>
+      (
+        db.prepare('select record_id, data from _versions where record_id in (?, ?)').all(ids.person, ids.car) as {
+          record_id: string
+          data: string
+        }[]
+      ).map((v) => ({ id: v.record_id, data: JSON.parse(v.data) as Record<string, unknown> })),
+    )
+    const personVersion = versions.find((v) => v.id === ids.person)!.data
+    t.match(personVersion['destino'], /^v1\.[0-9a-f]{8}\./, 'issue #15: its kept version is encrypted too')
+    t.notOk(JSON.stringify(versions).includes('Comisaría'), 'no version keeps the clear value')
+    t.same(
+      Object.keys(versions.find((v) => v.id === ids.car)!.data).filter(
+        (k) => k.includes('asignado') || k.includes('conductor'),
+      ),
+      ['conductor_habitual'],
+      'a renamed field is renamed in the versions',
+    )
     t.notMatch(stored.person.destino, /Comisaría/)
     t.type(stored.person._bidx_destino, 'string', 'with its blind index')
     t.same(stored.empty, { destino: null, _bidx_destino: null }, 'an empty value stays empty')
@@ -149,6 +167,15 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
       t.match(await api(service, token, 'GET', `/vehiculos/${ids.car}`), {
         status: 200,
         body: { data: { conductor_habitual: 'PER-2026-00001', marca: 'Seat' } },
+      })
+      // The kept versions follow (issue #15 item 6): renamed, and read back as before.
+      t.match(await api(service, token, 'GET', `/vehiculos/${ids.car}?version=1`), {
+        status: 200,
+        body: { data: { conductor_habitual: 'PER-2026-00001' } },
+      })
+      t.match(await api(service, token, 'GET', `/personal/${ids.person}?version=1`), {
+        status: 200,
+        body: { data: { destino: 'Comisaría Centro' } },
       })
       t.match(await api(service, token, 'POST', '/objetos_perdidos', { descripcion: 'Cartera' }), {
         status: 201,

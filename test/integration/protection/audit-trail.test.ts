@@ -1,6 +1,7 @@
 // D25: GET /auditoria (auditoria.ver: superadmin and administrador) with limit/offset and the
 // filters modulo, registro, usuario, accion; GET /{module}/{id}/historial ({module}.ver),
-// deleted records included. Entries carry field names, never values (D14, D18).
+// deleted records included. Entries carry field names, never values (D14, D18); the history adds
+// each write's values from the kept versions, under masking (#15 item 6, D33).
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { FORBIDDEN, markerFor, ROLES, type RoleName } from './support.js'
@@ -169,14 +170,13 @@ t.test(
         ['eliminar', 3, record._id, 'personal'],
       ],
     )
-    t.ok(entries[0]!.fields.includes('nif') && !JSON.stringify(history.body).includes(nif), 'field names, no values')
+    t.ok(entries[0]!.fields.includes('nif'), 'the entry names the fields')
+    t.same(entries[0]!.changes.nif, { old: null, new: nif }, 'and its values, revealed with personal.descifrar (#15)')
     t.same(entries[1]!.fields, ['destino'])
 
-    t.equal(
-      (await api.request('GET', `/personal/${record._id}/historial`, { token: consulta.token })).status,
-      200,
-      'consulta holds personal.ver',
-    )
+    const masked = await api.request('GET', `/personal/${record._id}/historial`, { token: consulta.token })
+    t.equal(masked.status, 200, 'consulta holds personal.ver')
+    t.notOk(JSON.stringify(masked.body).includes(nif), 'without personal.descifrar, no encrypted value (D15)')
     const refused = await api.request('GET', `/personal/${record._id}/historial`, { token: agente.token })
     t.same(
       [refused.status, refused.body],

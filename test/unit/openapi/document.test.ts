@@ -159,6 +159,7 @@ t.test('answers: envelopes per status with the messages of errors.ts', async (t)
   const create = doc.paths['/denuncias'].post.responses
   t.same(Object.keys(create).sort(), ['201', '400', '401', '403', '409', '413', '415', '429', '500'])
   const get = doc.paths['/denuncias/{id}'].get.responses
+  // 400: a `version` that is not a whole number from 1 (issue #15 item 6).
   t.same(Object.keys(get).sort(), ['200', '400', '401', '403', '404', '429', '500'])
   const responses = doc.components.responses
   const messages = (name: string) =>

@@ -1,0 +1,98 @@
+// A record's history with values and a past version of it (issue #15 item 6, D33): the audit
+// entries of the record, each write with the old and new values of the fields it changed, read
+// from `_versions` under the same scope, field rules and masking as the record itself (#14, D15),
+// and logged as a consultation exactly as a GET is.
+import { META } from '../compile/metadata.js'
+import type { ModuleSpec } from '../compile/types.js'
+import { recordNotFound, recordVersionNotFound } from '../errors.js'
+import { hiddenFields, withoutHidden } from '../records/field-rules.js'
+import { auditEntryFromRow, type AuditAction, type AuditEntry } from './audit-log.js'
+import type { Db, Row } from './database.js'
+import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { recordQuery } from './record-query.js'
+import type { ApiRecord, HistoryEntry, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
+import { readVersions, rowOfVersion } from './record-versions.js'
+import { auditReveal } from './reveal-audit.js'
+
+export type HistoryReads = Pick<RecordStore, 'history' | 'getVersion'>
+
+/** The actions that write a version: their entries carry the values they changed. */
+const WRITES: ReadonlySet<AuditAction> = new Set(['crear', 'importar', 'editar', 'eliminar'])
+
+export function createHistoryReads({ database, codec, readAudit }: RecordStoreOptions): HistoryReads {
+  const { db, dialect } = database
+
+  /** The record in the reader's scope, deleted or not (D25); 404 outside it (issue #14). */
+  async function scopedRow(trx: Db, spec: ModuleSpec, id: string, read: ReadOptions): Promise<Row> {
+    const row = await recordQuery(trx, spec, { includeDeleted: true, user: read.user, dialect })
+      .selectAll()
+      .where(META.id, '=', id)
+      .executeTakeFirst()
+    if (row === undefined) throw recordNotFound()
+    return row
+  }
+
+  /** A stored row as this reader sees it: decrypted or masked (D15), unreadable fields absent. */
+  const shown = (spec: ModuleSpec, row: Row, read: ReadOptions): ApiRecord =>
+    withoutHidden(codec.decodeForRead(spec, row, read.reveal).record, hiddenFields(spec, read.user))
+
+  /**
+   * The consultation entry of a read of these stored rows of one record: the live row, with every
+   * encrypted field any of them holds (the history shows past values the record no longer has).
+   */
+  function consulted(spec: ModuleSpec, live: Row, rows: readonly Row[], read: ReadOptions): Promise<void> | undefined {
+    const row: Row = { ...live }
+    for (const field of spec.encryptedFields)
+      if (rows.some((r) => r[field.column] !== null && r[field.column] !== undefined)) row[field.column] = 'x'
+    return auditReveal(readAudit, spec, [row], read)
+  }
+
+  return {
+    async history(spec, id, read) {
+      const live = await scopedRow(db, spec, id, read)
+      // Versions before entries: an entry of a write made in between finds no version and shows no values.
+      const versions = await readVersions(db, spec, id)
+      const entries = (
+        await db
+          .selectFrom(SYSTEM_TABLES.audit)
+          .selectAll()
+          .where('module', '=', spec.name)
+          .where('record_id', '=', id)
+          .orderBy('seq', 'asc')
+          .execute()
+      ).map(auditEntryFromRow)
+      const rows = new Map(versions.map((v) => [v.version, rowOfVersion(spec, codec, live, v)]))
+      const records = new Map([...rows].map(([version, row]) => [version, shown(spec, row, read)]))
+      const hidden = hiddenFields(spec, read.user)
+      const out: HistoryEntry[] = entries.map((entry: AuditEntry) => {
+        const version = entry.version ?? 0
+        const after = records.get(version)
+        // Version 1 changes from nothing; a later one needs the version before it kept too.
+        const before = version === 1 ? {} : records.get(version - 1)
+        if (!WRITES.has(entry.action) || after === undefined || before === undefined) return entry
+        const changes: Record<string, { old: unknown; new: unknown }> = {}
+        for (const name of entry.fields) {
+          const field = spec.fieldsByName.get(name)
+          if (field === undefined || field.writeOnly || hidden?.has(name) === true) continue
+          changes[name] = { old: before[name] ?? null, new: after[name] ?? null }
+        }
+        return { ...entry, changes }
+      })
+      await consulted(spec, live, [...rows.values()], read)
+      return out
+    },
+
+    async getVersion(spec, id, version, read) {
+      const live = await scopedRow(db, spec, id, read)
+      const [stored] = await readVersions(db, spec, id, version)
+      const current = Number(live[META.version])
+      // A record written before versions were kept has its current version in its own row only.
+      const row =
+        stored !== undefined ? rowOfVersion(spec, codec, live, stored) : version === current ? live : undefined
+      if (row === undefined) throw recordVersionNotFound(version, current)
+      const record = shown(spec, row, read)
+      await auditReveal(readAudit, spec, [row], read)
+      return record
+    },
+  }
+}

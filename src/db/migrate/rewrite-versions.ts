@@ -1,0 +1,100 @@
+// After the DDL of a migration: the kept versions of records (issue #15 item 6, D33) follow the
+// fields they hold. A renamed field is renamed in them, a field turned encrypted is encrypted
+// (no version keeps a clear value of an encrypted field), one turned plain is decrypted. Other
+// changes (an enum value renamed, a type changed) leave them as they were: history says what
+// the record said then.
+import type { ModuleSpec } from '../../compile/types.js'
+import type { Db, Row } from '../database.js'
+import type { RecordCodec } from '../record-codec.js'
+import { storedVersionOf } from '../record-versions.js'
+import type { MigrationStep } from './plan.js'
+import { SYSTEM_TABLES } from './system-tables.js'
+
+const PAGE = 500
+
+/** The version values `steps` change; undefined when none. */
+function rewritten(
+  spec: ModuleSpec,
+  codec: RecordCodec,
+  steps: readonly MigrationStep[],
+  recordId: string,
+  data: Row,
+): Row | undefined {
+  let out: Row = data
+  let changed = false
+  for (const step of steps)
+    if (step.kind === 'rename_column' && step.from in out) {
+      const { [step.from]: value, ...rest } = out
+      out = { ...rest, [step.to]: value }
+      changed = true
+    }
+  for (const step of steps) {
+    if (step.kind !== 'encrypt_field' && step.kind !== 'decrypt_field') continue
+    const field = spec.fieldsByName.get(step.field)
+    const value = out[step.field]
+    if (field === undefined || value === null || value === undefined) continue
+    const encrypted = typeof value === 'string' && value.startsWith('v1.')
+    if (step.kind === 'encrypt_field' && !encrypted)
+      out = { ...out, [field.name]: codec.encode(spec, { [field.name]: value }, recordId)[field.column] }
+    else if (step.kind === 'decrypt_field' && encrypted)
+      out = {
+        ...out,
+        [field.name]: codec.plainValue(spec, { ...field, encrypted: true }, { _id: recordId, [field.column]: value }),
+      }
+    else continue
+    changed = true
+  }
+  return changed ? out : undefined
+}
+
+/** Rewrites the versions the steps concern, inside the migration's transaction; returns how many changed. */
+export async function rewriteVersions(
+  trx: Db,
+  codec: RecordCodec,
+  modules: readonly ModuleSpec[],
+  steps: readonly MigrationStep[],
+): Promise<number> {
+  let count = 0
+  for (const spec of modules) {
+    const mine = steps.filter(
+      (s) =>
+        (s.kind === 'rename_column' || s.kind === 'encrypt_field' || s.kind === 'decrypt_field') &&
+        s.table === spec.name &&
+        (s.kind !== 'rename_column' || spec.fieldsByName.has(s.to)),
+    )
+    if (mine.length === 0) continue
+    let after = { recordId: '', version: 0 }
+    for (;;) {
+      const rows = await trx
+        .selectFrom(SYSTEM_TABLES.versions)
+        .selectAll()
+        .where('module', '=', spec.name)
+        .where((eb) =>
+          eb.or([
+            eb('record_id', '>', after.recordId),
+            eb.and([eb('record_id', '=', after.recordId), eb('version', '>', after.version)]),
+          ]),
+        )
+        .orderBy('record_id')
+        .orderBy('version')
+        .limit(PAGE)
+        .execute()
+      for (const row of rows) {
+        const version = storedVersionOf(row)
+        after = { recordId: version.recordId, version: version.version }
+        const data = rewritten(spec, codec, mine, version.recordId, version.data)
+        if (data === undefined) continue
+        await trx
+          .updateTable(SYSTEM_TABLES.versions)
+          .set({ data: JSON.stringify(data) })
+          .where('module', '=', spec.name)
+          .where('record_id', '=', version.recordId)
+          .where('version', '=', version.version)
+          .execute()
+        count += 1
+      }
+      if (rows.length < PAGE) break
+    }
+  }
+  return count
+}
