@@ -26,7 +26,8 @@ export interface ListQuery {
   readonly filtersEncrypted: boolean
 }
 
-export const LIST_PARAMETERS = ['limit', 'offset', 'sort'] as const
+/** Parameters of a list that are not filters (`expand`: records/expand-query.ts). */
+export const LIST_PARAMETERS = ['limit', 'offset', 'sort', 'expand'] as const
 
 export type QueryValue = string | readonly string[] | undefined
 

@@ -21,6 +21,8 @@ export type FilterParser = (raw: string) => unknown
 
 export interface SchemaContext {
   readonly roles: readonly string[]
+  /** Module name -> id prefix: a `ref` field's schema states its target's id pattern. */
+  readonly prefixes?: ReadonlyMap<string, string>
 }
 
 export interface FieldTypeDef {
