@@ -25,8 +25,8 @@ export const refType: FieldTypeDef = {
   cell: textCell,
   example: (f) => {
     const pattern = f.valueSchema['pattern']
-    const prefix = typeof pattern === 'string' ? /^\^(.+)-\[0-9\]/.exec(pattern)?.[1] : undefined
-    return prefix === undefined ? undefined : `${prefix}-${EXAMPLE_DATE.slice(0, 4)}-00001`
+    const prefix = typeof pattern === 'string' ? /^\^([A-Z0-9]+)-/.exec(pattern)?.[1] : undefined
+    return `${prefix ?? 'REF'}-${EXAMPLE_DATE.slice(0, 4)}-00001`
   },
   textExamples: false,
 }

@@ -156,10 +156,10 @@ t.test('#16: expanding a target reads it: a decrypting read is audited as consul
   await api.request('GET', `/denuncias/${denuncia._id}?expand=agente_asignado`, { token })
   // The read audit is buffered: wait for it to land.
   let total = 0
-  for (let i = 0; i < 100 && total === 0; i++) {
+  for (let i = 0; i < 300 && total === 0; i++) {
     const trail = await api.request('GET', `/auditoria?registro=${staff._id}&accion=consultar`, { token })
     total = trail.body.data.total as number
-    if (total === 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    if (total === 0) await new Promise((resolve) => setTimeout(resolve, 100))
   }
   t.equal(total, 1, 'a consultar entry names the embedded personal record')
 })
