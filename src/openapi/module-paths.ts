@@ -95,6 +95,25 @@ function filterParameters(spec: ModuleSpec): OpenApiObject[] {
   return [...fields, ...meta]
 }
 
+/** `?expand=` on a module with references (issue #16): the ref fields and their targets. */
+function expandParameters(spec: ModuleSpec): OpenApiObject[] {
+  if (spec.references.length === 0) return []
+  const targets = spec.references.map((r) => `${r.field} → ${r.module}`).join(', ')
+  return [
+    {
+      name: 'expand',
+      in: 'query',
+      required: false,
+      description:
+        `Campos de referencia, separados por comas, cuyo registro se incluye en lugar del id (${targets}): ` +
+        'con los permisos, el ámbito, las reglas de campo y el enmascarado del módulo de destino; ' +
+        'un registro que quien llama no puede ver, o eliminado, queda como id.',
+      schema: { type: 'string' },
+      example: spec.references[0]?.field,
+    },
+  ]
+}
+
 function listParameters(spec: ModuleSpec): OpenApiObject[] {
   const sortable = [...spec.fields.filter((f) => f.sortable).map((f) => f.name), ...SORTABLE_META]
   return [
@@ -187,7 +206,7 @@ function successOf(route: RouteSpec, { names, record, spec }: OperationContext):
 
 const ERRORS: Readonly<Record<RouteOperation, Parameters<typeof errorRefs>[0]>> = {
   list: ['BadRequest', 'Unauthorized', 'Forbidden', 'TooManyRequests', 'InternalError'],
-  get: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
+  get: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   history: ['Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
   create: [
     'BadRequest',
@@ -219,6 +238,7 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.url.includes(':id') ? [idParameter(spec)] : []),
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
+    ...(route.operation === 'list' || route.operation === 'get' ? expandParameters(spec) : []),
   ]
   const body =
     route.operation === 'create'
