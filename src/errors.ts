@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'ROUTE_NOT_FOUND'
   | 'UNIQUE_CONFLICT'
   | 'VERSION_CONFLICT'
+  | 'REFERENCED'
   | 'TRANSITION_NOT_ALLOWED'
   | 'READ_ONLY_IN_STATE'
   | 'BODY_TOO_LARGE'
@@ -65,6 +66,7 @@ export const MESSAGES = {
   recordVersionNotFound: 'Versión del registro no encontrada',
   routeNotFound: 'Ruta no encontrada',
   versionConflict: 'Conflicto de versión',
+  referenced: 'El registro está referenciado por otros registros y no se puede eliminar',
   transitionNotAllowed: 'Transición de estado no permitida',
   readOnlyInState: 'Campo no modificable en el estado actual del registro',
   bodyTooLarge: 'La solicitud supera el tamaño máximo permitido',
@@ -152,6 +154,28 @@ export const uniqueConflict = (field: string): AppError =>
 export const versionConflict = (current: number): AppError =>
   new AppError('VERSION_CONFLICT', 409, MESSAGES.versionConflict, {
     details: [{ field: '_version', message: `La versión actual es ${current}` }],
+  })
+
+/** A reference (issue #16) that names no live record of its target module: 400 naming the field. */
+export const referenceNotFound = (field: string, module: string, id: string): AppError =>
+  validationFailed([{ field, message: `'${field}' no es el id de un registro vivo de ${module}: '${id}'` }])
+
+/** Who still references a record: the module, the field and some of their ids. */
+export interface Referrer {
+  readonly module: string
+  readonly field: string
+  readonly ids: readonly string[]
+  /** More live records reference it than `ids` lists. */
+  readonly more: boolean
+}
+
+/** A delete of a record that live records reference (issue #16): 409, one detail per referencing field. */
+export const stillReferenced = (referrers: readonly Referrer[]): AppError =>
+  new AppError('REFERENCED', 409, MESSAGES.referenced, {
+    details: referrers.map((r) => ({
+      field: `${r.module}.${r.field}`,
+      message: `Lo referencia${r.ids.length > 1 || r.more ? 'n' : ''} ${r.ids.join(', ')}${r.more ? ' y otros' : ''} (${r.module}.${r.field})`,
+    })),
   })
 
 export const queryTooLong = (max: number): AppError =>

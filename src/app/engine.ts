@@ -73,7 +73,17 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     // A password change or a change of the active flag ends the account's tokens (issue #13 item 4).
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
-    const store = createRecordStore({ database, codec, timezone, clock, readAudit, changes, afterUpdate, ...integrity })
+    const store = createRecordStore({
+      database,
+      modules: spec.moduleByName,
+      codec,
+      timezone,
+      clock,
+      readAudit,
+      changes,
+      afterUpdate,
+      ...integrity,
+    })
     return {
       settings,
       spec,

@@ -11,6 +11,7 @@ import type { FieldTypeDef } from './field-types/field-type.js'
 import { integerType } from './field-types/integer.js'
 import { mixedType } from './field-types/mixed.js'
 import { passwordType } from './field-types/password.js'
+import { refType } from './field-types/ref.js'
 import { roleType } from './field-types/role.js'
 import { stringType } from './field-types/string.js'
 import { textType } from './field-types/text.js'
@@ -43,4 +44,5 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeDef>> = {
   mixed: mixedType,
   password: passwordType,
   role: roleType,
+  ref: refType,
 }

@@ -80,5 +80,10 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     routes: compileRoutes(permissions),
     access,
     workflow,
+    references: fields.flatMap((f) =>
+      f.def.type === 'ref' && f.def.module !== undefined
+        ? [{ field: f.name, column: f.column, module: f.def.module, onDelete: f.def.onDelete ?? 'restrict' }]
+        : [],
+    ),
   }
 }

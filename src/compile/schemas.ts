@@ -5,10 +5,10 @@ import { INTEGRITY, MASK, META } from './metadata.js'
 
 /** A field's schema in a request body: required ones cannot be empty; optional ones may be null. */
 function bodySchemaOf(field: FieldSpec): JsonSchema {
-  const base: JsonSchema = {
-    ...field.valueSchema,
-    ...(field.def.description === undefined ? {} : { description: field.def.description }),
-  }
+  // A type's own description (a ref names its target) follows the field's.
+  const own = field.valueSchema['description'] as string | undefined
+  const description = [field.def.description, own].filter((d) => d !== undefined).join('. ')
+  const base: JsonSchema = { ...field.valueSchema, ...(description === '' ? {} : { description }) }
   if (field.def.required) {
     return FIELD_TYPES[field.def.type].textual ? { ...base, minLength: Math.max(1, field.def.minLength ?? 1) } : base
   }
@@ -20,6 +20,15 @@ function bodySchemaOf(field: FieldSpec): JsonSchema {
 
 function recordSchemaOf(field: FieldSpec): JsonSchema {
   const body = bodySchemaOf({ ...field, def: { ...field.def, required: false } })
+  // With ?expand= a reference reads as the target record, when the caller may see it (issue #16).
+  if (field.def.type === 'ref')
+    return {
+      anyOf: [
+        body,
+        { type: 'object', description: `El registro de ${field.def.module ?? ''} (con ?expand=${field.name})` },
+      ],
+      description: body['description'],
+    }
   if (!field.encrypted) return body
   return {
     anyOf: [body, { type: 'string', const: MASK }],
@@ -41,7 +50,10 @@ const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean'])
 /** A field in a response serializer: its plain type when it has one, else untyped. */
 function serializedSchemaOf(field: FieldSpec): JsonSchema {
   const type = field.valueSchema['type']
-  return field.encrypted || typeof type !== 'string' || !SCALAR_TYPES.has(type) ? {} : { type: [type, 'null'] }
+  // A reference may be expanded into its target record: untyped, written as JSON.stringify would.
+  return field.encrypted || field.def.type === 'ref' || typeof type !== 'string' || !SCALAR_TYPES.has(type)
+    ? {}
+    : { type: [type, 'null'] }
 }
 
 /** Properties in the order the codec writes them, so the text is the one JSON.stringify gave. */

@@ -7,7 +7,10 @@ import type { ModuleSpec, ServiceSpec } from './types.js'
 
 /** Pure: a validated ModulesConfig in, the ServiceSpec the engine serves out. */
 export function compileService(config: ModulesConfig): ServiceSpec {
-  const context = { roles: config.roles.map((r) => r.name) }
+  const context = {
+    roles: config.roles.map((r) => r.name),
+    prefixes: new Map(config.modules.map((m) => [m.name, m.prefix])),
+  }
   const modules = config.modules.map((m) => compileModule(m, context))
   const moduleByName = new Map(modules.map((m) => [m.name, m]))
   const auditPath = config.service.auditPath

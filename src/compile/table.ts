@@ -32,7 +32,8 @@ export function compileTable(
         liveOnly: true,
         field: field.name,
       })
-    else if (field.def.index)
+    // A reference is always indexed: a delete of its target looks up who still points to it (#16).
+    else if (field.def.index || field.def.type === 'ref')
       indexes.push({ name: `ix_${name}_${field.name}`, columns: [searchable], unique: false, liveOnly: true })
   }
   // Composite indexes over live rows, on the same searchable columns as the single ones.

@@ -74,6 +74,15 @@ export interface DefaultSpec {
   readonly value: { readonly literal: unknown } | { readonly now: 'date' | 'datetime' }
 }
 
+/** A `ref` field: the module it points to and what deleting a target does (issue #16 item 4). */
+export interface ReferenceSpec {
+  readonly field: string
+  readonly column: string
+  /** The target module's name. */
+  readonly module: string
+  readonly onDelete: 'restrict' | 'allow'
+}
+
 export interface ModuleSpec {
   readonly def: ModuleDef
   readonly name: string
@@ -92,6 +101,8 @@ export interface ModuleSpec {
   /** Need to know per role (issue #14); a role absent here acts on the whole module. */
   readonly access: ReadonlyMap<string, AccessSpec>
   readonly workflow: WorkflowSpec | undefined
+  /** The module's `ref` fields, in declaration order. */
+  readonly references: readonly ReferenceSpec[]
 }
 
 /** A value a scope compares with: literals (any of them) or an attribute of the acting user. */

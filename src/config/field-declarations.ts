@@ -44,6 +44,8 @@ export const FIELD_DECLARATIONS = {
   mixed: { ...text, comparable: false, defaultFits: () => true },
   password: { ...text, encryptable: false, comparable: false, bounds: 'text', defaultFits: () => false },
   role: { ...text, encryptable: false },
+  // The id of a live record of another module: looked up on every write, so never encrypted.
+  ref: { ...text, encryptable: false },
 } as const satisfies Readonly<Record<string, FieldDeclaration>>
 
 export type FieldType = keyof typeof FIELD_DECLARATIONS

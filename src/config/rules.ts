@@ -10,7 +10,7 @@ import type { YamlSource } from './yaml-source.js'
 const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi']
 
 /** Query parameters of a list (D11): a field cannot share their names. */
-const RESERVED_FIELDS = ['limit', 'offset', 'sort']
+const RESERVED_FIELDS = ['limit', 'offset', 'sort', 'expand']
 
 const declarationOf = (type: FieldType): FieldDeclaration => FIELD_DECLARATIONS[type]
 /** `integer o decimal`: the types whose declarations pass `test`, for a message. */
@@ -128,6 +128,26 @@ function checkIndexes(mod: ModuleDef, report: Report): void {
   })
 }
 
+/** `type: ref` names an existing module in `module`; `module` and `on_delete` belong to ref fields only. */
+function checkReference(config: ModulesConfig, mod: ModuleDef, field: FieldDef, report: Report): void {
+  const at = (key: string) => ['modules', mod.name, 'fields', field.name, key]
+  const name = `${mod.name}.${field.name}`
+  if (field.type !== 'ref') {
+    if (field.module !== undefined) report(at('module'), `${name}: 'module' solo se admite en campos de tipo ref.`)
+    if (field.onDelete !== undefined)
+      report(at('on_delete'), `${name}: 'on_delete' solo se admite en campos de tipo ref.`)
+    return
+  }
+  const modules = config.modules.map((m) => m.name)
+  if (field.module === undefined)
+    report(at('type'), `${name}: un campo de tipo ref necesita 'module' con el módulo al que apunta.`)
+  else if (!modules.includes(field.module))
+    report(
+      at('module'),
+      `${name}: 'module' nombra un módulo que no existe: '${field.module}'.${didYouMean(field.module, modules)}`,
+    )
+}
+
 function checkModules(config: ModulesConfig, report: Report): void {
   const prefixes = new Map<string, string>()
   for (const mod of config.modules) {
@@ -151,6 +171,7 @@ function checkModules(config: ModulesConfig, report: Report): void {
           true,
         )
       checkField(mod, field, report)
+      checkReference(config, mod, field, report)
     }
     checkIndexes(mod, report)
   }

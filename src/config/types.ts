@@ -30,6 +30,10 @@ export interface FieldDef {
   readonly pattern?: string
   readonly format?: 'email' | 'uri'
   readonly renamedFrom?: string
+  /** `ref` only: the module whose record ids the field holds (issue #16 item 4). */
+  readonly module?: string
+  /** `ref` only: whether deleting a referenced target is refused (restrict, the default) or allowed. */
+  readonly onDelete?: 'restrict' | 'allow'
   /** Enum values renamed since the last migration, old -> new (issue #18 item 6). */
   readonly renamedValues?: Readonly<Record<string, string>>
 }

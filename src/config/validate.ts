@@ -36,6 +36,8 @@ function toField(name: string, raw: Raw): FieldDef {
     ...optional('format'),
     ...optional('renamed_from', 'renamedFrom'),
     ...optional('renamed_values', 'renamedValues'),
+    ...optional('module'),
+    ...optional('on_delete', 'onDelete'),
   }
 }
 

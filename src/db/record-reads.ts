@@ -34,7 +34,7 @@ export function shownFields(
   )
 }
 
-export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'visible' | 'visibleIds' | 'integrityFailures'>
+export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'visible' | 'visibleIds' | 'expand' | 'integrityFailures'>
 
 export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const { database, codec, readAudit } = options
@@ -178,6 +178,34 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         .limit(options.limit)
         .execute()
       return rows.map((r) => String(r[META.id]))
+    },
+
+    async expand(spec, records, expansions, { actor, user }) {
+      let out = [...records]
+      for (const { field, reveal } of expansions) {
+        const ref = spec.references.find((r) => r.field === field)
+        const target = ref === undefined ? undefined : options.modules.get(ref.module)
+        if (ref === undefined || target === undefined) continue
+        const ids = [...new Set(out.map((r) => r[field]).filter((v): v is string => typeof v === 'string'))]
+        if (ids.length === 0) continue
+        // The target's own read path: live records in the caller's scope of the target module (#14).
+        const rows = await recordQuery(db, target, { user, dialect: database.dialect })
+          .selectAll()
+          .where(META.id, 'in', ids)
+          .execute()
+        const read = { reveal, actor, user }
+        const hidden = hiddenFields(target, user)
+        const byId = new Map(
+          rows.map((row) => [String(row[META.id]), withoutHidden(decodeRead(target, row, read), hidden)]),
+        )
+        // Reading an embedded target is a read of it: logged as a GET of it would be.
+        await auditReveal(readAudit, target, rows, read)
+        out = out.map((record) => {
+          const embedded = byId.get(record[field] as string)
+          return embedded === undefined ? record : { ...record, [field]: embedded }
+        })
+      }
+      return out
     },
 
     integrityFailures: () => damaged.size,

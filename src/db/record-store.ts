@@ -54,6 +54,12 @@ export interface BulkWriteOptions {
   readonly onProgress?: (done: number) => void
 }
 
+/** One `?expand=` field (issue #16): the caller holds `ver` on its target module; `reveal`: `descifrar` too. */
+export interface Expansion {
+  readonly field: string
+  readonly reveal: boolean
+}
+
 export interface RecordStore {
   list(spec: ModuleSpec, query: ListQuery, options: ReadOptions): Promise<{ records: ApiRecord[]; total: number }>
   /** A live record; throws 404 `Registro no encontrado` otherwise (D10). */
@@ -75,6 +81,17 @@ export interface RecordStore {
     user: ActingUser | null,
     options: { readonly limit: number; readonly ids?: readonly string[]; readonly includeDeleted?: boolean },
   ): Promise<string[]>
+  /**
+   * Each `field` of `records` replaced by its target record as the caller would GET it (scope,
+   * field rules, masking, read audit of the target module); a target they may not see stays its
+   * id. One query per field for the whole page.
+   */
+  expand(
+    spec: ModuleSpec,
+    records: readonly ApiRecord[],
+    expansions: readonly Expansion[],
+    options: Omit<ReadOptions, 'reveal'>,
+  ): Promise<ApiRecord[]>
   create(spec: ModuleSpec, values: Row, options: WriteOptions): Promise<ApiRecord>
   /**
    * Creates many validated records in ONE transaction, inserted and audited in batches:
@@ -112,6 +129,8 @@ export interface IntegrityFailure {
 
 export interface RecordStoreOptions {
   readonly database: Database
+  /** Every module by name: references are checked and expanded across modules (issue #16). */
+  readonly modules: ReadonlyMap<string, ModuleSpec>
   readonly codec: RecordCodec
   readonly timezone: string
   readonly clock: () => Date

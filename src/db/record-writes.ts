@@ -15,6 +15,7 @@ import type { Db, Row } from './database.js'
 import { preparedPerModule } from './prepared.js'
 import { recordQuery } from './record-query.js'
 import { storeVersions } from './record-versions.js'
+import { createReferenceChecks } from './references.js'
 import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
 import { auditReveal } from './reveal-audit.js'
 import { reserveRecordIds } from './sequences.js'
@@ -34,6 +35,7 @@ interface Change {
 export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   const { database, codec, timezone, clock } = options
   const { db } = database
+  const references = createReferenceChecks(database, options.modules)
 
   /** Runs a write transaction, turning constraint and lock errors into client errors. */
   async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
@@ -89,6 +91,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
     await codec.beforeWrite(trx)
     for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
+    await references.checkTargets(trx, spec, prepared)
     const rows: Row[] = []
     const events: AuditEvent[] = []
     prepared.forEach((values, i) => {
@@ -183,7 +186,15 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
           },
           values,
         )
-      if (values !== undefined) await checkEncryptedUnique(trx, spec, codec, values, id)
+      if (values !== undefined) {
+        await checkEncryptedUnique(trx, spec, codec, values, id)
+        // A reference kept as it was is not looked up again (its target may be gone under on_delete: allow).
+        const changedRefs = spec.references.filter((r) => r.field in values && values[r.field] !== current[r.column])
+        if (changedRefs.length > 0)
+          await references.checkTargets(trx, spec, [
+            Object.fromEntries(changedRefs.map((r) => [r.field, values[r.field]])),
+          ])
+      }
       // Only what changes is written: a value read back is not in the form a column takes (jsonb).
       const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
       const next: Row = { ...current, ...set }
@@ -301,6 +312,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       await changeRecord(spec, id, 'eliminar', writeOptions, (_current, stamp) => ({
         columns: { [META.deleted]: stamp },
         fields: [],
+        // Refused while live records reference it (issue #16); the locked row makes it race-safe.
+        then: (trx) => references.checkUnreferenced(trx, spec, id),
       }))
     },
   }

@@ -186,6 +186,25 @@ const fieldsParameter = (spec: ModuleSpec): OpenApiObject => ({
     .join(','),
 })
 
+/** `?expand=` on a module with references (issue #16): the ref fields and their targets. */
+function expandParameters(spec: ModuleSpec): OpenApiObject[] {
+  if (spec.references.length === 0) return []
+  const targets = spec.references.map((r) => `${r.field} → ${r.module}`).join(', ')
+  return [
+    {
+      name: 'expand',
+      in: 'query',
+      required: false,
+      description:
+        `Campos de referencia, separados por comas, cuyo registro se incluye en lugar del id (${targets}): ` +
+        'con los permisos, el ámbito, las reglas de campo y el enmascarado del módulo de destino; ' +
+        'un registro que quien llama no puede ver, o eliminado, queda como id.',
+      schema: { type: 'string' },
+      example: spec.references[0]?.field,
+    },
+  ]
+}
+
 function listParameters(spec: ModuleSpec): OpenApiObject[] {
   const sortable = [...spec.fields.filter((f) => f.sortable).map((f) => f.name), ...SORTABLE_META]
   const key = `-?(${sortable.join('|')})`
@@ -357,6 +376,7 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
     ...(route.operation === 'get' ? [fieldsParameter(spec), versionParameter] : []),
+    ...(route.operation === 'list' || route.operation === 'get' ? expandParameters(spec) : []),
   ]
   const body =
     route.operation === 'create'

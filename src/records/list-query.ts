@@ -54,8 +54,8 @@ export interface ListQuery {
   readonly byRelevance?: boolean
 }
 
-/** The parameters of a list that are not filters. */
-export const LIST_PARAMETERS = ['limit', 'offset', 'sort', 'fields', 'q'] as const
+/** The parameters of a list that are not filters (`expand`: records/expand-query.ts). */
+export const LIST_PARAMETERS = ['limit', 'offset', 'sort', 'fields', 'q', 'expand'] as const
 
 /** `?q=`: its words, checked against the module's searchable fields. */
 function parseText(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): string[] | undefined {

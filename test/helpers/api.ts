@@ -42,6 +42,13 @@ export interface TestApi {
   ): Promise<{ token: string; id: string; username: string; password: string }>
   create(module: string, body: unknown, token?: string): Promise<any>
   adminToken(): Promise<string>
+  /**
+   * Seeds the targets a test names by id (`PER-2026-00011`): creates records of the module of
+   * that prefix, as the administrator, until the id exists. Writes check every reference
+   * (issue #16): `userWithRole` and `create` seed the references of their bodies through it;
+   * test/integration/records/references.test.ts tests the check itself with `request`.
+   */
+  seedTargets(body: Record<string, unknown>, module?: string): Promise<void>
 }
 
 export interface StartOptions {
@@ -77,6 +84,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
   const base = settings.basePath === '/' ? '' : settings.basePath
   let admin: string | undefined
   let users = 0
+  const prefixes = new Map(service.spec.modules.map((m) => [m.prefix, m.name]))
 
   const api: TestApi = {
     service,
@@ -110,7 +118,25 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
       admin ??= await api.login()
       return admin
     },
+    async seedTargets(body, module = service.spec.accounts.spec.name) {
+      const spec = service.spec.moduleByName.get(module)
+      for (const ref of spec?.references ?? []) {
+        const id = body[ref.field]
+        if (typeof id !== 'string') continue
+        const [prefix = '', year = '', number = ''] = id.split('-')
+        const target = prefixes.get(prefix)
+        if (target !== ref.module || VALID[target] === undefined) continue
+        if ((await api.request('GET', `/${target}/${id}`, { token: await api.adminToken() })).status === 200) continue
+        for (;;) {
+          const created = await api.create(target, VALID[target]())
+          const [, madeYear = '', made = ''] = String(created._id).split('-')
+          if (madeYear !== year) throw new Error(`seedTargets: ${id} is not of this year's sequence (${madeYear})`)
+          if (Number(made) >= Number(number)) break
+        }
+      }
+    },
     async userWithRole(role, extra = {}) {
+      await api.seedTargets(extra)
       users += 1
       const username = `${role}_${users}`
       const password = `password-${role}-${users}`
@@ -122,6 +148,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
       return { token: await api.login(username, password), id: created.body.data._id as string, username, password }
     },
     async create(module, body, token) {
+      await api.seedTargets(body as Record<string, unknown>, module)
       const reply = await api.request('POST', `/${module}`, { token: token ?? (await api.adminToken()), body })
       if (reply.status !== 201)
         throw new Error(`create ${module} failed: ${reply.status} ${JSON.stringify(reply.body)}`)

@@ -39,6 +39,8 @@ export const ENCRYPTED_OPERATORS: readonly FilterOperator[] = ['eq', 'in', 'null
 
 export interface SchemaContext {
   readonly roles: readonly string[]
+  /** Module name -> id prefix: a `ref` field's schema states its target's id pattern. */
+  readonly prefixes?: ReadonlyMap<string, string>
 }
 
 export interface FieldTypeDef {

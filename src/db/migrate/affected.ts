@@ -27,6 +27,13 @@ export async function affectedRecords(db: Db, before: SchemaSnapshot, step: Migr
       )
     case 'require_field':
       return ids(base(step.table).where(META.deleted, 'is', null).where(step.field, 'is', null))
+    case 'check_references': {
+      // Values that name no live record of the target (every value, when the target is new).
+      const named = base(step.table).where(META.deleted, 'is', null).where(step.field, 'is not', null)
+      if (before.modules[step.target] === undefined) return ids(named)
+      const live = db.selectFrom(step.target).select(META.id).where(META.deleted, 'is', null)
+      return ids(named.where(step.field, 'not in', live))
+    }
     case 'remove_field':
     case 'change_type': {
       const [column] = oldColumnsOf(before, step.table, step.field)

@@ -27,7 +27,7 @@ export async function readSnapshot(database: Database): Promise<SchemaSnapshot> 
 /** Kinds that take values out of the API (kept in archived columns or tables). */
 const DATA_LOSS: ReadonlySet<MigrationStep['kind']> = new Set(['remove_module', 'remove_field', 'change_type'])
 /** Kinds whose existing values a live record would fail (left as they are if allowed). */
-const DATA_CHECKED: ReadonlySet<MigrationStep['kind']> = new Set(['narrow_enum', 'require_field'])
+const DATA_CHECKED: ReadonlySet<MigrationStep['kind']> = new Set(['narrow_enum', 'require_field', 'check_references'])
 
 export interface ReviewedStep {
   readonly step: MigrationStep

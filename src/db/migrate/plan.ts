@@ -1,4 +1,5 @@
 // The migration plan as data: a pure diff of the stored snapshot and modules.yaml.
+import { FIELD_TYPES } from '../../compile/field-types.js'
 import { blindIndexColumnOf } from '../../compile/metadata.js'
 import type { ColumnSpec, IndexSpec, ModuleSpec, TableSpec } from '../../compile/types.js'
 import type { SchemaSnapshot } from './snapshot.js'
@@ -20,6 +21,11 @@ export type MigrationStep =
       readonly removed: readonly string[]
       readonly allowed: readonly string[]
     }
+  /**
+   * A field became a reference to `target` (or points elsewhere now): existing live rows must
+   * name live records of it (checked against the data, issue #16).
+   */
+  | { readonly kind: 'check_references'; readonly table: string; readonly field: string; readonly target: string }
   /** A field became required: existing rows must all have it (checked against the data). */
   | { readonly kind: 'require_field'; readonly table: string; readonly field: string }
   | { readonly kind: 'remove_module'; readonly table: string }
@@ -81,8 +87,13 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
         steps.push({ kind: 'require_field', table, field: field.name })
       continue
     }
-    if (previous.type !== field.def.type)
+    // Text that becomes a reference keeps its column: its values must resolve instead (issue #16).
+    const keepsText =
+      field.def.type === 'ref' && field.storage === 'text' && FIELD_TYPES[previous.type].storage === 'text'
+    if (previous.type !== field.def.type && !(keepsText && !previous.encrypted))
       steps.push({ kind: 'change_type', table, field: field.name, from: previous.type, to: field.def.type })
+    else if (field.def.module !== undefined && field.def.type === 'ref' && previous.module !== field.def.module)
+      steps.push({ kind: 'check_references', table, field: field.name, target: field.def.module })
     if (previous.encrypted !== field.encrypted)
       steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })
     const blind = spec.table.columns.find((c) => c.name === field.blindIndexColumn)
@@ -197,6 +208,8 @@ export function describeStep(step: MigrationStep): string {
       return `Quitar la búsqueda de texto de '${step.table}'`
     case 'narrow_enum':
       return `Restringir los valores de '${step.table}.${step.field}'${step.removed.length > 0 ? ` (se quitan: ${step.removed.join(', ')})` : ''}`
+    case 'check_references':
+      return `Hacer de '${step.table}.${step.field}' una referencia a '${step.target}' (cada valor debe ser el id de un registro vivo de ${step.target})`
     case 'require_field':
       return `Hacer obligatorio '${step.table}.${step.field}'`
     case 'remove_module':

@@ -7,6 +7,8 @@ export interface FieldSnapshot {
   readonly encrypted: boolean
   readonly required: boolean
   readonly enum?: readonly string[]
+  /** A `ref` field's target module (issue #16). */
+  readonly module?: string
 }
 
 export interface ModuleSnapshot {
@@ -39,6 +41,7 @@ export function snapshotOf(modules: readonly ModuleSpec[]): SchemaSnapshot {
                 encrypted: f.encrypted,
                 required: f.def.required,
                 ...(f.def.enum === undefined ? {} : { enum: f.def.enum }),
+                ...(f.def.type === 'ref' && f.def.module !== undefined ? { module: f.def.module } : {}),
               },
             ]),
           ),

@@ -100,6 +100,7 @@ export function stepQueries(context: StepContext, step: MigrationStep): StepQuer
       return changeType(context, step)
     case 'narrow_enum':
     case 'require_field':
+    case 'check_references':
     case 'encrypt_field':
     case 'decrypt_field':
     case 'rename_enum_value':

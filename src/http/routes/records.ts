@@ -6,7 +6,8 @@ import { parseFields, parseListQuery, type ListLimits, type QueryValue } from '.
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
-import type { RecordStore } from '../../db/record-store.js'
+import type { ApiRecord, Expansion, RecordStore } from '../../db/record-store.js'
+import { EXPAND_PARAMETER, parseExpand } from '../../records/expand-query.js'
 import { missingPermission, validationFailed, type ErrorDetail } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
@@ -59,21 +60,40 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   }
   const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
 
+  /**
+   * `?expand=` (issue #16): the named references replaced by their targets, read under the
+   * caller's permissions on the target module; without its `ver`, a reference stays an id.
+   */
+  const expandOf = (request: FastifyRequest): string[] =>
+    parseExpand(spec, (request.query as Record<string, string | string[]>)[EXPAND_PARAMETER])
+  const expanded = async (names: readonly string[], auth: AuthContext, records: ApiRecord[]): Promise<ApiRecord[]> => {
+    const expansions: Expansion[] = names.flatMap((field) => {
+      const target = service.moduleByName.get(spec.references.find((r) => r.field === field)?.module ?? '')
+      return target === undefined || !holds(auth, target.permissions.ver)
+        ? []
+        : [{ field, reveal: holds(auth, target.permissions.descifrar) }]
+    })
+    if (expansions.length === 0) return records
+    return store.expand(spec, records, expansions, { actor: auth.account.id, user: actingUser(auth) })
+  }
+
   app.get('/', async (request, reply) => {
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
+    const expand = expandOf(request)
     // D16
     if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name)
     const user = actingUser(auth)
     checkQueryReadable(spec, user, query)
-    const { records, total } = await store.list(spec, query, {
+    const listed = await store.list(spec, query, {
       reveal: reveal(auth),
       actor: auth.account.id,
       user,
       fields: query.fields,
     })
+    const records = await expanded(expand, auth, listed.records)
     serializeWith(reply, spec.schemas.responses.list)
-    return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
+    return { success: true, data: { records, total: listed.total, limit: query.limit, offset: query.offset } }
   })
 
   app.get('/:id', async (request: IdRequest, reply) => {
@@ -81,15 +101,17 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const problems: ErrorDetail[] = []
     const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
     if (problems.length > 0) throw validationFailed(problems)
+    const expand = expandOf(request)
     const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields }
     // ?version=N: the record as it was (issue #15 item 6); no ETag, it is not the one to change.
     const version = parseVersion((request.query as Record<string, unknown>)['version'])
     if (version !== undefined) {
-      const record = await store.getVersion(spec, request.params.id, version, read)
+      const [past] = await expanded(expand, auth, [await store.getVersion(spec, request.params.id, version, read)])
       serializeWith(reply, spec.schemas.responses.one)
-      return { success: true, data: record }
+      return { success: true, data: past }
     }
-    const record = await store.get(spec, request.params.id, read)
+    const [record] = await expanded(expand, auth, [await store.get(spec, request.params.id, read)])
+    if (record === undefined) throw new Error('expand lost the record')
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }

@@ -67,6 +67,7 @@ t.test('#14, D27: an agente cannot write agente_asignado: 403 naming the field, 
   t.equal(after.body.data._version, 1, 'nothing changed')
   t.equal(after.body.data.lugar_hechos, own.lugar_hechos)
   const oficial = await api.userWithRole('oficial')
+  await api.seedTargets({ agente_asignado: 'PER-2026-00012' }, 'denuncias') // a live personal record (#16)
   const reassigned = await api.request('PUT', `/denuncias/${own._id}`, {
     token: oficial.token,
     body: { agente_asignado: 'PER-2026-00012' },

@@ -138,7 +138,7 @@ t.test('#14, D26: the shipped scopes of sanciones, atestados and turnos', async 
     'turnos',
     agenteA.token,
     [{ agente_id: A }, { agente_id: B, compañero: A }],
-    [{ agente_id: B }, { agente_id: B, compañero: 'PER-2026-00099' }],
+    [{ agente_id: B }, { agente_id: B, compañero: 'PER-2026-00013' }],
   )
   await scopedModule(t, api, 'atestados', agenteA.token, [], [{}])
   const own = await api.create('atestados', VALID['atestados']!(), agenteA.token)

@@ -2,13 +2,20 @@
 // user sees through the API; `records import` may keep historical states, audited as 'importar'.
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
+import type { OpenService } from '../../../src/app/service.js'
 import { api, createCli } from './support.js'
+
+/** Staff records PER-…-00001 to 00012: the accounts and denuncias below reference 00011 and 00012 (#16). */
+async function seedStaff(service: OpenService, token: string): Promise<void> {
+  for (let i = 0; i < 12; i++) await api(service, token, 'POST', '/personal', VALID['personal']!())
+}
 
 t.test(
   "#14: export --as applies the user's scope and field rules; without --as the operator exports all",
   async (t) => {
     const cli = createCli(t)
     const ids = await cli.withService(async (service, token) => {
+      await seedStaff(service, token)
       const user = async (username: string, rol: string, extra: Record<string, unknown> = {}) =>
         api(service, token, 'POST', '/usuarios', {
           username,
@@ -83,6 +90,7 @@ t.test(
   async (t) => {
     const cli = createCli(t)
     const [mine, theirs] = await cli.withService(async (service, token) => {
+      await seedStaff(service, token)
       await api(service, token, 'POST', '/usuarios', {
         username: 'agente_a',
         password: 'agente-de-prueba-1',

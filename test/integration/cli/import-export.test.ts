@@ -74,7 +74,7 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
   const lines = [
     JSON.stringify({ tipo: 'radio', nombre: 'Emisora 1', numero_serie: 'SN-1' }),
     '',
-    JSON.stringify({ tipo: 'arma', nombre: 'Pistola', estado: 'asignado', asignado_a: 'PER-2026-00001' }),
+    JSON.stringify({ tipo: 'arma', nombre: 'Pistola', estado: 'asignado', ubicacion: 'Armería' }),
   ].join('\n')
   const run = await cli.run(['import', 'equipamiento', '-', '--format', 'jsonl'], { input: lines })
   t.equal(run.status, 0, run.stderr)

@@ -128,14 +128,14 @@ t.test('D22: YAML keys become typed field definitions (min_length -> minLength, 
     },
     {
       name: 'personal_id',
-      type: 'string',
+      type: 'ref',
       required: false,
       unique: false,
       encrypted: false,
       index: false,
       searchable: false,
       state: false,
-      pattern: '^PER-[0-9]{4}-[0-9]{5,}$',
+      module: 'personal',
     },
   ])
 })

@@ -33,8 +33,8 @@ t.test('from an empty database every table is created with all its indexes', asy
   )
   t.equal(
     steps.filter((s) => s.kind === 'create_index').length,
-    40,
-    '2 per table + 20 for unique and index: true (two for the scopes of #14) + 2 composite',
+    44,
+    '2 per table + 20 for unique and index: true (two for the scopes of #14) + 4 for ref fields without index: true (#16) + 2 composite',
   )
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')
@@ -297,8 +297,8 @@ t.test('index: true added creates the index; removed drops it', async (t) => {
       index: { name: 'ix_vehiculos_marca', columns: ['marca'], unique: false, liveOnly: true },
     },
   ])
-  t.strictSame(planTo(editField(base, 'equipamiento', 'asignado_a', (f) => ({ ...f, index: false }))), [
-    { kind: 'drop_index', table: 'equipamiento', name: 'ix_equipamiento_asignado_a' },
+  t.strictSame(planTo(editField(base, 'denuncias', 'tipo', (f) => ({ ...f, index: false }))), [
+    { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_tipo' },
   ])
 })
 
@@ -402,16 +402,16 @@ t.test(
 )
 
 t.test('D12: unique added creates a unique index on live records', async (t) => {
-  t.strictSame(planTo(editField(base, 'turnos', 'vehiculo_asignado', (f) => ({ ...f, unique: true }))), [
+  t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, unique: true }))), [
     {
       kind: 'create_index',
-      table: 'turnos',
+      table: 'vehiculos',
       index: {
-        name: 'ux_turnos_vehiculo_asignado',
-        columns: ['vehiculo_asignado'],
+        name: 'ux_vehiculos_marca',
+        columns: ['marca'],
         unique: true,
         liveOnly: true,
-        field: 'vehiculo_asignado',
+        field: 'marca',
       },
     },
   ])
