@@ -2,15 +2,17 @@
 import { META } from '../compile/metadata.js'
 import { recordNotFound } from '../errors.js'
 import { auditEntryFromRow } from './audit-log.js'
+import { auditConsultation } from './reveal-audit.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { recordQuery } from './record-query.js'
 import type { RecordStore, RecordStoreOptions } from './record-store.js'
 
 export type AuditReads = Pick<RecordStore, 'history' | 'auditTrail'>
 
-export function createAuditReads({ database: { db, dialect } }: RecordStoreOptions): AuditReads {
+export function createAuditReads(options: RecordStoreOptions): AuditReads {
+  const { db, dialect } = options.database
   return {
-    async history(spec, id, { user }) {
+    async history(spec, id, { user, actor, request }) {
       // Deleted records included (D25), but only those in the reader's scope (issue #14).
       const exists = await recordQuery(db, spec, { includeDeleted: true, user, dialect })
         .select(META.id)
@@ -24,6 +26,18 @@ export function createAuditReads({ database: { db, dialect } }: RecordStoreOptio
         .where('record_id', '=', id)
         .orderBy('seq', 'asc')
         .execute()
+      // Reading a record's history is a consultation too (issue #15); `_historial`: what was read.
+      if (actor !== undefined && options.consultationLog !== false)
+        await auditConsultation(
+          options.readAudit,
+          spec,
+          [{ [META.id]: id, [META.version]: null }],
+          { reveal: false, actor, user, ...(request === undefined ? {} : { request }) },
+          {
+            recordId: id,
+            fields: ['_historial'],
+          },
+        )
       return rows.map(auditEntryFromRow)
     },
 
