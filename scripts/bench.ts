@@ -16,6 +16,7 @@ import { openService } from '../src/app/service.js'
 import { loadSettings } from '../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
+import { measureConsultationCost, printConsultationCost, type ConsultationCost } from './bench/consultation-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
 import { startChild } from './bench/processes.js'
 import { ESTADOS, PRIORIDADES, denunciaValues, seedDenuncias } from './bench/seed.js'
@@ -226,6 +227,10 @@ async function runSize(size: number): Promise<SizeReport> {
       Math.min(size, 10_000) - 100,
     )
     await inProcess.close()
+    consultationCosts.push({
+      records: size,
+      cost: await measureConsultationCost(settings, PASSWORD, size, year, rounds),
+    })
     return {
       records: size,
       database: database.label,
@@ -241,6 +246,8 @@ async function runSize(size: number): Promise<SizeReport> {
   }
 }
 
+const consultationCosts: { records: number; cost: ConsultationCost }[] = []
 const reports: SizeReport[] = []
 for (const size of sizes) reports.push(await runSize(size))
 printReport(reports, { json: args.json === true, rounds, ...load })
+if (args.json !== true) printConsultationCost(consultationCosts)
