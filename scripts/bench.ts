@@ -21,6 +21,7 @@ import { openService } from '../src/app/service.js'
 import { loadSettings } from '../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
+import { measureConsultationCost, printConsultationCost, type ConsultationCost } from './bench/consultation-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
 import { formatLiveFeed, measureLiveFeed } from './bench/live-feed.js'
 import { measureNpmStart } from './bench/npm-start.js'
@@ -385,6 +386,10 @@ async function runSize(size: number): Promise<SizeReport> {
       Math.min(size, 10_000) - 100,
     )
     await inProcess.close()
+    consultationCosts.push({
+      records: size,
+      cost: await measureConsultationCost(settings, PASSWORD, size, year, rounds),
+    })
     // `npm start` (its prestart included) to the first healthy answer, on the seeded database.
     const startup = await measureStartup(root, env, Number(args['startup-rounds']), log)
     return {
@@ -410,6 +415,7 @@ async function runSize(size: number): Promise<SizeReport> {
   }
 }
 
+const consultationCosts: { records: number; cost: ConsultationCost }[] = []
 const reports: SizeReport[] = []
 for (const size of sizes) reports.push(await runSize(size))
 // `npm start` to healthy, as the user runs it (issue #18 item 1); --start-runs 0 skips it.
@@ -419,3 +425,4 @@ const npmStart =
     ? await measureNpmStart(root, { ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml') }, startRuns)
     : undefined
 printReport(reports, { json: args.json === true, rounds, ...load }, npmStart)
+if (args.json !== true) printConsultationCost(consultationCosts)

@@ -27,6 +27,11 @@ export interface EngineOptions {
   readonly onReadAuditError: (error: unknown) => void
   /** A read met stored values that fail their integrity check (once per damaged record version). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+  /**
+   * False: no consultation entries (issue #15). Only `npm run bench` passes it, to measure
+   * their cost side by side; no setting or environment variable reaches it.
+   */
+  readonly consultationLog?: boolean
 }
 
 export interface Engine {
@@ -73,6 +78,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     // A password change or a change of the active flag ends the account's tokens (issue #13 item 4).
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
+    const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}
     const store = createRecordStore({
       database,
       modules: spec.moduleByName,
@@ -83,6 +89,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       changes,
       afterUpdate,
       ...integrity,
+      ...consultationLog,
     })
     return {
       settings,

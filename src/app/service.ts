@@ -26,6 +26,8 @@ import type { Settings } from './settings.js'
 export interface OpenServiceOptions {
   readonly logger?: FastifyServerOptions['logger']
   readonly clock?: () => Date
+  /** False only in `npm run bench` (issue #15): see EngineOptions.consultationLog. */
+  readonly consultationLog?: boolean
 }
 
 export interface OpenService {
@@ -139,7 +141,8 @@ export async function openService(settings: Settings, options: OpenServiceOption
       },
       'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)',
     )
-  const engine = await openEngine(settings, { ...clock, onReadAuditError, onIntegrityFailure })
+  const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}
+  const engine = await openEngine(settings, { ...clock, onReadAuditError, onIntegrityFailure, ...consultationLog })
   const { spec, database, store, accounts, accountRules } = engine
   let redis: Redis | undefined
   const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))

@@ -2,8 +2,8 @@
 import type { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { CompiledQuery } from 'kysely'
 import type { Database, Db, Row } from './database.js'
-import { sha256Hex } from './canonical.js'
-import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { canonicalJson, sha256Hex } from './canonical.js'
+import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from './migrate/system-tables.js'
 import { preparedQuery } from './prepared.js'
 
 /** One list, which GET /auditoria?accion= validates against (issue #13 item 6). */
@@ -18,6 +18,19 @@ export interface AuditEvent {
   readonly recordHash: string | null
   /** Names of the fields changed or read, never their values. */
   readonly fields: readonly string[]
+  /** When the request was answered, with ms; default: when the entry is appended. */
+  readonly at?: string
+  /** Issue #15: the request this entry records (consultations and disclosures). */
+  readonly address?: string | null
+  readonly requestId?: string | null
+  /** The justification given (`X-Motivo`). */
+  readonly motivo?: string | null
+  /** A disclosure's recipient. */
+  readonly recipient?: string | null
+  /** The ids a read returned (a list: the page's ids). */
+  readonly recordIds?: readonly string[] | null
+  /** Search and filter criteria; encrypted fields only as their keyed blind-index hash. */
+  readonly criteria?: Readonly<Record<string, unknown>> | null
 }
 
 export interface AuditEntry {
@@ -32,7 +45,18 @@ export interface AuditEntry {
   readonly fields: readonly string[]
   readonly prev_hash: string
   readonly hash: string
+  // Issue #15, null on entries written before: see hashAuditEntry.
+  readonly address: string | null
+  readonly request_id: string | null
+  readonly motivo: string | null
+  readonly recipient: string | null
+  readonly record_ids: readonly string[] | null
+  readonly criteria: Readonly<Record<string, unknown>> | null
 }
+
+/** What an entry's hash covers: the request columns may be absent (older callers, older entries). */
+export type HashedAuditEntry = Omit<AuditEntry, 'hash' | RequestKey> & Partial<Pick<AuditEntry, RequestKey>>
+type RequestKey = 'address' | 'request_id' | 'motivo' | 'recipient' | 'record_ids' | 'criteria'
 
 export const GENESIS_HASH = '0'.repeat(64)
 
@@ -50,18 +74,35 @@ export const AUDIT_CHANNEL = 'records_audit'
 
 const json = (value: unknown): string => JSON.stringify(value ?? null)
 
+/** `,"key":value` when the value is not null, else nothing (see hashAuditEntry). */
+const optional = (key: string, value: unknown): string =>
+  value === null || value === undefined ? '' : `,"${key}":${canonicalJson(value)}`
+
 /**
  * The hash of an entry: everything but `hash` itself, canonically. Written out key by key
- * in canonicalJson's order (a test proves the text identical): read audits hash one entry
- * per record shown, so this runs a hundred times per list page (issue #7).
+ * in canonicalJson's order (a test proves the text identical to canonicalJson of the entry
+ * without its null request keys).
+ *
+ * The request columns of issue #15 (address, request_id, motivo, recipient, record_ids,
+ * criteria) enter the hashed text only when not null: an entry written before they existed
+ * hashed a text without them, and reading it back gives NULL there, so leaving null keys out
+ * rebuilds that very text and old chains still verify. A non-null value cannot be removed
+ * unnoticed (the text would change), and NULL cannot be set to a value either.
  */
-export function hashAuditEntry(entry: Omit<AuditEntry, 'hash'>): string {
+export function hashAuditEntry(entry: HashedAuditEntry): string {
   return sha256Hex(
-    `{"action":${json(entry.action)},"at":${json(entry.at)},"fields":[${entry.fields.map(json).join(',')}],` +
-      `"module":${json(entry.module)},"prev_hash":${json(entry.prev_hash)},"record_hash":${json(entry.record_hash)},` +
-      `"record_id":${json(entry.record_id)},"seq":${json(entry.seq)},"user_id":${json(entry.user_id)},"version":${json(entry.version)}}`,
+    `{"action":${json(entry.action)}${optional('address', entry.address)},"at":${json(entry.at)}` +
+      `${optional('criteria', entry.criteria)},"fields":[${entry.fields.map(json).join(',')}],` +
+      `"module":${json(entry.module)}${optional('motivo', entry.motivo)},"prev_hash":${json(entry.prev_hash)}` +
+      `${optional('recipient', entry.recipient)},"record_hash":${json(entry.record_hash)},` +
+      `"record_id":${json(entry.record_id)}${optional('record_ids', entry.record_ids)}` +
+      `${optional('request_id', entry.request_id)},"seq":${json(entry.seq)},"user_id":${json(entry.user_id)},"version":${json(entry.version)}}`,
   )
 }
+
+const parsedOrNull = <T>(value: unknown): T | null =>
+  value === null || value === undefined ? null : (JSON.parse(String(value)) as T)
+const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 
 export function auditEntryFromRow(row: Row): AuditEntry {
   return {
@@ -76,6 +117,12 @@ export function auditEntryFromRow(row: Row): AuditEntry {
     fields: JSON.parse(String(row['fields'])) as string[],
     prev_hash: String(row['prev_hash']),
     hash: String(row['hash']),
+    address: textOrNull(row['address']),
+    request_id: textOrNull(row['request_id']),
+    motivo: textOrNull(row['motivo']),
+    recipient: textOrNull(row['recipient']),
+    record_ids: parsedOrNull<string[]>(row['record_ids']),
+    criteria: parsedOrNull<Record<string, unknown>>(row['criteria']),
   }
 }
 
@@ -100,8 +147,9 @@ const COLUMNS = [
   'fields',
   'prev_hash',
   'hash',
+  ...AUDIT_REQUEST_COLUMNS,
 ] as const
-/** Largest multi-row insert: 64 rows x 11 values stays far below both drivers' parameter limits. */
+/** Largest multi-row insert: 64 rows x 17 values stays far below both drivers' parameter limits. */
 const MAX_ROWS = 64
 const inserts = new WeakMap<Database, Map<number, CompiledQuery>>()
 
@@ -159,9 +207,12 @@ export async function appendAudit({ database, trx, events, at }: AppendOptions):
   const values: unknown[] = []
   for (const event of events) {
     seq += 1
+    const entryAt = event.at ?? at
+    const recordIds = event.recordIds ?? null
+    const criteria = event.criteria ?? null
     const entry = {
       seq,
-      at,
+      at: entryAt,
       user_id: event.userId,
       action: event.action,
       module: event.module,
@@ -170,11 +221,17 @@ export async function appendAudit({ database, trx, events, at }: AppendOptions):
       record_hash: event.recordHash,
       fields: event.fields,
       prev_hash: prev,
+      address: event.address ?? null,
+      request_id: event.requestId ?? null,
+      motivo: event.motivo ?? null,
+      recipient: event.recipient ?? null,
+      record_ids: recordIds,
+      criteria,
     }
     const hash = hashAuditEntry(entry)
     values.push(
       seq,
-      at,
+      entryAt,
       event.userId,
       event.action,
       event.module,
@@ -184,6 +241,12 @@ export async function appendAudit({ database, trx, events, at }: AppendOptions):
       JSON.stringify(event.fields),
       prev,
       hash,
+      entry.address,
+      entry.request_id,
+      entry.motivo,
+      entry.recipient,
+      recordIds === null ? null : JSON.stringify(recordIds),
+      criteria === null ? null : canonicalJson(criteria),
     )
     prev = hash
   }

@@ -9,7 +9,7 @@ import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { applyMigration, readSnapshot, type MigrationOptions } from './migrate/apply.js'
 import { planMigration } from './migrate/plan.js'
-import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from './migrate/system-tables.js'
 
 export interface CopyOptions {
   readonly source: Database
@@ -58,6 +58,7 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
       text('fields'),
       text('prev_hash'),
       text('hash'),
+      ...AUDIT_REQUEST_COLUMNS.map(text),
     ],
   },
   {

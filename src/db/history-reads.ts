@@ -12,15 +12,17 @@ import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { recordQuery } from './record-query.js'
 import type { ApiRecord, HistoryEntry, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
 import { readVersions, rowOfVersion } from './record-versions.js'
-import { auditReveal } from './reveal-audit.js'
+import { auditConsultation, type ConsultationDetail } from './reveal-audit.js'
 
 export type HistoryReads = Pick<RecordStore, 'history' | 'getVersion'>
 
 /** The actions that write a version: their entries carry the values they changed. */
 const WRITES: ReadonlySet<AuditAction> = new Set(['crear', 'importar', 'editar', 'eliminar'])
 
-export function createHistoryReads({ database, codec, readAudit }: RecordStoreOptions): HistoryReads {
+export function createHistoryReads({ database, codec, readAudit, consultationLog }: RecordStoreOptions): HistoryReads {
   const { db, dialect } = database
+  const consultation = (spec: ModuleSpec, rows: readonly Row[], read: ReadOptions, detail: ConsultationDetail) =>
+    consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
 
   /** The record in the reader's scope, deleted or not (D25); 404 outside it (issue #14). */
   async function scopedRow(trx: Db, spec: ModuleSpec, id: string, read: ReadOptions): Promise<Row> {
@@ -35,17 +37,6 @@ export function createHistoryReads({ database, codec, readAudit }: RecordStoreOp
   /** A stored row as this reader sees it: decrypted or masked (D15), unreadable fields absent. */
   const shown = (spec: ModuleSpec, row: Row, read: ReadOptions): ApiRecord =>
     withoutHidden(codec.decodeForRead(spec, row, read.reveal).record, hiddenFields(spec, read.user))
-
-  /**
-   * The consultation entry of a read of these stored rows of one record: the live row, with every
-   * encrypted field any of them holds (the history shows past values the record no longer has).
-   */
-  function consulted(spec: ModuleSpec, live: Row, rows: readonly Row[], read: ReadOptions): Promise<void> | undefined {
-    const row: Row = { ...live }
-    for (const field of spec.encryptedFields)
-      if (rows.some((r) => r[field.column] !== null && r[field.column] !== undefined)) row[field.column] = 'x'
-    return auditReveal(readAudit, spec, [row], read)
-  }
 
   return {
     async history(spec, id, read) {
@@ -78,7 +69,8 @@ export function createHistoryReads({ database, codec, readAudit }: RecordStoreOp
         }
         return { ...entry, changes }
       })
-      await consulted(spec, live, [...rows.values()], read)
+      // Reading a record's history is a consultation (issue #15); `_historial`: what was read, values included.
+      await consultation(spec, [live], read, { recordId: id, fields: ['_historial'] })
       return out
     },
 
@@ -91,7 +83,7 @@ export function createHistoryReads({ database, codec, readAudit }: RecordStoreOp
         stored !== undefined ? rowOfVersion(spec, codec, live, stored) : version === current ? live : undefined
       if (row === undefined) throw recordVersionNotFound(version, current)
       const record = shown(spec, row, read)
-      await auditReveal(readAudit, spec, [row], read)
+      await consultation(spec, [row], read, { recordId: id })
       return record
     },
   }

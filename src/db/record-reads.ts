@@ -13,8 +13,10 @@ import type { Row } from './database.js'
 import type { Filter } from '../records/list-query.js'
 import type { RecordQuery } from './record-query.js'
 import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
-import { auditReveal } from './reveal-audit.js'
+import { auditConsultation, type ConsultationDetail } from './reveal-audit.js'
 import { withTextSearch, type TextSearch } from './text-search-sql.js'
+import type { ListQuery } from '../records/list-query.js'
+import type { RecordCodec } from './record-codec.js'
 
 /**
  * The fields a read decodes: those asked for (`fields=`, issue #16) that the reader may read
@@ -36,8 +38,31 @@ export function shownFields(
 
 export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'visible' | 'visibleIds' | 'expand' | 'integrityFailures'>
 
+/**
+ * A list's criteria as the request gave them (filters, sort, page), each encrypted field's
+ * value replaced by its keyed blind-index hashes, the ones the search compared (issue #15).
+ */
+export function criteriaOf(spec: ModuleSpec, query: ListQuery, codec: Pick<RecordCodec, 'blindIndexes'>): Row {
+  const criteria: Row = {}
+  const plain = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : value)
+  for (const filter of query.filters) {
+    const key = filter.op === 'eq' ? filter.name : `${filter.name}[${filter.op}]`
+    if (filter.blind && filter.op !== 'null') {
+      const values = Array.isArray(filter.value) ? (filter.value as unknown[]) : [filter.value]
+      criteria[key] = { indice_ciego: values.flatMap((v) => [...codec.blindIndexes(v)]) }
+    } else criteria[key] = Array.isArray(filter.value) ? filter.value.map(plain) : plain(filter.value)
+  }
+  if (query.text !== undefined) criteria['q'] = query.text.join(' ')
+  if (query.sort.length > 0) criteria['sort'] = query.sort.map((k) => `${k.descending ? '-' : ''}${k.column}`).join(',')
+  criteria['limit'] = query.limit
+  criteria['offset'] = query.offset
+  return criteria
+}
+
 export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const { database, codec, readAudit } = options
+  const consultation = (spec: ModuleSpec, rows: readonly Row[], read: ReadOptions, detail: ConsultationDetail) =>
+    options.consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
   const { db } = database
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
@@ -132,7 +157,10 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         ),
       ])
       const records = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
-      await auditReveal(readAudit, spec, rows, read)
+      await consultation(spec, rows, read, {
+        criteria: criteriaOf(spec, query, codec),
+        searchedEncrypted: query.filters.some((f) => f.blind),
+      })
       return { records, total }
     },
 
@@ -146,7 +174,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
       const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
-      await auditReveal(readAudit, spec, [row], read)
+      await consultation(spec, [row], read, { recordId: id })
       return record
     },
 
@@ -158,7 +186,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         .executeTakeFirst()
       if (row === undefined) return undefined
       const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
-      await auditReveal(readAudit, spec, [row], read)
+      await consultation(spec, [row], read, { recordId: id })
       return record
     },
 
@@ -199,7 +227,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           rows.map((row) => [String(row[META.id]), withoutHidden(decodeRead(target, row, read), hidden)]),
         )
         // Reading an embedded target is a read of it: logged as a GET of it would be.
-        await auditReveal(readAudit, target, rows, read)
+        await consultation(target, rows, read, {})
         out = out.map((record) => {
           const embedded = byId.get(record[field] as string)
           return embedded === undefined ? record : { ...record, [field]: embedded }

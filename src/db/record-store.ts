@@ -40,6 +40,18 @@ export interface ReadOptions {
    * encrypted one is not decrypted. Undefined: every field.
    */
   readonly fields?: ReadonlySet<string> | undefined
+  /** The request this read answers: its consultation entry names it (issue #15). */
+  readonly request?: RequestContext
+  /** False: the caller logs this read itself (an export logs one `comunicar` entry). */
+  readonly logConsultation?: boolean
+}
+
+/** Who asked, from where and why: the request columns of a consultation entry (issue #15). */
+export interface RequestContext {
+  readonly address: string | null
+  readonly requestId: string | null
+  /** The justification given (`X-Motivo`); null when none. */
+  readonly motivo: string | null
 }
 
 export interface WriteOptions extends ReadOptions {
@@ -144,6 +156,11 @@ export interface RecordStoreOptions {
   readonly afterUpdate?: (trx: Db, spec: ModuleSpec, id: string, changes: Row, before: Row) => Promise<void>
   /** Told once per damaged record version (the service raises its integrity alert). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+  /**
+   * False: reads of personal data leave no consultation entry (issue #15). Only for the bench's
+   * side-by-side comparison: no setting of the service turns it off.
+   */
+  readonly consultationLog?: boolean
 }
 
 /** The store: its reads, writes, audit reads and session events, each in a file of its own. */

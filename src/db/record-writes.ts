@@ -17,7 +17,7 @@ import { recordQuery } from './record-query.js'
 import { storeVersions } from './record-versions.js'
 import { createReferenceChecks } from './references.js'
 import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
-import { auditReveal } from './reveal-audit.js'
+import { auditConsultation } from './reveal-audit.js'
 import { reserveRecordIds } from './sequences.js'
 
 export type RecordWrites = Pick<RecordStore, 'create' | 'createMany' | 'update' | 'remove'>
@@ -304,7 +304,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
       const record = withoutHidden(decoded, hiddenFields(spec, writeOptions.user))
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
-      await auditReveal(options.readAudit, spec, [row], writeOptions)
+      if (options.consultationLog !== false)
+        await auditConsultation(options.readAudit, spec, [row], writeOptions, { recordId: id, revealOnly: true })
       return record
     },
 

@@ -4,7 +4,10 @@ import { parsePage, type ListLimits, type QueryValue } from './list-query.js'
 
 export const AUDIT_FILTERS = { modulo: 'module', registro: 'record_id', usuario: 'user_id', accion: 'action' } as const
 
-/** Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check. */
+/**
+ * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
+ * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15).
+ */
 export const AUDIT_ACTIONS = [
   'crear',
   'importar',
@@ -15,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'login_alerta',
   'logout',
   'consultar',
+  'comunicar',
   'recifrar',
   'migrar',
   'integridad',

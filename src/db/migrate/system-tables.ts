@@ -56,6 +56,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('prev_hash', 'text', (c) => c.notNull())
     .addColumn('hash', 'text', (c) => c.notNull())
     .execute()
+  await addAuditRequestColumns(db, dialect)
   await db.schema
     .createIndex('ix_audit_record')
     .ifNotExists()
@@ -129,6 +130,28 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('last_at', bigint, (c) => c.notNull())
     .execute()
+}
+
+/**
+ * The columns of one consultation or disclosure entry (issue #15), all nullable: entries
+ * written before them keep NULL there and their hashes do not include them (audit-log.ts).
+ */
+export const AUDIT_REQUEST_COLUMNS = ['address', 'request_id', 'motivo', 'recipient', 'record_ids', 'criteria'] as const
+
+/** Adds the request columns to an `_audit` created before them (idempotent, both dialects). */
+async function addAuditRequestColumns(db: Db, dialect: Dialect): Promise<void> {
+  const existing = new Set<string>()
+  if (dialect === 'sqlite') {
+    const { rows } = await sql<{ name: string }>`select name from pragma_table_info(${SYSTEM_TABLES.audit})`.execute(db)
+    for (const row of rows) existing.add(row.name)
+  } else {
+    const { rows } = await sql<{ name: string }>`
+      select column_name as name from information_schema.columns
+      where table_schema = current_schema() and table_name = ${SYSTEM_TABLES.audit}`.execute(db)
+    for (const row of rows) existing.add(row.name)
+  }
+  for (const column of AUDIT_REQUEST_COLUMNS)
+    if (!existing.has(column)) await db.schema.alterTable(SYSTEM_TABLES.audit).addColumn(column, 'text').execute()
 }
 
 /**

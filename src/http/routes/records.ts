@@ -6,8 +6,10 @@ import { parseFields, parseListQuery, type ListLimits, type QueryValue } from '.
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
-import type { ApiRecord, Expansion, RecordStore } from '../../db/record-store.js'
+import type { ApiRecord, Expansion, RecordStore, RequestContext } from '../../db/record-store.js'
 import { EXPAND_PARAMETER, parseExpand } from '../../records/expand-query.js'
+import type { MotivoAction } from '../../config/types.js'
+import { checkMotivo, requestContextOf } from '../motivo.js'
 import { missingPermission, validationFailed, type ErrorDetail } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
@@ -25,6 +27,16 @@ export interface RecordRoutesOptions {
 }
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
+
+/** The action of `motivo_requerido:` each operation is (issue #15). */
+const MOTIVO_ACTION: Readonly<Record<RouteSpec['operation'], MotivoAction>> = {
+  list: 'consultar',
+  get: 'consultar',
+  history: 'consultar',
+  create: 'crear',
+  update: 'editar',
+  remove: 'eliminar',
+}
 
 /**
  * Success bodies through the module's compiled serializer (fast-json-stringify, compiled by
@@ -52,11 +64,16 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const roleField = service.accounts.role
   const route = (operation: RouteSpec['operation']) => spec.routes.find((r) => r.operation === operation) as RouteSpec
 
-  /** Authenticates and checks the operation's permission: 401, then 403. */
-  const allow = async (request: FastifyRequest, operation: RouteSpec['operation']): Promise<AuthContext> => {
+  /** Authenticates and checks the permission: 401, then 403; then the motivo modules.yaml requires (400). */
+  const allow = async (
+    request: FastifyRequest,
+    operation: RouteSpec['operation'],
+  ): Promise<AuthContext & { readonly request: RequestContext }> => {
     const auth = await app.authenticate(request)
     requirePermission(auth, route(operation).permission)
-    return auth
+    const context = requestContextOf(request)
+    checkMotivo(spec, auth, MOTIVO_ACTION[operation], context)
+    return { ...auth, request: context }
   }
   const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
 
@@ -66,7 +83,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
    */
   const expandOf = (request: FastifyRequest): string[] =>
     parseExpand(spec, (request.query as Record<string, string | string[]>)[EXPAND_PARAMETER])
-  const expanded = async (names: readonly string[], auth: AuthContext, records: ApiRecord[]): Promise<ApiRecord[]> => {
+  const expanded = async (
+    names: readonly string[],
+    auth: AuthContext & { readonly request: RequestContext },
+    records: ApiRecord[],
+  ): Promise<ApiRecord[]> => {
     const expansions: Expansion[] = names.flatMap((field) => {
       const target = service.moduleByName.get(spec.references.find((r) => r.field === field)?.module ?? '')
       return target === undefined || !holds(auth, target.permissions.ver)
@@ -74,7 +95,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
         : [{ field, reveal: holds(auth, target.permissions.descifrar) }]
     })
     if (expansions.length === 0) return records
-    return store.expand(spec, records, expansions, { actor: auth.account.id, user: actingUser(auth) })
+    return store.expand(spec, records, expansions, {
+      actor: auth.account.id,
+      user: actingUser(auth),
+      request: auth.request,
+    })
   }
 
   app.get('/', async (request, reply) => {
@@ -90,6 +115,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       actor: auth.account.id,
       user,
       fields: query.fields,
+      request: auth.request,
     })
     const records = await expanded(expand, auth, listed.records)
     serializeWith(reply, spec.schemas.responses.list)
@@ -102,7 +128,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
     if (problems.length > 0) throw validationFailed(problems)
     const expand = expandOf(request)
-    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields }
+    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields, request: auth.request }
     // ?version=N: the record as it was (issue #15 item 6); no ETag, it is not the one to change.
     const version = parseVersion((request.query as Record<string, unknown>)['version'])
     if (version !== undefined) {
@@ -119,7 +145,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.get('/:id/historial', async (request: IdRequest) => {
     const auth = await allow(request, 'history')
-    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth) }
+    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), request: auth.request }
     return { success: true, data: { entries: await store.history(spec, request.params.id, read) } }
   })
 
@@ -158,6 +184,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       reveal: reveal(auth),
       ifMatch,
       user: actingUser(auth),
+      request: auth.request,
     })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))

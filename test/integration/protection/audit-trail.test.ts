@@ -9,13 +9,19 @@ import { FORBIDDEN, markerFor, ROLES, type RoleName } from './support.js'
 const AUDITORS: readonly RoleName[] = ['superadmin', 'administrador']
 const ENTRY_KEYS = [
   'action',
+  'address',
   'at',
+  'criteria',
   'fields',
   'hash',
   'module',
+  'motivo',
   'prev_hash',
+  'recipient',
   'record_hash',
   'record_id',
+  'record_ids',
+  'request_id',
   'seq',
   'user_id',
   'version',
@@ -174,8 +180,11 @@ t.test(
     t.same(entries[0]!.changes.nif, { old: null, new: nif }, 'and its values, revealed with personal.descifrar (#15)')
     t.same(entries[1]!.fields, ['destino'])
 
-    const masked = await api.request('GET', `/personal/${record._id}/historial`, { token: consulta.token })
-    t.equal(masked.status, 200, 'consulta holds personal.ver')
+    const masked = await api.request('GET', `/personal/${record._id}/historial`, {
+      token: consulta.token,
+      headers: { 'x-motivo': 'Revisión' },
+    })
+    t.equal(masked.status, 200, 'consulta holds personal.ver (and gives the motivo modules.yaml requires, issue #15)')
     t.notOk(JSON.stringify(masked.body).includes(nif), 'without personal.descifrar, no encrypted value (D15)')
     const refused = await api.request('GET', `/personal/${record._id}/historial`, { token: agente.token })
     t.same(

@@ -28,10 +28,42 @@ t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async
     record_hash: nullable(fc.string({ unit: 'grapheme' })),
     fields: fc.array(fc.string({ unit: 'binary' })),
     prev_hash: fc.string({ unit: 'grapheme' }),
+    // Issue #15: the request keys, hashed only when not null.
+    address: nullable(fc.string()),
+    request_id: nullable(fc.string()),
+    motivo: nullable(fc.string({ unit: 'grapheme' })),
+    recipient: nullable(fc.string()),
+    record_ids: nullable(fc.array(fc.string())),
+    criteria: nullable(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.array(fc.string())))),
   })
+  const withoutNulls = (e: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(e).filter(
+        ([k, v]) =>
+          v !== null || !['address', 'request_id', 'motivo', 'recipient', 'record_ids', 'criteria'].includes(k),
+      ),
+    )
   fc.assert(
-    fc.property(entry, (e) => hashAuditEntry(e) === sha256Hex(canonicalJson(e))),
+    fc.property(entry, (e) => hashAuditEntry(e) === sha256Hex(canonicalJson(withoutNulls(e)))),
     { numRuns: 500 },
   )
   t.pass('500 random entries hash alike')
+})
+
+t.test('issue #15: an entry without the request keys hashes as before they existed', async (t) => {
+  const old = {
+    seq: 3,
+    at: '2026-11-23 10:00:00.123',
+    user_id: 'USR-2026-00001',
+    action: 'consultar' as const,
+    module: 'denuncias',
+    record_id: 'DEN-2026-00001',
+    version: 1,
+    record_hash: null,
+    fields: ['dni'],
+    prev_hash: '0'.repeat(64),
+  }
+  const nulls = { address: null, request_id: null, motivo: null, recipient: null, record_ids: null, criteria: null }
+  t.equal(hashAuditEntry({ ...old, ...nulls }), sha256Hex(canonicalJson(old)))
+  t.not(hashAuditEntry({ ...old, ...nulls, motivo: 'x' }), hashAuditEntry({ ...old, ...nulls }))
 })

@@ -1,8 +1,9 @@
-// Issue #16 item 3: a read with `fields=` logs as consulted only the encrypted fields it returns.
+// Issue #16 item 3 and #15: a read with `fields=` logs as consulted only the fields it returns; an
+// encrypted field not asked for is neither decrypted nor named.
 import t from 'tap'
 import type { AuditEvent } from '../../../src/db/audit-log.js'
 import type { ReadAuditLog } from '../../../src/db/read-audit.js'
-import { auditReveal } from '../../../src/db/reveal-audit.js'
+import { auditConsultation } from '../../../src/db/reveal-audit.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
 const denuncias = moduleOf(shippedService(), 'denuncias')
@@ -20,18 +21,22 @@ function collecting(): { log: ReadAuditLog; events: AuditEvent[] } {
   return { log, events }
 }
 
-t.test('#16: fields= without encrypted fields logs no consultation; with one, names only it', async (t) => {
+t.test('#16: fields= names only the fields returned in the consultation entry', async (t) => {
   const read = { reveal: true, actor: 'USR-2026-00001', user: null }
   const none = collecting()
-  await auditReveal(none.log, denuncias, [row], { ...read, fields: new Set(['tipo', 'estado']) })
-  t.same(none.events, [], 'no encrypted field returned: nothing revealed')
+  await auditConsultation(none.log, denuncias, [row], { ...read, fields: new Set(['tipo', 'estado']) })
+  t.same(
+    none.events.map((e) => e.fields),
+    [['tipo', 'estado']],
+    'denuncias hold personal data: one entry, naming no encrypted field',
+  )
   const one = collecting()
-  await auditReveal(one.log, denuncias, [row], { ...read, fields: new Set(['denunciante_dni']) })
+  await auditConsultation(one.log, denuncias, [row], { ...read, fields: new Set(['denunciante_dni']) })
   t.same(
     one.events.map((e) => e.fields),
     [['denunciante_dni']],
   )
   const all = collecting()
-  await auditReveal(all.log, denuncias, [row], read)
+  await auditConsultation(all.log, denuncias, [row], read)
   t.ok((all.events[0]?.fields ?? []).includes('denunciante_telefono'), 'without fields=, every encrypted field held')
 })
