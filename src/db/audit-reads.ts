@@ -15,7 +15,7 @@ export type AuditReads = Pick<RecordStore, 'history' | 'auditTrail'>
 
 type AuditWhere = ExpressionBuilder<DynamicDb, string>
 
-/** `LIKE` pattern for a JSON text containing `value` as a whole JSON string (an id in record_ids, a hash in criteria). */
+/** `LIKE` pattern: a JSON text holding `value` as a whole JSON string (an id in record_ids, a hash in criteria). */
 const containsJsonString = (value: string): string => `%${JSON.stringify(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 const contains = (column: 'record_ids' | 'criteria', value: string): Expression<SqlBool> =>

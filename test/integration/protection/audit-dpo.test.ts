@@ -53,11 +53,7 @@ t.test('issue #15: desde/hasta, usuario, modulo, registro and accion, alone and 
   )
   const day = local.slice(0, 10)
   const [firstDay, lastDay] = [all[0]!.at.slice(0, 10), all[all.length - 1]!.at.slice(0, 10)]
-  t.equal(
-    (await trail(api, `desde=${firstDay}&hasta=${lastDay}`)).entries.length,
-    all.length,
-    'YYYY-MM-DD: whole days',
-  )
+  t.equal((await trail(api, `desde=${firstDay}&hasta=${lastDay}`)).entries.length, all.length, 'YYYY-MM-DD: whole days')
   t.same((await trail(api, 'hasta=2000-01-01')).entries, [], 'before anything: empty')
 
   const byId = await trail(api, `usuario=${agente.id}`)
@@ -79,7 +75,11 @@ t.test('issue #15: desde/hasta, usuario, modulo, registro and accion, alone and 
   )
   const page = await trail(api, `desde=${day}`)
   const paged = await api.request('GET', `/auditoria?desde=${day}&limit=1&offset=1`, { token: await api.adminToken() })
-  t.match(paged.body.data, { total: page.entries.length, limit: 1, offset: 1 }, 'paginated with the total of the filter')
+  t.match(
+    paged.body.data,
+    { total: page.entries.length, limit: 1, offset: 1 },
+    'paginated with the total of the filter',
+  )
   t.same(paged.body.data.entries[0].seq, page.entries[1]!.seq, 'sorted by seq')
 
   const bad: [string, string, RegExp][] = [
@@ -105,106 +105,110 @@ t.test('issue #15: desde/hasta, usuario, modulo, registro and accion, alone and 
   }
 })
 
-t.test('issue #15: dni= finds every entry that wrote, read, returned or searched a record of that person', async (t) => {
-  const api = await startTestApi(t)
-  const spec = api.service.spec
-  const admin = await api.adminToken()
-  const agente = await api.userWithRole('agente')
-  const dni = markerFor(spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!)
-  const other = `${dni}9`
-  const denuncia = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni }, agente.token)
-  const unrelated = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: other }, agente.token)
-  const sancion = await api.create('sanciones', { ...VALID['sanciones']!(), infractor_dni: dni })
-  const persona = await api.create('personal', { ...VALID['personal']!(), nif: dni })
-  t.equal((await api.request('GET', `/denuncias/${denuncia._id}`, { token: admin })).status, 200, 'a read')
-  t.equal((await api.request('GET', `/denuncias/${unrelated._id}`, { token: admin })).status, 200)
-  // Read entries may be written a moment after the answer (read-audit.ts): wait for this one.
-  await eventually(
-    () => trail(api, `registro=${denuncia._id}&accion=consultar`),
-    (r) => r.entries.length > 0,
-  )
-  t.equal((await api.request('DELETE', `/denuncias/${denuncia._id}`, { token: admin })).status, 200, 'then deleted')
-
-  // The request entries of issue #15 as the read path writes them: the ids a list returned,
-  // and a search's criteria holding the value only as its blind-index hash.
-  const hash = api.service.codec.blindIndexes(dni)[0]!
-  const at = formatExactTimestamp(new Date(), spec.service.timezone)
-  const base = { userId: agente.id, action: 'consultar' as const, recordId: null, version: null, recordHash: null }
-  await api.service.database.db.transaction().execute((trx) =>
-    appendAudit({
-      database: api.service.database,
-      trx,
-      at,
-      events: [
-        { ...base, module: 'sanciones', fields: ['infractor_dni'], recordIds: ['SAN-2026-99998', sancion._id] },
-        { ...base, module: 'personal', fields: [], recordIds: [], criteria: { nif: hash } },
-        { ...base, module: 'denuncias', fields: [], recordIds: [unrelated._id], criteria: { tipo: 'hurto' } },
-      ],
-    }),
-  )
-
-  const found = await trail(api, `dni=${encodeURIComponent(dni)}`)
-  t.equal(found.status, 200)
-  const summary = found.entries.map((e) => [e.action, e.module, e.record_id])
-  for (const [action, module, id] of [
-    ['crear', 'denuncias', denuncia._id],
-    ['eliminar', 'denuncias', denuncia._id],
-    ['crear', 'sanciones', sancion._id],
-    ['crear', 'personal', persona._id],
-  ])
-    t.ok(
-      summary.some(([a, m, r]) => a === action && m === module && r === id),
-      `${action} ${module}: found through the blind index (deleted records included)`,
+t.test(
+  'issue #15: dni= finds every entry that wrote, read, returned or searched a record of that person',
+  async (t) => {
+    const api = await startTestApi(t)
+    const spec = api.service.spec
+    const admin = await api.adminToken()
+    const agente = await api.userWithRole('agente')
+    const dni = markerFor(spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!)
+    const other = `${dni}9`
+    const denuncia = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni }, agente.token)
+    const unrelated = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: other }, agente.token)
+    const sancion = await api.create('sanciones', { ...VALID['sanciones']!(), infractor_dni: dni })
+    const persona = await api.create('personal', { ...VALID['personal']!(), nif: dni })
+    t.equal((await api.request('GET', `/denuncias/${denuncia._id}`, { token: admin })).status, 200, 'a read')
+    t.equal((await api.request('GET', `/denuncias/${unrelated._id}`, { token: admin })).status, 200)
+    // Read entries may be written a moment after the answer (read-audit.ts): wait for this one.
+    await eventually(
+      () => trail(api, `registro=${denuncia._id}&accion=consultar`),
+      (r) => r.entries.length > 0,
     )
-  t.ok(
-    found.entries.some((e) => e.action === 'consultar' && e.record_id === denuncia._id) ||
-      found.entries.some((e) => e.action === 'consultar' && (e.record_ids ?? []).includes(denuncia._id)),
-    "the admin's read of the denuncia",
-  )
-  t.ok(
-    found.entries.some((e) => e.module === 'sanciones' && (e.record_ids ?? []).includes(sancion._id)),
-    'a list that returned the sancion (record_ids)',
-  )
-  t.ok(
-    found.entries.some((e) => e.module === 'personal' && e.criteria?.nif === hash),
-    'a search for the value that found nothing (criteria hash)',
-  )
-  t.notOk(
-    found.entries.some((e) => refersTo(e, unrelated._id)),
-    "nothing of another person's record",
-  )
-  t.notOk(JSON.stringify(found.body).includes(dni), 'the value itself appears nowhere in the answer')
-  t.same(
-    found.entries.map((e) => e.seq),
-    [...found.entries.map((e) => e.seq)].sort((a, b) => a - b),
-    'sorted by seq',
-  )
+    t.equal((await api.request('DELETE', `/denuncias/${denuncia._id}`, { token: admin })).status, 200, 'then deleted')
 
-  const denunciasOnly = await trail(api, `campo=denunciante_dni&valor=${encodeURIComponent(dni)}`)
-  t.ok(
-    denunciasOnly.entries.length >= 3 &&
-      denunciasOnly.entries.every((e) => refersTo(e, denuncia._id) || e.criteria?.nif === hash),
-    "campo=<field>: that field's records, and searches for the value (the hash is the same in any field)",
-  )
-  const sanciones = await trail(api, `campo=sanciones.infractor_dni&valor=${encodeURIComponent(dni)}`)
-  t.ok(
-    sanciones.entries.length >= 2 && sanciones.entries.every((e) => e.module === 'sanciones' || e.module === 'personal'),
-    'campo=<module>.<field>; a search by the same hash is found too',
-  )
-  t.same(
-    (await trail(api, `dni=${encodeURIComponent(dni)}&accion=eliminar`)).entries.map((e) => e.record_id),
-    [denuncia._id],
-    'combined with accion',
-  )
-  t.same((await trail(api, 'dni=NADIE-0000')).entries, [], 'a value no record holds and nobody searched: empty')
-  const registro = await trail(api, `registro=${sancion._id}`)
-  t.ok(
-    registro.entries.some((e) => e.record_id === null && e.record_ids.includes(sancion._id)),
-    'registro matches the ids a read returned',
-  )
-  t.equal(
-    (await api.request('GET', `/auditoria?dni=${dni}`, { token: agente.token })).status,
-    403,
-    'the same permission as the rest of the trail',
-  )
-})
+    // The request entries of issue #15 as the read path writes them: the ids a list returned,
+    // and a search's criteria holding the value only as its blind-index hash.
+    const hash = api.service.codec.blindIndexes(dni)[0]!
+    const at = formatExactTimestamp(new Date(), spec.service.timezone)
+    const base = { userId: agente.id, action: 'consultar' as const, recordId: null, version: null, recordHash: null }
+    await api.service.database.db.transaction().execute((trx) =>
+      appendAudit({
+        database: api.service.database,
+        trx,
+        at,
+        events: [
+          { ...base, module: 'sanciones', fields: ['infractor_dni'], recordIds: ['SAN-2026-99998', sancion._id] },
+          { ...base, module: 'personal', fields: [], recordIds: [], criteria: { nif: hash } },
+          { ...base, module: 'denuncias', fields: [], recordIds: [unrelated._id], criteria: { tipo: 'hurto' } },
+        ],
+      }),
+    )
+
+    const found = await trail(api, `dni=${encodeURIComponent(dni)}`)
+    t.equal(found.status, 200)
+    const summary = found.entries.map((e) => [e.action, e.module, e.record_id])
+    for (const [action, module, id] of [
+      ['crear', 'denuncias', denuncia._id],
+      ['eliminar', 'denuncias', denuncia._id],
+      ['crear', 'sanciones', sancion._id],
+      ['crear', 'personal', persona._id],
+    ])
+      t.ok(
+        summary.some(([a, m, r]) => a === action && m === module && r === id),
+        `${action} ${module}: found through the blind index (deleted records included)`,
+      )
+    t.ok(
+      found.entries.some((e) => e.action === 'consultar' && e.record_id === denuncia._id) ||
+        found.entries.some((e) => e.action === 'consultar' && (e.record_ids ?? []).includes(denuncia._id)),
+      "the admin's read of the denuncia",
+    )
+    t.ok(
+      found.entries.some((e) => e.module === 'sanciones' && (e.record_ids ?? []).includes(sancion._id)),
+      'a list that returned the sancion (record_ids)',
+    )
+    t.ok(
+      found.entries.some((e) => e.module === 'personal' && e.criteria?.nif === hash),
+      'a search for the value that found nothing (criteria hash)',
+    )
+    t.notOk(
+      found.entries.some((e) => refersTo(e, unrelated._id)),
+      "nothing of another person's record",
+    )
+    t.notOk(JSON.stringify(found.body).includes(dni), 'the value itself appears nowhere in the answer')
+    t.same(
+      found.entries.map((e) => e.seq),
+      [...found.entries.map((e) => e.seq)].sort((a, b) => a - b),
+      'sorted by seq',
+    )
+
+    const denunciasOnly = await trail(api, `campo=denunciante_dni&valor=${encodeURIComponent(dni)}`)
+    t.ok(
+      denunciasOnly.entries.length >= 3 &&
+        denunciasOnly.entries.every((e) => refersTo(e, denuncia._id) || e.criteria?.nif === hash),
+      "campo=<field>: that field's records, and searches for the value (the hash is the same in any field)",
+    )
+    const sanciones = await trail(api, `campo=sanciones.infractor_dni&valor=${encodeURIComponent(dni)}`)
+    t.ok(
+      sanciones.entries.length >= 2 &&
+        sanciones.entries.every((e) => e.module === 'sanciones' || e.module === 'personal'),
+      'campo=<module>.<field>; a search by the same hash is found too',
+    )
+    t.same(
+      (await trail(api, `dni=${encodeURIComponent(dni)}&accion=eliminar`)).entries.map((e) => e.record_id),
+      [denuncia._id],
+      'combined with accion',
+    )
+    t.same((await trail(api, 'dni=NADIE-0000')).entries, [], 'a value no record holds and nobody searched: empty')
+    const registro = await trail(api, `registro=${sancion._id}`)
+    t.ok(
+      registro.entries.some((e) => e.record_id === null && e.record_ids.includes(sancion._id)),
+      'registro matches the ids a read returned',
+    )
+    t.equal(
+      (await api.request('GET', `/auditoria?dni=${dni}`, { token: agente.token })).status,
+      403,
+      'the same permission as the rest of the trail',
+    )
+  },
+)
