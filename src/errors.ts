@@ -73,6 +73,7 @@ export const MESSAGES = {
   unavailable: 'Servicio no disponible',
   integrity: 'Error de integridad en los datos almacenados',
   internal: 'Error interno del servidor',
+  motivoRequired: 'Indique el motivo de la consulta en la cabecera X-Motivo',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -82,6 +83,29 @@ export const validationFailed = (details: readonly ErrorDetail[]): AppError =>
 
 export const requiredMissing = (details: readonly ErrorDetail[]): AppError =>
   new AppError('REQUIRED', 400, MESSAGES.required, { details })
+
+/** The longest justification accepted in `X-Motivo` (issue #15). */
+export const MOTIVO_MAX_LENGTH = 500
+
+/** 400: modules.yaml requires a justification of this role for this action (issue #15, `motivo_requerido`). */
+export const motivoRequired = (module: string, action: string, role: string): AppError =>
+  new AppError('REQUIRED', 400, MESSAGES.motivoRequired, {
+    details: [
+      {
+        field: 'X-Motivo',
+        message: `El rol '${role}' debe indicar el motivo para ${action} registros de '${module}' (cabecera X-Motivo, hasta ${MOTIVO_MAX_LENGTH} caracteres)`,
+      },
+    ],
+  })
+
+/** 400: an `X-Motivo` longer than MOTIVO_MAX_LENGTH. */
+export const motivoTooLong = (length: number): AppError =>
+  validationFailed([
+    {
+      field: 'X-Motivo',
+      message: `El motivo (cabecera X-Motivo) no puede superar ${MOTIVO_MAX_LENGTH} caracteres (recibidos ${length})`,
+    },
+  ])
 
 export const noToken = (): AppError => new AppError('UNAUTHENTICATED', 401, MESSAGES.noToken)
 export const invalidToken = (cause?: unknown): AppError =>

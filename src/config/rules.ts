@@ -227,6 +227,20 @@ function checkService(config: ModulesConfig, report: Report): void {
     report(['service', 'audit_path'], `La ruta '${config.service.auditPath}' está reservada por el servicio.`)
 }
 
+/** `motivo_requerido:` names roles that exist (issue #15). */
+function checkMotivoRoles(config: ModulesConfig, report: Report): void {
+  const roles = config.roles.map((r) => r.name)
+  for (const mod of config.modules)
+    for (const [action, named] of Object.entries(mod.motivoRequired ?? {}))
+      named?.forEach((role, index) => {
+        if (!roles.includes(role))
+          report(
+            ['modules', mod.name, 'motivo_requerido', action, index],
+            `${mod.name}: 'motivo_requerido' nombra un rol que no existe: '${role}'.${didYouMean(role, roles)}`,
+          )
+      })
+}
+
 /** Every cross-cutting problem of a configuration whose shape is already valid. */
 export function checkRules(config: ModulesConfig, source: YamlSource): ConfigProblem[] {
   const problems: ConfigProblem[] = []
@@ -237,5 +251,6 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkAccounts(config, report)
   checkAccess(config, report)
   checkWorkflows(config, report)
+  checkMotivoRoles(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }

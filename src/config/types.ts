@@ -44,7 +44,15 @@ export interface ModuleDef {
   readonly access?: readonly AccessDef[]
   /** The state field's workflow (issue #14); undefined: any state to any state, as before. */
   readonly workflow?: WorkflowDef
+  /** Holds personal data: every read of its records is a logged consultation (issue #15). */
+  readonly personalData?: boolean
+  /** Per action, the roles that must give a justification (`X-Motivo`, issue #15). */
+  readonly motivoRequired?: Readonly<Partial<Record<MotivoAction, readonly string[]>>>
 }
+
+/** The actions `motivo_requerido:` can name: reads and the three writes. */
+export const MOTIVO_ACTIONS = ['consultar', 'crear', 'editar', 'eliminar'] as const
+export type MotivoAction = (typeof MOTIVO_ACTIONS)[number]
 
 /** Where a part of modules.yaml was written, for problems found after parsing. */
 export type DefPath = readonly (string | number)[]

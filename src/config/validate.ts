@@ -60,6 +60,8 @@ function toConfig(raw: Raw): ModulesConfig {
       indexes: (mod['indexes'] as string[][] | undefined) ?? [],
       access: toAccess(name, mod['access']),
       ...(mod['workflow'] === undefined ? {} : { workflow: toWorkflow(mod['workflow']) as WorkflowDef }),
+      personalData: mod['personal_data'] === true,
+      motivoRequired: asRaw(mod['motivo_requerido']) as ModuleDef['motivoRequired'],
     }
   })
   return {

@@ -6,6 +6,7 @@ import { storedUsername, type AuditQuery } from '../records/audit-query.js'
 import { auditEntryFromRow } from './audit-log.js'
 import type { Db, DynamicDb } from './database.js'
 import type { RecordCodec } from './record-codec.js'
+import { auditConsultation } from './reveal-audit.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { recordQuery } from './record-query.js'
 import type { RecordStore, RecordStoreOptions } from './record-store.js'
@@ -52,9 +53,11 @@ async function personCondition(
     ])
 }
 
-export function createAuditReads({ database: { db, dialect }, codec }: RecordStoreOptions): AuditReads {
+export function createAuditReads(options: RecordStoreOptions): AuditReads {
+  const { db, dialect } = options.database
+  const { codec } = options
   return {
-    async history(spec, id, { user }) {
+    async history(spec, id, { user, actor, request }) {
       // Deleted records included (D25), but only those in the reader's scope (issue #14).
       const exists = await recordQuery(db, spec, { includeDeleted: true, user, dialect })
         .select(META.id)
@@ -68,6 +71,18 @@ export function createAuditReads({ database: { db, dialect }, codec }: RecordSto
         .where('record_id', '=', id)
         .orderBy('seq', 'asc')
         .execute()
+      // Reading a record's history is a consultation too (issue #15); `_historial`: what was read.
+      if (actor !== undefined && options.consultationLog !== false)
+        await auditConsultation(
+          options.readAudit,
+          spec,
+          [{ [META.id]: id, [META.version]: null }],
+          { reveal: false, actor, user, ...(request === undefined ? {} : { request }) },
+          {
+            recordId: id,
+            fields: ['_historial'],
+          },
+        )
       return rows.map(auditEntryFromRow)
     },
 

@@ -1,7 +1,7 @@
-// Reads of decrypted personal data are audited too (Directive (EU) 2016/680, art. 25):
-// entries are buffered and appended in batches, one transaction per flush, so a read
-// costs a push to an array, not a write. Entries not yet flushed when the process is
-// killed are lost (at most `maxDelayMs` of them); a clean stop flushes. The backlog is
+// Consultations of personal data are audited too (Directive (EU) 2016/680, art. 25; issue #15:
+// one entry per request): entries are buffered and appended in batches, one transaction per
+// flush, so a read costs a push to an array, not a write. Entries not yet flushed when the
+// process is killed are lost (at most `maxDelayMs`, 1 s, of them); a clean stop flushes. The backlog is
 // bounded: past `maxBacklog` entries recorded and not yet written, a revealing read waits
 // for the writer (reads slow down; entries are never dropped, memory does not grow).
 // On an embedded SQLite file the batches are written by a worker thread with its own
@@ -98,13 +98,23 @@ function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
   }
 }
 
+/**
+ * What an entry weighs in batches and backlog: 1, plus 1 per 64 ids it lists. A consultation
+ * of a 1000-record page (~20 KB of ids) weighs 16, so a batch (1000) stays near 1-2 MB and the
+ * writer thread's small heap holds it.
+ */
+const weight = (event: AuditEvent): number => 1 + Math.floor((event.recordIds?.length ?? 0) / 64)
+
 export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
   const maxDelayMs = options.maxDelayMs ?? 1000
   const maxBatch = options.maxBatch ?? 1000
   const maxBacklog = options.maxBacklog ?? 10 * maxBatch
   let pending: AuditEvent[] = []
-  /** Entries recorded and not yet written (pending or in a batch being written). */
+  let pendingWeight = 0
+  /** Weight of the entries recorded and not yet written (pending or in a batch being written). */
   let backlog = 0
+  /** Entries recorded and not yet written. */
+  let unwritten = 0
   let waiting: (() => void)[] = []
   const release = () => {
     const released = waiting
@@ -127,17 +137,21 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     timer = undefined
     if (pending.length === 0) return writing
     const batch = pending
+    const batchWeight = pendingWeight
     pending = []
+    pendingWeight = 0
     const at = formatExactTimestamp(options.clock(), options.timezone)
     writing = writing
       .then(() => writer.write(batch, at))
       .then(
         () => {
-          backlog -= batch.length
+          backlog -= batchWeight
+          unwritten -= batch.length
           if (backlog <= maxBacklog) release()
         },
         (error: unknown) => {
           pending = [...batch, ...pending] // kept for the next flush
+          pendingWeight += batchWeight
           options.onError(error)
           release() // reads go on (as with no backlog) while the audit cannot be written; logged
         },
@@ -148,9 +162,17 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
   return {
     record(events) {
       if (events.length === 0) return undefined
-      pending.push(...events)
-      backlog += events.length
-      if (pending.length >= maxBatch) void flush()
+      // Each entry keeps the time of its request (ms), not of the flush that writes it (issue #15).
+      const at = formatExactTimestamp(options.clock(), options.timezone)
+      for (const event of events) {
+        const stamped = event.at === undefined ? { ...event, at } : event
+        pending.push(stamped)
+        const size = weight(stamped)
+        pendingWeight += size
+        backlog += size
+      }
+      unwritten += events.length
+      if (pendingWeight >= maxBatch) void flush()
       else if (timer === undefined) {
         timer = setTimeout(() => void flush(), maxDelayMs)
         timer.unref()
@@ -158,7 +180,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
       return backlog <= maxBacklog ? undefined : new Promise<void>((resolve) => waiting.push(resolve))
     },
     flush,
-    unwritten: () => backlog,
+    unwritten: () => unwritten,
     async close() {
       await flush()
       await writer.close()

@@ -11,12 +11,34 @@ import { preparedPerModule } from './prepared.js'
 import { isScoped, recordQuery } from './record-query.js'
 import type { Row } from './database.js'
 import type { ApiRecord, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
-import { auditReveal } from './reveal-audit.js'
+import { auditConsultation, type ConsultationDetail } from './reveal-audit.js'
+import type { ListQuery } from '../records/list-query.js'
+import type { RecordCodec } from './record-codec.js'
 
 export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'integrityFailures'>
 
+/**
+ * A list's criteria as the request gave them (filters, sort, page), each encrypted field's
+ * value replaced by its keyed blind-index hashes, the ones the search compared (issue #15).
+ */
+export function criteriaOf(spec: ModuleSpec, query: ListQuery, codec: Pick<RecordCodec, 'blindIndexes'>): Row {
+  const criteria: Row = {}
+  for (const filter of query.filters) {
+    if (filter.blind) {
+      const field = spec.fields.find((f) => f.blindIndexColumn === filter.column)
+      criteria[field?.name ?? filter.column] = { indice_ciego: [...codec.blindIndexes(filter.value)] }
+    } else criteria[filter.column] = filter.value instanceof Date ? filter.value.toISOString() : filter.value
+  }
+  if (query.sort.column !== ROW_COLUMN) criteria['sort'] = `${query.sort.descending ? '-' : ''}${query.sort.column}`
+  criteria['limit'] = query.limit
+  criteria['offset'] = query.offset
+  return criteria
+}
+
 export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const { database, codec, readAudit } = options
+  const consultation = (spec: ModuleSpec, rows: readonly Row[], read: ReadOptions, detail: ConsultationDetail) =>
+    options.consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
   const { db } = database
   const conversions = VALUE_CONVERSIONS[database.dialect]
   /**
@@ -91,7 +113,10 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       ])
       const hidden = hiddenFields(spec, read.user)
       const records = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
-      await auditReveal(readAudit, spec, rows, read)
+      await consultation(spec, rows, read, {
+        criteria: criteriaOf(spec, query, codec),
+        searchedEncrypted: query.filters.some((f) => f.blind),
+      })
       return { records, total }
     },
 
@@ -105,7 +130,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
       const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
-      await auditReveal(readAudit, spec, [row], read)
+      await consultation(spec, [row], read, { recordId: id })
       return record
     },
 

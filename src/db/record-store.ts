@@ -28,6 +28,18 @@ export interface ReadOptions {
    * command line's operator, the service itself). Required so that no caller forgets it.
    */
   readonly user: ActingUser | null
+  /** The request this read answers: its consultation entry names it (issue #15). */
+  readonly request?: RequestContext
+  /** False: the caller logs this read itself (an export logs one `comunicar` entry). */
+  readonly logConsultation?: boolean
+}
+
+/** Who asked, from where and why: the request columns of a consultation entry (issue #15). */
+export interface RequestContext {
+  readonly address: string | null
+  readonly requestId: string | null
+  /** The justification given (`X-Motivo`); null when none. */
+  readonly motivo: string | null
 }
 
 export interface WriteOptions extends ReadOptions {
@@ -56,7 +68,11 @@ export interface RecordStore {
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
   /** The audit entries of one record in the reader's scope, deleted records included (D25). */
-  history(spec: ModuleSpec, id: string, options: Pick<ReadOptions, 'user'>): Promise<AuditEntry[]>
+  history(
+    spec: ModuleSpec,
+    id: string,
+    options: Pick<ReadOptions, 'user'> & Partial<Pick<ReadOptions, 'actor' | 'request'>>,
+  ): Promise<AuditEntry[]>
   /** The audit trail, newest last (D25). */
   auditTrail(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>
   /** Appends audit entries that belong to no record write (logins, logouts). */
@@ -88,6 +104,11 @@ export interface RecordStoreOptions {
   readonly afterUpdate?: (trx: Db, spec: ModuleSpec, id: string, changes: Row, before: Row) => Promise<void>
   /** Told once per damaged record version (the service raises its integrity alert). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+  /**
+   * False: reads of personal data leave no consultation entry (issue #15). Only for the bench's
+   * side-by-side comparison: no setting of the service turns it off.
+   */
+  readonly consultationLog?: boolean
 }
 
 /** The store: its reads, writes, audit reads and session events, each in a file of its own. */

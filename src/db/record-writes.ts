@@ -15,7 +15,7 @@ import type { Db, Row } from './database.js'
 import { preparedPerModule } from './prepared.js'
 import { recordQuery } from './record-query.js'
 import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
-import { auditReveal } from './reveal-audit.js'
+import { auditConsultation } from './reveal-audit.js'
 import { reserveRecordIds } from './sequences.js'
 
 export type RecordWrites = Pick<RecordStore, 'create' | 'createMany' | 'update' | 'remove'>
@@ -287,7 +287,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
       const record = withoutHidden(decoded, hiddenFields(spec, writeOptions.user))
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
-      await auditReveal(options.readAudit, spec, [row], writeOptions)
+      if (options.consultationLog !== false)
+        await auditConsultation(options.readAudit, spec, [row], writeOptions, { recordId: id, revealOnly: true })
       return record
     },
 

@@ -1,43 +1,79 @@
-// A read that returns decrypted values leaves a 'consultar' entry per record, naming the
-// fields, never the values (issue #3); entries go to the batched read-audit log.
+// Consultations (issue #15): a read of a module holding personal data, a search through an
+// encrypted field, or a read that decrypts values leaves ONE 'consultar' entry per request,
+// naming who, when, from where, why, the ids returned, the fields shown (never their values)
+// and the criteria (an encrypted field's value only as its keyed blind-index hash). Entries
+// go to the batched read-audit log.
 import { META } from '../compile/metadata.js'
-import type { ModuleSpec } from '../compile/types.js'
+import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { hiddenFields } from '../records/field-rules.js'
 import type { AuditEvent } from './audit-log.js'
 import type { Row } from './database.js'
 import type { ReadAuditLog } from './read-audit.js'
 import type { ReadOptions } from './record-store.js'
 
-/** Audits the records whose encrypted values this read decrypts; a promise when the log asks the read to wait. */
-export function auditReveal(
+export interface ConsultationDetail {
+  /** The record a read by id (or a write's answer) returned; null for a list. */
+  readonly recordId?: string | null
+  /** The search criteria, encrypted values already as their blind-index hashes. */
+  readonly criteria?: Readonly<Record<string, unknown>> | null
+  /** The read searched through an encrypted field: a consultation even in a module without personal data. */
+  readonly searchedEncrypted?: boolean
+  /** Only a reveal of encrypted values counts (a write's answer: the write has its own entry). */
+  readonly revealOnly?: boolean
+  /** The names listed as read, when not the record fields (a history: `_historial`). */
+  readonly fields?: readonly string[]
+}
+
+const present = (rows: readonly Row[], field: FieldSpec) =>
+  rows.some((row) => row[field.column] !== null && row[field.column] !== undefined)
+
+/** The consultation entry of one request, or undefined when the read is not a consultation. */
+export function consultationEvent(
+  spec: ModuleSpec,
+  rows: readonly Row[],
+  { reveal, actor, user, request, logConsultation }: ReadOptions,
+  detail: ConsultationDetail = {},
+): AuditEvent | undefined {
+  if (logConsultation === false) return undefined
+  // A field the reader cannot read is not in the answer: not revealed (issue #14).
+  const hidden = hiddenFields(spec, user)
+  const visible = (f: FieldSpec) => hidden === undefined || !hidden.has(f.name)
+  const revealed = reveal ? spec.encryptedFields.filter((f) => visible(f) && present(rows, f)) : []
+  const personal = spec.def.personalData === true && detail.revealOnly !== true
+  if (!personal && revealed.length === 0 && detail.searchedEncrypted !== true) return undefined
+  const fields =
+    detail.fields ??
+    (personal
+      ? spec.fields
+          .filter((f) => visible(f) && !f.writeOnly && (!f.encrypted || revealed.includes(f)))
+          .map((f) => f.name)
+      : revealed.map((f) => f.name))
+  const single = detail.recordId !== undefined && detail.recordId !== null ? rows[0] : undefined
+  return {
+    userId: actor,
+    action: 'consultar',
+    module: spec.name,
+    recordId: detail.recordId ?? null,
+    version:
+      single?.[META.version] === undefined || single[META.version] === null ? null : Number(single[META.version]),
+    recordHash: null,
+    fields,
+    address: request?.address ?? null,
+    requestId: request?.requestId ?? null,
+    motivo: request?.motivo ?? null,
+    recordIds: rows.map((row) => String(row[META.id])),
+    criteria: detail.criteria ?? null,
+  }
+}
+
+/** Logs a request's consultation; a promise when the log asks the read to wait (backlog full). */
+export function auditConsultation(
   log: ReadAuditLog,
   spec: ModuleSpec,
   rows: readonly Row[],
-  { reveal, actor, user }: ReadOptions,
+  read: ReadOptions,
+  detail?: ConsultationDetail,
 ): Promise<void> | undefined {
-  if (!reveal) return undefined
-  // A field the reader cannot read is not in the answer: not revealed (issue #14).
-  const hidden = hiddenFields(spec, user)
-  const encrypted =
-    hidden === undefined ? spec.encryptedFields : spec.encryptedFields.filter((f) => !hidden.has(f.name))
-  if (encrypted.length === 0) return undefined
-  const names = encrypted.map((f) => f.name)
-  const events: AuditEvent[] = []
-  for (const row of rows) {
-    // Most rows hold every encrypted field: share one list of names among their entries.
-    const fields = encrypted.every((f) => row[f.column] !== null && row[f.column] !== undefined)
-      ? names
-      : encrypted.filter((f) => row[f.column] !== null && row[f.column] !== undefined).map((f) => f.name)
-    if (fields.length > 0)
-      events.push({
-        userId: actor,
-        action: 'consultar',
-        module: spec.name,
-        recordId: String(row[META.id]),
-        version: Number(row[META.version]),
-        recordHash: null,
-        fields,
-      })
-  }
-  return log.record(events)
+  const event = consultationEvent(spec, rows, read, detail)
+  return event === undefined ? undefined : log.record([event])
 }

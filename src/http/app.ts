@@ -14,6 +14,7 @@ import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
 import nulGuard from './nul-guard.js'
+import { motivoOf } from './motivo.js'
 import { createLoginThrottle, type LoginProtectionSettings } from './login-throttle.js'
 import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
@@ -129,6 +130,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     ...(deps.onRedisError === undefined ? {} : { onStoreError: deps.onRedisError }),
   })
   await app.register(nulGuard)
+  // X-Motivo is accepted on every request: one too long is refused before any work (issue #15).
+  app.addHook('preHandler', async (request) => void motivoOf(request))
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
 
   const ajv = createBodyAjv()

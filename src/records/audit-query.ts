@@ -24,7 +24,10 @@ export const AUDIT_PARAMETERS = [
   'valor',
 ] as const
 
-/** Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check. */
+/**
+ * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
+ * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15).
+ */
 export const AUDIT_ACTIONS = [
   'crear',
   'importar',
@@ -35,6 +38,7 @@ export const AUDIT_ACTIONS = [
   'login_alerta',
   'logout',
   'consultar',
+  'comunicar',
   'recifrar',
   'migrar',
   'integridad',

@@ -1,5 +1,6 @@
-// `records export <module>`: every live record as the API lists it (masked unless --decrypt,
-// whose reads are audited as 'consultar' like the API's), in CSV or JSON Lines.
+// `records export <module>`: every live record as the API lists it (masked unless --decrypt),
+// in CSV or JSON Lines; a disclosure, logged as one 'comunicar' entry naming its recipient
+// and reason (issue #15).
 import { createWriteStream } from 'node:fs'
 import { resolve } from 'node:path'
 import { stringify } from 'csv-stringify/sync'
@@ -11,8 +12,24 @@ import { neutraliseFormula } from '../csv-formula.js'
 import { actingUserNamed, moduleNamed, withEnvironment } from '../environment.js'
 import { hiddenFields } from '../../records/field-rules.js'
 import { formatOf } from '../import-rows.js'
+import { MOTIVO_MAX_LENGTH, usageError } from '../../errors.js'
 
 const PAGE = 1000
+
+/** Both required: an export hands records to someone, for a reason (issue #15). */
+function disclosureOf(recipient: string | undefined, motivo: string | undefined) {
+  const missing = [
+    ...(recipient?.trim() ? [] : ['--destinatario <quién recibe los datos>']),
+    ...(motivo?.trim() ? [] : ['--motivo <por qué>']),
+  ]
+  if (missing.length > 0)
+    throw usageError(
+      `Una exportación es una comunicación de datos y queda en la auditoría: indique ${missing.join(' y ')}`,
+    )
+  if (motivo!.trim().length > MOTIVO_MAX_LENGTH)
+    throw usageError(`--motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres (recibidos ${motivo!.trim().length})`)
+  return { recipient: recipient!.trim(), motivo: motivo!.trim() }
+}
 
 const columnsOf = (spec: ModuleSpec): string[] => [
   META.id,
@@ -42,21 +59,25 @@ const exportCommand: Command = {
   name: 'export',
   summary: 'Vuelca los registros vigentes de un módulo en CSV o JSON Lines',
   help: `
-Uso: records export <módulo> [--out fichero] [--format csv|jsonl] [--decrypt] [--as usuario]
+Uso: records export <módulo> --destinatario quién --motivo por-qué [--out fichero]
+                      [--format csv|jsonl] [--decrypt] [--as usuario]
 
 Escribe cada registro vigente (no eliminado) del módulo, en orden de creación, como lo
 devuelve la API: campos y metadatos (_id, _created, _version, _hash...). Los campos cifrados
-salen como '***' salvo con --decrypt, que los descifra y anota cada lectura en la auditoría
-('consultar', actor cli:<usuario>), igual que una consulta por la API con permiso descifrar.
+salen como '***' salvo con --decrypt, que los descifra. Una exportación es una comunicación de
+datos: exige --destinatario y --motivo y deja en la auditoría una entrada 'comunicar' (actor
+cli:<usuario>) con el destinatario, el motivo, los campos y los ids exportados.
 CSV: cabecera con los nombres; listas y objetos como JSON. Un texto que empieza por =, +, -, @,
 tabulador o retorno de carro sale precedido de ' para que una hoja de cálculo no lo ejecute
 como fórmula (records import quita esa '). El resultado se puede importar (con --new-ids,
 porque trae _id; los campos cifrados solo con --decrypt). Si quien lee la salida deja de
 leer (records export m | head), termina sin error.
 
+  --destinatario quién a quién se entregan los datos (p. ej. 'Juzgado de Instrucción n.º 2')
+  --motivo por-qué     la justificación (p. ej. 'Diligencias previas 123/2026'), hasta ${MOTIVO_MAX_LENGTH} caracteres
   --out fichero        por defecto la salida estándar
   --format csv|jsonl   por defecto según la extensión de --out, si no CSV
-  --decrypt            descifra los campos cifrados (lectura auditada)
+  --decrypt            descifra los campos cifrados
   --as usuario         exporta lo que ese usuario ve por la API: el ámbito de su rol y sin
                        los campos que no puede leer (access: de modules.yaml); sin --as, todo`,
   options: {
@@ -64,11 +85,14 @@ leer (records export m | head), termina sin error.
     format: { type: 'string' },
     decrypt: { type: 'boolean' },
     as: { type: 'string' },
+    destinatario: { type: 'string' },
+    motivo: { type: 'string' },
   },
   positionals: { min: 1, max: 1 },
   async run(input) {
     const out = stringOption(input, 'out')
     const format = formatOf(stringOption(input, 'format'), out)
+    const disclosure = disclosureOf(stringOption(input, 'destinatario'), stringOption(input, 'motivo'))
     return withEnvironment(input, async (env) => {
       const spec = moduleNamed(env.spec, input.positionals[0] ?? '')
       const as = stringOption(input, 'as')
@@ -96,6 +120,7 @@ leer (records export m | head), termina sin error.
         })
       if (format === 'csv') await write(stringify([columns]))
       let count = 0
+      const ids: string[] = []
       for (let offset = 0; ; offset += PAGE) {
         const { records } = await env.store.list(
           spec,
@@ -106,10 +131,12 @@ leer (records export m | head), termina sin error.
             sort: { column: ROW_COLUMN, descending: false },
             filtersEncrypted: false,
           },
-          { reveal: flag(input, 'decrypt'), actor: env.actor, user },
+          // The one `comunicar` entry below records these reads.
+          { reveal: flag(input, 'decrypt'), actor: env.actor, user, logConsultation: false },
         )
         if (records.length === 0 || broken) break
         count += records.length
+        for (const record of records) ids.push(String(record[META.id]))
         await write(
           format === 'csv'
             ? stringify(records.map((r: ApiRecord) => columns.map((c) => cell(r[c]))))
@@ -117,6 +144,22 @@ leer (records export m | head), termina sin error.
         )
       }
       if (failure !== undefined) throw failure
+      // Written once the records are out (their ids known), before the command reports success.
+      await env.store.audit([
+        {
+          userId: env.actor,
+          action: 'comunicar',
+          module: spec.name,
+          recordId: null,
+          version: null,
+          recordHash: null,
+          fields: columns.filter((c) => spec.fieldsByName.has(c)),
+          recipient: disclosure.recipient,
+          motivo: disclosure.motivo,
+          recordIds: ids,
+          criteria: { formato: format, descifrado: flag(input, 'decrypt'), como: as ?? null, registros: count },
+        },
+      ])
       if (out !== undefined) {
         await new Promise<void>((done) => stream.end(done))
         input.stderr.write(`${count} registros exportados de '${spec.name}' a ${out}\n`)

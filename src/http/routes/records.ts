@@ -6,7 +6,9 @@ import { parseListQuery, type ListLimits } from '../../records/list-query.js'
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
-import type { RecordStore } from '../../db/record-store.js'
+import type { RecordStore, RequestContext } from '../../db/record-store.js'
+import type { MotivoAction } from '../../config/types.js'
+import { checkMotivo, requestContextOf } from '../motivo.js'
 import { missingPermission } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { guardAccountWrite } from '../account-guard.js'
@@ -24,6 +26,16 @@ export interface RecordRoutesOptions {
 }
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
+
+/** The action of `motivo_requerido:` each operation is (issue #15). */
+const MOTIVO_ACTION: Readonly<Record<RouteSpec['operation'], MotivoAction>> = {
+  list: 'consultar',
+  get: 'consultar',
+  history: 'consultar',
+  create: 'crear',
+  update: 'editar',
+  remove: 'eliminar',
+}
 
 /**
  * Success bodies through the module's compiled serializer (fast-json-stringify, compiled by
@@ -43,11 +55,16 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const roleField = service.accounts.role
   const route = (operation: RouteSpec['operation']) => spec.routes.find((r) => r.operation === operation) as RouteSpec
 
-  /** Authenticates and checks the operation's permission: 401, then 403. */
-  const allow = async (request: FastifyRequest, operation: RouteSpec['operation']): Promise<AuthContext> => {
+  /** Authenticates and checks the permission: 401, then 403; then the motivo modules.yaml requires (400). */
+  const allow = async (
+    request: FastifyRequest,
+    operation: RouteSpec['operation'],
+  ): Promise<AuthContext & { readonly request: RequestContext }> => {
     const auth = await app.authenticate(request)
     requirePermission(auth, route(operation).permission)
-    return auth
+    const context = requestContextOf(request)
+    checkMotivo(spec, auth, MOTIVO_ACTION[operation], context)
+    return { ...auth, request: context }
   }
   const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
 
@@ -58,7 +75,12 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name)
     const user = actingUser(auth)
     checkQueryReadable(spec, user, query)
-    const { records, total } = await store.list(spec, query, { reveal: reveal(auth), actor: auth.account.id, user })
+    const { records, total } = await store.list(spec, query, {
+      reveal: reveal(auth),
+      actor: auth.account.id,
+      user,
+      request: auth.request,
+    })
     serializeWith(reply, spec.schemas.responses.list)
     return { success: true, data: { records, total, limit: query.limit, offset: query.offset } }
   })
@@ -69,6 +91,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       reveal: reveal(auth),
       actor: auth.account.id,
       user: actingUser(auth),
+      request: auth.request,
     })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
@@ -79,7 +102,13 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const auth = await allow(request, 'history')
     return {
       success: true,
-      data: { entries: await store.history(spec, request.params.id, { user: actingUser(auth) }) },
+      data: {
+        entries: await store.history(spec, request.params.id, {
+          user: actingUser(auth),
+          actor: auth.account.id,
+          request: auth.request,
+        }),
+      },
     }
   })
 
@@ -118,6 +147,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       reveal: reveal(auth),
       ifMatch,
       user: actingUser(auth),
+      request: auth.request,
     })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))

@@ -2,7 +2,7 @@
 // user sees through the API; `records import` may keep historical states, audited as 'importar'.
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
-import { api, createCli } from './support.js'
+import { api, createCli, DISCLOSURE } from './support.js'
 
 t.test(
   "#14: export --as applies the user's scope and field rules; without --as the operator exports all",
@@ -35,24 +35,24 @@ t.test(
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as Record<string, unknown>)
-    const agente = await cli.run(['export', 'denuncias', '--format', 'jsonl', '--as', 'agente_a'])
+    const agente = await cli.run(['export', ...DISCLOSURE, 'denuncias', '--format', 'jsonl', '--as', 'agente_a'])
     t.equal(agente.status, 0, agente.stderr)
     t.same(
       lines(agente.stdout).map((r) => r['_id']),
       [ids[0]],
       "only the denuncia in the agente's scope",
     )
-    const consulta = await cli.run(['export', 'denuncias', '--format', 'jsonl', '--as', 'consulta_a'])
+    const consulta = await cli.run(['export', ...DISCLOSURE, 'denuncias', '--format', 'jsonl', '--as', 'consulta_a'])
     t.equal(lines(consulta.stdout).length, 2)
     t.notOk(
       lines(consulta.stdout).some((r) => 'observaciones' in r),
       'consulta does not read observaciones',
     )
-    const csv = await cli.run(['export', 'denuncias', '--as', 'consulta_a'])
+    const csv = await cli.run(['export', ...DISCLOSURE, 'denuncias', '--as', 'consulta_a'])
     t.notOk(csv.stdout.split('\n')[0]?.includes('observaciones'), 'nor as a CSV column')
-    const all = await cli.run(['export', 'denuncias', '--format', 'jsonl'])
+    const all = await cli.run(['export', ...DISCLOSURE, 'denuncias', '--format', 'jsonl'])
     t.equal(lines(all.stdout).length, 2)
-    const unknown = await cli.run(['export', 'denuncias', '--as', 'nadie'])
+    const unknown = await cli.run(['export', ...DISCLOSURE, 'denuncias', '--as', 'nadie'])
     t.not(unknown.status, 0)
     t.match(unknown.stderr, /No hay un usuario activo 'nadie'/)
   },

@@ -8,7 +8,7 @@ import { openEnvironment } from '../../../src/cli/environment.js'
 import type { CommandInput } from '../../../src/cli/command.js'
 import { REPO_MODULES, VALID } from '../../helpers/api.js'
 import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'
-import { api, createCli, noStack } from './support.js'
+import { api, createCli, DISCLOSURE, noStack } from './support.js'
 
 const reachable = await requirePostgres(t, "the CLI's PostgreSQL pool size was not tested")
 
@@ -58,7 +58,7 @@ t.test(
   },
 )
 
-t.test('issue #18: a read-audit entry the CLI cannot write is reported and fails the command', async (t) => {
+t.test('issue #15: an export whose comunicar entry cannot be written fails the command', async (t) => {
   const cli = createCli(t)
   await cli.withService(async (service, token) => {
     const created = await api(service, token, 'POST', '/denuncias', {
@@ -68,28 +68,15 @@ t.test('issue #18: a read-audit entry the CLI cannot write is reported and fails
     t.equal(created.status, 201, 'a record with an encrypted value')
   })
   const db = new BetterSqlite3(join(cli.dataDir, 'records.db'))
-  // The audit trail refuses read entries (a full disk, a broken table): writes still pass.
-  db.exec(`create trigger refuse_reads before insert on _audit when new.action = 'consultar'
+  // The audit trail refuses disclosure entries (a full disk, a broken table).
+  db.exec(`create trigger refuse_disclosures before insert on _audit when new.action = 'comunicar'
            begin select raise(abort, 'disco lleno'); end`)
   db.close()
 
-  const run = await cli.run(['export', 'denuncias', '--decrypt', '--format', 'jsonl'])
-  t.equal(run.status, 1, 'the export fails: decrypted data left no trace in the audit trail')
-  t.match(
-    run.stderr,
-    /^records: no se pudo escribir la auditoría de lecturas: .*disco lleno/m,
-    'the write error is said',
-  )
-  t.match(
-    run.stderr,
-    /^records: 1 lecturas de datos cifrados no constan en la auditoría/m,
-    'and how many reads it concerns',
-  )
-  t.ok(noStack(run), 'one line each, no stack')
-
-  const masked = await cli.run(['export', 'denuncias', '--format', 'jsonl'])
-  t.equal(masked.status, 0, 'a masked export reveals nothing and needs no read entry')
-  t.equal(masked.stderr, '')
+  const run = await cli.run(['export', ...DISCLOSURE, 'denuncias', '--decrypt', '--format', 'jsonl'])
+  t.equal(run.status, 1, 'the export fails: the disclosure left no trace in the audit trail')
+  t.match(run.stderr, /disco lleno/, 'the write error is said')
+  t.ok(noStack(run), 'one line, no stack')
 })
 
 t.test('issue #18: a setting the engine cannot use is one line, records: <reason>, exit status 1', async (t) => {

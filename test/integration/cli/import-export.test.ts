@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { api, createCli } from './support.js'
+import { api, createCli, DISCLOSURE } from './support.js'
 
 const HEADER = 'tip,nombre,apellidos,escala,nif,destino,idiomas,_id'
 
@@ -88,13 +88,13 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
     "línea 2: Datos requeridos: El campo 'nombre' es obligatorio",
   ])
 
-  const csv = await cli.run(['export', 'equipamiento'])
+  const csv = await cli.run(['export', ...DISCLOSURE, 'equipamiento'])
   t.equal(csv.status, 0)
   const [header, first] = csv.stdout.split('\n')
   t.match(header, /^_id,tipo,nombre,numero_serie,.*,_created,_created_by,_modified,_modified_by,_version,_hash$/)
   t.match(first, /^EQU-\d{4}-00001,radio,Emisora 1,SN-1,/)
   const out = join(cli.dataDir, 'equipamiento.jsonl')
-  const jsonl = await cli.run(['export', 'equipamiento', '--out', out])
+  const jsonl = await cli.run(['export', ...DISCLOSURE, 'equipamiento', '--out', out])
   t.match(jsonl.stderr, /2 registros exportados de 'equipamiento'/)
   const records = readFileSync(out, 'utf8')
     .trim()
@@ -112,20 +112,54 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
   t.equal(reimport.stdout, "2 registros importados en 'equipamiento'\n", 'an export imports into another database')
 })
 
-t.test('export masks encrypted values unless --decrypt, whose reads are audited', async (t) => {
+t.test('export masks encrypted values unless --decrypt; each export is one comunicar entry (issue #15)', async (t) => {
   const cli = createCli(t)
   await cli.run(['import', 'personal', '-', '--format', 'jsonl'], {
     input: JSON.stringify({ tip: 'T1', nombre: 'A', apellidos: 'B', escala: 'oficial', nif: '22222222B' }),
   })
-  const masked = await cli.run(['export', 'personal', '--format', 'jsonl'])
+  const masked = await cli.run(['export', ...DISCLOSURE, 'personal', '--format', 'jsonl'])
   t.match(JSON.parse(masked.stdout), { nif: '***' })
-  const reads = () => cli.raw((db) => db.prepare("select user_id, fields from _audit where action = 'consultar'").all())
-  t.same(reads(), [], 'a masked export reveals nothing')
-  const plain = await cli.run(['export', 'personal', '--format', 'jsonl', '--decrypt'])
-  t.match(JSON.parse(plain.stdout), { nif: '22222222B' })
-  t.match(reads(), [{ user_id: /^cli:/, fields: '["nif"]' }], 'the decrypted read is audited (D25)')
+  const entries = () =>
+    cli.raw((db) =>
+      db
+        .prepare(
+          "select user_id, action, fields, recipient, motivo, record_ids, criteria from _audit where action in ('consultar', 'comunicar') order by seq",
+        )
+        .all(),
+    ) as Record<string, string>[]
+  const plain = await cli.run(['export', ...DISCLOSURE, 'personal', '--format', 'jsonl', '--decrypt'])
+  const exported = JSON.parse(plain.stdout)
+  t.match(exported, { nif: '22222222B' })
+  const rows = entries()
+  t.equal(rows.length, 2, 'one entry per export, no consultar entry per page or record')
+  t.match(rows, [
+    {
+      user_id: /^cli:/,
+      action: 'comunicar',
+      recipient: 'Juzgado de Instrucción n.º 2',
+      motivo: 'Diligencias previas 123/2026',
+    },
+    { user_id: /^cli:/, action: 'comunicar', recipient: 'Juzgado de Instrucción n.º 2' },
+  ])
+  t.same(JSON.parse(rows[1]!['record_ids']!), [exported._id], 'the ids disclosed')
+  t.match(JSON.parse(rows[1]!['criteria']!), { descifrado: true, registros: 1 })
+  t.ok(JSON.parse(rows[1]!['fields']!).includes('nif'))
+  t.notOk(JSON.stringify(rows).includes('22222222B'), 'no value in the entry')
+
+  for (const [args, missing] of [
+    [['--motivo', 'x'], '--destinatario'],
+    [['--destinatario', 'Juzgado'], '--motivo'],
+  ] as const) {
+    const refused = await cli.run(['export', 'personal', ...args])
+    t.equal(refused.status, 2, `refused without ${missing}`)
+    t.match(refused.stderr, new RegExp(`comunicación de datos.*indique ${missing}`))
+    t.equal(refused.stdout, '', 'nothing exported')
+  }
+  t.equal(entries().length, 2, 'a refused export leaves no entry')
   t.equal(
-    (await cli.run(['export', 'nada'])).stderr.startsWith("records: Módulo desconocido 'nada'. Módulos: denuncias,"),
+    (await cli.run(['export', ...DISCLOSURE, 'nada'])).stderr.startsWith(
+      "records: Módulo desconocido 'nada'. Módulos: denuncias,",
+    ),
     true,
   )
 })

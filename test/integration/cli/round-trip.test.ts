@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { api, BIN, createCli, noStack } from './support.js'
+import { api, BIN, createCli, DISCLOSURE, noStack } from './support.js'
 
 const person = (tip: string, nif: string, nombre = 'Marta') =>
   JSON.stringify({ tip, nombre, apellidos: 'Ruiz', escala: 'oficial', nif })
@@ -17,7 +17,7 @@ t.test('#18: a --decrypt export re-imports with its encrypted values; a file wit
     input: [person('T1', '11111111A'), person('T2', '22222222B')].join('\n'),
   })
   t.equal(loaded.status, 0, loaded.stderr)
-  const exported = await source.run(['export', 'personal', '--decrypt'])
+  const exported = await source.run(['export', ...DISCLOSURE, 'personal', '--decrypt'])
   t.equal(exported.status, 0, exported.stderr)
 
   const target = createCli(t)
@@ -50,7 +50,7 @@ t.test('#18: a masked export (*** in an encrypted field) is refused on import, n
   await source.run(['import', 'personal', '-', '--format', 'jsonl'], {
     input: [person('T1', '11111111A'), person('T2', '22222222B')].join('\n'),
   })
-  const masked = await source.run(['export', 'personal'])
+  const masked = await source.run(['export', ...DISCLOSURE, 'personal'])
   const target = createCli(t)
   const run = await target.run(['import', 'personal', '-', '--new-ids'], { input: masked.stdout })
   t.equal(run.status, 1)
@@ -122,7 +122,10 @@ t.test('#18: records export | head ends quietly with status 0 (EPIPE)', async (t
   t.equal((await cli.run(['import', 'vehiculos', file])).status, 0)
   const run = spawnSync(
     'bash',
-    ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" export vehiculos | head -n 2`],
+    [
+      '-c',
+      `set -o pipefail; "${process.execPath}" "${BIN}" export vehiculos --destinatario Juzgado --motivo Prueba | head -n 2`,
+    ],
     {
       cwd: cli.dataDir,
       env: { ...process.env, RECORDS_ENCRYPTION_KEY: '', ...cli.env },
@@ -147,7 +150,7 @@ t.test('#13: export neutralises formula prefixes in text cells, and import resto
   ]
   const input = risky.map((nombre, i) => JSON.stringify({ tipo: 'radio', nombre, numero_serie: `SN-${i}` })).join('\n')
   t.equal((await source.run(['import', 'equipamiento', '-', '--format', 'jsonl'], { input })).status, 0)
-  const csv = await source.run(['export', 'equipamiento'])
+  const csv = await source.run(['export', ...DISCLOSURE, 'equipamiento'])
   const cells = csv.stdout
     .split('\n')
     .slice(1, -1)

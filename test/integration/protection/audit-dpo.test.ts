@@ -127,6 +127,37 @@ t.test(
     )
     t.equal((await api.request('DELETE', `/denuncias/${denuncia._id}`, { token: admin })).status, 200, 'then deleted')
 
+    // Through the API (issue #15 item 1): a list that returns the sancion, a search by the DNI that
+    // finds nothing any more (the denuncia is deleted), and a search that finds the sancion.
+    t.equal((await api.request('GET', '/sanciones?limit=50', { token: admin })).status, 200, 'a list')
+    const zeroHit = await api.request('GET', `/denuncias?denunciante_dni=${encodeURIComponent(dni)}`, { token: admin })
+    t.same([zeroHit.status, zeroHit.body.data.total], [200, 0], 'a search by DNI with no hits')
+    const hit = await api.request('GET', `/sanciones?infractor_dni=${encodeURIComponent(dni)}`, { token: admin })
+    t.same([hit.status, hit.body.data.total], [200, 1], 'a search by DNI that finds the sancion')
+    const apiEntries = (r: { entries: Entry[] }) =>
+      r.entries.some((e) => e.module === 'denuncias' && e.criteria?.denunciante_dni !== undefined) &&
+      r.entries.some((e) => e.module === 'sanciones' && e.criteria?.infractor_dni !== undefined) &&
+      r.entries.some(
+        (e) =>
+          e.module === 'sanciones' &&
+          e.criteria?.infractor_dni === undefined &&
+          (e.record_ids ?? []).includes(sancion._id),
+      )
+    const viaApi = await eventually(() => trail(api, `dni=${encodeURIComponent(dni)}&usuario=admin`), apiEntries)
+    t.ok(apiEntries(viaApi), "the admin's list returning the sancion and both searches by DNI are found")
+    t.notOk(
+      viaApi.entries.some(
+        (e) =>
+          e.action === 'consultar' &&
+          e.criteria?.infractor_dni === undefined &&
+          e.criteria?.denunciante_dni === undefined &&
+          !refersTo(e, sancion._id) &&
+          !refersTo(e, denuncia._id) &&
+          !refersTo(e, persona._id),
+      ),
+      'no read that returned none of them',
+    )
+
     // The request entries of issue #15 as the read path writes them: the ids a list returned,
     // and a search's criteria holding the value only as its blind-index hash.
     const hash = api.service.codec.blindIndexes(dni)[0]!
@@ -145,6 +176,7 @@ t.test(
       }),
     )
 
+    const searched = (e: Entry) => JSON.stringify(e.criteria ?? {}).includes(hash)
     const found = await trail(api, `dni=${encodeURIComponent(dni)}`)
     t.equal(found.status, 200)
     const summary = found.entries.map((e) => [e.action, e.module, e.record_id])
@@ -176,6 +208,7 @@ t.test(
       "nothing of another person's record",
     )
     t.notOk(JSON.stringify(found.body).includes(dni), 'the value itself appears nowhere in the answer')
+    t.notOk(JSON.stringify(viaApi.body).includes(dni), 'nor in the searches logged')
     t.same(
       found.entries.map((e) => e.seq),
       [...found.entries.map((e) => e.seq)].sort((a, b) => a - b),
@@ -184,14 +217,12 @@ t.test(
 
     const denunciasOnly = await trail(api, `campo=denunciante_dni&valor=${encodeURIComponent(dni)}`)
     t.ok(
-      denunciasOnly.entries.length >= 3 &&
-        denunciasOnly.entries.every((e) => refersTo(e, denuncia._id) || e.criteria?.nif === hash),
+      denunciasOnly.entries.length >= 3 && denunciasOnly.entries.every((e) => refersTo(e, denuncia._id) || searched(e)),
       "campo=<field>: that field's records, and searches for the value (the hash is the same in any field)",
     )
     const sanciones = await trail(api, `campo=sanciones.infractor_dni&valor=${encodeURIComponent(dni)}`)
     t.ok(
-      sanciones.entries.length >= 2 &&
-        sanciones.entries.every((e) => e.module === 'sanciones' || e.module === 'personal'),
+      sanciones.entries.length >= 2 && sanciones.entries.every((e) => refersTo(e, sancion._id) || searched(e)),
       'campo=<module>.<field>; a search by the same hash is found too',
     )
     t.same(
