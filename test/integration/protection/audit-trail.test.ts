@@ -8,13 +8,19 @@ import { FORBIDDEN, markerFor, ROLES, type RoleName } from './support.js'
 const AUDITORS: readonly RoleName[] = ['superadmin', 'administrador']
 const ENTRY_KEYS = [
   'action',
+  'address',
   'at',
+  'criteria',
   'fields',
   'hash',
   'module',
+  'motivo',
   'prev_hash',
+  'recipient',
   'record_hash',
   'record_id',
+  'record_ids',
+  'request_id',
   'seq',
   'user_id',
   'version',
@@ -173,7 +179,12 @@ t.test(
     t.same(entries[1]!.fields, ['destino'])
 
     t.equal(
-      (await api.request('GET', `/personal/${record._id}/historial`, { token: consulta.token })).status,
+      (
+        await api.request('GET', `/personal/${record._id}/historial`, {
+          token: consulta.token,
+          headers: { 'x-motivo': 'Inspección del DPD' },
+        })
+      ).status,
       200,
       'consulta holds personal.ver',
     )
