@@ -24,6 +24,8 @@ export interface Settings {
   readonly encryptionKeys: readonly Buffer[]
   /** DATA_DIR/encryption.key when the keys come from it: read again on a rotation's signal (issue #13). */
   readonly encryptionKeyFile: string | undefined
+  /** The Ed25519 key `records audit checkpoint` signs with (issue #15 item 7); created on first use. */
+  readonly auditCheckpointKeyFile: string
   /** How often a running instance reports its keys in `_instances` (issue #13). */
   readonly heartbeatMs: number
   readonly adminUsername: string
@@ -145,6 +147,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     jwtSecret,
     encryptionKeys,
     encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
+    auditCheckpointKeyFile: resolve(cwd, env['AUDIT_CHECKPOINT_KEY_FILE'] || join(dataDir, 'audit-checkpoint.key')),
     heartbeatMs: integer(env, 'INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
     eventStreams: {
       perUser: integer(env, 'EVENT_STREAMS_PER_USER', 5),

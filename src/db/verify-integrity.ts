@@ -18,6 +18,7 @@ export interface IntegrityProblem {
     | 'record_missing'
     | 'record_decrypt'
     | 'record_key'
+    | 'checkpoint_signature'
   readonly seq?: number
   readonly module?: string
   readonly recordId?: string

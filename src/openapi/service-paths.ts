@@ -1,6 +1,6 @@
 // The paths that are not a module's: session (API reference 4.1-4.3), audit trail (D25), and the
 // extra endpoints of D3 (health, this document, the docs page).
-import { AUDIT_ACTIONS, AUDIT_FILTERS } from '../records/audit-query.js'
+import { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
 import type { ServiceSpec } from '../compile/types.js'
@@ -209,20 +209,43 @@ function sessionPaths(service: ServiceSpec): Paths {
 }
 
 function auditPaths(service: ServiceSpec): Paths {
-  const filters = Object.keys(AUDIT_FILTERS).map((name) => ({
+  const time = (bound: string) =>
+    `Entradas ${bound}: milisegundos desde 1970, o \`AAAA-MM-DD HH:MM:SS\` (también \`AAAA-MM-DD\`, todo el día) ` +
+    `en la zona horaria del servicio (${service.service.timezone}), como se guarda \`at\`.`
+  const parameter = (name: string, description: string, schema: JsonSchema = { type: 'string' }) => ({
     name,
     in: 'query',
     required: false,
-    schema: name === 'accion' ? { type: 'string', enum: AUDIT_ACTIONS } : { type: 'string' },
-    description: 'Filtro exacto.',
-  }))
+    schema,
+    description,
+  })
+  const filters = [
+    parameter('desde', time('desde ese instante (incluido)')),
+    parameter('hasta', time('hasta ese instante (incluido)')),
+    parameter(
+      'usuario',
+      'Quien actuó: el `_id` de la cuenta, su nombre de usuario, o `cli:<nombre>` (línea de órdenes).',
+    ),
+    parameter('modulo', 'Filtro exacto por módulo.'),
+    parameter(
+      'registro',
+      'Un `_id` de registro: las entradas de ese registro y las lecturas cuya respuesta lo incluía (`record_ids`).',
+    ),
+    parameter('accion', 'Filtro exacto por acción.', { type: 'string', enum: AUDIT_ACTIONS }),
+    parameter(
+      'dni',
+      'Quién consultó a esta persona: las entradas que crearon, leyeron, devolvieron o buscaron un registro con este valor en un campo cifrado llamado `dni`, `nif`, `*_dni` o `*_nif` (por su índice ciego, registros eliminados incluidos).',
+    ),
+    parameter('campo', 'Como `dni`, con otro campo cifrado: `campo` o `modulo.campo`; se usa con `valor`.'),
+    parameter('valor', 'El valor buscado en `campo`, exacto.'),
+  ]
   return {
     [`/${service.audit.path}`]: {
       get: {
         operationId: 'audit_trail',
         tags: [service.audit.path],
         summary: 'Registro de auditoría',
-        description: `Entradas de la cadena de auditoría, de la más antigua a la más reciente (D25).\n\n**Permiso necesario:** \`${service.audit.permission}\`.`,
+        description: `Entradas de la cadena de auditoría, de la más antigua a la más reciente (D25), filtradas por tiempo, usuario, módulo, registro, acción o persona (D34); los filtros se combinan.\n\n**Permiso necesario:** \`${service.audit.permission}\`.`,
         'x-permission': service.audit.permission,
         security: [{ bearer: [] }],
         parameters: [ref('parameters', 'limit'), ref('parameters', 'offset'), ...filters],

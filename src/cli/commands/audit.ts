@@ -1,11 +1,26 @@
-// `records audit verify [--from N] [--expect-head SEQ:HASH]`: the audit chain and every
-// record's hash checked (D17, D18); the chain head printed to be kept off the machine.
+// `records audit verify [--from N] [--expect-head SEQ:HASH] [--checkpoint FILE] [--segment FILE]`:
+// the audit chain and every record's hash checked (D17, D18), against a signed checkpoint
+// (issue #15 item 7), or an exported segment checked offline; `records audit export` and
+// `records audit checkpoint` are in audit-export.ts and audit-checkpoint.ts.
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
 import { verifyIntegrity, type IntegrityProblem } from '../../db/verify-integrity.js'
-import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
-import { withEnvironment, type Environment } from '../environment.js'
+import { verifySegment } from '../audit-segment.js'
+import { auditCheckpoint } from './audit-checkpoint.js'
+import { auditExport } from './audit-export.js'
+import {
+  fingerprintOf,
+  parseCheckpoint,
+  publicKeyFileOf,
+  signatureHolds,
+  type Checkpoint,
+} from '../audit-checkpoint.js'
+import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
+import { settingsOf, withEnvironment, type Environment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
-import { usageError } from '../../errors.js'
+import { commandFailed, usageError } from '../../errors.js'
+import { createPublicKey } from 'node:crypto'
 
 interface Head {
   readonly seq: number
@@ -52,11 +67,76 @@ async function checkExpectedHead(env: Environment, expected: Head): Promise<Inte
   return undefined
 }
 
+/** What a signed checkpoint proves against the database (issue #15 item 7); problems, if any. */
+async function checkCheckpoint(env: Environment, checkpoint: Checkpoint): Promise<IntegrityProblem[]> {
+  if (!signatureHolds(checkpoint))
+    return [
+      {
+        kind: 'checkpoint_signature',
+        seq: checkpoint.seq,
+        message: 'La firma del punto de control no es válida: el fichero fue modificado o no lo firmó su clave pública',
+      },
+    ]
+  const head = await checkExpectedHead(env, checkpoint)
+  if (head !== undefined) return [head]
+  const row = await env.database.db
+    .selectFrom(SYSTEM_TABLES.audit)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('seq', '<=', checkpoint.seq)
+    .executeTakeFirst()
+  const count = Number(row?.['n'] ?? 0)
+  return count === checkpoint.entradas
+    ? []
+    : [
+        {
+          kind: 'audit_gap',
+          seq: checkpoint.seq,
+          message: `Hasta la entrada ${checkpoint.seq} hay ${count} entradas y el punto de control firmó ${checkpoint.entradas}`,
+        },
+      ]
+}
+
+/** The local public key's fingerprint, when DATA_DIR (or the setting) holds one. */
+function localFingerprint(input: CommandInput): string | undefined {
+  try {
+    const pem = readFileSync(publicKeyFileOf(settingsOf(input).auditCheckpointKeyFile), 'utf8')
+    return fingerprintOf(createPublicKey(pem).export({ type: 'spki', format: 'der' }))
+  } catch {
+    return undefined
+  }
+}
+
+/** `--segment FILE`: an exported piece of the chain checked on its own, without a database. */
+function verifySegmentFile(input: CommandInput, file: string): number {
+  let text: string
+  try {
+    text = readFileSync(resolve(input.cwd, file), 'utf8')
+  } catch (error) {
+    throw commandFailed(`No se puede leer ${file}: ${(error as Error).message}`)
+  }
+  const report = verifySegment(text)
+  if (flag(input, 'json')) printJson(input, { ok: report.problems.length === 0, ...report })
+  else if (report.problems.length === 0)
+    printLines(input, [
+      `Segmento íntegro: ${report.entries} entradas, de la ${report.first?.seq} a la ${report.last?.seq}.`,
+      `Enlaza con el hash anterior (prev_hash de la entrada ${report.first?.seq}): ${report.first?.prevHash}`,
+      `Termina en ${report.last?.seq}:${report.last?.hash}`,
+      'Compare ese final con una cabeza guardada o con un punto de control (records audit verify --checkpoint).',
+    ])
+  else
+    printLines(input, [
+      `ALTERADO: ${report.problems[0]?.message ?? ''}`,
+      ...(report.problems.length > 1 ? [`(${report.problems.length - 1} problemas más; --json los lista todos)`] : []),
+    ])
+  return report.problems.length === 0 ? 0 : 1
+}
+
 const verify: Command = {
   name: 'audit verify',
   summary: 'Verifica la cadena de auditoría y el _hash de cada registro',
   help: `
-Uso: records audit verify [--from N] [--expect-head SEQ:HASH] [--decrypt] [--json]
+Uso: records audit verify [--from N] [--expect-head SEQ:HASH] [--checkpoint FICHERO] [--decrypt] [--json]
+       records audit verify --segment FICHERO [--json]
 
 Recorre la cadena de auditoría (cada entrada enlaza con el hash de la anterior, D18) y comprueba
 el _hash de cada registro contra sus datos y contra su última entrada (D17), y que cada valor
@@ -68,6 +148,14 @@ La cadena no tiene ancla externa: quien pueda escribir la base de datos puede tr
   --from N                 empieza en la entrada N (los registros cuyas entradas son anteriores
                            no se comparan con la auditoría, solo con su _hash)
   --expect-head SEQ:HASH   comprueba que la entrada SEQ sigue existiendo con ese hash
+  --checkpoint FICHERO     un punto de control de records audit checkpoint: comprueba su firma,
+                           que la entrada de su secuencia conserva su hash y que hasta ella hay
+                           las mismas entradas; la cadena reescrita desde entonces no pasa.
+                           Compare la huella de la clave que muestra con la que guarda aparte
+  --segment FICHERO        comprueba sin base de datos un fichero de records audit export
+                           (CSV o JSON Lines): secuencias seguidas, cada entrada enlazada con la
+                           anterior y cada hash recalculado; muestra su primer prev_hash y su
+                           último hash
   --decrypt                descifra cada valor cifrado guardado: prueba que todos se leen con las
                            claves configuradas y nombra los que no (tras una rotación, antes de
                            quitar una clave)
@@ -78,6 +166,8 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
     ...JSON_OPTION,
     from: { type: 'string' },
     'expect-head': { type: 'string' },
+    checkpoint: { type: 'string' },
+    segment: { type: 'string' },
     decrypt: { type: 'boolean' },
   },
   positionals: { min: 0, max: 0 },
@@ -86,26 +176,54 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
     if (!/^\d+$/.test(fromText) || Number(fromText) < 1)
       throw usageError(`--from espera un número de secuencia >= 1, recibido '${fromText}'`)
     const expected = parseHead(stringOption(input, 'expect-head'))
+    const segment = stringOption(input, 'segment')
+    if (segment !== undefined) return verifySegmentFile(input, segment)
+    const checkpointFile = stringOption(input, 'checkpoint')
+    let checkpoint: Checkpoint | undefined
+    if (checkpointFile !== undefined) {
+      let text: string
+      try {
+        text = readFileSync(resolve(input.cwd, checkpointFile), 'utf8')
+      } catch (error) {
+        throw commandFailed(`No se puede leer ${checkpointFile}: ${(error as Error).message}`)
+      }
+      checkpoint = parseCheckpoint(text)
+    }
     return withEnvironment(input, async (env) => {
       const report = await verifyIntegrity(env.database, env.spec, env.codec, Number(fromText), {
         keyIds: new Set(env.keyring.keys.keys()),
         decrypt: flag(input, 'decrypt'),
       })
       const headProblem = expected === undefined ? undefined : await checkExpectedHead(env, expected)
-      const problems = headProblem === undefined ? report.problems : [headProblem, ...report.problems]
+      const anchored = checkpoint === undefined ? [] : await checkCheckpoint(env, checkpoint)
+      const problems = [...anchored, ...(headProblem === undefined ? [] : [headProblem]), ...report.problems]
       const head = await headOf(env)
+      const local = checkpoint === undefined ? undefined : localFingerprint(input)
+      const checkpointLines =
+        checkpoint === undefined
+          ? []
+          : [
+              `Punto de control ${checkpoint.seq}:${checkpoint.hash} (${checkpoint.firmado}), firmado con la clave ${checkpoint.huella}: compare esta huella con la que guarda aparte.`,
+              ...(local !== undefined && local !== checkpoint.huella
+                ? [`Aviso: la clave de esta máquina es otra (${local}).`]
+                : []),
+            ]
       if (flag(input, 'json'))
         printJson(input, {
           ok: problems.length === 0,
           entries: report.entries,
           records: report.records,
           head: head ?? null,
+          ...(checkpoint === undefined
+            ? {}
+            : { checkpoint: { seq: checkpoint.seq, hash: checkpoint.hash, huella: checkpoint.huella } }),
           problems,
         })
       else if (problems.length === 0)
         printLines(input, [
           `Íntegra: ${report.entries} entradas de auditoría y ${report.records} registros comprobados.`,
           head === undefined ? 'La cadena está vacía.' : `Cabeza de la cadena: ${head.seq}:${head.hash}`,
+          ...checkpointLines,
         ])
       else {
         const [first] = problems
@@ -116,6 +234,7 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
                 `(${problems.length - 1} ${problems.length === 2 ? 'problema más' : 'problemas más'}; --json los lista todos)`,
               ]
             : []),
+          ...checkpointLines,
         ])
       }
       return problems.length === 0 ? 0 : 1
@@ -123,4 +242,4 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
   },
 }
 
-export const commands = [verify]
+export const commands = [verify, auditExport, auditCheckpoint]

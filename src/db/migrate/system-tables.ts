@@ -79,6 +79,15 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('hash', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('pk_versions', ['module', 'record_id', 'version'])
     .execute()
+  // The filters of GET /auditoria (issue #15 item 5): a time range, a record id alone (the
+  // module's filter uses ix_audit_record's first column).
+  await db.schema.createIndex('ix_audit_at').ifNotExists().on(SYSTEM_TABLES.audit).columns(['at']).execute()
+  await db.schema
+    .createIndex('ix_audit_record_id')
+    .ifNotExists()
+    .on(SYSTEM_TABLES.audit)
+    .columns(['record_id'])
+    .execute()
   await db.schema
     .createTable(SYSTEM_TABLES.revokedTokens)
     .ifNotExists()

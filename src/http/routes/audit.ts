@@ -14,7 +14,7 @@ export async function auditRoutes(app: FastifyInstance, { service, store }: Audi
   app.get('/', async (request) => {
     const auth = await app.authenticate(request)
     requirePermission(auth, service.audit.permission)
-    const query = parseAuditQuery(request.query as Record<string, string | string[]>, service.service.list)
+    const query = parseAuditQuery(request.query as Record<string, string | string[]>, service.service.list, service)
     const { entries, total } = await store.auditTrail(query)
     return { success: true, data: { entries, total, limit: query.limit, offset: query.offset } }
   })

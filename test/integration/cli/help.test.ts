@@ -5,6 +5,8 @@ import { createCli, noStack } from './support.js'
 
 const COMMANDS = [
   'audit verify',
+  'audit export',
+  'audit checkpoint',
   'export',
   'import',
   'keys generate',

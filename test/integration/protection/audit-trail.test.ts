@@ -136,10 +136,10 @@ t.test('D25: the trail pages with limit/offset and filters by modulo, registro, 
     details: [{ field: 'accion', message: /uno de: crear, importar, editar.*\(recibido 'volar'\)/ }],
   })
 
-  const unknown = await api.request('GET', '/auditoria?campo=x', { token: admin })
+  const unknown = await api.request('GET', '/auditoria?color=x', { token: admin })
   t.equal(unknown.status, 400, 'unknown filter: 400')
   t.equal(unknown.body.success, false)
-  t.match(unknown.body.details, [{ field: 'campo' }])
+  t.match(unknown.body.details, [{ field: 'color' }])
   t.equal(
     (await api.request('GET', '/auditoria?accion=a&accion=b', { token: admin })).status,
     400,
