@@ -15,7 +15,7 @@ export const TIPOS = ['hurto', 'robo', 'lesiones', 'daños'] as const
 export const AGENTS = 20
 
 /** The personal_id of the n-th agent (1-based) the seed assigns denuncias to. */
-export const agentId = (n: number): string => `PER-2026-${String(n).padStart(5, '0')}`
+export const agentId = (n: number): string => `PER-${new Date().getFullYear()}-${String(n).padStart(5, '0')}`
 
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)] as T
 
@@ -38,7 +38,29 @@ export function denunciaValues(i: number): Record<string, unknown> {
 
 const BATCH = 5000
 
-/** Seeds `count` denuncias; returns the year their ids carry. */
+/**
+ * The staff records the seeded denuncias are assigned to: `agente_asignado` references
+ * personal (issue #16), so agents 1..AGENTS exist before any denuncia names them.
+ */
+async function seedAgents(service: OpenService, actor: string): Promise<void> {
+  const personal = service.spec.moduleByName.get('personal')
+  if (personal === undefined) return
+  const row = await service.database.db
+    .selectFrom(personal.table.name)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst()
+  const existing = Number(row?.['n'] ?? 0)
+  if (existing >= AGENTS) return
+  const values = Array.from({ length: AGENTS - existing }, (_, i) => ({
+    tip: `TIP-BENCH-${existing + i + 1}`,
+    nombre: `Agente ${existing + i + 1}`,
+    apellidos: 'Banco de pruebas',
+    escala: 'oficial',
+  }))
+  await service.store.createMany(personal, values, { actor })
+}
+
+/** Seeds `count` denuncias (and the agents they are assigned to); returns the year their ids carry. */
 export async function seedDenuncias(
   service: OpenService,
   spec: ModuleSpec,
@@ -47,6 +69,7 @@ export async function seedDenuncias(
   onProgress?: (done: number) => void,
 ): Promise<number> {
   const year = Number(formatTimestamp(new Date(), service.spec.service.timezone).slice(0, 4))
+  await seedAgents(service, actor)
   for (let start = 0; start < count; start += BATCH) {
     const end = Math.min(count, start + BATCH)
     const values = Array.from({ length: end - start }, (_, i) => denunciaValues(start + i + 1))

@@ -1,6 +1,8 @@
 // Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
 // stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
 // tests; never listens by itself.
+import { createAuditTail } from '../db/audit-tail.js'
+import { createEventTicketStore } from '../db/event-tickets.js'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
@@ -180,7 +182,11 @@ export async function openService(settings: Settings, options: OpenServiceOption
       maxQueryLength: settings.maxQueryLength,
       loginFailures: await loginFailureStore(database, redis, onRedisError),
       loginProtection: settings.loginProtection,
-      events: { database, limits: settings.eventStreams },
+      events: {
+        tail: createAuditTail(database),
+        tickets: createEventTicketStore(database),
+        limits: settings.eventStreams,
+      },
       logger: options.logger ?? false,
       clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),

@@ -1,7 +1,7 @@
 // The record writes of the audit chain after a given seq: what a live feed streams and what a
 // resume replays (issue #16 item 5). The chain's seq is the feed's event id.
-import { auditEntryFromRow, RECORD_WRITE_ACTIONS, type AuditEntry } from './audit-log.js'
-import type { Db } from './database.js'
+import { AUDIT_CHANNEL, auditEntryFromRow, RECORD_WRITE_ACTIONS, type AuditEntry } from './audit-log.js'
+import type { Database, Db } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { preparedQuery } from './prepared.js'
 
@@ -28,4 +28,26 @@ export async function lastAuditSeq(db: Db): Promise<number> {
 export async function recordWritesAfter(db: Db, after: number, limit: number): Promise<AuditEntry[]> {
   const rows = (await db.executeQuery(afterQuery(db).bind({ after, limit }))).rows
   return rows.map(auditEntryFromRow)
+}
+
+/** The audit tail of one database as the live feed (http/) sees it: its code stays in db/. */
+export interface AuditTail {
+  /** The seq of the newest entry; 0 for an empty chain. */
+  lastSeq(): Promise<number>
+  /** Up to `limit` record writes after `after`, oldest first. */
+  writesAfter(after: number, limit: number): Promise<AuditEntry[]>
+  /** Calls `wake` on every commit of any instance (PostgreSQL NOTIFY); undefined where the dialect has none. */
+  readonly listen?: (wake: () => void) => Promise<() => Promise<void>>
+  /** Changes whenever another connection commits (SQLite); undefined where the dialect has no such signal. */
+  readonly dataVersion?: () => number
+}
+
+export function createAuditTail(database: Database): AuditTail {
+  const { listen, dataVersion } = database
+  return {
+    lastSeq: () => lastAuditSeq(database.db),
+    writesAfter: (after, limit) => recordWritesAfter(database.db, after, limit),
+    ...(listen === undefined ? {} : { listen: (wake) => listen.call(database, AUDIT_CHANNEL, wake) }),
+    ...(dataVersion === undefined ? {} : { dataVersion: () => dataVersion.call(database) }),
+  }
 }

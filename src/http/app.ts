@@ -1,4 +1,6 @@
 // Assembles the Fastify app from the compiled service: builds, never listens.
+import type { AuditTail } from '../db/audit-tail.js'
+import type { EventTicketStore } from '../db/event-tickets.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
@@ -25,8 +27,6 @@ import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
 import { createLiveFeed } from './live/feed.js'
-import { createEventTicketStore } from '../db/event-tickets.js'
-import type { Database } from '../db/database.js'
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 
 export interface AppDeps {
@@ -63,7 +63,9 @@ export interface AppDeps {
   readonly loginProtection?: LoginProtectionSettings
   /** The live feed's database (its audit tail, notifications, tickets) and limits (issue #16 item 5). */
   readonly events: {
-    readonly database: Database
+    /** The audit tail the feed streams (db/audit-tail.ts) and the tickets browsers redeem (db/event-tickets.ts). */
+    readonly tail: AuditTail
+    readonly tickets: EventTicketStore
     readonly limits?: Partial<LiveFeedLimits>
     /** How often the feed looks at the audit unprompted (default: SQLite 100 ms, PostgreSQL 2 s). */
     readonly pollMs?: number
@@ -183,7 +185,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       })
       await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
       const feed = createLiveFeed({
-        database: deps.events.database,
+        tail: deps.events.tail,
         ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),
         onError: (error) => api.log.error({ err: error }, 'flujo de eventos: no se pudo leer la auditoría'),
       })
@@ -195,9 +197,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         prefix: '/eventos',
         service,
         store: deps.store,
-        db: deps.events.database.db,
+        tail: deps.events.tail,
         feed,
-        tickets: createEventTicketStore(deps.events.database),
+        tickets: deps.events.tickets,
         clock: deps.clock,
         limits: { ...DEFAULT_LIVE_LIMITS, ...deps.events.limits },
       })

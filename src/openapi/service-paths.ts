@@ -276,6 +276,17 @@ function auditPaths(service: ServiceSpec): Paths {
 /** The live feed (issue #16 item 5): an SSE stream of record writes, and its tickets for EventSource. */
 function eventPaths(service: ServiceSpec): Paths {
   const modules = service.modules.map((m) => m.name)
+  // The example event: the first module and two of its fields, whatever modules.yaml declares.
+  const first = service.modules[0]
+  const exampleId = `${first?.prefix ?? 'REG'}-2026-00001`
+  const exampleEvent = JSON.stringify({
+    modulo: first?.name ?? 'modulo',
+    id: exampleId,
+    accion: 'crear',
+    version: 1,
+    campos: (first?.fields ?? []).slice(0, 2).map((f) => f.name),
+    registro: { _id: exampleId },
+  })
   return {
     '/eventos': {
       get: {
@@ -299,7 +310,7 @@ function eventPaths(service: ServiceSpec): Paths {
             required: false,
             description: 'Módulos separados por comas; sin él, todos los que el rol puede ver.',
             schema: { type: 'string' },
-            example: modules.includes('sala092') ? 'sala092' : modules[0],
+            example: modules[0],
           },
           {
             name: 'desde',
@@ -323,9 +334,7 @@ function eventPaths(service: ServiceSpec): Paths {
             content: {
               'text/event-stream': {
                 schema: { type: 'string' },
-                example:
-                  'id: 42\nevent: crear\ndata: {"modulo":"sala092","id":"092-2026-00001","accion":"crear","version":1,' +
-                  '"campos":["tipo_incidencia","descripcion"],"registro":{"_id":"092-2026-00001"}}\n\n',
+                example: `id: 42\nevent: crear\ndata: ${exampleEvent}\n\n`,
               },
             },
           },

@@ -4,9 +4,8 @@
 // commit, audit-log.ts), and a poll: on SQLite `PRAGMA data_version` tells, at no table read,
 // that another process (the `records` command, another instance on the file) committed;
 // on PostgreSQL the poll is only a safety net behind LISTEN.
-import { AUDIT_CHANNEL, type AuditEntry } from '../../db/audit-log.js'
-import { lastAuditSeq, recordWritesAfter } from '../../db/audit-tail.js'
-import type { Database } from '../../db/database.js'
+import type { AuditEntry } from '../../db/audit-log.js'
+import type { AuditTail } from '../../db/audit-tail.js'
 
 export type FeedListener = (entries: readonly AuditEntry[]) => void
 
@@ -19,7 +18,7 @@ export interface LiveFeed {
 }
 
 export interface LiveFeedOptions {
-  readonly database: Database
+  readonly tail: AuditTail
   /** How often to look without being told (default: 100 ms on SQLite, 2 s on PostgreSQL). */
   readonly pollMs?: number
   readonly onError: (error: unknown) => void
@@ -27,7 +26,7 @@ export interface LiveFeedOptions {
 
 const BATCH = 500
 
-export function createLiveFeed({ database, pollMs, onError }: LiveFeedOptions): LiveFeed {
+export function createLiveFeed({ tail, pollMs, onError }: LiveFeedOptions): LiveFeed {
   const listeners = new Set<FeedListener>()
   let lastSeq = 0
   let started: Promise<void> | undefined
@@ -36,11 +35,11 @@ export function createLiveFeed({ database, pollMs, onError }: LiveFeedOptions): 
   let closed = false
   let running: Promise<void> | undefined
   let again = false
-  let seenVersion = database.dataVersion?.()
+  let seenVersion = tail.dataVersion?.()
 
   async function pump(): Promise<void> {
     for (;;) {
-      const entries = await recordWritesAfter(database.db, lastSeq, BATCH)
+      const entries = await tail.writesAfter(lastSeq, BATCH)
       if (entries.length === 0) return
       lastSeq = (entries.at(-1) as AuditEntry).seq
       for (const listener of listeners) listener(entries)
@@ -66,22 +65,22 @@ export function createLiveFeed({ database, pollMs, onError }: LiveFeedOptions): 
   }
 
   function tick(): void {
-    if (database.dataVersion === undefined) return wake()
+    if (tail.dataVersion === undefined) return wake()
     // SQLite: only when another connection committed since the last look.
-    const version = database.dataVersion()
+    const version = tail.dataVersion()
     if (version === seenVersion) return
     seenVersion = version
     wake()
   }
 
   async function start(): Promise<void> {
-    lastSeq = await lastAuditSeq(database.db)
-    if (database.listen !== undefined)
-      unlisten = await database.listen(AUDIT_CHANNEL, wake).catch((error: unknown) => {
+    lastSeq = await tail.lastSeq()
+    if (tail.listen !== undefined)
+      unlisten = await tail.listen(wake).catch((error: unknown) => {
         onError(error) // the poll still delivers, later
         return undefined
       })
-    timer = setInterval(tick, pollMs ?? (database.listen === undefined ? 100 : 2000))
+    timer = setInterval(tick, pollMs ?? (tail.listen === undefined ? 100 : 2000))
     timer.unref()
   }
 

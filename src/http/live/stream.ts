@@ -6,8 +6,7 @@
 // every heartbeat.
 import type { ModuleSpec } from '../../compile/types.js'
 import type { AuditEntry } from '../../db/audit-log.js'
-import { recordWritesAfter } from '../../db/audit-tail.js'
-import type { Db } from '../../db/database.js'
+import type { AuditTail } from '../../db/audit-tail.js'
 import type { RecordStore } from '../../db/record-store.js'
 import type { Filter } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext } from '../auth.js'
@@ -21,7 +20,7 @@ export interface Subscription {
 }
 
 export interface LiveStreamOptions {
-  readonly db: Db
+  readonly tail: AuditTail
   readonly store: RecordStore
   readonly subscriptions: ReadonlyMap<string, Subscription>
   /** Checks the subscriber again (revocation, disabled account, session version); throws when gone. */
@@ -176,7 +175,7 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
         replayUntil = start
         cursor = from
         for (;;) {
-          const entries = await recordWritesAfter(options.db, cursor, 500)
+          const entries = await options.tail.writesAfter(cursor, 500)
           const upTo = entries.filter((e) => e.seq <= start)
           await handleAll(upTo)
           if (upTo.length < entries.length || entries.length < 500 || closed) break

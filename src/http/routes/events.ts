@@ -4,8 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { EventTicketStore } from '../../db/event-tickets.js'
-import type { Db } from '../../db/database.js'
-import { lastAuditSeq } from '../../db/audit-tail.js'
+import type { AuditTail } from '../../db/audit-tail.js'
 import type { RecordStore } from '../../db/record-store.js'
 import { invalidTicket, missingPermission, tooManyStreams, validationFailed, type ErrorDetail } from '../../errors.js'
 import { checkQueryReadable } from '../../records/field-rules.js'
@@ -37,7 +36,7 @@ export const DEFAULT_LIVE_LIMITS: LiveFeedLimits = {
 export interface EventRoutesOptions {
   readonly service: ServiceSpec
   readonly store: RecordStore
-  readonly db: Db
+  readonly tail: AuditTail
   readonly feed: LiveFeed
   readonly tickets: EventTicketStore
   readonly clock: () => Date
@@ -149,7 +148,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     perUser.set(userId, mine + 1)
     const res = reply.raw
     const stream = createLiveStream({
-      db: options.db,
+      tail: options.tail,
       store,
       subscriptions: subs,
       auth,
@@ -185,7 +184,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     try {
       const subscribed = await feed.subscribe((entries) => stream.deliver(entries))
       unsubscribe = subscribed.unsubscribe
-      const last = from === undefined ? subscribed.cursor : await lastAuditSeq(options.db)
+      const last = from === undefined ? subscribed.cursor : await options.tail.lastSeq()
       reply.hijack()
       res.writeHead(200, {
         ...(reply.getHeaders() as Record<string, string>),

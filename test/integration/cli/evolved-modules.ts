@@ -10,8 +10,8 @@ export const evolved =
     .replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }')
     // vehiculos' last field is followed by its workflow (issue #14).
     .replace(
-      '      asignado_a: { type: string }\n    workflow:',
-      '      conductor_habitual: { type: string, renamed_from: asignado_a }\n      color: { type: string }\n    indexes:\n      - [conductor_habitual, estado]\n    workflow:',
+      '      asignado_a: { type: ref, module: personal, description: Agente al que está asignado }\n    workflow:',
+      '      conductor_habitual: { type: ref, module: personal, renamed_from: asignado_a }\n      color: { type: string }\n    indexes:\n      - [conductor_habitual, estado]\n    workflow:',
     ) +
   `
   objetos_perdidos:

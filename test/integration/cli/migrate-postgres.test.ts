@@ -21,17 +21,8 @@ t.test(
     writeFileSync(evolvedFile, evolved)
     t.equal((await cli.run(['migrate'])).status, 0, "the schema of today's modules.yaml")
     const person = await cli.withService(async (service, token) => {
-      t.equal(
-        (
-          await api(service, token, 'POST', '/vehiculos', {
-            matricula: '1234-ABC',
-            tipo: 'patrulla',
-            asignado_a: 'PER-2026-00001',
-          })
-        ).status,
-        201,
-      )
-      return (
+      // The vehicle's asignado_a references the staff record (a ref, issue #16): created first.
+      const id = (
         await api(service, token, 'POST', '/personal', {
           tip: 'TIP-1',
           nombre: 'Marta',
@@ -40,6 +31,17 @@ t.test(
           destino: 'Comisaría Centro',
         })
       ).body.data._id as string
+      t.equal(
+        (
+          await api(service, token, 'POST', '/vehiculos', {
+            matricula: '1234-ABC',
+            tipo: 'patrulla',
+            asignado_a: id,
+          })
+        ).status,
+        201,
+      )
+      return id
     })
 
     const dry = await cli.run(['migrate', '--dry-run', '--json'], { env: { MODULES_FILE: evolvedFile } })

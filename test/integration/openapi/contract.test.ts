@@ -30,7 +30,9 @@ t.test(
         ['with descifrar', token],
         ['masked', reader.token],
       ] as const) {
-        const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token: as })).body.data
+        // personal asks roles below jefe for a motivo (issue #15).
+        const headers = { 'x-motivo': 'Comprobación del contrato' }
+        const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token: as, headers })).body.data
         t.ok(update(read), `${module} ${who}: the GET body is a valid update body ${JSON.stringify(update.errors)}`)
         t.ok(create(read), `${module} ${who}: and a valid create body ${JSON.stringify(create.errors)}`)
       }

@@ -126,12 +126,13 @@ t.test(
           ...keys('_modified', stamps),
           ...keys('_created_by', who),
           ...keys('_modified_by', who),
+          ...(spec.references.length > 0 ? ['expand'] : []),
         ],
         spec.name,
       )
       t.same(
         doc.paths[`/${spec.name}/{id}`].get.parameters.map((p: any) => p.name),
-        ['id', 'fields'],
+        ['id', 'fields', 'version', ...(spec.references.length > 0 ? ['expand'] : [])],
       )
       for (const field of spec.fields.filter((f) => f.parseFilter === null))
         t.notOk(names.includes(field.name), `${spec.name}.${field.name} is not filterable`)
