@@ -7,25 +7,12 @@ import { neutraliseFormula, restoreFormula } from './csv-formula.js'
 import { auditEntryFromRow, hashAuditEntry, type AuditEntry } from '../db/audit-log.js'
 import { canonicalJson } from '../db/canonical.js'
 import type { Row } from '../db/database.js'
-import { AUDIT_REQUEST_COLUMNS } from '../db/migrate/system-tables.js'
+import { AUDIT_COLUMNS } from '../db/audit-log.js'
 
 export type SegmentFormat = 'csv' | 'jsonl'
 
 /** The columns of an entry, in the stored order: the header of a CSV export. */
-export const SEGMENT_COLUMNS = [
-  'seq',
-  'at',
-  'user_id',
-  'action',
-  'module',
-  'record_id',
-  'version',
-  'record_hash',
-  'fields',
-  'prev_hash',
-  'hash',
-  ...AUDIT_REQUEST_COLUMNS,
-] as const
+export const SEGMENT_COLUMNS = AUDIT_COLUMNS
 
 const cell = (value: unknown): string =>
   value === null || value === undefined

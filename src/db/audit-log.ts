@@ -3,6 +3,7 @@ import type { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { CompiledQuery } from 'kysely'
 import type { Database, Db, Row } from './database.js'
 import { canonicalJson, sha256Hex } from './canonical.js'
+import { AUDIT_CHAIN_COLUMNS } from '../compile/audit-columns.js'
 import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from './migrate/system-tables.js'
 import { preparedQuery } from './prepared.js'
 
@@ -134,21 +135,8 @@ export interface AppendOptions {
   readonly at: string
 }
 
-/** The columns of `_audit` in the order the compiled inserts bind them. */
-const COLUMNS = [
-  'seq',
-  'at',
-  'user_id',
-  'action',
-  'module',
-  'record_id',
-  'version',
-  'record_hash',
-  'fields',
-  'prev_hash',
-  'hash',
-  ...AUDIT_REQUEST_COLUMNS,
-] as const
+/** The columns of `_audit` in the order the compiled inserts bind them (and an export writes them). */
+export const AUDIT_COLUMNS = [...AUDIT_CHAIN_COLUMNS, ...AUDIT_REQUEST_COLUMNS] as const
 /** Largest multi-row insert: 64 rows x 17 values stays far below both drivers' parameter limits. */
 const MAX_ROWS = 64
 const inserts = new WeakMap<Database, Map<number, CompiledQuery>>()
@@ -164,12 +152,12 @@ function compiledInsert(database: Database, rows: number): CompiledQuery {
   if (bySize === undefined) inserts.set(database, (bySize = new Map()))
   let compiled = bySize.get(rows)
   if (compiled === undefined) {
-    const placeholder: Row = Object.fromEntries(COLUMNS.map((c) => [c, null]))
+    const placeholder: Row = Object.fromEntries(AUDIT_COLUMNS.map((c) => [c, null]))
     compiled = database.db
       .insertInto(SYSTEM_TABLES.audit)
       .values(Array.from({ length: rows }, () => placeholder))
       .compile()
-    if (compiled.parameters.length !== rows * COLUMNS.length)
+    if (compiled.parameters.length !== rows * AUDIT_COLUMNS.length)
       throw new Error('the audit insert must bind every column of every row')
     bySize.set(rows, compiled)
   }
@@ -253,7 +241,7 @@ export async function appendAudit({ database, trx, events, at }: AppendOptions):
   let offset = 0
   for (const rows of chunkSizes(events.length)) {
     const compiled = compiledInsert(database, rows)
-    const width = rows * COLUMNS.length
+    const width = rows * AUDIT_COLUMNS.length
     await trx.executeQuery({ ...compiled, parameters: values.slice(offset, offset + width) })
     offset += width
   }

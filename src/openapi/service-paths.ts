@@ -1,5 +1,6 @@
 // The paths that are not a module's: session (API reference 4.1-4.3), audit trail (D25), and the
 // extra endpoints of D3 (health, this document, the docs page).
+import { AUDIT_CHAIN_COLUMNS } from '../compile/audit-columns.js'
 import { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { JsonSchema } from '../compile/field-types.js'
 import { META } from '../compile/metadata.js'
@@ -17,19 +18,7 @@ const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObj
 /** One entry of the audit chain (D18), as /{module}/{id}/historial and the audit trail list it. */
 export const auditEntrySchema: JsonSchema = {
   type: 'object',
-  required: [
-    'seq',
-    'at',
-    'user_id',
-    'action',
-    'module',
-    'record_id',
-    'version',
-    'record_hash',
-    'fields',
-    'prev_hash',
-    'hash',
-  ],
+  required: [...AUDIT_CHAIN_COLUMNS],
   properties: {
     seq: { type: 'integer' },
     at: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS.mmm' },
