@@ -2,8 +2,7 @@
 // item 5): the entries of a time range as one unbroken piece of the chain, for the data
 // protection officer; its first prev_hash and last hash on stderr, and
 // `records audit verify --segment FILE` checks the file offline. Listed by audit.ts.
-import { createWriteStream } from 'node:fs'
-import { resolve } from 'node:path'
+import { openExportOutput } from '../export-output.js'
 import { auditEntryFromRow } from '../../db/audit-log.js'
 import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
 import { auditTimeBound } from '../../records/audit-query.js'
@@ -13,9 +12,6 @@ import { stringOption, type Command } from '../command.js'
 import { withEnvironment } from '../environment.js'
 
 const PAGE = 1000
-
-/** A reader that stopped reading (`records audit export | head`) ends the export quietly: EPIPE. */
-const isBrokenPipe = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EPIPE'
 
 function formatOf(option: string | undefined, out: string | undefined): SegmentFormat {
   const chosen = option ?? (out !== undefined && /\.jsonl?$/i.test(out) ? 'jsonl' : 'csv')
@@ -79,31 +75,13 @@ Si quien lee la salida deja de leer (records audit export | head), termina sin e
       }
       const [firstSeq, lastSeq] = [await edge('min', from, '>='), await edge('max', to, '<=')]
 
-      const stream = out === undefined ? input.stdout : createWriteStream(resolve(input.cwd, out), { mode: 0o600 })
-      let broken = false
-      let failure: unknown
-      stream.on('error', (error: unknown) => {
-        if (isBrokenPipe(error)) broken = true
-        else failure ??= error
-      })
-      const write = (text: string) =>
-        new Promise<void>((done, fail) => {
-          if (broken) return done()
-          if (failure !== undefined) return fail(failure)
-          const settle = () => {
-            stream.off('drain', settle).off('error', settle).off('close', settle)
-            if (failure !== undefined) fail(failure)
-            else done()
-          }
-          if (stream.write(text)) done()
-          else stream.on('drain', settle).on('error', settle).on('close', settle)
-        })
-      if (format === 'csv') await write(segmentHeader())
+      const output = openExportOutput(input.stdout, input.cwd, out)
+      if (format === 'csv') await output.write(segmentHeader())
       let count = 0
       let first: { seq: number; prev: string } | undefined
       let last: { seq: number; hash: string } | undefined
       if (firstSeq !== undefined && lastSeq !== undefined && firstSeq <= lastSeq)
-        for (let after = firstSeq - 1; !broken;) {
+        for (let after = firstSeq - 1; !output.broken;) {
           const rows = await db
             .selectFrom(SYSTEM_TABLES.audit)
             .selectAll()
@@ -117,12 +95,13 @@ Si quien lee la salida deja de leer (records audit export | head), termina sin e
           first ??= { seq: entries[0]!.seq, prev: entries[0]!.prev_hash }
           last = { seq: entries[entries.length - 1]!.seq, hash: entries[entries.length - 1]!.hash }
           count += entries.length
-          await write(segmentLines(entries, format))
+          await output.write(segmentLines(entries, format))
           after = last.seq
         }
-      if (failure !== undefined) throw commandFailed(`No se pudo escribir la exportación: ${String(failure)}`)
-      if (out !== undefined) await new Promise<void>((done) => stream.end(done))
-      if (!broken)
+      if (output.failure !== undefined)
+        throw commandFailed(`No se pudo escribir la exportación: ${String(output.failure)}`)
+      await output.end()
+      if (!output.broken)
         input.stderr.write(
           first === undefined || last === undefined
             ? 'Ninguna entrada de auditoría en ese periodo.\n'

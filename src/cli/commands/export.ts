@@ -1,8 +1,7 @@
 // `records export <module>`: every live record as the API lists it (masked unless --decrypt),
 // in CSV or JSON Lines; a disclosure, logged as one 'comunicar' entry naming its recipient
 // and reason (issue #15).
-import { createWriteStream } from 'node:fs'
-import { resolve } from 'node:path'
+import { openExportOutput } from '../export-output.js'
 import { stringify } from 'csv-stringify/sync'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
@@ -52,9 +51,6 @@ const cell = (value: unknown): string =>
         ? neutraliseFormula(value)
         : String(value)
 
-/** A reader that stopped reading (`records export m | head`) ends the export quietly: EPIPE. */
-const isBrokenPipe = (error: unknown): boolean => (error as { code?: string } | null)?.code === 'EPIPE'
-
 const exportCommand: Command = {
   name: 'export',
   summary: 'Vuelca los registros vigentes de un módulo en CSV o JSON Lines',
@@ -99,26 +95,8 @@ leer (records export m | head), termina sin error.
       const user = as === undefined ? null : await actingUserNamed(env, as)
       const hidden = hiddenFields(spec, user)
       const columns = columnsOf(spec).filter((c) => hidden === undefined || !hidden.has(c))
-      const stream = out === undefined ? input.stdout : createWriteStream(resolve(input.cwd, out), { mode: 0o600 })
-      let broken = false
-      let failure: unknown
-      stream.on('error', (error: unknown) => {
-        if (isBrokenPipe(error)) broken = true
-        else failure ??= error
-      })
-      const write = (text: string) =>
-        new Promise<void>((done, fail) => {
-          if (broken) return done()
-          if (failure !== undefined) return fail(failure)
-          const settle = () => {
-            stream.off('drain', settle).off('error', settle).off('close', settle)
-            if (failure !== undefined) fail(failure)
-            else done()
-          }
-          if (stream.write(text)) done()
-          else stream.on('drain', settle).on('error', settle).on('close', settle)
-        })
-      if (format === 'csv') await write(stringify([columns]))
+      const output = openExportOutput(input.stdout, input.cwd, out)
+      if (format === 'csv') await output.write(stringify([columns]))
       let count = 0
       const ids: string[] = []
       for (let offset = 0; ; offset += PAGE) {
@@ -135,16 +113,16 @@ leer (records export m | head), termina sin error.
           // The one `comunicar` entry below records these reads.
           { reveal: flag(input, 'decrypt'), actor: env.actor, user, logConsultation: false },
         )
-        if (records.length === 0 || broken) break
+        if (records.length === 0 || output.broken) break
         count += records.length
         for (const record of records) ids.push(String(record[META.id]))
-        await write(
+        await output.write(
           format === 'csv'
             ? stringify(records.map((r: ApiRecord) => columns.map((c) => cell(r[c]))))
             : records.map((r) => `${JSON.stringify(r)}\n`).join(''),
         )
       }
-      if (failure !== undefined) throw failure
+      if (output.failure !== undefined) throw output.failure
       // Written once the records are out (their ids known), before the command reports success.
       await env.store.audit([
         {
@@ -162,7 +140,7 @@ leer (records export m | head), termina sin error.
         },
       ])
       if (out !== undefined) {
-        await new Promise<void>((done) => stream.end(done))
+        await output.end()
         input.stderr.write(`${count} registros exportados de '${spec.name}' a ${out}\n`)
       }
       return 0
