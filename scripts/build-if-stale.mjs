@@ -20,7 +20,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))))
 }
 
-/** Builds `root`'s dist/ if a source is newer; returns the exit status (0: dist/ is usable). */
+/** Builds `root`'s dist/ (tsc, then the bundle) if a source is newer; returns the exit status (0: dist/ is usable). */
 export function buildIfStale(root = ROOT) {
   const built = statSync(join(root, 'dist', 'src', 'cli', 'main.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0
   const changed = Math.max(...SOURCES.map((s) => newest(join(root, s))))
@@ -36,7 +36,12 @@ export function buildIfStale(root = ROOT) {
     built === 0 ? 'Compilando (primera vez)…\n' : 'Hay fuentes modificadas desde la última compilación: compilando…\n',
   )
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
-  return result.status ?? 1
+  if (result.status !== 0) return result.status ?? 1
+  // Then the one-file service (scripts/bundle.mjs), as `npm run build` does. Without esbuild the
+  // old bundle is older than the new build, and `records serve` runs the compiled modules.
+  if (!existsSync(join(root, 'node_modules', 'esbuild'))) return 0
+  const bundled = spawnSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { stdio: 'inherit' })
+  return bundled.status ?? 1
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exit(buildIfStale())

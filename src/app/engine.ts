@@ -32,6 +32,11 @@ export interface EngineOptions {
    * their cost side by side; no setting or environment variable reaches it.
    */
   readonly consultationLog?: boolean
+  /**
+   * Set by `records serve` when it runs the bundle: the id of that build. A start with the same
+   * modules.yaml and the same build reuses the validation kept in DATA_DIR (config/validated-cache.ts).
+   */
+  readonly programId?: string
 }
 
 export interface Engine {
@@ -60,7 +65,11 @@ export interface Engine {
 
 /** Opens the engine on `settings`; the caller closes it. On a failure nothing stays open. */
 export async function openEngine(settings: Settings, options: EngineOptions): Promise<Engine> {
-  const spec = compileService(loadModulesConfig(settings.modulesFile))
+  const cache =
+    options.programId === undefined
+      ? undefined
+      : { dir: settings.dataDir, programId: options.programId, secret: settings.jwtSecret }
+  const spec = compileService(loadModulesConfig(settings.modulesFile, cache))
   const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
   try {
     const clock = options.clock ?? (() => new Date())

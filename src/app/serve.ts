@@ -8,13 +8,15 @@ import { bannerLines, loginCommand } from './start-banner.js'
 /** How long a stop waits for requests in flight before it gives up. */
 const SHUTDOWN_GRACE_MS = 30_000
 
-export async function serve(): Promise<void> {
+/** `programId`: the running build's id when it is the bundle (EngineOptions.programId). */
+export async function serve(options: { readonly programId?: string } = {}): Promise<void> {
   loadDotEnv()
   const settings = loadSettings()
   const format = resolveLogFormat(settings.logFormat, process.stdout.isTTY === true)
   const color = process.stdout.isTTY === true
   const stream = format === 'pretty' ? { stream: createPrettyStream(process.stdout, { color }) } : {}
-  const service = await openService(settings, { logger: { level: settings.logLevel, ...stream } })
+  const logger = { level: settings.logLevel, ...stream }
+  const service = await openService(settings, { logger, ...(options.programId === undefined ? {} : options) })
   const log = service.app.log
   for (const name of settings.generated)
     log.warn(

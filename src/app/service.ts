@@ -30,6 +30,8 @@ export interface OpenServiceOptions {
   readonly clock?: () => Date
   /** False only in `npm run bench` (issue #15): see EngineOptions.consultationLog. */
   readonly consultationLog?: boolean
+  /** See EngineOptions.programId. */
+  readonly programId?: string
 }
 
 export interface OpenService {
@@ -144,7 +146,14 @@ export async function openService(settings: Settings, options: OpenServiceOption
       'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)',
     )
   const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}
-  const engine = await openEngine(settings, { ...clock, onReadAuditError, onIntegrityFailure, ...consultationLog })
+  const programId = options.programId === undefined ? {} : { programId: options.programId }
+  const engine = await openEngine(settings, {
+    ...clock,
+    onReadAuditError,
+    onIntegrityFailure,
+    ...consultationLog,
+    ...programId,
+  })
   const { spec, database, store, accounts, accountRules } = engine
   let redis: Redis | undefined
   const closeRedis = async () => void (await redis?.quit().catch(() => redis?.disconnect()))

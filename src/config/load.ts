@@ -3,9 +3,13 @@ import { readFileSync } from 'node:fs'
 import { configInvalid } from '../errors.js'
 import type { ModulesConfig } from './types.js'
 import { validateModulesSource } from './validate.js'
+import { cachedConfig, storeConfig, type ValidatedCache } from './validated-cache.js'
 
-/** Loads and validates a modules file; throws an OperatorError (CONFIG_INVALID) listing every problem. */
-export function loadModulesConfig(file: string): ModulesConfig {
+/**
+ * Loads and validates a modules file; throws an OperatorError (CONFIG_INVALID) listing every
+ * problem. With `cache`, a file this program validated before is taken from it unchanged.
+ */
+export function loadModulesConfig(file: string, cache?: ValidatedCache): ModulesConfig {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
@@ -15,8 +19,11 @@ export function loadModulesConfig(file: string): ModulesConfig {
       { file, line: 1, column: 1, message: `No se puede cargar la definición de módulos: ${reason}` },
     ])
   }
+  const reused = cache === undefined ? undefined : cachedConfig(cache, text)
+  if (reused !== undefined) return reused
   const result = validateModulesSource(text, file)
   if (!result.ok) throw configInvalid(result.problems)
+  if (cache !== undefined) storeConfig(cache, text, result.config)
   return result.config
 }
 

@@ -1,6 +1,6 @@
 // Checks the shape of modules.yaml against schema/modules.schema.json and words
 // each ajv error as a sentence an administrator understands.
-import { Ajv, type ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPlugin from 'ajv-formats'
 import schema from '../../schema/modules.schema.json' with { type: 'json' }
 import type { ConfigProblem } from '../errors.js'
@@ -8,11 +8,19 @@ import { didYouMean } from './suggest.js'
 import type { YamlPath, YamlSource } from './yaml-source.js'
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv
-// validateSchema: false: the schema is the project's own (tests compile it strictly); checking it
-// against the meta-schema cost a tenth of every start (issue #7).
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, validateSchema: false })
-addFormats(ajv)
-const validateShape = ajv.compile(schema)
+/**
+ * The compiled schema, on first use: a start that reuses its validated modules.yaml
+ * (config/validated-cache.ts) never compiles it. validateSchema: false: the schema is the
+ * project's own (tests compile it strictly); checking it against the meta-schema cost a tenth of
+ * every start (issue #7).
+ */
+let compiled: ValidateFunction | undefined
+function shapeValidator(): ValidateFunction {
+  if (compiled !== undefined) return compiled
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, validateSchema: false })
+  addFormats(ajv)
+  return (compiled = ajv.compile(schema))
+}
 
 const pathOf = (instancePath: string): YamlPath =>
   instancePath === ''
@@ -75,6 +83,7 @@ function describe(error: ErrorObject): { message: string; atKey: boolean; extraP
 
 /** Every shape problem of the document, located; an empty list when it fits the schema. */
 export function validateShapeOf(source: YamlSource): ConfigProblem[] {
+  const validateShape = shapeValidator()
   if (validateShape(source.value)) return []
   const errors = (validateShape.errors ?? []).filter(
     // propertyNames reports once for the name and once for the inner keyword; keep the first.

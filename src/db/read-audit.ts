@@ -45,8 +45,11 @@ function inProcessWriter(database: Database): Writer {
   }
 }
 
-/** The worker's module next to this one: .ts when the tests run the sources, .js from dist. */
-const workerUrl = new URL(`./read-audit-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+/**
+ * The worker's module beside this one: .ts when the tests run the sources, .js from dist. Written
+ * as `../db/` so that it resolves the same from dist/src/app/serve.bundle.js (scripts/bundle.mjs).
+ */
+const workerUrl = new URL(`../db/read-audit-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
 
 /**
  * Batches go to a worker thread started on the first flush (a process that never reveals a

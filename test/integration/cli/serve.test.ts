@@ -1,17 +1,17 @@
 // `records serve` is the service (what `npm start` runs): it listens, answers, and stops on
 // SIGTERM with status 0; a refused migration stops it with status 1 and the reason (issue #4).
 import { spawn } from 'node:child_process'
-import { writeFileSync, readFileSync } from 'node:fs'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { REPO_MODULES } from '../../helpers/api.js'
-import { BIN, createCli } from './support.js'
+import { BIN, createCli, ROOT, type Cli } from './support.js'
 
-t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
-  const cli = createCli(t)
+/** `records serve` in a child: its base URL once it listens (the test fails otherwise), and its exit. */
+async function startServe(t: Test, cli: Cli, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: cli.dataDir,
-    env: { ...process.env, ...cli.env, PORT: '0', LOG_LEVEL: 'info' },
+    env: { ...process.env, ...cli.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -25,11 +25,51 @@ t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
     base = /Servicio disponible en (http:\/\/[^ ]+)/.exec(output)?.[1]
     if (base === undefined) await new Promise((r) => setTimeout(r, 100))
   }
-  if (base === undefined) return t.fail(`the server did not start:\n${output}`)
+  if (base === undefined) throw new Error(`the server did not start:\n${output}`)
+  return { base, child, exited }
+}
+
+t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
+  const { base, child, exited } = await startServe(t, createCli(t))
   t.same(await (await fetch(`${base}/health`)).json(), { success: true, data: { status: 'ok' } })
   child.kill('SIGTERM')
   t.equal(await exited, 0)
 })
+
+t.test(
+  '#18: records serve runs the one-file build and reuses its validated modules.yaml until it changes',
+  async (t) => {
+    const bundle = statSync(join(ROOT, 'dist/src/app/serve.bundle.js'), { throwIfNoEntry: false })
+    const compiled = statSync(join(ROOT, 'dist/src/app/serve.js'))
+    t.ok(
+      bundle !== undefined && bundle.mtimeMs >= compiled.mtimeMs,
+      'npm run build bundles after tsc (scripts/bundle.mjs)',
+    )
+    const cli = createCli(t)
+    const file = join(cli.dataDir, 'modules.yaml')
+    writeFileSync(file, readFileSync(REPO_MODULES, 'utf8'))
+    const first = await startServe(t, cli, { MODULES_FILE: file })
+    t.equal((await fetch(`${first.base}/health`)).status, 200)
+    first.child.kill('SIGTERM')
+    t.equal(await first.exited, 0)
+    const kept = join(cli.dataDir, '.modules-validado.json')
+    t.equal(statSync(kept).mode & 0o777, 0o600, 'the validation is kept in DATA_DIR, 0600')
+
+    // Damaged: ignored, validated again, rewritten.
+    writeFileSync(kept, 'no es JSON')
+    const second = await startServe(t, cli, { MODULES_FILE: file })
+    t.equal((await fetch(`${second.base}/health`)).status, 200)
+    second.child.kill('SIGTERM')
+    t.equal(await second.exited, 0)
+    t.doesNotThrow(() => JSON.parse(readFileSync(kept, 'utf8')), 'rewritten by the start')
+
+    // A changed modules.yaml is never taken from the kept validation: an error in it stops the start.
+    writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace(/prefix: DEN\b/, 'prefix: den'))
+    const refused = await cli.run(['serve'], { env: { MODULES_FILE: file, PORT: '0' } })
+    t.equal(refused.status, 1)
+    t.match(refused.stderr, /prefijo/)
+  },
+)
 
 t.test('records serve refuses an unsafe modules.yaml with status 1 and the reason', async (t) => {
   const cli = createCli(t)

@@ -104,3 +104,30 @@ t.test('#18: under npm start, bin/records.js runs the check itself before it run
   t.match(stale.stderr, /fuentes modificadas desde la última compilación: compilando/)
   t.ok(existsSync(mark), 'an edited source is compiled before dist/ runs')
 })
+
+t.test('#18: a rebuild also makes the one-file service when esbuild is installed, and skips it when not', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
+  t.teardown(() => rmSync(root, { recursive: true, force: true }))
+  for (const dir of ['scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
+    mkdirSync(join(root, dir), { recursive: true })
+  copyFileSync(join(ROOT, 'scripts/build-if-stale.mjs'), join(root, 'scripts/build-if-stale.mjs'))
+  writeFileSync(join(root, 'package.json'), '{"type":"module"}\n')
+  writeFileSync(join(root, 'node_modules/typescript/bin/tsc'), '\n')
+  const bundled = join(root, 'bundled')
+  // scripts/bundle.mjs stands in for the real one (which needs a whole dist/): it leaves a mark.
+  writeFileSync(
+    join(root, 'scripts/bundle.mjs'),
+    `import { writeFileSync } from 'node:fs'\nwriteFileSync(${JSON.stringify(bundled)}, 'yes')\n`,
+  )
+  writeFileSync(join(root, 'dist/src/cli/main.js'), 'export {}\n')
+  const check = () => spawnSync(process.execPath, [join(root, 'scripts/build-if-stale.mjs')], { encoding: 'utf8' })
+
+  writeFileSync(join(root, 'src/cli/main.ts'), 'export const edited = 1\n')
+  t.equal(check().status, 0)
+  t.notOk(existsSync(bundled), 'no esbuild installed: tsc only, and `records serve` runs the compiled modules')
+
+  mkdirSync(join(root, 'node_modules/esbuild'), { recursive: true })
+  writeFileSync(join(root, 'src/cli/main.ts'), 'export const edited = 2\n')
+  t.equal(check().status, 0)
+  t.ok(existsSync(bundled), 'with esbuild: tsc, then scripts/bundle.mjs')
+})

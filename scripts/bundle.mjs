@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Bundles the built service (dist/src/app/serve.js and everything it imports) into one file,
+// dist/src/app/serve.bundle.js, which `records serve` loads when it is current (issue #18
+// item 1). Node spent most of a start finding, reading and compiling some 600 separate files;
+// one file of the same code starts in about half the CPU time (docs/performance.md, "Start").
+//
+// The bundle sits beside serve.js on purpose: the few files that find a neighbour through
+// import.meta.url (the package.json, assets/, the read-audit worker) are all one folder below
+// dist/src/, so their relative paths resolve the same from the bundle. Kept outside: the native
+// driver, the lazily loaded drivers and the packages that read files next to their own code.
+import { build } from 'esbuild'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/** Packages loaded from node_modules as usual: native code, lazy imports, files beside their code. */
+export const EXTERNAL = [
+  'better-sqlite3', // native addon
+  'pg', // imported only with DATABASE_URL
+  'ioredis', // imported only with REDIS_URL
+  'pino', // its transports start workers by file path
+  'pino-pretty', // the terminal's console, and a transport target
+  '@fastify/swagger', // reads its package.json by __dirname
+  '@fastify/swagger-ui', // serves the files beside its code
+]
+
+/** Writes the bundle of `root`'s dist/; resolves when it is on disk. */
+export async function bundleService(root = ROOT) {
+  await build({
+    entryPoints: [join(root, 'dist', 'src', 'app', 'serve.js')],
+    outfile: join(root, 'dist', 'src', 'app', 'serve.bundle.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: EXTERNAL,
+    // The CommonJS packages inside call require() for Node's own modules.
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
+    // Function names stay for stack traces in the logs.
+    keepNames: true,
+    minifyWhitespace: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await bundleService()

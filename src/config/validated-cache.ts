@@ -1,0 +1,68 @@
+// The last validated modules.yaml, kept in DATA_DIR so that a start with the same file and the
+// same program skips parsing and checking it again (issue #18 item 1: YAML with positions, the
+// schema compile and the rules were a third of a start). Validation is a pure function of the
+// text and the program, so its answer for the same pair is the same; `records validate` and any
+// change of either always validate in full.
+//
+// The file is signed with the service's JWT secret (HMAC-SHA256): one edited by hand, copied
+// from another installation or damaged is ignored, and the start validates as if it were absent.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { isDeepStrictEqual } from 'node:util'
+import type { ModulesConfig } from './types.js'
+
+export interface ValidatedCache {
+  /** The folder of the one cache file (DATA_DIR, 0700). */
+  readonly dir: string
+  /** Changes with every build of the running program (the bundle's size and modification time). */
+  readonly programId: string
+  /** The key of the file's signature. */
+  readonly secret: string
+}
+
+export const VALIDATED_CACHE_FILE = '.modules-validado.json'
+
+interface CacheFile {
+  readonly key: string
+  readonly config: string
+  readonly mac: string
+}
+
+const keyOf = (cache: ValidatedCache, text: string): string =>
+  `${createHash('sha256').update(text).digest('hex')}:${cache.programId}`
+const macOf = (cache: ValidatedCache, key: string, config: string): Buffer =>
+  createHmac('sha256', cache.secret).update(`${key}\n${config}`).digest()
+
+/** The configuration validated for exactly this text by this program, if the file holds it. */
+export function cachedConfig(cache: ValidatedCache, text: string): ModulesConfig | undefined {
+  let stored: Partial<CacheFile>
+  try {
+    stored = JSON.parse(readFileSync(join(cache.dir, VALIDATED_CACHE_FILE), 'utf8')) as Partial<CacheFile>
+  } catch {
+    return undefined // absent or not JSON: validate
+  }
+  const key = keyOf(cache, text)
+  if (stored.key !== key || typeof stored.config !== 'string' || typeof stored.mac !== 'string') return undefined
+  const mac = Buffer.from(stored.mac, 'hex')
+  const expected = macOf(cache, key, stored.config)
+  if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined
+  return JSON.parse(stored.config) as ModulesConfig
+}
+
+/** Keeps `config` as the validation of `text`; a failure to write only costs the next start its time. */
+export function storeConfig(cache: ValidatedCache, text: string, config: ModulesConfig): void {
+  const json = JSON.stringify(config)
+  // Plain data only: what cannot come back from JSON unchanged is not kept.
+  if (!isDeepStrictEqual(JSON.parse(json), config)) return
+  const key = keyOf(cache, text)
+  const file: CacheFile = { key, config: json, mac: macOf(cache, key, json).toString('hex') }
+  const path = join(cache.dir, VALIDATED_CACHE_FILE)
+  const temporary = `${path}.${process.pid}.tmp`
+  try {
+    writeFileSync(temporary, JSON.stringify(file), { mode: 0o600 })
+    renameSync(temporary, path) // whole or not at all, also with two instances starting at once
+  } catch {
+    // A read-only DATA_DIR: every start validates in full, as before.
+  }
+}
