@@ -9,7 +9,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { resolveScope, type ScopeAction } from '../records/scope.js'
 import type { ActingUser } from '../records/acting-user.js'
 import type { Db, DynamicDb } from './database.js'
-import { scopeCondition } from './scope-sql.js'
+import { scopeCondition, type BranchPage } from './scope-sql.js'
 
 export interface RecordQueryOptions {
   /** History reads the records deleted too (D25); every other read sees live records only (D10). */
@@ -22,6 +22,8 @@ export interface RecordQueryOptions {
   readonly action?: ScopeAction
   /** Where the scope's literal values are converted for the column (booleans, numbers). */
   readonly dialect: Dialect
+  /** A list page: each branch of an or-ed scope yields only what the page can need (scope-sql.ts). */
+  readonly page?: BranchPage
 }
 
 /** A query over one module's table with nothing selected yet. */
@@ -36,7 +38,7 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
   if (scope === undefined) return records
   // Deleted rows are outside the live partial indexes the SQLite form searches: plain OR (history reads one id).
   const plainOr = options.includeDeleted === true
-  return records.where((eb) => scopeCondition(eb, scope, options.dialect, spec.table.name, plainOr))
+  return records.where((eb) => scopeCondition(eb, scope, options.dialect, spec.table.name, plainOr, options.page))
 }
 
 /** Whether `user` has a scope in `spec` (a prepared statement without one serves the others). */

@@ -136,11 +136,28 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         base = relevance.query
       }
       // Relevance (q without sort), or each key of `sort` in turn; then creation order: a stable order for pages.
-      let page = base.selectAll(spec.table.name)
+      const inOrder = <Q extends RecordQuery>(q: Q): Q => {
+        let out = q
+        for (const key of query.sort) out = out.orderBy(key.column, key.descending ? 'desc' : 'asc') as Q
+        return out.orderBy(ROW_COLUMN, 'asc') as Q
+      }
+      // Without text search, an or-ed scope hands each branch this page's filters, order and reach.
+      const pageBase =
+        relevance === undefined
+          ? filtered(
+              spec,
+              recordQuery(db, spec, {
+                user: read.user,
+                dialect: database.dialect,
+                page: (rows) => inOrder(filtered(spec, rows, query.filters)).limit(query.offset + query.limit),
+              }),
+              query.filters,
+            )
+          : base
+      let page = pageBase.selectAll(spec.table.name)
       if (relevance !== undefined && query.byRelevance === true)
         page = page.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
-      for (const key of query.sort) page = page.orderBy(key.column, key.descending ? 'desc' : 'asc')
-      page = page.orderBy(ROW_COLUMN, 'asc')
+      page = inOrder(page)
       const count = async () =>
         Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([

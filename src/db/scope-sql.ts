@@ -1,6 +1,6 @@
 // A resolved record scope as a WHERE condition on SQLite and PostgreSQL (issue #14): equality
 // and IN on indexed columns, or-ed and and-ed; never a filter after the query.
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { ResolvedScope } from '../records/scope.js'
 import type { Dialect } from '../compile/field-types.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
@@ -8,6 +8,16 @@ import { VALUE_CONVERSIONS } from './dialects/values.js'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- module tables are declared at run time
 type AnyBuilder = ExpressionBuilder<any, any>
+// eslint-disable-next-line @typescript-eslint/no-explicit-any, @typescript-eslint/no-empty-object-type -- as above
+type BranchRows = SelectQueryBuilder<any, any, {}>
+
+/**
+ * A list page's own filters, order and `offset + limit` applied inside each branch of an or-ed
+ * scope: the page's rows are among the first `offset + limit` of some branch, so no branch needs
+ * to yield more. Without it the IN list holds every record in scope (50,000 for an agente at 1M
+ * denuncias) before the page takes 100 of them.
+ */
+export type BranchPage = (rows: BranchRows) => BranchRows
 
 /**
  * The scope as a condition on `table`. On SQLite an or-ed scope becomes `_row IN (the live rows
@@ -16,7 +26,8 @@ type AnyBuilder = ExpressionBuilder<any, any>
  * which reads the whole table for a user with few records. The row ids of the IN list come out
  * sorted, so the list still needs no sort and reads only the rows in scope
  * (test/integration/db/scope-plan.test.ts checks both plans). PostgreSQL combines the branches'
- * indexes itself (BitmapOr) and keeps the OR.
+ * indexes itself (BitmapOr) and keeps the OR, except for a list page (`page`), which takes the
+ * IN form on both: each branch stops after the rows the page can need (BranchPage).
  */
 export function scopeCondition(
   eb: AnyBuilder,
@@ -24,15 +35,18 @@ export function scopeCondition(
   dialect: Dialect,
   table: string,
   nested = false,
+  page?: BranchPage,
 ): Expression<SqlBool> {
-  if (scope.kind === 'any' && dialect === 'sqlite' && !nested) {
-    const [first, ...rest] = scope.of.map((branch) =>
-      eb
+  if (scope.kind === 'any' && !nested && (dialect === 'sqlite' || page !== undefined)) {
+    const [first, ...rest] = scope.of.map((branch, i) => {
+      const rows = eb
         .selectFrom(table)
-        .select(ROW_COLUMN)
         .where(META.deleted, 'is', null)
-        .where((inner) => scopeCondition(inner, branch, dialect, table, true)),
-    )
+        .where((inner) => scopeCondition(inner, branch, dialect, table, true))
+      return page === undefined
+        ? rows.select(ROW_COLUMN)
+        : eb.selectFrom(page(rows).select(ROW_COLUMN).as(`rama${i}`)).select(ROW_COLUMN)
+    })
     if (first === undefined) return sql<SqlBool>`1 = 0`
     return eb(
       ROW_COLUMN,
