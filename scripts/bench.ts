@@ -63,6 +63,8 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: 'bulk' },
     'no-peer': { type: 'boolean', default: false },
     'startup-rounds': { type: 'string', default: '3' },
+    // Only the scenarios: no live feed, consultation cost, in-process list page or start per size.
+    'no-extras': { type: 'boolean', default: false },
   },
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
@@ -377,21 +379,26 @@ async function runSize(size: number): Promise<SizeReport> {
       await peer?.child.stop()
     }
 
-    log(formatLiveFeed(await measureLiveFeed({ env, root, password: PASSWORD, log })))
-    const inProcess = await openService(settings)
-    const listCost: ListCost = await measureListCost(
-      inProcess,
-      spec,
-      fastifySerializer(spec.schemas.responses.list),
-      Math.min(size, 10_000) - 100,
-    )
-    await inProcess.close()
-    consultationCosts.push({
-      records: size,
-      cost: await measureConsultationCost(settings, PASSWORD, size, year, rounds),
-    })
+    const extras = args['no-extras'] !== true
+    if (extras) log(formatLiveFeed(await measureLiveFeed({ env, root, password: PASSWORD, log })))
+    const inProcess = extras ? await openService(settings) : undefined
+    const listCost: ListCost | undefined =
+      inProcess === undefined
+        ? undefined
+        : await measureListCost(
+            inProcess,
+            spec,
+            fastifySerializer(spec.schemas.responses.list),
+            Math.min(size, 10_000) - 100,
+          )
+    await inProcess?.close()
+    if (extras)
+      consultationCosts.push({
+        records: size,
+        cost: await measureConsultationCost(settings, PASSWORD, size, year, rounds),
+      })
     // `npm start` (its prestart included) to the first healthy answer, on the seeded database.
-    const startup = await measureStartup(root, env, Number(args['startup-rounds']), log)
+    const startup = await measureStartup(root, env, extras ? Number(args['startup-rounds']) : 0, log)
     return {
       records: size,
       database: database.label,

@@ -49,7 +49,8 @@ export interface SizeReport {
   readonly peakRssMiB: number | undefined
   /** Undefined when the peer could not be installed or started. */
   readonly peer: PeerReport | undefined
-  readonly listCost: ListCost
+  /** Absent with --no-extras. */
+  readonly listCost?: ListCost | undefined
   readonly scenarios: readonly ScenarioReport[]
   readonly scoped?: ScopedReport
 }
@@ -154,9 +155,10 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
           `${pad(times(s.ratio), 7)}${pad(times(s.cpuRatio), 7)}${pad(times(s.peerRatio), 7)}${pad(times(s.peerCpuRatio), 7)}  ${targetText(s)}`,
       )
     }
-    console.log(
-      `npm start to healthy /health: ${report.startupMs.toFixed(0)} ms, median of ${report.startupRuns.map((ms) => ms.toFixed(0)).join(', ')} (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,
-    )
+    if (report.startupRuns.length > 0)
+      console.log(
+        `npm start to healthy /health: ${report.startupMs.toFixed(0)} ms, median of ${report.startupRuns.map((ms) => ms.toFixed(0)).join(', ')} (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,
+      )
     console.log(
       `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB through the whole bench (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
     )
@@ -177,9 +179,10 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
         `Platformatic DB: started in ${report.peer.startupMs.toFixed(0)} ms (node, no npm), peak RSS ${report.peer.peakRssMiB?.toFixed(0) ?? 'n/a'} MiB, seeded in ${report.peer.seedSeconds.toFixed(1)} s`,
       )
     const c = report.listCost
-    console.log(
-      `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,
-    )
+    if (c !== undefined)
+      console.log(
+        `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,
+      )
   }
   const grown = growth(reports)
   if (grown.length > 0) {
