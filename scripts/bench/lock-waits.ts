@@ -1,0 +1,136 @@
+// The share of a write window's backend time spent waiting for locks, on PostgreSQL (issue #17
+// item 4): while the window is open, a connection of its own polls `pg_stat_activity` every few
+// milliseconds for the client backends of one database. Each poll is a sample of what every
+// backend was doing at that instant; over many polls, the count of (backend, poll) pairs in a
+// state is proportional to the time spent in it. A lock wait is state 'active' with
+// wait_event_type 'Lock': wait_event 'transactionid' or 'tuple' is a row lock (a transaction
+// waiting for another's row), 'advisory' an advisory lock, anything else (relation, extend, ...)
+// another heavyweight lock. The share is lock-waiting samples over active samples.
+import pg from 'pg'
+
+/** One backend in one poll, as pg_stat_activity shows it. */
+export interface ActivityRow {
+  readonly state: string | null
+  readonly waitEventType: string | null
+  readonly waitEvent: string | null
+}
+
+export interface LockWaitTally {
+  /** Polls taken. */
+  readonly polls: number
+  /** Backend samples with state 'active' (running a statement, waiting or not). */
+  readonly active: number
+  /** Active samples waiting on a row lock (wait_event transactionid or tuple). */
+  readonly row: number
+  /** Active samples waiting on an advisory lock. */
+  readonly advisory: number
+  /** Active samples waiting on any other heavyweight lock (relation, extend, ...). */
+  readonly otherLock: number
+}
+
+export const EMPTY_TALLY: LockWaitTally = { polls: 0, active: 0, row: 0, advisory: 0, otherLock: 0 }
+
+const ROW_LOCK_EVENTS: ReadonlySet<string> = new Set(['transactionid', 'tuple'])
+
+/** The tally after one more poll that saw `rows`. */
+export function addPoll(tally: LockWaitTally, rows: readonly ActivityRow[]): LockWaitTally {
+  let { active, row, advisory, otherLock } = tally
+  for (const r of rows) {
+    if (r.state !== 'active') continue
+    active += 1
+    if (r.waitEventType !== 'Lock') continue
+    if (r.waitEvent !== null && ROW_LOCK_EVENTS.has(r.waitEvent)) row += 1
+    else if (r.waitEvent === 'advisory') advisory += 1
+    else otherLock += 1
+  }
+  return { polls: tally.polls + 1, active, row, advisory, otherLock }
+}
+
+/** Two windows' samples pooled (rounds of one scenario on one target). */
+export const mergeTallies = (a: LockWaitTally, b: LockWaitTally): LockWaitTally => ({
+  polls: a.polls + b.polls,
+  active: a.active + b.active,
+  row: a.row + b.row,
+  advisory: a.advisory + b.advisory,
+  otherLock: a.otherLock + b.otherLock,
+})
+
+export interface LockWaitShares {
+  /** Lock-waiting samples / active samples, 0..1 (NaN with no active sample). */
+  readonly lock: number
+  readonly row: number
+  readonly advisory: number
+  readonly otherLock: number
+  /** Active backends per poll, on average: how many statements were in flight. */
+  readonly activePerPoll: number
+}
+
+export function sharesOf(tally: LockWaitTally): LockWaitShares {
+  const of = (n: number) => (tally.active === 0 ? Number.NaN : n / tally.active)
+  return {
+    lock: of(tally.row + tally.advisory + tally.otherLock),
+    row: of(tally.row),
+    advisory: of(tally.advisory),
+    otherLock: of(tally.otherLock),
+    activePerPoll: tally.polls === 0 ? Number.NaN : tally.active / tally.polls,
+  }
+}
+
+const percent = (x: number) => (Number.isNaN(x) ? '-' : `${(x * 100).toFixed(0)}%`)
+
+/** e.g. "62% of active backend time (row 55%, advisory 7%, other locks 0%; 4.1 active backends, 2,310 polls)". */
+export function formatShares(tally: LockWaitTally): string {
+  const s = sharesOf(tally)
+  return (
+    `${percent(s.lock)} of active backend time (row ${percent(s.row)}, advisory ${percent(s.advisory)}, ` +
+    `other locks ${percent(s.otherLock)}; ${Number.isNaN(s.activePerPoll) ? '-' : s.activePerPoll.toFixed(1)} active backends, ` +
+    `${tally.polls.toLocaleString('en')} polls)`
+  )
+}
+
+export interface LockWaitSampler {
+  /** Stops polling (after the poll in flight) and answers what the polls saw. */
+  stop(): Promise<LockWaitTally>
+}
+
+/** The sampler's one query (create-statements.ts leaves it out of its per-statement tally). */
+export const ACTIVITY_QUERY = `select state, wait_event_type, wait_event from pg_stat_activity
+  where datname = $1 and backend_type = 'client backend' and pid <> pg_backend_pid()`
+
+/**
+ * Polls the client backends of the database `url` names, every `intervalMs`, from a connection
+ * of its own (left out of the samples) until `stop`.
+ */
+export async function startLockWaitSampler(url: string, intervalMs = 10): Promise<LockWaitSampler> {
+  const database = decodeURIComponent(new URL(url).pathname.slice(1))
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  let tally = EMPTY_TALLY
+  let stopping = false
+  const poll = async () => {
+    while (!stopping) {
+      const result = await client.query<{
+        state: string | null
+        wait_event_type: string | null
+        wait_event: string | null
+      }>(ACTIVITY_QUERY, [database])
+      tally = addPoll(
+        tally,
+        result.rows.map((r) => ({ state: r.state, waitEventType: r.wait_event_type, waitEvent: r.wait_event })),
+      )
+      await new Promise((resolve) => setTimeout(resolve, intervalMs))
+    }
+  }
+  // A failed poll ends the polling; `stop` reports it (not an unhandled rejection meanwhile).
+  let failure: unknown
+  const polling = poll().catch((error: unknown) => void (failure = error ?? new Error('poll failed')))
+  return {
+    async stop() {
+      stopping = true
+      await polling
+      await client.end()
+      if (failure !== undefined) throw failure
+      return tally
+    },
+  }
+}

@@ -1,0 +1,83 @@
+// Issue #17 item 4: the lock-wait share the bench prints is lock-waiting active samples over
+// active samples, split by what the backends wait for.
+import t from 'tap'
+import {
+  EMPTY_TALLY,
+  addPoll,
+  formatShares,
+  mergeTallies,
+  sharesOf,
+  type ActivityRow,
+} from '../../../scripts/bench/lock-waits.js'
+
+const row = (
+  state: string | null,
+  waitEventType: string | null = null,
+  waitEvent: string | null = null,
+): ActivityRow => ({
+  state,
+  waitEventType,
+  waitEvent,
+})
+
+t.test('each active backend of a poll is one sample, classified by its wait', async (t) => {
+  const tally = addPoll(EMPTY_TALLY, [
+    row('active'), // running
+    row('active', 'Lock', 'transactionid'), // row lock
+    row('active', 'Lock', 'tuple'), // row lock
+    row('active', 'Lock', 'advisory'),
+    row('active', 'Lock', 'relation'), // another heavyweight lock
+    row('active', 'LWLock', 'WALWrite'), // not a lock wait in this sense
+    row('active', 'IO', 'WALSync'),
+    row('idle in transaction', 'Client', 'ClientRead'), // holds locks, waits for its client: not active
+    row('idle', 'Client', 'ClientRead'),
+    row(null),
+  ])
+  t.same(tally, { polls: 1, active: 7, row: 2, advisory: 1, otherLock: 1 })
+})
+
+t.test('shares are over active samples; active backends per poll over polls', async (t) => {
+  let tally = EMPTY_TALLY
+  // 4 polls: 20 active samples, 11 on row locks, 2 advisory, 1 other.
+  tally = addPoll(tally, [
+    row('active', 'Lock', 'transactionid'),
+    row('active', 'Lock', 'transactionid'),
+    row('active'),
+  ])
+  tally = addPoll(tally, [row('active', 'Lock', 'tuple'), row('active', 'Lock', 'advisory'), row('active')])
+  tally = addPoll(tally, [row('idle')])
+  tally = addPoll(tally, [
+    ...Array.from({ length: 8 }, () => row('active', 'Lock', 'transactionid')),
+    row('active', 'Lock', 'advisory'),
+    row('active', 'Lock', 'extend'),
+    row('active'),
+    row('active'),
+    row('active'),
+    row('active'),
+  ])
+  t.same(tally, { polls: 4, active: 20, row: 11, advisory: 2, otherLock: 1 })
+  const shares = sharesOf(tally)
+  t.equal(shares.lock, 14 / 20)
+  t.equal(shares.row, 11 / 20)
+  t.equal(shares.advisory, 2 / 20)
+  t.equal(shares.otherLock, 1 / 20)
+  t.equal(shares.activePerPoll, 5)
+  t.equal(
+    formatShares(tally),
+    '70% of active backend time (row 55%, advisory 10%, other locks 5%; 5.0 active backends, 4 polls)',
+  )
+})
+
+t.test('rounds pool their samples; no active sample means no share, not 0%', async (t) => {
+  const a = addPoll(EMPTY_TALLY, [row('active', 'Lock', 'transactionid'), row('active')])
+  const b = addPoll(addPoll(EMPTY_TALLY, [row('active')]), [row('active')])
+  t.same(mergeTallies(a, b), { polls: 3, active: 4, row: 1, advisory: 0, otherLock: 0 })
+  t.equal(sharesOf(mergeTallies(a, b)).lock, 0.25, 'pooled, not the mean of 50% and 0%')
+  const idle = addPoll(EMPTY_TALLY, [row('idle')])
+  t.ok(Number.isNaN(sharesOf(idle).lock))
+  t.ok(Number.isNaN(sharesOf(EMPTY_TALLY).activePerPoll))
+  t.match(
+    formatShares(idle),
+    /^- of active backend time \(row -, advisory -, other locks -; 0\.0 active backends, 1 polls\)$/,
+  )
+})
