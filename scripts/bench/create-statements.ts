@@ -128,7 +128,8 @@ try {
     `${database.label}: ${creates} creates through app.inject, ${args.concurrency} at a time; ${totalUs.toFixed(0)} µs per create, ` +
       `${perCreate.toFixed(2)} statements (${sqlUs.toFixed(0)} µs) of it in the driver`,
   )
-  if (lockWaits !== undefined) console.log(`lock waits while counting: ${formatShares(lockWaits)}`)
+  if (lockWaits !== undefined)
+    console.log(`lock waits while counting: ${formatShares(lockWaits, Number(args.concurrency))}`)
   console.log(`${'per create'.padStart(10)} ${'µs each'.padStart(8)} ${'µs/create'.padStart(9)}  statement`)
   for (const [text, t] of rows)
     console.log(

@@ -6,6 +6,10 @@
 // wait_event_type 'Lock': wait_event 'transactionid' or 'tuple' is a row lock (a transaction
 // waiting for another's row), 'advisory' an advisory lock, anything else (relation, extend, ...)
 // another heavyweight lock. The share is lock-waiting samples over active samples.
+// Of a request's latency: a closed-loop load (autocannon's connections, create-statements'
+// concurrency) keeps a fixed number of requests in flight, so by Little's law the lock-waiting
+// backends per poll over the requests in flight is the share of the requests' latency spent
+// waiting for a lock (each waiting backend is one request's transaction waiting).
 import pg from 'pg'
 
 /** One backend in one poll, as pg_stat_activity shows it. */
@@ -76,15 +80,29 @@ export function sharesOf(tally: LockWaitTally): LockWaitShares {
   }
 }
 
+/** Lock-waiting backends per poll / requests in flight: the share of request latency spent waiting for locks. */
+export function latencyShare(tally: LockWaitTally, inFlight: number): number {
+  if (tally.polls === 0 || inFlight <= 0) return Number.NaN
+  return (tally.row + tally.advisory + tally.otherLock) / tally.polls / inFlight
+}
+
 const percent = (x: number) => (Number.isNaN(x) ? '-' : `${(x * 100).toFixed(0)}%`)
 
-/** e.g. "62% of active backend time (row 55%, advisory 7%, other locks 0%; 4.1 active backends, 2,310 polls)". */
-export function formatShares(tally: LockWaitTally): string {
+/**
+ * e.g. "62% of active backend time (row 55%, advisory 7%, other locks 0%; 4.1 active backends,
+ * 2,310 polls)", then with `inFlight` "; 25% of request latency (2.5 waiting backends / 10 in flight)".
+ */
+export function formatShares(tally: LockWaitTally, inFlight?: number): string {
   const s = sharesOf(tally)
+  const waiting = tally.polls === 0 ? Number.NaN : (tally.row + tally.advisory + tally.otherLock) / tally.polls
+  const latency =
+    inFlight === undefined
+      ? ''
+      : `; ${percent(latencyShare(tally, inFlight))} of request latency (${Number.isNaN(waiting) ? '-' : waiting.toFixed(1)} waiting backends / ${inFlight} in flight)`
   return (
     `${percent(s.lock)} of active backend time (row ${percent(s.row)}, advisory ${percent(s.advisory)}, ` +
     `other locks ${percent(s.otherLock)}; ${Number.isNaN(s.activePerPoll) ? '-' : s.activePerPoll.toFixed(1)} active backends, ` +
-    `${tally.polls.toLocaleString('en')} polls)`
+    `${tally.polls.toLocaleString('en')} polls)${latency}`
   )
 }
 

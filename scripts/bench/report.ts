@@ -167,7 +167,9 @@ function printGroups(report: SizeReport, run: RunInfo): void {
         groups
           .flatMap((g) => {
             const tally = g.lockWaits[scenario]
-            return tally === undefined ? [] : [`  ${instancesText(g.instances)}: ${formatShares(tally)}`]
+            return tally === undefined
+              ? []
+              : [`  ${instancesText(g.instances)}: ${formatShares(tally, run.connections)}`]
           })
           .join('\n'),
     )

@@ -5,6 +5,7 @@ import {
   EMPTY_TALLY,
   addPoll,
   formatShares,
+  latencyShare,
   mergeTallies,
   sharesOf,
   type ActivityRow,
@@ -66,6 +67,13 @@ t.test('shares are over active samples; active backends per poll over polls', as
     formatShares(tally),
     '70% of active backend time (row 55%, advisory 10%, other locks 5%; 5.0 active backends, 4 polls)',
   )
+  // 14 lock-waiting samples over 4 polls: 3.5 waiting backends; with 10 requests in flight, 35% of their latency.
+  t.equal(latencyShare(tally, 10), 0.35)
+  t.equal(
+    formatShares(tally, 10),
+    '70% of active backend time (row 55%, advisory 10%, other locks 5%; 5.0 active backends, 4 polls); ' +
+      '35% of request latency (3.5 waiting backends / 10 in flight)',
+  )
 })
 
 t.test('rounds pool their samples; no active sample means no share, not 0%', async (t) => {
@@ -76,6 +84,9 @@ t.test('rounds pool their samples; no active sample means no share, not 0%', asy
   const idle = addPoll(EMPTY_TALLY, [row('idle')])
   t.ok(Number.isNaN(sharesOf(idle).lock))
   t.ok(Number.isNaN(sharesOf(EMPTY_TALLY).activePerPoll))
+  t.ok(Number.isNaN(latencyShare(EMPTY_TALLY, 10)), 'no poll, no share')
+  t.ok(Number.isNaN(latencyShare(idle, 0)), 'nothing in flight, no share')
+  t.equal(latencyShare(idle, 10), 0, 'polls that saw no wait: 0%')
   t.match(
     formatShares(idle),
     /^- of active backend time \(row -, advisory -, other locks -; 0\.0 active backends, 1 polls\)$/,
