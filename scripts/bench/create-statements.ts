@@ -15,7 +15,7 @@ import pg from 'pg'
 import { openService } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase } from './database.js'
-import { ACTIVITY_QUERY, formatShares, startLockWaitSampler } from './lock-waits.js'
+import { ACTIVITY_QUERY, formatShares, startLockWaitSampler, topWaiting } from './lock-waits.js'
 import { creatableDenuncia } from './seed.js'
 
 const { values: args } = parseArgs({
@@ -129,7 +129,12 @@ try {
       `${perCreate.toFixed(2)} statements (${sqlUs.toFixed(0)} µs) of it in the driver`,
   )
   if (lockWaits !== undefined)
-    console.log(`lock waits while counting: ${formatShares(lockWaits, Number(args.concurrency))}`)
+    console.log(
+      `lock waits while counting: ${formatShares(lockWaits, Number(args.concurrency))}\n` +
+        topWaiting(lockWaits, 3)
+          .map((w) => `  ${(w.share * 100).toFixed(0).padStart(3)}% of the waits in: ${w.statement}`)
+          .join('\n'),
+    )
   console.log(`${'per create'.padStart(10)} ${'µs each'.padStart(8)} ${'µs/create'.padStart(9)}  statement`)
   for (const [text, t] of rows)
     console.log(

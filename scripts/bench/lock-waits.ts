@@ -17,6 +17,8 @@ export interface ActivityRow {
   readonly state: string | null
   readonly waitEventType: string | null
   readonly waitEvent: string | null
+  /** The statement it runs (pg_stat_activity.query), when sampled. */
+  readonly query?: string | null
 }
 
 export interface LockWaitTally {
@@ -30,24 +32,37 @@ export interface LockWaitTally {
   readonly advisory: number
   /** Active samples waiting on any other heavyweight lock (relation, extend, ...). */
   readonly otherLock: number
+  /** Lock-waiting samples by statement (its first 160 characters, spaces collapsed): who waits. */
+  readonly waitingIn: Readonly<Record<string, number>>
 }
 
-export const EMPTY_TALLY: LockWaitTally = { polls: 0, active: 0, row: 0, advisory: 0, otherLock: 0 }
+export const EMPTY_TALLY: LockWaitTally = { polls: 0, active: 0, row: 0, advisory: 0, otherLock: 0, waitingIn: {} }
+
+const statementOf = (query: string | null | undefined) => (query ?? '?').replace(/\s+/g, ' ').trim().slice(0, 160)
+
+const addCounts = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => {
+  const sum: Record<string, number> = { ...a }
+  for (const [key, n] of Object.entries(b)) sum[key] = (sum[key] ?? 0) + n
+  return sum
+}
 
 const ROW_LOCK_EVENTS: ReadonlySet<string> = new Set(['transactionid', 'tuple'])
 
 /** The tally after one more poll that saw `rows`. */
 export function addPoll(tally: LockWaitTally, rows: readonly ActivityRow[]): LockWaitTally {
   let { active, row, advisory, otherLock } = tally
+  const waitingIn: Record<string, number> = { ...tally.waitingIn }
   for (const r of rows) {
     if (r.state !== 'active') continue
     active += 1
     if (r.waitEventType !== 'Lock') continue
+    const statement = statementOf(r.query)
+    waitingIn[statement] = (waitingIn[statement] ?? 0) + 1
     if (r.waitEvent !== null && ROW_LOCK_EVENTS.has(r.waitEvent)) row += 1
     else if (r.waitEvent === 'advisory') advisory += 1
     else otherLock += 1
   }
-  return { polls: tally.polls + 1, active, row, advisory, otherLock }
+  return { polls: tally.polls + 1, active, row, advisory, otherLock, waitingIn }
 }
 
 /** Two windows' samples pooled (rounds of one scenario on one target). */
@@ -57,7 +72,17 @@ export const mergeTallies = (a: LockWaitTally, b: LockWaitTally): LockWaitTally 
   row: a.row + b.row,
   advisory: a.advisory + b.advisory,
   otherLock: a.otherLock + b.otherLock,
+  waitingIn: addCounts(a.waitingIn, b.waitingIn),
 })
+
+/** The statements that waited most, with their share of the lock-waiting samples, most first. */
+export function topWaiting(tally: LockWaitTally, count: number): readonly { statement: string; share: number }[] {
+  const total = Object.values(tally.waitingIn).reduce((n, k) => n + k, 0)
+  return Object.entries(tally.waitingIn)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, count)
+    .map(([statement, n]) => ({ statement, share: n / total }))
+}
 
 export interface LockWaitShares {
   /** Lock-waiting samples / active samples, 0..1 (NaN with no active sample). */
@@ -112,7 +137,7 @@ export interface LockWaitSampler {
 }
 
 /** The sampler's one query (create-statements.ts leaves it out of its per-statement tally). */
-export const ACTIVITY_QUERY = `select state, wait_event_type, wait_event from pg_stat_activity
+export const ACTIVITY_QUERY = `select state, wait_event_type, wait_event, query from pg_stat_activity
   where datname = $1 and backend_type = 'client backend' and pid <> pg_backend_pid()`
 
 /**
@@ -131,10 +156,16 @@ export async function startLockWaitSampler(url: string, intervalMs = 10): Promis
         state: string | null
         wait_event_type: string | null
         wait_event: string | null
+        query: string | null
       }>(ACTIVITY_QUERY, [database])
       tally = addPoll(
         tally,
-        result.rows.map((r) => ({ state: r.state, waitEventType: r.wait_event_type, waitEvent: r.wait_event })),
+        result.rows.map((r) => ({
+          state: r.state,
+          waitEventType: r.wait_event_type,
+          waitEvent: r.wait_event,
+          query: r.query,
+        })),
       )
       await new Promise((resolve) => setTimeout(resolve, intervalMs))
     }

@@ -5,7 +5,7 @@
 // each instance count side by side and the lock waits of its S4 windows on PostgreSQL.
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
-import { formatShares, type LockWaitTally } from './lock-waits.js'
+import { formatShares, topWaiting, type LockWaitTally } from './lock-waits.js'
 import type { NpmStartFigures } from './npm-start.js'
 import type { RoundFigures } from './rounds.js'
 
@@ -169,7 +169,12 @@ function printGroups(report: SizeReport, run: RunInfo): void {
             const tally = g.lockWaits[scenario]
             return tally === undefined
               ? []
-              : [`  ${instancesText(g.instances)}: ${formatShares(tally, run.connections)}`]
+              : [
+                  `  ${instancesText(g.instances)}: ${formatShares(tally, run.connections)}`,
+                  ...topWaiting(tally, 3).map(
+                    (w) => `      ${(w.share * 100).toFixed(0).padStart(3)}% of the waits in: ${w.statement}`,
+                  ),
+                ]
           })
           .join('\n'),
     )

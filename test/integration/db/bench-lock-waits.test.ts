@@ -58,6 +58,7 @@ t.test(
     t.equal(rowTally.row, rowTally.active, 'every active sample waits on the row lock')
     t.equal(sharesOf(rowTally).lock, 1)
     t.equal(sharesOf(rowTally).advisory, 0)
+    t.same(Object.keys(rowTally.waitingIn), ['update counter set n = n + 1 where id = 1'], 'the waiting statement')
 
     // An advisory lock: the holder's session holds it.
     await holder.query('select pg_advisory_lock(17)')
@@ -72,6 +73,7 @@ t.test(
     t.ok(advisoryTally.polls >= 1)
     t.equal(advisoryTally.advisory, advisoryTally.active, 'every active sample waits on the advisory lock')
     t.equal(advisoryTally.row, 0)
+    t.same(Object.keys(advisoryTally.waitingIn), ['select pg_advisory_lock(17)'])
     t.equal(sharesOf(advisoryTally).lock, 1)
     t.equal(
       (await observer.query<{ n: number }>('select n from counter where id = 1')).rows[0]?.n,

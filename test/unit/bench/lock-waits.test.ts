@@ -6,6 +6,7 @@ import {
   addPoll,
   formatShares,
   latencyShare,
+  topWaiting,
   mergeTallies,
   sharesOf,
   type ActivityRow,
@@ -34,7 +35,7 @@ t.test('each active backend of a poll is one sample, classified by its wait', as
     row('idle', 'Client', 'ClientRead'),
     row(null),
   ])
-  t.same(tally, { polls: 1, active: 7, row: 2, advisory: 1, otherLock: 1 })
+  t.same(tally, { polls: 1, active: 7, row: 2, advisory: 1, otherLock: 1, waitingIn: { '?': 4 } })
 })
 
 t.test('shares are over active samples; active backends per poll over polls', async (t) => {
@@ -56,7 +57,7 @@ t.test('shares are over active samples; active backends per poll over polls', as
     row('active'),
     row('active'),
   ])
-  t.same(tally, { polls: 4, active: 20, row: 11, advisory: 2, otherLock: 1 })
+  t.same({ ...tally, waitingIn: {} }, { polls: 4, active: 20, row: 11, advisory: 2, otherLock: 1, waitingIn: {} })
   const shares = sharesOf(tally)
   t.equal(shares.lock, 14 / 20)
   t.equal(shares.row, 11 / 20)
@@ -79,7 +80,7 @@ t.test('shares are over active samples; active backends per poll over polls', as
 t.test('rounds pool their samples; no active sample means no share, not 0%', async (t) => {
   const a = addPoll(EMPTY_TALLY, [row('active', 'Lock', 'transactionid'), row('active')])
   const b = addPoll(addPoll(EMPTY_TALLY, [row('active')]), [row('active')])
-  t.same(mergeTallies(a, b), { polls: 3, active: 4, row: 1, advisory: 0, otherLock: 0 })
+  t.same(mergeTallies(a, b), { polls: 3, active: 4, row: 1, advisory: 0, otherLock: 0, waitingIn: { '?': 1 } })
   t.equal(sharesOf(mergeTallies(a, b)).lock, 0.25, 'pooled, not the mean of 50% and 0%')
   const idle = addPoll(EMPTY_TALLY, [row('idle')])
   t.ok(Number.isNaN(sharesOf(idle).lock))
@@ -91,4 +92,31 @@ t.test('rounds pool their samples; no active sample means no share, not 0%', asy
     formatShares(idle),
     /^- of active backend time \(row -, advisory -, other locks -; 0\.0 active backends, 1 polls\)$/,
   )
+})
+
+t.test('lock-waiting samples are counted by statement, spaces collapsed, most waited first', async (t) => {
+  const upsert =
+    'insert into _sequences (name, value)\n    values ($1, 1) on conflict (name) do update set value = _sequences.value + 1'
+  const lock = 'select pg_advisory_xact_lock($1)'
+  let tally = addPoll(EMPTY_TALLY, [
+    { state: 'active', waitEventType: 'Lock', waitEvent: 'transactionid', query: upsert },
+    { state: 'active', waitEventType: 'Lock', waitEvent: 'transactionid', query: upsert },
+    { state: 'active', waitEventType: 'Lock', waitEvent: 'advisory', query: lock },
+    { state: 'active', waitEventType: null, waitEvent: null, query: 'select 1' }, // not waiting: not counted
+  ])
+  tally = mergeTallies(
+    tally,
+    addPoll(EMPTY_TALLY, [{ state: 'active', waitEventType: 'Lock', waitEvent: 'transactionid', query: upsert }]),
+  )
+  const collapsed = upsert.replace(/\s+/g, ' ')
+  t.same(tally.waitingIn, { [collapsed]: 3, [lock]: 1 })
+  t.same(topWaiting(tally, 1), [{ statement: collapsed, share: 0.75 }])
+  t.same(topWaiting(tally, 5), [
+    { statement: collapsed, share: 0.75 },
+    { statement: lock, share: 0.25 },
+  ])
+  const long = addPoll(EMPTY_TALLY, [
+    { state: 'active', waitEventType: 'Lock', waitEvent: 'tuple', query: 'x'.repeat(300) },
+  ])
+  t.same(Object.keys(long.waitingIn), ['x'.repeat(160)], 'the first 160 characters')
 })
