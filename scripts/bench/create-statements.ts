@@ -16,7 +16,7 @@ import { openService } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase } from './database.js'
 import { ACTIVITY_QUERY, formatShares, startLockWaitSampler, topWaiting } from './lock-waits.js'
-import { creatableDenuncia } from './seed.js'
+import { creatableDenuncia, seedDenuncias } from './seed.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -89,6 +89,10 @@ try {
     dataDir,
   )
   const service = await openService(settings)
+  // The agents the creates are assigned to (agente_asignado references personal, issue #16).
+  const spec = service.spec.moduleByName.get('denuncias')
+  if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
+  await seedDenuncias(service, spec, 0, 'bench-seed')
   const login = await service.app.inject({
     method: 'POST',
     url: '/api/auth/login',

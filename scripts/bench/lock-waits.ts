@@ -32,13 +32,13 @@ export interface LockWaitTally {
   readonly advisory: number
   /** Active samples waiting on any other heavyweight lock (relation, extend, ...). */
   readonly otherLock: number
-  /** Lock-waiting samples by statement (its first 160 characters, spaces collapsed): who waits. */
+  /** Lock-waiting samples by statement (its first 200 characters, spaces collapsed): who waits. */
   readonly waitingIn: Readonly<Record<string, number>>
 }
 
 export const EMPTY_TALLY: LockWaitTally = { polls: 0, active: 0, row: 0, advisory: 0, otherLock: 0, waitingIn: {} }
 
-const statementOf = (query: string | null | undefined) => (query ?? '?').replace(/\s+/g, ' ').trim().slice(0, 160)
+const statementOf = (query: string | null | undefined) => (query ?? '?').replace(/\s+/g, ' ').trim().slice(0, 200)
 
 const addCounts = (a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) => {
   const sum: Record<string, number> = { ...a }
