@@ -9,6 +9,8 @@
 //   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
 //   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
 //   npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's (#14)
+//   npm run bench -- --database postgres --scenarios S4 --instances 1,3   1 and 3 service instances on
+//                                                  one database, side by side, and S4's lock waits (#17)
 // See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -32,8 +34,19 @@ import {
   peerBody,
   seedPlatformaticBulk,
 } from './bench/platformatic.js'
+import { parseInstances, startServiceGroup, type ServiceGroup } from './bench/instances.js'
+import { EMPTY_TALLY, mergeTallies, startLockWaitSampler, type LockWaitTally } from './bench/lock-waits.js'
 import { startChild, type Child } from './bench/processes.js'
-import { cpuRatioOf, median, ratioOf, runRounds, type Scenario, type Target } from './bench/rounds.js'
+import {
+  cpuRatioOf,
+  median,
+  ratioOf,
+  runRounds,
+  serviceTargetName,
+  type Scenario,
+  type Target,
+  type WindowFor,
+} from './bench/rounds.js'
 import {
   AGENTS,
   ESTADOS,
@@ -45,7 +58,13 @@ import {
 } from './bench/seed.js'
 import { seedThroughApi } from './bench/seed-api.js'
 import { measureStartup } from './bench/startup.js'
-import { printReport, type ScopedReport, type SizeReport, type ScenarioReport } from './bench/report.js'
+import {
+  printReport,
+  type GroupReport,
+  type ScopedReport,
+  type SizeReport,
+  type ScenarioReport,
+} from './bench/report.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -65,6 +84,7 @@ const { values: args } = parseArgs({
     'startup-rounds': { type: 'string', default: '3' },
     // Only the scenarios: no live feed, consultation cost, in-process list page or start per size.
     'no-extras': { type: 'boolean', default: false },
+    instances: { type: 'string', default: '1' },
   },
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
@@ -72,6 +92,9 @@ const databaseKind = (args.database ?? (args['database-url'] === undefined ? 'sq
 if (databaseKind !== 'sqlite' && databaseKind !== 'postgres')
   throw new Error(`--database must be sqlite or postgres, not ${String(args.database)}`)
 const adminUrl = args['database-url'] ?? DEFAULT_ADMIN_URL
+const instanceCounts = parseInstances(String(args.instances), databaseKind)
+/** Scenarios whose service windows are sampled for lock waits, on PostgreSQL (issue #17 item 4). */
+const LOCK_SAMPLED = new Set(['S4'])
 const seedMode = String(args.seed)
 if (seedMode !== 'bulk' && seedMode !== 'api') throw new Error(`--seed must be bulk or api, not ${seedMode}`)
 const sizes = String(args.records)
@@ -223,11 +246,7 @@ async function startPeer(
  * seeded denuncias, and by superadmin (no scope), on the same service, interleaved like the
  * other scenarios. Cost ratio: unscoped req/s / scoped req/s (target <= 1.1x).
  */
-async function measureScoped(
-  service: { port: number; cpuSeconds: () => number | undefined },
-  size: number,
-  adminToken: string,
-): Promise<ScopedReport> {
+async function measureScoped(service: ServiceGroup, size: number, adminToken: string): Promise<ScopedReport> {
   const base = `http://127.0.0.1:${service.port}/api`
   const username = 'agente_bench'
   const password = 'bench-password-agente'
@@ -252,7 +271,7 @@ async function measureScoped(
     const order = round % 2 === 0 ? (['scoped', 'unscoped'] as const) : (['unscoped', 'scoped'] as const)
     const figures: Partial<Record<'scoped' | 'unscoped', LoadFigures>> = {}
     for (const who of order)
-      figures[who] = await measureLoad(service.port, service.cpuSeconds, request, {
+      figures[who] = await measureLoad(service.ports, () => service.cpuSeconds(), request, {
         ...load,
         token: who === 'scoped' ? agenteToken : adminToken,
       })
@@ -309,10 +328,27 @@ async function runSize(size: number): Promise<SizeReport> {
 
     const profileDir = join(root, 'test-artifacts', 'profiles')
     if (args.profile) mkdirSync(profileDir, { recursive: true })
-    const service = await startChild(join(root, 'dist/src/app/server.js'), env, '/api/health', [
-      ...SERVICE_NODE_FLAGS,
-      ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    ])
+    // One group of service processes per --instances count, all on the seeded database.
+    const groups: ServiceGroup[] = []
+    try {
+      for (const count of instanceCounts)
+        groups.push(
+          await startServiceGroup(
+            count,
+            join(root, 'dist/src/app/server.js'),
+            env,
+            {
+              jwtSecret: settings.jwtSecret,
+              encryptionKey: (settings.encryptionKeys[0] as Buffer).toString('base64'),
+            },
+            [...SERVICE_NODE_FLAGS, ...(args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+          ),
+        )
+    } catch (error) {
+      await Promise.all(groups.map((g) => g.stop()))
+      throw error
+    }
+    const service = groups[0] as ServiceGroup
     const token = await login(service.port)
     if (seedMode === 'api') {
       seedStart = performance.now()
@@ -338,29 +374,59 @@ async function runSize(size: number): Promise<SizeReport> {
       args.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, 'bare')}`] : [],
     )
     peer = await startPeer(size, dataDir, settings.jwtSecret)
+    const serviceTargets: Target[] = groups.map((group, i) => ({
+      name: serviceTargetName(group.instances, i === 0),
+      sends: 'service',
+      ports: group.ports,
+      token,
+      cpuSeconds: () => group.cpuSeconds(),
+    }))
     const targets: Target[] = [
-      { name: 'service', port: service.port, token, cpuSeconds: () => service.cpuSeconds() },
-      { name: 'bare', port: bare.port, token, cpuSeconds: () => bare.cpuSeconds() },
+      ...serviceTargets,
+      { name: 'bare', ports: [bare.port], token, cpuSeconds: () => bare.cpuSeconds() },
       ...(peer === undefined
         ? []
         : [
             {
               name: 'platformatic' as const,
-              port: peer.child.port,
+              ports: [peer.child.port],
               token: peer.token,
               cpuSeconds: () => peer?.child.cpuSeconds(),
             },
           ]),
     ]
 
+    // Lock waits during each service target's measured S4 windows, pooled over rounds.
+    const lockWaits = new Map<string, LockWaitTally>()
+    const databaseUrl = database.serviceEnv['DATABASE_URL']
+    const windowFor: WindowFor = (scenario, target) => {
+      if (databaseUrl === undefined || !LOCK_SAMPLED.has(scenario.name) || target.sends !== 'service') return undefined
+      let sampler: Awaited<ReturnType<typeof startLockWaitSampler>> | undefined
+      const key = `${scenario.name}/${target.name}`
+      return {
+        opened: async () => void (sampler = await startLockWaitSampler(databaseUrl)),
+        closed: async () =>
+          void lockWaits.set(
+            key,
+            mergeTallies(lockWaits.get(key) ?? EMPTY_TALLY, (await sampler?.stop()) ?? EMPTY_TALLY),
+          ),
+      }
+    }
     const results: ScenarioReport[] = []
+    let groupPeaks: (number | undefined)[] = []
     let peakRssMiB: number | undefined
     let scoped: ScopedReport | undefined
     let peerPeakRssMiB: number | undefined
     try {
       for (const scenario of scenarios(size, year)) {
-        const runs = await runRounds(scenario, targets, rounds, load, log)
+        const runs = await runRounds(scenario, targets, rounds, load, log, windowFor)
         results.push({
+          instanceRatios: serviceTargets.slice(1).map((t, i) => ({
+            instances: instanceCounts[i + 1] as number,
+            ratio: ratioOf(runs, t.name, 'service'),
+            // cpuRatioOf(runs, of, to) is to's CPU µs per request / of's: here N instances' / the first count's.
+            cpuRatio: cpuRatioOf(runs, 'service', t.name),
+          })),
           name: scenario.name,
           title: scenario.title,
           rounds: runs,
@@ -372,9 +438,10 @@ async function runSize(size: number): Promise<SizeReport> {
       }
       if (wanted.has('S6')) scoped = await measureScoped(service, size, token)
     } finally {
-      peakRssMiB = service.peakRssMiB()
+      groupPeaks = groups.map((g) => g.peakRssMiB())
+      peakRssMiB = groupPeaks[0]
       peerPeakRssMiB = peer?.child.peakRssMiB()
-      await service.stop()
+      await Promise.all(groups.map((g) => g.stop()))
       await bare.stop()
       await peer?.child.stop()
     }
@@ -407,6 +474,17 @@ async function runSize(size: number): Promise<SizeReport> {
       startupMs: startup.medianMs,
       startupRuns: startup.runsMs,
       peakRssMiB,
+      groups: groups.map((g, i): GroupReport => ({
+        instances: g.instances,
+        target: serviceTargets[i]?.name ?? 'service',
+        peakRssMiB: groupPeaks[i],
+        lockWaits: Object.fromEntries(
+          [...lockWaits].flatMap(([key, tally]) => {
+            const [scenario, target] = key.split('/')
+            return target === serviceTargets[i]?.name ? [[scenario, tally]] : []
+          }),
+        ),
+      })),
       peer:
         peer === undefined
           ? undefined

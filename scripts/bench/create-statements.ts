@@ -1,7 +1,8 @@
 // Where a create's time goes, statement by statement (issue #17): the service in process on a
 // fresh database (SQLite, or PostgreSQL with --database postgres), `--creates` POSTs through
 // `app.inject` (the whole HTTP path), with the driver wrapped for this run only: every SQL
-// statement counted and timed. Prints, per statement, how many a create runs and their time.
+// statement counted and timed. Prints, per statement, how many a create runs and their time,
+// and on PostgreSQL the share of the backends' active time spent waiting for locks.
 //   npm run build && node dist/scripts/bench/create-statements.js [--creates 2000] [--concurrency 10]
 //   [--database postgres]
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,7 +15,8 @@ import pg from 'pg'
 import { openService } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase } from './database.js'
-import { creatableDenuncia } from './seed.js'
+import { ACTIVITY_QUERY, formatShares, startLockWaitSampler, topWaiting } from './lock-waits.js'
+import { creatableDenuncia, seedDenuncias } from './seed.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -34,7 +36,7 @@ interface Tally {
 const tallies = new Map<string, Tally>()
 let counting = false
 const record = (text: string, us: number) => {
-  if (!counting) return
+  if (!counting || text === ACTIVITY_QUERY) return
   const key = text.replace(/\s+/g, ' ').trim()
   const t = tallies.get(key) ?? { count: 0, us: 0 }
   t.count += 1
@@ -87,6 +89,10 @@ try {
     dataDir,
   )
   const service = await openService(settings)
+  // The agents the creates are assigned to (agente_asignado references personal, issue #16).
+  const spec = service.spec.moduleByName.get('denuncias')
+  if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
+  await seedDenuncias(service, spec, 0, 'bench-seed')
   const login = await service.app.inject({
     method: 'POST',
     url: '/api/auth/login',
@@ -105,6 +111,8 @@ try {
   const warmup = Number(args.warmup)
   const creates = Number(args.creates)
   for (let i = 1; i <= warmup; i++) await create(i)
+  const databaseUrl = database.serviceEnv['DATABASE_URL']
+  const sampler = databaseUrl === undefined ? undefined : await startLockWaitSampler(databaseUrl)
   counting = true
   const start = performance.now()
   let next = 0
@@ -114,6 +122,7 @@ try {
   await Promise.all(Array.from({ length: Number(args.concurrency) }, worker))
   const totalUs = ((performance.now() - start) * 1000) / creates
   counting = false
+  const lockWaits = await sampler?.stop()
   await service.close()
 
   const rows = [...tallies.entries()].sort((a, b) => b[1].us - a[1].us)
@@ -123,6 +132,13 @@ try {
     `${database.label}: ${creates} creates through app.inject, ${args.concurrency} at a time; ${totalUs.toFixed(0)} µs per create, ` +
       `${perCreate.toFixed(2)} statements (${sqlUs.toFixed(0)} µs) of it in the driver`,
   )
+  if (lockWaits !== undefined)
+    console.log(
+      `lock waits while counting: ${formatShares(lockWaits, Number(args.concurrency))}\n` +
+        topWaiting(lockWaits, 3)
+          .map((w) => `  ${(w.share * 100).toFixed(0).padStart(3)}% of the waits in: ${w.statement}`)
+          .join('\n'),
+    )
   console.log(`${'per create'.padStart(10)} ${'µs each'.padStart(8)} ${'µs/create'.padStart(9)}  statement`)
   for (const [text, t] of rows)
     console.log(

@@ -1,4 +1,6 @@
-// One scenario against one target with autocannon: a warm-up, then a fixed duration.
+// One scenario against one target with autocannon: a warm-up, then a fixed duration. A target
+// of several instances (--instances) is one autocannon over their URLs: its connections go
+// round-robin over them, and one latency histogram covers them all.
 import autocannon from 'autocannon'
 
 export interface LoadRequest {
@@ -24,16 +26,24 @@ export interface LoadOptions {
   readonly token: string | undefined
 }
 
+/** Told when the measured window (after the warm-up) opens and closes, e.g. to sample the database. */
+export interface LoadWindow {
+  opened(): Promise<void>
+  closed(): Promise<void>
+}
+
 async function drive(
-  port: number,
+  ports: readonly number[],
   request: LoadRequest,
   options: LoadOptions,
   duration: number,
 ): Promise<autocannon.Result> {
   const headers: Record<string, string> = { 'content-type': 'application/json' }
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`)
   return autocannon({
-    url: `http://127.0.0.1:${port}`,
+    // autocannon takes an array of URLs (README: "More than one URL is allowed"); its types say string.
+    url: (urls.length === 1 ? urls[0] : urls) as string,
     connections: options.connections,
     duration,
     headers,
@@ -51,15 +61,24 @@ async function drive(
 }
 
 export async function measureLoad(
-  port: number,
+  port: number | readonly number[],
   cpuSeconds: () => number | undefined,
   request: LoadRequest,
   options: LoadOptions,
+  window?: LoadWindow,
 ): Promise<LoadFigures> {
-  if (options.warmupSeconds > 0) await drive(port, request, options, options.warmupSeconds)
+  const ports = typeof port === 'number' ? [port] : port
+  if (options.warmupSeconds > 0) await drive(ports, request, options, options.warmupSeconds)
+  await window?.opened()
   const cpuBefore = cpuSeconds()
-  const result = await drive(port, request, options, options.durationSeconds)
-  const cpuAfter = cpuSeconds()
+  let result: autocannon.Result
+  let cpuAfter: number | undefined
+  try {
+    result = await drive(ports, request, options, options.durationSeconds)
+    cpuAfter = cpuSeconds()
+  } finally {
+    await window?.closed()
+  }
   const served = result.requests.total
   return {
     cpuUsPerRequest:

@@ -1,9 +1,11 @@
 // The benchmark's table (or JSON): per size, every scenario's figures for the service, the bare
 // stack and the peer (Platformatic DB) as medians over rounds, the ratios service / bare and
 // service / peer (medians of the per-round ratios), the targets of issues #7 and #17, startup,
-// peak RSS, one list page's cost and growth across sizes.
+// peak RSS, one list page's cost and growth across sizes; with --instances, the service with
+// each instance count side by side and the lock waits of its S4 windows on PostgreSQL.
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
+import { formatShares, topWaiting, type LockWaitTally } from './lock-waits.js'
 import type { NpmStartFigures } from './npm-start.js'
 import type { RoundFigures } from './rounds.js'
 
@@ -18,6 +20,22 @@ export interface ScenarioReport {
   /** service req/s / Platformatic req/s (NaN without the peer or for a scenario it sits out). */
   readonly peerRatio: number
   readonly peerCpuRatio: number
+  /**
+   * Per later --instances count: its req/s / the first count's, and its CPU µs per request
+   * (summed over its instances) / the first count's.
+   */
+  readonly instanceRatios: readonly { readonly instances: number; readonly ratio: number; readonly cpuRatio: number }[]
+}
+
+/** One --instances count: the service as that many processes on the run's database. */
+export interface GroupReport {
+  readonly instances: number
+  /** Its key in the rounds' figures: `service` for the first count, else `service×N`. */
+  readonly target: string
+  /** The sum of its instances' peak RSS, in MiB. */
+  readonly peakRssMiB: number | undefined
+  /** By scenario: what pg_stat_activity showed in its measured windows (PostgreSQL only). */
+  readonly lockWaits: Readonly<Record<string, LockWaitTally>>
 }
 
 export interface PeerReport {
@@ -47,6 +65,8 @@ export interface SizeReport {
   readonly startupMs: number
   readonly startupRuns: readonly number[]
   readonly peakRssMiB: number | undefined
+  /** The service per --instances count, the first being the `service` of the table. */
+  readonly groups: readonly GroupReport[]
   /** Undefined when the peer could not be installed or started. */
   readonly peer: PeerReport | undefined
   /** Absent with --no-extras. */
@@ -113,6 +133,54 @@ function targetText(s: ScenarioReport): string {
   return parts.length === 0 ? '-' : parts.join(', ')
 }
 
+const instancesText = (n: number) => `${n} instance${n === 1 ? '' : 's'}`
+
+/** The service per --instances count, side by side, and the lock waits sampled in its S4 windows. */
+function printGroups(report: SizeReport, run: RunInfo): void {
+  const groups = report.groups
+  const first = groups[0]
+  if (first === undefined) return
+  if (groups.length > 1) {
+    console.log(
+      `\nservice instances on one database (autocannon's ${run.connections} connections round-robin over them; ` +
+        'cpu µs per request summed over the instances; medians over rounds):',
+    )
+    for (const s of report.scenarios) {
+      const cells = groups.map((g) => {
+        const f = summary(s.rounds.map((r) => r[g.target]))
+        return f === undefined
+          ? `${instancesText(g.instances)}: -`
+          : `${instancesText(g.instances)}: ${f.rps.toFixed(0)} req/s, p50/p99 ${f.p50}/${f.p99} ms, ${f.cpuUs.toFixed(0)} cpu µs, ${f.errors} err`
+      })
+      const ratios = s.instanceRatios.map(
+        (r) => `${r.instances}/${first.instances}: ${times(r.ratio)} req/s, ${times(r.cpuRatio)} cpu per request`,
+      )
+      console.log(`  ${`${s.name} ${s.title}`.padEnd(26)} ${[...cells, ...ratios].join(' | ')}`)
+    }
+    console.log(
+      `  peak RSS, sum of each instance's peak: ${groups.map((g) => `${instancesText(g.instances)} ${g.peakRssMiB === undefined ? 'n/a' : `${g.peakRssMiB.toFixed(0)} MiB`}`).join(', ')}`,
+    )
+  }
+  const sampled = [...new Set(groups.flatMap((g) => Object.keys(g.lockWaits)))].sort()
+  for (const scenario of sampled)
+    console.log(
+      `${scenario} lock waits (pg_stat_activity of the run's database every 10 ms during the measured windows, pooled over rounds):\n` +
+        groups
+          .flatMap((g) => {
+            const tally = g.lockWaits[scenario]
+            return tally === undefined
+              ? []
+              : [
+                  `  ${instancesText(g.instances)}: ${formatShares(tally, run.connections)}`,
+                  ...topWaiting(tally, 3).map(
+                    (w) => `      ${(w.share * 100).toFixed(0).padStart(3)}% of the waits in: ${w.statement}`,
+                  ),
+                ]
+          })
+          .join('\n'),
+    )
+}
+
 export function printReport(reports: readonly SizeReport[], run: RunInfo, npmStart?: NpmStartFigures): void {
   if (run.json) {
     const out = reports.map((r) => ({
@@ -127,6 +195,8 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
         service: summary(s.rounds.map((x) => x.service)),
         bare: summary(s.rounds.map((x) => x.bare)),
         platformatic: summary(s.rounds.map((x) => x.platformatic)),
+        instances: r.groups.map((g) => ({ instances: g.instances, ...summary(s.rounds.map((x) => x[g.target])) })),
+        instanceRatios: s.instanceRatios,
         rounds: s.rounds,
       })),
     }))
@@ -159,9 +229,16 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
       console.log(
         `npm start to healthy /health: ${report.startupMs.toFixed(0)} ms, median of ${report.startupRuns.map((ms) => ms.toFixed(0)).join(', ')} (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,
       )
+    const firstCount = report.groups[0]?.instances ?? 1
+    // The 200 MiB target is one process's: a sum over instances is reported, not judged.
+    const rssTarget = (mib: number) =>
+      firstCount > 1
+        ? `, sum of ${firstCount} instances' peaks (the 200 MiB target is per instance)`
+        : ` (target <= 200 MiB: ${verdict(mib <= 200)})`
     console.log(
-      `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB through the whole bench (target <= 200 MiB: ${verdict(report.peakRssMiB <= 200)})`}`,
+      `peak RSS of the service:    ${report.peakRssMiB === undefined ? 'n/a' : `${report.peakRssMiB.toFixed(0)} MiB through the whole bench${rssTarget(report.peakRssMiB)}`}`,
     )
+    printGroups(report, run)
     if (report.scoped !== undefined) {
       const sc = report.scoped
       const scopedFigures = summary(sc.rounds.map((r) => r.scoped))
