@@ -65,11 +65,12 @@ export function scopeCondition(
 }
 
 /**
- * The ids of one page of an or-ed scope's records in creation order, with no filter: the union of
- * each branch's first `offset + limit` live ids, read from the branches' indexes alone, then the
- * page of them. A list then reads the page's 100 rows and no other (issue #14): an OFFSET over
- * whole rows read every skipped row, and an agente's rows lie far apart in the table (at 1M
- * denuncias, page 100 cost 40 ms against 1 ms for superadmin's adjacent rows).
+ * The ids of one page of an or-ed scope's records in creation order, with no filter: each
+ * branch's live ids straight from its index (in `_row` order), merged by a UNION that stops at
+ * the page's end, then the page of them. A list then reads the page's 100 rows and no other
+ * (issue #14): an OFFSET over whole rows read every skipped row, and an agente's rows lie far
+ * apart in the table (at 1M denuncias page 100 cost 40 ms against 1 ms for superadmin's adjacent
+ * rows). On SQLite the plan is a MERGE (UNION) of the two index searches with no sort.
  */
 export function scopePageIds(
   eb: AnyBuilder,
@@ -78,26 +79,17 @@ export function scopePageIds(
   table: string,
   page: { readonly limit: number; readonly offset: number },
 ) {
-  const [first, ...rest] = scope.of.map((branch, i) =>
+  const [first, ...rest] = scope.of.map((branch) =>
     eb
-      .selectFrom(
-        eb
-          .selectFrom(table)
-          .select(ROW_COLUMN)
-          .where(META.deleted, 'is', null)
-          .where((inner) => scopeCondition(inner, branch, dialect, table, true))
-          .orderBy(ROW_COLUMN)
-          .limit(page.offset + page.limit)
-          .as(`rama${i}`),
-      )
-      .select(ROW_COLUMN),
+      .selectFrom(table)
+      .select(ROW_COLUMN)
+      .where(META.deleted, 'is', null)
+      .where((inner) => scopeCondition(inner, branch, dialect, table, true)),
   )
   if (first === undefined) return undefined
   // UNION, not UNION ALL: a record in two branches takes one place in the order.
-  const union = rest.reduce((all, branch) => all.union(branch), first)
-  return eb
-    .selectFrom(union.as('en_ambito'))
-    .select(ROW_COLUMN)
+  return rest
+    .reduce((all, branch) => all.union(branch), first)
     .orderBy(ROW_COLUMN)
     .limit(page.limit)
     .offset(page.offset)
