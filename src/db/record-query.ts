@@ -2,14 +2,14 @@
 // the row a write locks all begin here, so a condition that must hold for every read or write of
 // a module (not deleted; the caller's record scope, issue #14) is added once, here, and no path
 // can forget it.
-import type { SelectQueryBuilder } from 'kysely'
-import { META } from '../compile/metadata.js'
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { Dialect } from '../compile/field-types.js'
 import type { ModuleSpec } from '../compile/types.js'
-import { resolveScope, type ScopeAction } from '../records/scope.js'
+import { resolveScope, type ResolvedScope, type ScopeAction } from '../records/scope.js'
 import type { ActingUser } from '../records/acting-user.js'
 import type { Db, DynamicDb } from './database.js'
-import { scopeCondition, type BranchPage } from './scope-sql.js'
+import { scopeCondition, scopePageIds, type BranchPage } from './scope-sql.js'
 
 export interface RecordQueryOptions {
   /** History reads the records deleted too (D25); every other read sees live records only (D10). */
@@ -39,6 +39,28 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
   // Deleted rows are outside the live partial indexes the SQLite form searches: plain OR (history reads one id).
   const plainOr = options.includeDeleted === true
   return records.where((eb) => scopeCondition(eb, scope, options.dialect, spec.table.name, plainOr, options.page))
+}
+
+/**
+ * An unfiltered page in creation order for a user whose scope is or-ed: the page's rows chosen by
+ * their ids from the branches' indexes (scope-sql.ts scopePageIds), then read, and only they.
+ * Undefined when the scope is of another kind: the caller pages recordQuery as usual.
+ */
+export function scopedIdPage(
+  db: Db,
+  spec: ModuleSpec,
+  options: RecordQueryOptions & { readonly limit: number; readonly offset: number },
+): RecordQuery | undefined {
+  const scope = resolveScope(spec, options.user, options.action ?? 'read')
+  if (scope?.kind !== 'any') return undefined
+  const any = scope as ResolvedScope & { kind: 'any' }
+  return db
+    .selectFrom(spec.table.name)
+    .where(META.deleted, 'is', null)
+    .where((eb) => {
+      const ids = scopePageIds(eb, any, options.dialect, spec.table.name, options)
+      return ids === undefined ? sql<SqlBool>`1 = 0` : eb(ROW_COLUMN, 'in', ids)
+    })
 }
 
 /** Whether `user` has a scope in `spec` (a prepared statement without one serves the others). */

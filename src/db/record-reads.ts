@@ -8,7 +8,7 @@ import { recordNotFound, validationFailed } from '../errors.js'
 import { generationCache } from './change-watch.js'
 import { filterCondition } from './filter-sql.js'
 import { preparedPerModule } from './prepared.js'
-import { isScoped, recordQuery } from './record-query.js'
+import { isScoped, recordQuery, scopedIdPage } from './record-query.js'
 import type { Row } from './database.js'
 import type { Filter } from '../records/list-query.js'
 import type { RecordQuery } from './record-query.js'
@@ -157,11 +157,22 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       let page = pageBase.selectAll(spec.table.name)
       if (relevance !== undefined && query.byRelevance === true)
         page = page.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
-      page = inOrder(page)
+      page = inOrder(page).limit(query.limit).offset(query.offset)
+      // The plain list of an or-ed scope: its page's ids first, from the indexes (scopedIdPage).
+      const plain = relevance === undefined && query.filters.length === 0 && query.sort.length === 0
+      const byIds = plain
+        ? scopedIdPage(db, spec, {
+            user: read.user,
+            dialect: database.dialect,
+            limit: query.limit,
+            offset: query.offset,
+          })
+        : undefined
+      if (byIds !== undefined) page = byIds.selectAll(spec.table.name).orderBy(ROW_COLUMN, 'asc')
       const count = async () =>
         Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([
-        page.limit(query.limit).offset(query.offset).execute(),
+        page.execute(),
         cachedTotal(
           spec,
           JSON.stringify([

@@ -63,3 +63,34 @@ export function scopeCondition(
   if (values.length === 0) return sql<SqlBool>`1 = 0`
   return values.length === 1 ? eb(scope.column, '=', values[0]) : eb(scope.column, 'in', values)
 }
+
+/**
+ * The ids of one page of an or-ed scope's records in creation order, with no filter: each
+ * branch's live ids straight from its index (in `_row` order), merged by a UNION that stops at
+ * the page's end, then the page of them. A list then reads the page's 100 rows and no other
+ * (issue #14): an OFFSET over whole rows read every skipped row, and an agente's rows lie far
+ * apart in the table (at 1M denuncias page 100 cost 40 ms against 1 ms for superadmin's adjacent
+ * rows). On SQLite the plan is a MERGE (UNION) of the two index searches with no sort.
+ */
+export function scopePageIds(
+  eb: AnyBuilder,
+  scope: ResolvedScope & { kind: 'any' },
+  dialect: Dialect,
+  table: string,
+  page: { readonly limit: number; readonly offset: number },
+) {
+  const [first, ...rest] = scope.of.map((branch) =>
+    eb
+      .selectFrom(table)
+      .select(ROW_COLUMN)
+      .where(META.deleted, 'is', null)
+      .where((inner) => scopeCondition(inner, branch, dialect, table, true)),
+  )
+  if (first === undefined) return undefined
+  // UNION, not UNION ALL: a record in two branches takes one place in the order.
+  return rest
+    .reduce((all, branch) => all.union(branch), first)
+    .orderBy(ROW_COLUMN)
+    .limit(page.limit)
+    .offset(page.offset)
+}

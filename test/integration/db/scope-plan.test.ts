@@ -9,7 +9,7 @@ import t from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import type { OpenService } from '../../../src/app/service.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
-import { recordQuery } from '../../../src/db/record-query.js'
+import { recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
 
@@ -58,6 +58,11 @@ t.test(`#14: a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'Po
       api.service,
       scoped.where('estado', '=', 'pendiente').selectAll().orderBy(ROW_COLUMN, 'asc').limit(100),
     ),
+    // What a plain list runs (scopedIdPage): the page's ids from the two indexes, then its rows.
+    ids: await planOf(
+      api.service,
+      scopedIdPage(db, spec, { user: agente, dialect, limit: 100, offset: 50 })!.selectAll().orderBy(ROW_COLUMN),
+    ),
   }
   for (const [name, plan] of Object.entries(plans)) {
     t.notMatch(plan, FULL_SCAN, `${name}: no full scan of the table:\n${plan}`)
@@ -69,6 +74,7 @@ t.test(`#14: a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'Po
     t.match(plan, /ix_denuncias__created_by/, `${name}: the creator's index (the scope's other branch)`)
     if (!ON_POSTGRES && name !== 'total') t.notMatch(plan, /TEMP B-TREE/, `${name}: in _row order without a sort`)
   }
+  if (!ON_POSTGRES) t.match(plans.ids, /MERGE \(UNION\)/, 'the two index searches merged in _row order, no sort')
   if (ON_POSTGRES)
     for (const [name, plan] of Object.entries(plans))
       t.match(plan, /Index Cond: \(+agente_asignado = /, `${name}: the index is searched for the agente's value`)
