@@ -18,6 +18,6 @@ export async function measureStartup(
     await child.stop()
   }
   const medianMs = [...runsMs].sort((a, b) => a - b)[Math.floor(runsMs.length / 2)] ?? Number.NaN
-  log(`npm start to healthy: ${runsMs.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+  if (runsMs.length > 0) log(`npm start to healthy: ${runsMs.map((ms) => ms.toFixed(0)).join(', ')} ms`)
   return { medianMs, runsMs }
 }
