@@ -9,7 +9,7 @@ export type DynamicDb = Record<string, Row>
 export type Db = Kysely<DynamicDb>
 
 /** Writers that must take turns across connections and instances (issue #8). */
-export type LockName = 'audit' | 'migration'
+export type LockName = 'audit' | 'migration' | 'ids'
 
 export interface Database {
   readonly db: Db

@@ -23,7 +23,7 @@ const types = {
 }
 
 /** Advisory lock keys, one per serialized writer; scoped to the database. */
-const LOCK_KEYS: Readonly<Record<LockName, number>> = { audit: 0x5245_4301, migration: 0x5245_4302 }
+const LOCK_KEYS: Readonly<Record<LockName, number>> = { audit: 0x5245_4301, migration: 0x5245_4302, ids: 0x5245_4303 }
 
 /** SQLSTATEs of a lock or snapshot that did not clear: retryable, a 503 and not a 500. */
 const BUSY_CODES = new Set(['40001', '40P01', '55P03', '57014', '53300', '57P03'])
