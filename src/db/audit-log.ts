@@ -1,4 +1,5 @@
-// The append-only audit chain (D18): each entry carries the previous entry's hash.
+// The append-only audit chain (D18): each entry carries the previous entry's hash. On
+// PostgreSQL record writes queue their entries and a sealer chains them after commit (D38).
 import type { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { CompiledQuery } from 'kysely'
 import type { ChangeWatch } from './change-watch.js'
