@@ -9,9 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { pendingAuditEntries } from '../../../src/db/audit-log.js'
+import { foldRecordIdCounters } from '../../../src/db/sequences.js'
 import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
-import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
+import { ADMIN, databaseEnv, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { ON_POSTGRES } from '../../helpers/postgres.js'
+import { runRecords } from '../../helpers/records-cli.js'
 
 const CREATES = 60
 const clock = () => new Date('2026-05-10T09:00:00Z')
@@ -89,11 +91,27 @@ t.test(
       .execute()
     t.equal(tail[1]?.['user_id'], 'crashed-1', 'chained before the write that sealed it (pending order)')
     t.equal(tail[0]?.['record_id'], created._id)
+    // `records audit verify` counts a leftover, seals it and verifies it with the rest.
     await leaveLeftover(api, 'crashed-2')
+    const env = {
+      DATA_DIR: dataDir,
+      MODULES_FILE: REPO_MODULES,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      RECORDS_ENCRYPTION_KEY: '',
+      RECORDS_ENCRYPTION_OLD_KEYS: '',
+      ...(await databaseEnv(dataDir)),
+    }
+    const verified = await runRecords(env, ['audit', 'verify', '--json'])
+    t.equal(verified.status, 0, verified.stderr)
+    t.match(JSON.parse(verified.stdout), { ok: true, pending: 1, problems: [] })
+    t.equal(await pendingAuditEntries(database), 0, 'verify sealed it')
+    t.match(JSON.parse((await runRecords(env, ['audit', 'verify', '--json'])).stdout), { ok: true, pending: 0 })
+    await leaveLeftover(api, 'crashed-3')
     const again = await startTestApi(t, { dataDir, clock })
     t.equal(await pendingAuditEntries(again.service.database), 0, 'sealed at start')
     const last = await database.db.selectFrom('_audit').select('user_id').orderBy('seq', 'desc').limit(1).execute()
-    t.equal(last[0]!['user_id'], 'crashed-2')
+    t.equal(last[0]!['user_id'], 'crashed-3')
     t.same((await verify(again)).problems, [], 'the chain verifies')
   },
 )
@@ -106,4 +124,13 @@ t.test('D37: an upgraded database continues after its _sequences value', async (
   const again = await startTestApi(t, { dataDir, clock })
   t.equal((await again.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2026-00042')
   t.equal((await api.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2026-00043', 'another service continues')
+  // What a copy reads (D37): the table raised to what the sequence gave.
+  await foldRecordIdCounters(api.service.database)
+  const counter = await api.service.database.db
+    .selectFrom('_sequences')
+    .select('value')
+    .where('prefix', '=', 'DEN')
+    .where('year', '=', 2026)
+    .executeTakeFirst()
+  t.equal(Number(counter?.['value']), 43, '_sequences tells the last number given')
 })
