@@ -158,10 +158,9 @@ function compiledInsert(database: Database, table: string, columns: readonly str
   let compiled = bySize.get(key)
   if (compiled === undefined) {
     const placeholder: Row = Object.fromEntries(columns.map((c) => [c, null]))
-    compiled = database.db
-      .insertInto(table)
-      .values(Array.from({ length: rows }, () => placeholder))
-      .compile()
+    const insert = database.db.insertInto(table).values(Array.from({ length: rows }, () => placeholder))
+    // A pending entry's id tells its writer whether it is sealed yet (D38).
+    compiled = (table === SYSTEM_TABLES.auditPending ? insert.returning('id') : insert).compile()
     if (compiled.parameters.length !== rows * columns.length)
       throw new Error('the audit insert must bind every column of every row')
     bySize.set(key, compiled)
@@ -228,15 +227,18 @@ async function insertRows(
   table: string,
   columns: readonly (typeof AUDIT_COLUMNS)[number][],
   entries: readonly (AuditEntry | UnchainedEntry)[],
-): Promise<void> {
+): Promise<number[]> {
   const values = entries.flatMap((entry) => columns.map((column) => storedValue(entry, column)))
+  const ids: number[] = []
   let offset = 0
   for (const rows of chunkSizes(entries.length)) {
     const compiled = compiledInsert(database, table, columns, rows)
     const width = rows * columns.length
-    await trx.executeQuery({ ...compiled, parameters: values.slice(offset, offset + width) })
+    const result = await trx.executeQuery<Row>({ ...compiled, parameters: values.slice(offset, offset + width) })
+    for (const row of result.rows) ids.push(Number(row['id']))
     offset += width
   }
+  return ids
 }
 
 /**
@@ -291,14 +293,23 @@ export async function queueAudit(options: AppendOptions): Promise<void> {
   if (!sealsAudit(options.database)) return appendAudit(options)
   const { database, trx, events, at } = options
   if (events.length === 0) return
-  await insertRows(
+  const ids = await insertRows(
     database,
     trx,
     SYSTEM_TABLES.auditPending,
     PENDING_COLUMNS,
     events.map((event) => unchained(event, at)),
   )
+  const mine = queued.get(trx)
+  if (mine === undefined) queued.set(trx, ids)
+  else mine.push(...ids)
 }
+
+/** Per write transaction, the ids of the pending entries it queued. */
+const queued = new WeakMap<Db, number[]>()
+
+/** The pending ids `trx` queued (call when its work is done, before the commit): what to seal. */
+export const queuedBy = (trx: Db): readonly number[] => queued.get(trx) ?? []
 
 function unchainedFromRow(row: Row): UnchainedEntry {
   const {
@@ -325,17 +336,31 @@ const SEAL_BATCH = 1000
  * cache that read the generation before the write's commit recomputes once the entry is sealed.
  * Idempotent and safe from any number of instances at once: a second sealer waits for the lock
  * and finds the entries gone. When it returns, every entry committed before the call is in the
- * chain (read-your-writes). Returns how many entries this call moved. SQLite: nothing pending.
+ * chain (read-your-writes). `mine`: the pending ids of the caller's write (queuedBy); it then
+ * returns once those are sealed, by itself or by a seal it waited for. Returns how many entries
+ * this call moved. SQLite: nothing pending.
  */
-export async function sealAudit(database: Database, changes: ChangeWatch): Promise<number> {
+export async function sealAudit(database: Database, changes: ChangeWatch, mine?: readonly number[]): Promise<number> {
   if (!sealsAudit(database)) return 0
   const { db } = database
   let sealed = 0
   for (;;) {
-    // Nothing visible: whatever this caller committed was sealed and committed by someone.
-    if ((await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
+    // Nothing of the caller's visible: it was sealed and committed by someone.
+    if (mine !== undefined) {
+      if (mine.length === 0) return sealed
+      const left = await db
+        .selectFrom(SYSTEM_TABLES.auditPending)
+        .select('id')
+        .where('id', 'in', mine)
+        .limit(1)
+        .execute()
+      if (left.length === 0) return sealed
+    } else if ((await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
     const moved = await db.transaction().execute(async (trx) => {
-      await database.lock(trx, 'audit')
+      // A writer does not queue behind another seal: it waits for that one to end (below) and
+      // then looks whether its entries went with it (group commit).
+      if (mine === undefined || database.tryLock === undefined) await database.lock(trx, 'audit')
+      else if (!(await database.tryLock(trx, 'audit'))) return undefined
       const rows = (await trx.executeQuery(pendingQuery(trx).bind({}))).rows
       if (rows.length === 0) return 0
       const entries = rows.map(unchainedFromRow)
@@ -352,8 +377,12 @@ export async function sealAudit(database: Database, changes: ChangeWatch): Promi
       for (const module of modules) await changes.bump(trx, module)
       return rows.length
     })
+    if (moved === undefined) {
+      await database.awaitLock?.('audit')
+      continue
+    }
     sealed += moved
-    if (moved < SEAL_BATCH) return sealed
+    if (mine === undefined && moved < SEAL_BATCH) return sealed
   }
 }
 

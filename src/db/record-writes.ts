@@ -8,7 +8,7 @@ import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isApp
 import type { ActingUser } from '../records/acting-user.js'
 import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
 import { checkCreation, checkUpdate } from '../records/workflow.js'
-import { queueAudit, sealAudit, sealsAudit, type AuditEvent } from './audit-log.js'
+import { queueAudit, queuedBy, sealAudit, sealsAudit, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
 import { checkEncryptedUnique } from './encrypted-unique.js'
 import type { Db, Row } from './database.js'
@@ -46,13 +46,15 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
     const sealed = sealsAudit(database)
     try {
+      let queued: readonly number[] = []
       const result = await db.transaction().execute(async (trx) => {
         const out = await work(trx)
         if (!sealed) await options.changes.bump(trx, spec.name)
+        queued = queuedBy(trx)
         return out
       })
       // Before answering: whoever reads /auditoria or /historial next finds the entry chained.
-      if (sealed) await sealAudit(database, options.changes)
+      if (sealed) await sealAudit(database, options.changes, queued)
       return result
     } catch (error) {
       if (isAppError(error)) throw error
