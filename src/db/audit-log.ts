@@ -345,14 +345,18 @@ export async function sealAudit(database: Database, changes: ChangeWatch, mine?:
   const { db } = database
   let sealed = 0
   for (;;) {
-    // Nothing of the caller's visible: it was sealed and committed by someone.
+    // Nothing of the caller's visible: it was sealed and committed by someone. Its entries
+    // committed together and a seal takes visible entries in id order, so its last id goes last.
     if (mine !== undefined) {
       if (mine.length === 0) return sealed
       const left = await db
         .selectFrom(SYSTEM_TABLES.auditPending)
         .select('id')
-        .where('id', 'in', mine)
-        .limit(1)
+        .where(
+          'id',
+          '=',
+          mine.reduce((a, b) => Math.max(a, b)),
+        )
         .execute()
       if (left.length === 0) return sealed
     } else if ((await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
