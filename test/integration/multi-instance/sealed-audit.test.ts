@@ -71,6 +71,41 @@ t.test('three services create side by side: distinct ids, one verifying chain, n
     )
 })
 
+t.test('an import larger than one seal, beside creates of another service: all sealed once', async (t) => {
+  const dataDir = sharedDir(t)
+  const importer = await startTestApi(t, { dataDir, clock })
+  const other = await startTestApi(t, { dataDir, clock })
+  const token = await other.adminToken()
+  const spec = importer.service.spec.moduleByName.get('equipamiento')!
+  const values = Array.from({ length: 1500 }, (_, i) => ({ tipo: 'radio', nombre: `Emisora ${i + 1}` }))
+  const [imported, replies] = await Promise.all([
+    importer.service.store.createMany(spec, values, { actor: 'cli:test', batchSize: 250 }),
+    Promise.all(
+      Array.from({ length: 20 }, () => other.request('POST', '/denuncias', { token, body: VALID['denuncias']!() })),
+    ),
+  ])
+  t.equal(imported, 1500)
+  t.same(
+    replies.map((r) => r.status),
+    Array(20).fill(201),
+  )
+  const { db } = importer.service.database
+  const count = async (action: string) =>
+    Number(
+      (
+        await db
+          .selectFrom('_audit')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('action', '=', action)
+          .executeTakeFirst()
+      )?.['n'],
+    )
+  t.equal(await count('importar'), 1500, 'every imported record once')
+  t.equal(await count('crear'), 20 + 1, 'every create once (and the admin account of the first start)')
+  t.equal(await pendingAuditEntries(importer.service.database), 0, 'nothing pending')
+  t.same((await verify(importer)).problems, [], 'the chain and every record verify')
+})
+
 t.test(
   'D38: a pending leftover is counted, then sealed by the next seal and at start',
   { skip: ON_POSTGRES ? false : 'SQLite appends to the chain directly: nothing is ever pending' },
