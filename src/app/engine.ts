@@ -6,6 +6,7 @@ import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { lazyCommonPasswords, loadModulesConfig } from '../config/load.js'
 import { createAccountStore, endSessionsOnCredentialChange, type AccountStore } from '../db/account-store.js'
+import { sealAudit } from '../db/audit-log.js'
 import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
@@ -37,6 +38,11 @@ export interface EngineOptions {
    * modules.yaml and the same build reuses the validation kept in DATA_DIR (config/validated-cache.ts).
    */
   readonly programId?: string
+  /**
+   * Seal the audit entries a crash left pending (PostgreSQL, D38) once the engine is open
+   * (default true). False only for `records audit verify`, which reports them instead.
+   */
+  readonly sealAudit?: boolean
 }
 
 export interface Engine {
@@ -84,6 +90,8 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const readAudit = createReadAuditLog({ database, timezone, clock, onError: options.onReadAuditError })
     // Writes bump the generations a running service watches, so every instance sees them at once (D20).
     const changes = createChangeWatch(database)
+    // Entries a crash left between a write's commit and its seal join the chain now (D38).
+    if (options.sealAudit !== false) await sealAudit(database, changes)
     // A password change or a change of the active flag ends the account's tokens (issue #13 item 4).
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }

@@ -19,6 +19,8 @@ export interface OpenOptions {
   readonly migrate?: boolean
   /** Settings from another environment than the process's (tests, key rotation). */
   readonly env?: CommandInput['env']
+  /** Seal pending audit entries at the open (default true); `records audit verify` reports them instead (D38). */
+  readonly sealAudit?: boolean
 }
 
 export const cliActor = (): string => `cli:${userInfo().username}`
@@ -39,7 +41,8 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
   const onReadAuditError = (error: unknown) =>
     void input.stderr.write(`records: no se pudo escribir la auditoría de lecturas: ${reason(error)}\n`)
   const migrate = options.migrate === false ? { migrate: false } : {}
-  const engine = await openEngine(settings, { ...migrate, onReadAuditError })
+  const seal = options.sealAudit === false ? { sealAudit: false } : {}
+  const engine = await openEngine(settings, { ...migrate, ...seal, onReadAuditError })
   return {
     ...engine,
     actor: cliActor(),

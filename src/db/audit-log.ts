@@ -1,6 +1,8 @@
-// The append-only audit chain (D18): each entry carries the previous entry's hash.
+// The append-only audit chain (D18): each entry carries the previous entry's hash. On
+// PostgreSQL record writes queue their entries and a sealer chains them after commit (D38).
 import type { AUDIT_ACTIONS } from '../records/audit-query.js'
 import type { CompiledQuery } from 'kysely'
+import type { ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { canonicalJson, sha256Hex } from './canonical.js'
 import { AUDIT_CHAIN_COLUMNS } from '../compile/audit-columns.js'
@@ -137,29 +139,31 @@ export interface AppendOptions {
 
 /** The columns of `_audit` in the order the compiled inserts bind them (and an export writes them). */
 export const AUDIT_COLUMNS = [...AUDIT_CHAIN_COLUMNS, ...AUDIT_REQUEST_COLUMNS] as const
+/** The columns of `_audit_pending` an entry brings (D38): all but its place in the chain. */
+const PENDING_COLUMNS = AUDIT_COLUMNS.filter((c) => c !== 'seq' && c !== 'prev_hash' && c !== 'hash')
 /** Largest multi-row insert: 64 rows x 17 values stays far below both drivers' parameter limits. */
 const MAX_ROWS = 64
-const inserts = new WeakMap<Database, Map<number, CompiledQuery>>()
+const inserts = new WeakMap<Database, Map<string, CompiledQuery>>()
 
 /**
- * The INSERT of `rows` entries, compiled once per database and size (issue #7): a read audit
- * flushes up to a thousand entries at a time, and building that statement through the query
- * builder cost more than hashing and storing them. Sizes are powers of two up to MAX_ROWS, so
- * at most seven statements exist and the driver's statement cache keeps each prepared.
+ * The INSERT of `rows` entries into `table`, compiled once per database, table and size (issue
+ * #7): a read audit flushes up to a thousand entries at a time, and building that statement
+ * through the query builder cost more than hashing and storing them. Sizes are powers of two up
+ * to MAX_ROWS, so at most seven statements per table exist and the driver keeps each prepared.
  */
-function compiledInsert(database: Database, rows: number): CompiledQuery {
+function compiledInsert(database: Database, table: string, columns: readonly string[], rows: number): CompiledQuery {
   let bySize = inserts.get(database)
   if (bySize === undefined) inserts.set(database, (bySize = new Map()))
-  let compiled = bySize.get(rows)
+  const key = `${table}:${rows}`
+  let compiled = bySize.get(key)
   if (compiled === undefined) {
-    const placeholder: Row = Object.fromEntries(AUDIT_COLUMNS.map((c) => [c, null]))
-    compiled = database.db
-      .insertInto(SYSTEM_TABLES.audit)
-      .values(Array.from({ length: rows }, () => placeholder))
-      .compile()
-    if (compiled.parameters.length !== rows * AUDIT_COLUMNS.length)
+    const placeholder: Row = Object.fromEntries(columns.map((c) => [c, null]))
+    const insert = database.db.insertInto(table).values(Array.from({ length: rows }, () => placeholder))
+    // A pending entry's id tells its writer whether it is sealed yet (D38).
+    compiled = (table === SYSTEM_TABLES.auditPending ? insert.returning('id') : insert).compile()
+    if (compiled.parameters.length !== rows * columns.length)
       throw new Error('the audit insert must bind every column of every row')
-    bySize.set(rows, compiled)
+    bySize.set(key, compiled)
   }
   return compiled
 }
@@ -180,72 +184,222 @@ function chunkSizes(n: number): number[] {
   return sizes
 }
 
+/** An entry before it has a place in the chain: what `_audit_pending` holds (D38). */
+type UnchainedEntry = Omit<AuditEntry, 'seq' | 'prev_hash' | 'hash'>
+
+function unchained(event: AuditEvent, at: string): UnchainedEntry {
+  return {
+    at: event.at ?? at,
+    user_id: event.userId,
+    action: event.action,
+    module: event.module,
+    record_id: event.recordId,
+    version: event.version,
+    record_hash: event.recordHash,
+    fields: event.fields,
+    address: event.address ?? null,
+    request_id: event.requestId ?? null,
+    motivo: event.motivo ?? null,
+    recipient: event.recipient ?? null,
+    record_ids: event.recordIds ?? null,
+    criteria: event.criteria ?? null,
+  }
+}
+
+/** The stored value of each column of `entry` (`fields`, `record_ids` and `criteria` as JSON). */
+function storedValue(entry: AuditEntry | UnchainedEntry, column: (typeof AUDIT_COLUMNS)[number]): unknown {
+  switch (column) {
+    case 'fields':
+      return JSON.stringify(entry.fields)
+    case 'record_ids':
+      return entry.record_ids === null ? null : JSON.stringify(entry.record_ids)
+    case 'criteria':
+      return entry.criteria === null ? null : canonicalJson(entry.criteria)
+    default:
+      return (entry as unknown as Record<string, unknown>)[column] ?? null
+  }
+}
+
+/** Inserts `entries` into `table` in chunks of the compiled sizes. */
+async function insertRows(
+  database: Database,
+  trx: Db,
+  table: string,
+  columns: readonly (typeof AUDIT_COLUMNS)[number][],
+  entries: readonly (AuditEntry | UnchainedEntry)[],
+): Promise<number[]> {
+  const values = entries.flatMap((entry) => columns.map((column) => storedValue(entry, column)))
+  const ids: number[] = []
+  let offset = 0
+  for (const rows of chunkSizes(entries.length)) {
+    const compiled = compiledInsert(database, table, columns, rows)
+    const width = rows * columns.length
+    const result = await trx.executeQuery<Row>({ ...compiled, parameters: values.slice(offset, offset + width) })
+    for (const row of result.rows) ids.push(Number(row['id']))
+    offset += width
+  }
+  return ids
+}
+
+/**
+ * Chains `entries` after the current tail and inserts them; the caller holds the audit lock.
+ * Returns the last seq, and sends it to the live feeds when a record write is among them.
+ */
+async function chain(database: Database, trx: Db, entries: readonly UnchainedEntry[]): Promise<number> {
+  const tail = (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0]
+  let seq = tail === undefined ? 0 : Number(tail['seq'])
+  let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])
+  const chained: AuditEntry[] = []
+  for (const entry of entries) {
+    seq += 1
+    const linked = { ...entry, seq, prev_hash: prev }
+    const hash = hashAuditEntry(linked)
+    chained.push({ ...linked, hash })
+    prev = hash
+  }
+  await insertRows(database, trx, SYSTEM_TABLES.audit, AUDIT_COLUMNS, chained)
+  // Live feeds of every instance wake when this commits (a NOTIFY waits for the commit).
+  if (database.notify !== undefined && entries.some((e) => isRecordWrite(e.action)))
+    await database.notify(trx, AUDIT_CHANNEL, String(seq))
+  return seq
+}
+
 /**
  * Appends entries after the current tail, inside the write transaction of the change they
  * record. The tail is locked first (SQLite: its write lock; PostgreSQL: an advisory lock held
  * to commit), so concurrent writers on any instance still form one chain. The lock is the
  * last one a write takes, so its holder never waits on another and no deadlock can form.
+ * Rare writers use it on PostgreSQL too; record writes go through queueAudit there (D38).
  */
 export async function appendAudit({ database, trx, events, at }: AppendOptions): Promise<void> {
   if (events.length === 0) return
   await database.lock(trx, 'audit')
-  const tail = (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0]
-  let seq = tail === undefined ? 0 : Number(tail['seq'])
-  let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])
-  const values: unknown[] = []
-  for (const event of events) {
-    seq += 1
-    const entryAt = event.at ?? at
-    const recordIds = event.recordIds ?? null
-    const criteria = event.criteria ?? null
-    const entry = {
-      seq,
-      at: entryAt,
-      user_id: event.userId,
-      action: event.action,
-      module: event.module,
-      record_id: event.recordId,
-      version: event.version,
-      record_hash: event.recordHash,
-      fields: event.fields,
-      prev_hash: prev,
-      address: event.address ?? null,
-      request_id: event.requestId ?? null,
-      motivo: event.motivo ?? null,
-      recipient: event.recipient ?? null,
-      record_ids: recordIds,
-      criteria,
+  await chain(
+    database,
+    trx,
+    events.map((event) => unchained(event, at)),
+  )
+}
+
+/** Whether record writes queue their entries for a sealer (D38) instead of appending them. */
+export const sealsAudit = (database: Database): boolean => database.dialect === 'postgres'
+
+/**
+ * The entries of a record write, inside its transaction. PostgreSQL (D38): into
+ * `_audit_pending` without any lock, so writers of every instance commit side by side; the
+ * writer seals after its commit (sealAudit). SQLite: appended to the chain at once.
+ */
+export async function queueAudit(options: AppendOptions): Promise<void> {
+  if (!sealsAudit(options.database)) return appendAudit(options)
+  const { database, trx, events, at } = options
+  if (events.length === 0) return
+  const ids = await insertRows(
+    database,
+    trx,
+    SYSTEM_TABLES.auditPending,
+    PENDING_COLUMNS,
+    events.map((event) => unchained(event, at)),
+  )
+  const mine = queued.get(trx)
+  if (mine === undefined) queued.set(trx, ids)
+  else mine.push(...ids)
+}
+
+/** Per write transaction, the ids of the pending entries it queued. */
+const queued = new WeakMap<Db, number[]>()
+
+/** The pending ids `trx` queued (call when its work is done, before the commit): what to seal. */
+export const queuedBy = (trx: Db): readonly number[] => queued.get(trx) ?? []
+
+function unchainedFromRow(row: Row): UnchainedEntry {
+  const {
+    seq: _seq,
+    prev_hash: _prev,
+    hash: _hash,
+    ...entry
+  } = auditEntryFromRow({
+    ...row,
+    seq: 0,
+    prev_hash: '',
+    hash: '',
+  })
+  return entry
+}
+
+/** Pending entries moved per seal transaction: each move holds the audit lock only briefly. */
+const SEAL_BATCH = 1000
+
+/**
+ * Moves every pending entry visible now into the chain (D38), in pending-id order, in short
+ * transactions under the audit lock: seq, prev_hash and hash exactly as appendAudit makes them.
+ * In the same transaction it bumps the generation of every module whose writes it seals, so a
+ * cache that read the generation before the write's commit recomputes once the entry is sealed.
+ * Idempotent and safe from any number of instances at once: a second sealer waits for the lock
+ * and finds the entries gone. When it returns, every entry committed before the call is in the
+ * chain (read-your-writes). `mine`: the pending ids of the caller's write (queuedBy); it then
+ * returns once those are sealed, by itself or by a seal it waited for. Returns how many entries
+ * this call moved. SQLite: nothing pending.
+ */
+export async function sealAudit(database: Database, changes: ChangeWatch, mine?: readonly number[]): Promise<number> {
+  if (!sealsAudit(database)) return 0
+  const { db } = database
+  let sealed = 0
+  for (;;) {
+    // Nothing of the caller's visible: it was sealed and committed by someone. Its entries
+    // committed together and a seal takes visible entries in id order, so its last id goes last.
+    if (mine !== undefined) {
+      if (mine.length === 0) return sealed
+      const left = await db
+        .selectFrom(SYSTEM_TABLES.auditPending)
+        .select('id')
+        .where(
+          'id',
+          '=',
+          mine.reduce((a, b) => Math.max(a, b)),
+        )
+        .execute()
+      if (left.length === 0) return sealed
+    } else if ((await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
+    const moved = await db.transaction().execute(async (trx) => {
+      // A writer does not queue behind another seal: it waits for that one to end (below) and
+      // then looks whether its entries went with it (group commit).
+      if (mine === undefined || database.tryLock === undefined) await database.lock(trx, 'audit')
+      else if (!(await database.tryLock(trx, 'audit'))) return undefined
+      const rows = (await trx.executeQuery(pendingQuery(trx).bind({}))).rows
+      if (rows.length === 0) return 0
+      const entries = rows.map(unchainedFromRow)
+      await chain(database, trx, entries)
+      await trx
+        .deleteFrom(SYSTEM_TABLES.auditPending)
+        .where(
+          'id',
+          'in',
+          rows.map((r) => Number(r['id'])),
+        )
+        .execute()
+      const modules = [...new Set(entries.flatMap((e) => (e.module === null ? [] : [e.module])))].sort()
+      for (const module of modules) await changes.bump(trx, module)
+      return rows.length
+    })
+    if (moved === undefined) {
+      await database.awaitLock?.('audit')
+      continue
     }
-    const hash = hashAuditEntry(entry)
-    values.push(
-      seq,
-      entryAt,
-      event.userId,
-      event.action,
-      event.module,
-      event.recordId,
-      event.version,
-      event.recordHash,
-      JSON.stringify(event.fields),
-      prev,
-      hash,
-      entry.address,
-      entry.request_id,
-      entry.motivo,
-      entry.recipient,
-      recordIds === null ? null : JSON.stringify(recordIds),
-      criteria === null ? null : canonicalJson(criteria),
-    )
-    prev = hash
+    sealed += moved
+    if (mine === undefined && moved < SEAL_BATCH) return sealed
   }
-  let offset = 0
-  for (const rows of chunkSizes(events.length)) {
-    const compiled = compiledInsert(database, rows)
-    const width = rows * AUDIT_COLUMNS.length
-    await trx.executeQuery({ ...compiled, parameters: values.slice(offset, offset + width) })
-    offset += width
-  }
-  // Live feeds of every instance wake when this commits (a NOTIFY waits for the commit).
-  if (database.notify !== undefined && events.some((e) => isRecordWrite(e.action)))
-    await database.notify(trx, AUDIT_CHANNEL, String(seq))
+}
+
+const anyPendingQuery = preparedQuery<never>((db) => db.selectFrom(SYSTEM_TABLES.auditPending).select('id').limit(1))
+const pendingQuery = preparedQuery<never>((db) =>
+  db.selectFrom(SYSTEM_TABLES.auditPending).selectAll().orderBy('id').limit(SEAL_BATCH),
+)
+
+/** Entries written and not sealed yet (D38): what `records audit verify` reports. */
+export async function pendingAuditEntries(database: Database): Promise<number> {
+  const row = await database.db
+    .selectFrom(SYSTEM_TABLES.auditPending)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst()
+  return Number(row?.['n'] ?? 0)
 }

@@ -1,7 +1,11 @@
 // Cheap, cross-process change detection for what the service caches (issue #7, D20):
 // every write of a module bumps that module's generation in the same transaction, and
 // revocations bump their own. A generation is a row of `_sequences` (prefix `_gen:<key>`,
-// year 0), so it is shared by every process and instance on the database.
+// year 0), so it is shared by every process and instance on the database. On PostgreSQL a
+// record write's generation is bumped by the seal of its audit entry, right after the write
+// commits and before it answers (D38), so the row is not held until the write commits: a
+// reader that read the generation before the commit and cached under it sees the new one as
+// soon as the seal commits; a crash before the seal is made good by the next seal or start.
 //
 // Reading generations costs one primary-key lookup per key. On SQLite even that is
 // skipped in the common case: `PRAGMA data_version` (no table read) changes whenever
@@ -16,7 +20,7 @@ import { preparedQuery } from './prepared.js'
 export interface ChangeWatch {
   /** Current generation of `key`; equal values mean no write of `key` in between. */
   generation(key: string): Promise<number>
-  /** Call inside the write transaction that changes `key`'s data. */
+  /** Call inside the write transaction that changes `key`'s data (or the seal that chains its entries, D38). */
   bump(trx: Db, key: string): Promise<void>
 }
 

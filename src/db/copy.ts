@@ -5,11 +5,14 @@
 import type { StorageKind } from '../compile/field-types.js'
 import type { ModuleSpec } from '../compile/types.js'
 import { copyRefused } from '../errors.js'
+import { sealAudit } from './audit-log.js'
+import { createChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { VALUE_CONVERSIONS } from './dialects/values.js'
 import { applyMigration, readSnapshot, type MigrationOptions } from './migrate/apply.js'
 import { planMigration } from './migrate/plan.js'
 import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from './migrate/system-tables.js'
+import { foldRecordIdCounters } from './sequences.js'
 
 export interface CopyOptions {
   readonly source: Database
@@ -149,6 +152,9 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
         `La base de datos de destino no está vacía (la tabla '${plan.name}' tiene datos): la copia solo se hace a una base de datos nueva`,
       )
   }
+  // PostgreSQL source (D37, D38): id counters read from their sequences, no entry left pending.
+  await foldRecordIdCounters(source)
+  await sealAudit(source, createChangeWatch(source))
   await applyMigration(target, modules, { ...options.migration, safeOnly: true })
   const tables: Record<string, number> = {}
   await target.db.transaction().execute(async (trx) => {

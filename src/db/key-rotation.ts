@@ -128,8 +128,9 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
             fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
           })
         }
-        await options.changes.bump(trx, spec.name)
+        // The audit lock before the generation's row, in the order a seal takes them (D38): no deadlock.
         await appendAudit({ database, trx, events, at: formatExactTimestamp(options.clock(), options.timezone) })
+        await options.changes.bump(trx, spec.name)
         after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
         rewritten += rows.length
         return false

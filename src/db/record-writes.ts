@@ -8,7 +8,7 @@ import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isApp
 import type { ActingUser } from '../records/acting-user.js'
 import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
 import { checkCreation, checkUpdate } from '../records/workflow.js'
-import { appendAudit, type AuditEvent } from './audit-log.js'
+import { queueAudit, queuedBy, sealAudit, sealsAudit, type AuditEvent } from './audit-log.js'
 import { canonicalJson } from './canonical.js'
 import { checkEncryptedUnique } from './encrypted-unique.js'
 import type { Db, Row } from './database.js'
@@ -18,7 +18,7 @@ import { storeVersions } from './record-versions.js'
 import { createReferenceChecks } from './references.js'
 import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
 import { auditConsultation } from './reveal-audit.js'
-import { reserveRecordIds } from './sequences.js'
+import { prepareRecordIds, reserveRecordIds } from './sequences.js'
 
 export type RecordWrites = Pick<RecordStore, 'create' | 'createMany' | 'update' | 'remove'>
 
@@ -37,10 +37,25 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   const { db } = database
   const references = createReferenceChecks(database, options.modules)
 
-  /** Runs a write transaction, turning constraint and lock errors into client errors. */
+  /**
+   * Runs a write transaction, turning constraint and lock errors into client errors. The one
+   * place a record write ends: SQLite bumps the module's generation in the transaction (D20);
+   * PostgreSQL seals the audit entries after the commit, and the seal bumps it (D38), so no row
+   * or lock shared by all writers is held until a write commits.
+   */
   async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
+    const sealed = sealsAudit(database)
     try {
-      return await db.transaction().execute(work)
+      let queued: readonly number[] = []
+      const result = await db.transaction().execute(async (trx) => {
+        const out = await work(trx)
+        if (!sealed) await options.changes.bump(trx, spec.name)
+        queued = queuedBy(trx)
+        return out
+      })
+      // Before answering: whoever reads /auditoria or /historial next finds the entry chained.
+      if (sealed) await sealAudit(database, options.changes, queued)
+      return result
     } catch (error) {
       if (isAppError(error)) throw error
       const violated = database.uniqueViolation(error)
@@ -63,6 +78,9 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)])),
       ),
   )
+
+  /** The year of a record id: the creation's, in the service's time zone (D8). */
+  const yearOf = (now: Date): number => Number(formatTimestamp(now, timezone).slice(0, 4))
 
   function withDefaults(spec: ModuleSpec, values: Row, now: Date): Row {
     const out: Row = { ...values }
@@ -88,7 +106,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     action: 'crear' | 'importar' = 'crear',
   ): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
-    const ids = await reserveRecordIds(trx, spec.prefix, Number(stamp.slice(0, 4)), prepared.length)
+    const ids = await reserveRecordIds(database, trx, spec.prefix, yearOf(now), prepared.length)
     await codec.beforeWrite(trx)
     for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
     await references.checkTargets(trx, spec, prepared)
@@ -123,8 +141,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     for (const row of rows) await trx.executeQuery(insert.bind(row))
     // Version 1 of each, values as stored (issue #15 item 6).
     await storeVersions(trx, spec, codec, rows)
-    await options.changes.bump(trx, spec.name)
-    await appendAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
+    await queueAudit({ database, trx, events, at: formatExactTimestamp(now, timezone) })
     return rows
   }
 
@@ -209,8 +226,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       await storeVersions(trx, spec, codec, [current], true)
       await storeVersions(trx, spec, codec, [next])
       await change.then?.(trx)
-      await options.changes.bump(trx, spec.name)
-      await appendAudit({
+      await queueAudit({
         database,
         trx,
         at: formatExactTimestamp(now, timezone),
@@ -266,12 +282,14 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const filled = withDefaults(spec, withUserDefaults(spec, user, values), now)
       checkCreation(spec, filled)
       const prepared = await codec.hashPasswords(spec, filled)
+      await prepareRecordIds(database, spec.prefix, yearOf(now))
       const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
       return withoutHidden(codec.decode(spec, row as Row, reveal, prepared), hiddenFields(spec, user))
     },
 
     async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
       const now = clock()
+      await prepareRecordIds(database, spec.prefix, yearOf(now))
       await write(spec, async (trx) => {
         for (let start = 0; start < values.length; start += batchSize) {
           const batch: Row[] = []

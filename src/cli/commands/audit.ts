@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
+import { pendingAuditEntries, sealAudit } from '../../db/audit-log.js'
 import { verifyIntegrity, type IntegrityProblem } from '../../db/verify-integrity.js'
 import { verifySegment } from '../audit-segment.js'
 import { auditCheckpoint } from './audit-checkpoint.js'
@@ -159,7 +160,11 @@ La cadena no tiene ancla externa: quien pueda escribir la base de datos puede tr
   --decrypt                descifra cada valor cifrado guardado: prueba que todos se leen con las
                            claves configuradas y nombra los que no (tras una rotación, antes de
                            quitar una clave)
-  --json                   {"ok", "entries", "records", "head": {seq, hash}|null, "problems": [...]}
+  --json                   {"ok", "entries", "records", "pending", "head": {seq, hash}|null, "problems": [...]}
+
+En PostgreSQL las escrituras de registros dejan su entrada pendiente y la sellan en la cadena
+al confirmar (D38); las que una caída dejó pendientes se cuentan ("pending"), se sellan y se
+comprueban con las demás.
 
 Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
   options: {
@@ -189,57 +194,76 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
       }
       checkpoint = parseCheckpoint(text)
     }
-    return withEnvironment(input, async (env) => {
-      const report = await verifyIntegrity(env.database, env.spec, env.codec, Number(fromText), {
-        keyIds: new Set(env.keyring.keys.keys()),
-        decrypt: flag(input, 'decrypt'),
-      })
-      const headProblem = expected === undefined ? undefined : await checkExpectedHead(env, expected)
-      const anchored = checkpoint === undefined ? [] : await checkCheckpoint(env, checkpoint)
-      const problems = [...anchored, ...(headProblem === undefined ? [] : [headProblem]), ...report.problems]
-      const head = await headOf(env)
-      const local = checkpoint === undefined ? undefined : localFingerprint(input)
-      const checkpointLines =
-        checkpoint === undefined
-          ? []
-          : [
-              `Punto de control ${checkpoint.seq}:${checkpoint.hash} (${checkpoint.firmado}), firmado con la clave ${checkpoint.huella}: compare esta huella con la que guarda aparte.`,
-              ...(local !== undefined && local !== checkpoint.huella
-                ? [`Aviso: la clave de esta máquina es otra (${local}).`]
-                : []),
-            ]
-      if (flag(input, 'json'))
-        printJson(input, {
-          ok: problems.length === 0,
-          entries: report.entries,
-          records: report.records,
-          head: head ?? null,
-          ...(checkpoint === undefined
-            ? {}
-            : { checkpoint: { seq: checkpoint.seq, hash: checkpoint.hash, huella: checkpoint.huella } }),
-          problems,
+    return withEnvironment(
+      input,
+      async (env) => {
+        // Entries of committed writes not chained yet (D38: a crash between a commit and its
+        // seal): counted, then sealed as any start would, so the records they record verify.
+        const pending = await pendingAuditEntries(env.database)
+        if (pending > 0) await sealAudit(env.database, env.changes)
+        const report = await verifyIntegrity(env.database, env.spec, env.codec, Number(fromText), {
+          keyIds: new Set(env.keyring.keys.keys()),
+          decrypt: flag(input, 'decrypt'),
         })
-      else if (problems.length === 0)
-        printLines(input, [
-          `Íntegra: ${report.entries} entradas de auditoría y ${report.records} registros comprobados.`,
-          head === undefined ? 'La cadena está vacía.' : `Cabeza de la cadena: ${head.seq}:${head.hash}`,
-          ...checkpointLines,
-        ])
-      else {
-        const [first] = problems
-        printLines(input, [
-          `ALTERADA: ${first?.message ?? ''}`,
-          ...(problems.length > 1
-            ? [
-                `(${problems.length - 1} ${problems.length === 2 ? 'problema más' : 'problemas más'}; --json los lista todos)`,
+        const headProblem = expected === undefined ? undefined : await checkExpectedHead(env, expected)
+        const anchored = checkpoint === undefined ? [] : await checkCheckpoint(env, checkpoint)
+        const problems = [...anchored, ...(headProblem === undefined ? [] : [headProblem]), ...report.problems]
+        const head = await headOf(env)
+        const local = checkpoint === undefined ? undefined : localFingerprint(input)
+        const checkpointLines =
+          checkpoint === undefined
+            ? []
+            : [
+                `Punto de control ${checkpoint.seq}:${checkpoint.hash} (${checkpoint.firmado}), firmado con la clave ${checkpoint.huella}: compare esta huella con la que guarda aparte.`,
+                ...(local !== undefined && local !== checkpoint.huella
+                  ? [`Aviso: la clave de esta máquina es otra (${local}).`]
+                  : []),
               ]
-            : []),
-          ...checkpointLines,
-        ])
-      }
-      return problems.length === 0 ? 0 : 1
-    })
+        if (flag(input, 'json'))
+          printJson(input, {
+            ok: problems.length === 0,
+            entries: report.entries,
+            records: report.records,
+            pending,
+            head: head ?? null,
+            ...(checkpoint === undefined
+              ? {}
+              : { checkpoint: { seq: checkpoint.seq, hash: checkpoint.hash, huella: checkpoint.huella } }),
+            problems,
+          })
+        else if (problems.length === 0)
+          printLines(input, [
+            `Íntegra: ${report.entries} entradas de auditoría y ${report.records} registros comprobados.`,
+            head === undefined ? 'La cadena está vacía.' : `Cabeza de la cadena: ${head.seq}:${head.hash}`,
+            ...pendingLines(pending),
+            ...checkpointLines,
+          ])
+        else {
+          const [first] = problems
+          printLines(input, [
+            `ALTERADA: ${first?.message ?? ''}`,
+            ...(problems.length > 1
+              ? [
+                  `(${problems.length - 1} ${problems.length === 2 ? 'problema más' : 'problemas más'}; --json los lista todos)`,
+                ]
+              : []),
+            ...pendingLines(pending),
+            ...checkpointLines,
+          ])
+        }
+        return problems.length === 0 ? 0 : 1
+      },
+      { sealAudit: false },
+    )
   },
 }
+
+/** What verify says of the entries it found pending (D38). */
+const pendingLines = (pending: number): string[] =>
+  pending === 0
+    ? []
+    : [
+        `${pending} ${pending === 1 ? 'entrada pendiente' : 'entradas pendientes'} de sellar (escrituras confirmadas sin su sitio en la cadena, p. ej. tras una caída): selladas ahora y comprobadas con las demás.`,
+      ]
 
 export const commands = [verify, auditExport, auditCheckpoint]

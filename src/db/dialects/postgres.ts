@@ -23,7 +23,7 @@ const types = {
 }
 
 /** Advisory lock keys, one per serialized writer; scoped to the database. */
-const LOCK_KEYS: Readonly<Record<LockName, number>> = { audit: 0x5245_4301, migration: 0x5245_4302 }
+const LOCK_KEYS: Readonly<Record<LockName, number>> = { audit: 0x5245_4301, migration: 0x5245_4302, ids: 0x5245_4303 }
 
 /** SQLSTATEs of a lock or snapshot that did not clear: retryable, a 503 and not a 500. */
 const BUSY_CODES = new Set(['40001', '40P01', '55P03', '57014', '53300', '57P03'])
@@ -58,6 +58,15 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
     },
     async lock(trx: Db, name: LockName) {
       await sql`select pg_advisory_xact_lock(${LOCK_KEYS[name]})`.execute(trx)
+    },
+    async tryLock(trx: Db, name: LockName) {
+      const { rows } = await sql<{
+        taken: boolean
+      }>`select pg_try_advisory_xact_lock(${LOCK_KEYS[name]}) as taken`.execute(trx)
+      return rows[0]?.taken === true
+    },
+    async awaitLock(name: LockName) {
+      await db.transaction().execute((trx) => sql`select pg_advisory_xact_lock_shared(${LOCK_KEYS[name]})`.execute(trx))
     },
     rowLocks: true,
     async continueGenerated(trx: Db, table: string, column: string) {

@@ -9,6 +9,8 @@ export const SYSTEM_TABLES = {
   schemaState: '_schema_state',
   sequences: '_sequences',
   audit: '_audit',
+  /** PostgreSQL record writes' entries until a sealer chains them into `_audit` (D38). */
+  auditPending: '_audit_pending',
   revokedTokens: '_revoked_tokens',
   keys: '_keys',
   /** Per account, the session version its tokens must carry (issue #13 item 4). */
@@ -63,6 +65,22 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .on(SYSTEM_TABLES.audit)
     .columns(['module', 'record_id'])
     .execute()
+  // Entries of record writes waiting for their place in the chain (D38): `_audit`'s columns but
+  // seq, prev_hash and hash; `id` gives the order a sealer moves them in. Empty on SQLite.
+  let pending = db.schema
+    .createTable(SYSTEM_TABLES.auditPending)
+    .ifNotExists()
+    .addColumn('id', sql.raw(DDL_TYPES[dialect].rowId), (c) => c.primaryKey())
+    .addColumn('at', 'text', (c) => c.notNull())
+    .addColumn('user_id', 'text')
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('module', 'text')
+    .addColumn('record_id', 'text')
+    .addColumn('version', 'integer')
+    .addColumn('record_hash', 'text')
+    .addColumn('fields', 'text', (c) => c.notNull())
+  for (const column of AUDIT_REQUEST_COLUMNS) pending = pending.addColumn(column, 'text')
+  await pending.execute()
   await db.schema.createIndex('ix_audit_user').ifNotExists().on(SYSTEM_TABLES.audit).columns(['user_id']).execute()
   // One row per record version: `data` holds the field values as stored (JSON; an encrypted
   // value is its ciphertext, bound to the record like the live column), issue #15 item 6.

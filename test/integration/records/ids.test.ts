@@ -1,6 +1,10 @@
 // D8: record ids `<PREFIX>-<YYYY>-<NNNNN>`, a sequence per prefix and year, never reused.
+// PostgreSQL draws them from a SEQUENCE (D37): a rolled-back create leaves a gap there.
+import { sql } from 'kysely'
 import t from 'tap'
+import { recordIdSequence } from '../../../src/db/sequences.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
+import { ON_POSTGRES } from '../../helpers/postgres.js'
 
 t.test('D8: each prefix has its own sequence starting at 00001', async (t) => {
   const api = await startTestApi(t, { clock: () => new Date('2026-05-10T09:00:00Z') })
@@ -39,13 +43,24 @@ t.test('D8: a number is never reused, not even after a delete', async (t) => {
   t.equal((await api.create('vehiculos', VALID['vehiculos']!()))._id, 'VEH-2026-00003')
 })
 
-t.test('D8: a failed create does not use up a number', async (t) => {
+t.test('D8, D37: a failed create leaves no record and no entry (SQLite: not even its number)', async (t) => {
   const api = await startTestApi(t, { clock: () => new Date('2026-05-10T09:00:00Z') })
   const token = await api.adminToken()
   const body = VALID['vehiculos']!()
   t.equal((await api.create('vehiculos', body))._id, 'VEH-2026-00001')
   t.equal((await api.request('POST', '/vehiculos', { token, body })).status, 409, 'duplicate matricula rolls back')
-  t.equal((await api.create('vehiculos', VALID['vehiculos']!()))._id, 'VEH-2026-00002')
+  // PostgreSQL: the sequence gave 00002 to the rolled-back create and never gives it again.
+  const next = ON_POSTGRES ? 'VEH-2026-00003' : 'VEH-2026-00002'
+  t.equal((await api.create('vehiculos', VALID['vehiculos']!()))._id, next)
+  t.equal((await api.request('GET', '/vehiculos?limit=10', { token })).body.data.total, 2, 'no record of the failure')
+  const { db } = api.service.database
+  const audited = await db.selectFrom('_audit').select('record_id').where('module', '=', 'vehiculos').execute()
+  t.same(
+    audited.map((r) => r['record_id']),
+    ['VEH-2026-00001', next],
+    'one entry per committed create',
+  )
+  t.equal((await db.selectFrom('_audit_pending').selectAll().execute()).length, 0, 'nothing pending')
 })
 
 t.test('D8: 50 concurrent creates all succeed with unique consecutive ids', async (t) => {
@@ -80,6 +95,8 @@ t.test('D8: past 99999 the number keeps growing to 6 digits', async (t) => {
     .where('prefix', '=', 'DEN')
     .where('year', '=', 2026)
     .execute()
+  // PostgreSQL: the sequence already in use is the counter (D37).
+  if (ON_POSTGRES) await sql`select setval(${recordIdSequence('DEN', 2026)}::regclass, 99998)`.execute(db)
   t.equal((await api.create('denuncias', VALID['denuncias']!()))._id, 'DEN-2026-99999')
   const next = await api.create('denuncias', VALID['denuncias']!())
   t.equal(next._id, 'DEN-2026-100000')
