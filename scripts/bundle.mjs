@@ -4,11 +4,12 @@
 // item 1). Node spent most of a start finding, reading and compiling some 600 separate files;
 // one file of the same code starts in about half the CPU time (docs/performance.md, "Start").
 //
-// The bundle sits beside serve.js on purpose: the few files that find a neighbour through
+// The bundle (and its chunks) sits beside serve.js on purpose: the few files that find a neighbour through
 // import.meta.url (the package.json, assets/, the read-audit worker) are all one folder below
 // dist/src/, so their relative paths resolve the same from the bundle. Kept outside: the native
 // driver, the lazily loaded drivers and the packages that read files next to their own code.
 import { build } from 'esbuild'
+import { readdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -27,9 +28,16 @@ export const EXTERNAL = [
 
 /** Writes the bundle of `root`'s dist/; resolves when it is on disk. */
 export async function bundleService(root = ROOT) {
+  const outdir = join(root, 'dist', 'src', 'app')
+  // The chunks of the previous build: their names carry a hash of their content.
+  for (const name of readdirSync(outdir)) if (name.startsWith('serve.chunk-')) rmSync(join(outdir, name))
   await build({
-    entryPoints: [join(root, 'dist', 'src', 'app', 'serve.js')],
-    outfile: join(root, 'dist', 'src', 'app', 'serve.bundle.js'),
+    entryPoints: { 'serve.bundle': join(outdir, 'serve.js') },
+    outdir,
+    // What the service imports on use (the PostgreSQL dialect and pg, Redis) stays in chunks
+    // loaded on use: inlined, their packages' imports would run at every start.
+    splitting: true,
+    chunkNames: 'serve.chunk-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
