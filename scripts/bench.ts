@@ -510,4 +510,4 @@ const npmStart =
     ? await measureNpmStart(root, { ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml') }, startRuns)
     : undefined
 printReport(reports, { json: args.json === true, rounds, ...load }, npmStart)
-if (args.json !== true) printConsultationCost(consultationCosts)
+if (args.json !== true && consultationCosts.length > 0) printConsultationCost(consultationCosts)
