@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Bundles the built service (dist/src/app/serve.js and everything it imports) into one file,
-// dist/src/app/serve.bundle.js, which `records serve` loads when it is current (issue #18
+// dist/src/app/serve.bundle.cjs, which `records serve` loads when it is current (issue #18
 // item 1). Node spent most of a start finding, reading and compiling some 600 separate files;
 // one file of the same code starts in about half the CPU time (docs/performance.md, "Start").
 //
-// The bundle (and its chunks) sits beside serve.js on purpose: the few files that find a neighbour through
+// The bundle sits beside serve.js on purpose: the few files that find a neighbour through
 // import.meta.url (the package.json, assets/, the read-audit worker) are all one folder below
 // dist/src/, so their relative paths resolve the same from the bundle. Kept outside: the native
 // driver, the lazily loaded drivers and the packages that read files next to their own code.
@@ -29,24 +29,22 @@ export const EXTERNAL = [
 /** Writes the bundle of `root`'s dist/; resolves when it is on disk. */
 export async function bundleService(root = ROOT) {
   const outdir = join(root, 'dist', 'src', 'app')
-  // The chunks of the previous build: their names carry a hash of their content.
-  for (const name of readdirSync(outdir)) if (name.startsWith('serve.chunk-')) rmSync(join(outdir, name))
+  // What earlier builds left: other bundle forms, chunks, a code cache of an older bundle.
+  for (const name of readdirSync(outdir)) if (/^serve\.(bundle|chunk-)/.test(name)) rmSync(join(outdir, name))
   await build({
-    entryPoints: { 'serve.bundle': join(outdir, 'serve.js') },
-    outdir,
-    // What the service imports on use (the PostgreSQL dialect and pg, Redis) stays in chunks
-    // loaded on use: inlined, their packages' imports would run at every start.
-    splitting: true,
-    chunkNames: 'serve.chunk-[hash]',
+    entryPoints: [join(outdir, 'serve.js')],
+    outfile: join(outdir, 'serve.bundle.cjs'),
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    // CommonJS, so that records serve can compile it with V8's code cache (src/cli/load-bundle.ts),
+    // which Node 20 offers for scripts and not for ES modules. What the service imports on use
+    // (the PostgreSQL dialect and pg, Redis) becomes a require() run on use, not at every start.
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
     target: 'node20',
     external: EXTERNAL,
-    // The CommonJS packages inside call require() for Node's own modules.
-    banner: {
-      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-    },
     // Function names stay for stack traces in the logs.
     keepNames: true,
     minifyWhitespace: true,

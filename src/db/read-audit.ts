@@ -47,7 +47,7 @@ function inProcessWriter(database: Database): Writer {
 
 /**
  * The worker's module beside this one: .ts when the tests run the sources, .js from dist. Written
- * as `../db/` so that it resolves the same from dist/src/app/serve.bundle.js (scripts/bundle.mjs).
+ * as `../db/` so that it resolves the same from dist/src/app/serve.bundle.cjs (scripts/bundle.mjs).
  */
 const workerUrl = new URL(`../db/read-audit-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
 

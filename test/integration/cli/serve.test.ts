@@ -39,7 +39,7 @@ t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
 t.test(
   '#18: records serve runs the one-file build and reuses its validated modules.yaml until it changes',
   async (t) => {
-    const bundle = statSync(join(ROOT, 'dist/src/app/serve.bundle.js'), { throwIfNoEntry: false })
+    const bundle = statSync(join(ROOT, 'dist/src/app/serve.bundle.cjs'), { throwIfNoEntry: false })
     const compiled = statSync(join(ROOT, 'dist/src/app/serve.js'))
     t.ok(
       bundle !== undefined && bundle.mtimeMs >= compiled.mtimeMs,
@@ -54,14 +54,18 @@ t.test(
     t.equal(await first.exited, 0)
     const kept = join(cli.dataDir, '.modules-validado.json')
     t.equal(statSync(kept).mode & 0o777, 0o600, 'the validation is kept in DATA_DIR, 0600')
+    const codeCache = join(ROOT, 'dist/src/app/serve.bundle.cjs.cache')
+    t.ok(statSync(codeCache, { throwIfNoEntry: false })?.isFile(), "V8's compiled code kept beside the bundle")
 
-    // Damaged: ignored, validated again, rewritten.
+    // Damaged, both: ignored (V8 rejects a cache that does not fit), rebuilt, rewritten.
     writeFileSync(kept, 'no es JSON')
+    writeFileSync(codeCache, 'no es código')
     const second = await startServe(t, cli, { MODULES_FILE: file })
     t.equal((await fetch(`${second.base}/health`)).status, 200)
     second.child.kill('SIGTERM')
     t.equal(await second.exited, 0)
     t.doesNotThrow(() => JSON.parse(readFileSync(kept, 'utf8')), 'rewritten by the start')
+    t.not(readFileSync(codeCache, 'utf8'), 'no es código', 'a rejected code cache is written again')
 
     // A changed modules.yaml is never taken from the kept validation: an error in it stops the start.
     writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace(/prefix: DEN\b/, 'prefix: den'))
