@@ -1,9 +1,21 @@
 // The service's own tables: schema snapshot, id sequences, audit chain, record versions, revoked
 // tokens, failed logins, session versions.
-import { sql } from 'kysely'
+import { sql, type CreateTableBuilder } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
 import { DDL_TYPES } from '../dialects/ddl.js'
+
+/** What an audit entry says, in `_audit` and in `_audit_pending` alike (D18, D38). */
+const withEntryColumns = <T extends string, C extends string>(table: CreateTableBuilder<T, C>) =>
+  table
+    .addColumn('at', 'text', (c) => c.notNull())
+    .addColumn('user_id', 'text')
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('module', 'text')
+    .addColumn('record_id', 'text')
+    .addColumn('version', 'integer')
+    .addColumn('record_hash', 'text')
+    .addColumn('fields', 'text', (c) => c.notNull())
 
 export const SYSTEM_TABLES = {
   schemaState: '_schema_state',
@@ -47,14 +59,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .createTable(SYSTEM_TABLES.audit)
     .ifNotExists()
     .addColumn('seq', bigint, (c) => c.primaryKey())
-    .addColumn('at', 'text', (c) => c.notNull())
-    .addColumn('user_id', 'text')
-    .addColumn('action', 'text', (c) => c.notNull())
-    .addColumn('module', 'text')
-    .addColumn('record_id', 'text')
-    .addColumn('version', 'integer')
-    .addColumn('record_hash', 'text')
-    .addColumn('fields', 'text', (c) => c.notNull())
+    .$call(withEntryColumns)
     .addColumn('prev_hash', 'text', (c) => c.notNull())
     .addColumn('hash', 'text', (c) => c.notNull())
     .execute()
@@ -71,14 +76,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .createTable(SYSTEM_TABLES.auditPending)
     .ifNotExists()
     .addColumn('id', sql.raw(DDL_TYPES[dialect].rowId), (c) => c.primaryKey())
-    .addColumn('at', 'text', (c) => c.notNull())
-    .addColumn('user_id', 'text')
-    .addColumn('action', 'text', (c) => c.notNull())
-    .addColumn('module', 'text')
-    .addColumn('record_id', 'text')
-    .addColumn('version', 'integer')
-    .addColumn('record_hash', 'text')
-    .addColumn('fields', 'text', (c) => c.notNull())
+    .$call(withEntryColumns)
   for (const column of AUDIT_REQUEST_COLUMNS) pending = pending.addColumn(column, 'text')
   await pending.execute()
   await db.schema.createIndex('ix_audit_user').ifNotExists().on(SYSTEM_TABLES.audit).columns(['user_id']).execute()
