@@ -1,9 +1,10 @@
 // Reads modules.yaml from disk; everything else about it is pure (validate.ts).
-import { readFileSync } from 'node:fs'
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { configInvalid } from '../errors.js'
 import type { ModulesConfig } from './types.js'
 import { validateModulesSource } from './validate.js'
-import { cachedConfig, storeConfig, type ValidatedCache } from './validated-cache.js'
+import { cacheFileText, cachedConfig, VALIDATED_CACHE_FILE, type ValidatedCache } from './validated-cache.js'
 
 /**
  * Loads and validates a modules file; throws an OperatorError (CONFIG_INVALID) listing every
@@ -19,12 +20,37 @@ export function loadModulesConfig(file: string, cache?: ValidatedCache): Modules
       { file, line: 1, column: 1, message: `No se puede cargar la definición de módulos: ${reason}` },
     ])
   }
-  const reused = cache === undefined ? undefined : cachedConfig(cache, text)
+  const reused = cache === undefined ? undefined : readValidatedCache(cache, text)
   if (reused !== undefined) return reused
   const result = validateModulesSource(text, file)
   if (!result.ok) throw configInvalid(result.problems)
-  if (cache !== undefined) storeConfig(cache, text, result.config)
+  if (cache !== undefined) writeValidatedCache(cache, text, result.config)
   return result.config
+}
+
+/** The validation of `text` kept in `cache.dir` (D39), if there is one that fits. */
+export function readValidatedCache(cache: ValidatedCache, text: string): ModulesConfig | undefined {
+  let stored: string | undefined
+  try {
+    stored = readFileSync(join(cache.dir, VALIDATED_CACHE_FILE), 'utf8')
+  } catch {
+    stored = undefined
+  }
+  return cachedConfig(cache, text, stored)
+}
+
+/** Keeps `config` as the validation of `text` (0600); a failure to write only costs the next start its time. */
+export function writeValidatedCache(cache: ValidatedCache, text: string, config: ModulesConfig): void {
+  const contents = cacheFileText(cache, text, config)
+  if (contents === undefined) return
+  const path = join(cache.dir, VALIDATED_CACHE_FILE)
+  const temporary = `${path}.${process.pid}.tmp`
+  try {
+    writeFileSync(temporary, contents, { mode: 0o600 })
+    renameSync(temporary, path) // whole or not at all, also with two instances starting at once
+  } catch {
+    // A read-only DATA_DIR: every start validates in full, as before.
+  }
 }
 
 /**

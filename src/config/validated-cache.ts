@@ -6,9 +6,9 @@
 //
 // The file is signed with the service's JWT secret (HMAC-SHA256): one edited by hand, copied
 // from another installation or damaged is ignored, and the start validates as if it were absent.
+//
+// Pure: load.ts reads and writes the file (config/ touches the disk there only).
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
 import type { ModulesConfig } from './types.js'
 
@@ -34,35 +34,32 @@ const keyOf = (cache: ValidatedCache, text: string): string =>
 const macOf = (cache: ValidatedCache, key: string, config: string): Buffer =>
   createHmac('sha256', cache.secret).update(`${key}\n${config}`).digest()
 
-/** The configuration validated for exactly this text by this program, if the file holds it. */
-export function cachedConfig(cache: ValidatedCache, text: string): ModulesConfig | undefined {
-  let stored: Partial<CacheFile>
+/** The configuration validated for exactly this text by this program, if the file's `stored` text holds it. */
+export function cachedConfig(
+  cache: ValidatedCache,
+  text: string,
+  stored: string | undefined,
+): ModulesConfig | undefined {
+  let parsed: Partial<CacheFile>
   try {
-    stored = JSON.parse(readFileSync(join(cache.dir, VALIDATED_CACHE_FILE), 'utf8')) as Partial<CacheFile>
+    parsed = JSON.parse(stored ?? '') as Partial<CacheFile>
   } catch {
     return undefined // absent or not JSON: validate
   }
   const key = keyOf(cache, text)
-  if (stored.key !== key || typeof stored.config !== 'string' || typeof stored.mac !== 'string') return undefined
-  const mac = Buffer.from(stored.mac, 'hex')
-  const expected = macOf(cache, key, stored.config)
+  if (parsed.key !== key || typeof parsed.config !== 'string' || typeof parsed.mac !== 'string') return undefined
+  const mac = Buffer.from(parsed.mac, 'hex')
+  const expected = macOf(cache, key, parsed.config)
   if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return undefined
-  return JSON.parse(stored.config) as ModulesConfig
+  return JSON.parse(parsed.config) as ModulesConfig
 }
 
-/** Keeps `config` as the validation of `text`; a failure to write only costs the next start its time. */
-export function storeConfig(cache: ValidatedCache, text: string, config: ModulesConfig): void {
+/** The file's text that keeps `config` as the validation of `text`; undefined for what JSON cannot carry. */
+export function cacheFileText(cache: ValidatedCache, text: string, config: ModulesConfig): string | undefined {
   const json = JSON.stringify(config)
   // Plain data only: what cannot come back from JSON unchanged is not kept.
-  if (!isDeepStrictEqual(JSON.parse(json), config)) return
+  if (!isDeepStrictEqual(JSON.parse(json), config)) return undefined
   const key = keyOf(cache, text)
   const file: CacheFile = { key, config: json, mac: macOf(cache, key, json).toString('hex') }
-  const path = join(cache.dir, VALIDATED_CACHE_FILE)
-  const temporary = `${path}.${process.pid}.tmp`
-  try {
-    writeFileSync(temporary, JSON.stringify(file), { mode: 0o600 })
-    renameSync(temporary, path) // whole or not at all, also with two instances starting at once
-  } catch {
-    // A read-only DATA_DIR: every start validates in full, as before.
-  }
+  return JSON.stringify(file)
 }

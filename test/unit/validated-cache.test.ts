@@ -4,13 +4,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { loadModulesConfig } from '../../src/config/load.js'
 import {
-  cachedConfig,
-  storeConfig,
-  VALIDATED_CACHE_FILE,
-  type ValidatedCache,
-} from '../../src/config/validated-cache.js'
+  loadModulesConfig,
+  readValidatedCache as cachedConfig,
+  writeValidatedCache as storeConfig,
+} from '../../src/config/load.js'
+import { VALIDATED_CACHE_FILE, type ValidatedCache } from '../../src/config/validated-cache.js'
 import type { ModulesConfig } from '../../src/config/types.js'
 
 const MODULES = new URL('../../modules.yaml', import.meta.url).pathname
