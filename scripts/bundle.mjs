@@ -7,9 +7,11 @@
 // The bundle sits beside serve.js on purpose: the few files that find a neighbour through
 // import.meta.url (the package.json, assets/, the read-audit worker) are all one folder below
 // dist/src/, so their relative paths resolve the same from the bundle. Kept outside: the native
-// driver, the lazily loaded drivers and the packages that read files next to their own code.
+// driver and the lazily loaded drivers. Bundled packages that find their own files through
+// __dirname (the docs page's) are pointed at their installed folder (besideTheirPackage).
 import { build } from 'esbuild'
 import { readdirSync, rmSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -20,11 +22,27 @@ export const EXTERNAL = [
   'better-sqlite3', // native addon
   'pg', // imported only with DATABASE_URL
   'ioredis', // imported only with REDIS_URL
-  'pino', // its transports start workers by file path
-  'pino-pretty', // the terminal's console, and a transport target
-  '@fastify/swagger', // reads its package.json by __dirname
-  '@fastify/swagger-ui', // serves the files beside its code
+  'pino-pretty', // named by pino's optional pretty transport; not installed, never loaded
 ]
+
+/**
+ * Bundled code that finds its own files through `__dirname` (the docs page's assets and logo)
+ * gets the folder of the installed package instead, found at run time: the bundle lives in dist/.
+ */
+const besideTheirPackage = {
+  name: 'beside-their-package',
+  setup(build) {
+    build.onLoad(
+      { filter: /node_modules[\\/]@fastify[\\/]swagger-ui[\\/](index|lib[\\/]routes)\.js$/ },
+      async (args) => {
+        const source = await readFile(args.path, 'utf8')
+        const folder = args.path.endsWith('index.js') ? "''" : "'lib'"
+        const dir = `require('node:path').join(__packageDir('@fastify/swagger-ui'), ${folder})`
+        return { contents: source.replaceAll('__dirname', dir), loader: 'js' }
+      },
+    )
+  },
+}
 
 /** Writes the bundle of `root`'s dist/; resolves when it is on disk. */
 export async function bundleService(root = ROOT) {
@@ -42,14 +60,23 @@ export async function bundleService(root = ROOT) {
     format: 'cjs',
     supported: { 'dynamic-import': false },
     define: { 'import.meta.url': '__bundleUrl' },
-    banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: {
+      js: [
+        "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;",
+        "const __packageDir = (name) => require('node:path').dirname(require.resolve(name));",
+      ].join(''),
+    },
     target: 'node20',
     external: EXTERNAL,
-    // Function names stay for stack traces in the logs.
+    // Smaller to read, parse and keep in the code cache; function and class names stay (stack
+    // traces in the logs, `constructor.name`).
     keepNames: true,
-    minifyWhitespace: true,
+    minify: true,
+    // Every other character escaped: src/cli/load-bundle.ts reads the file as latin1.
+    charset: 'ascii',
     legalComments: 'none',
     logLevel: 'warning',
+    plugins: [besideTheirPackage],
   })
 }
 

@@ -48,8 +48,17 @@ t.test(
     const cli = createCli(t)
     const file = join(cli.dataDir, 'modules.yaml')
     writeFileSync(file, readFileSync(REPO_MODULES, 'utf8'))
+    t.ok(
+      readFileSync(join(ROOT, 'dist/src/app/serve.bundle.cjs')).every((byte) => byte < 0x80),
+      'the bundle is ASCII: records serve reads it as latin1 (load-bundle.ts)',
+    )
     const first = await startServe(t, cli, { MODULES_FILE: file })
     t.equal((await fetch(`${first.base}/health`)).status, 200)
+    // The docs page's plugin is in the bundle; its assets still come from its installed package.
+    for (const asset of ['/docs/static/swagger-ui-bundle.js', '/docs/static/logo.svg']) {
+      const response = await fetch(`${first.base}${asset}`)
+      t.ok(response.status === 200 && (await response.arrayBuffer()).byteLength > 0, `${asset} served by the bundle`)
+    }
     first.child.kill('SIGTERM')
     t.equal(await first.exited, 0)
     const kept = join(cli.dataDir, '.modules-validado.json')
