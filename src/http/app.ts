@@ -156,7 +156,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         integrityFailures: () => deps.store.integrityFailures(),
         ...schemaDrift,
       })
-      const document = buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
+      const document = () =>
+        buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
       await api.register(docsRoutes, { document, basePath: deps.basePath })
       const login = deps.loginProtection ?? {
         maxFailures: 5,

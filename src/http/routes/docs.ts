@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify'
 import type { OpenApiDocument } from '../../openapi/document.js'
 
 export interface DocsRoutesOptions {
-  readonly document: OpenApiDocument
+  /** Built on the first request that needs it: a start does not pay for a page few will open. */
+  readonly document: () => OpenApiDocument
   /** BASE_PATH: the page's asset links must carry it (the plugin only knows its own prefix). */
   readonly basePath: string
 }
@@ -20,15 +21,29 @@ export async function docsRoutes(app: FastifyInstance, { document, basePath }: D
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rateLimitGroup: 'docs' }
   })
-  const text = JSON.stringify(document)
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(text))
+  let built: { readonly document: OpenApiDocument; readonly text: string } | undefined
+  const current = () => {
+    if (built === undefined) {
+      const value = document()
+      built = { document: value, text: JSON.stringify(value) }
+    }
+    return built
+  }
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(current().text),
+  )
 
+  // The page's plugin asks @fastify/swagger for the document; it gets ours, built on first use,
+  // through transformSpecification below. The plugin itself only holds a stand-in.
+  const standIn = { openapi: '3.1.0', info: { title: 'municipal-records', version: '' }, paths: {} }
   await app.register(fastifySwagger, {
     mode: 'static',
-    // Its types know OpenAPI 3.0 only; the document is 3.1 (the same object /openapi.json sends).
-    specification: { document: document as unknown as StaticDocumentSpec['document'] },
+    specification: { document: standIn as unknown as StaticDocumentSpec['document'] },
   })
   await app.register(fastifySwaggerUi, {
+    // The same object /openapi.json sends (OpenAPI 3.1; the plugin's types know 3.0 only).
+    transformSpecification: () => current().document as unknown as Record<string, unknown>,
+    transformSpecificationClone: false,
     routePrefix: DOCS_PREFIX,
     indexPrefix: basePath === '/' ? '' : basePath,
     theme: { title: 'municipal-records · API' },
