@@ -61,7 +61,10 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
   // The text only: parsing it again would cost every start; its meaning is computed on a change.
   const servedText = read(options.modulesFile)
   let servedMeaning: string | undefined
-  const servedSnapshot = canonicalJson(snapshotOf(options.modules))
+  // The row as this version writes it (apply.ts): equal text is the same schema, with no parsing.
+  // Other text (another version's key order) is compared by meaning, computed then.
+  const servedSnapshot = JSON.stringify(snapshotOf(options.modules))
+  let servedCanonical: string | undefined
   let lastFile = servedText
   let lastDatabase = servedSnapshot
   let reasons: { file?: string; database?: string } = {}
@@ -102,11 +105,12 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
       .select('snapshot')
       .where('id', '=', 1)
       .executeTakeFirst()
-    const database = row === undefined ? servedSnapshot : canonicalJson(JSON.parse(String(row['snapshot'])) as unknown)
+    const database = row === undefined ? servedSnapshot : String(row['snapshot'])
     if (database !== lastDatabase) {
       lastDatabase = database
+      servedCanonical ??= canonicalJson(JSON.parse(servedSnapshot) as unknown)
       reasons =
-        database === servedSnapshot
+        database === servedSnapshot || canonicalJson(JSON.parse(database) as unknown) === servedCanonical
           ? { ...reasons, database: undefined }
           : {
               ...reasons,

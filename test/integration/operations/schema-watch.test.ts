@@ -9,6 +9,7 @@ import { loadSettings } from '../../../src/app/settings.js'
 import { databaseEnv, REPO_MODULES } from '../../helpers/api.js'
 import { createCli } from '../cli/support.js'
 import { captureLogs } from '../protection/support.js'
+import { canonicalJson } from '../../../src/db/canonical.js'
 
 const NEW_MODULE = `
   objetos_perdidos:
@@ -83,4 +84,19 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
     [/^la base de datos se ha migrado/],
     'the file restored: only the database remains',
   )
+})
+
+t.test('#18: the same schema written with its keys in another order is not a change', async (t) => {
+  const cli = createCli(t)
+  const database = await databaseEnv(cli.dataDir)
+  const settings = loadSettings({ ...cli.env, ...database, MODULES_FILE: REPO_MODULES })
+  const service = await openService(settings, { logger: false })
+  t.teardown(() => service.close())
+  const { db } = service.database
+  const row = await db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirstOrThrow()
+  const reordered = canonicalJson(JSON.parse(String(row['snapshot'])))
+  t.not(reordered, String(row['snapshot']), 'the text differs (keys sorted)')
+  await db.updateTable('_schema_state').set({ snapshot: reordered }).where('id', '=', 1).execute()
+  const health = (await service.app.inject({ method: 'GET', url: '/api/health' })).json()
+  t.equal(health.data.esquema, undefined, 'compared by meaning: nothing to report')
 })
