@@ -28,6 +28,8 @@ export interface EngineOptions {
   readonly onReadAuditError: (error: unknown) => void
   /** A read met stored values that fail their integrity check (once per damaged record version). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+  /** PostgreSQL (D38): a committed write's seal failed; its entry waits for the next seal. */
+  readonly onSealError: (error: unknown) => void
   /**
    * False: no consultation entries (issue #15). Only `npm run bench` passes it, to measure
    * their cost side by side; no setting or environment variable reaches it.
@@ -105,6 +107,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       readAudit,
       changes,
       afterUpdate,
+      onSealError: options.onSealError,
       ...integrity,
       ...consultationLog,
     })

@@ -145,12 +145,18 @@ export async function openService(settings: Settings, options: OpenServiceOption
       },
       'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)',
     )
+  const onSealError = (error: unknown) =>
+    app?.log.error(
+      { err: error },
+      'escritura guardada; su entrada de auditoría queda pendiente de sellar (la sella la próxima escritura o el latido de la instancia)',
+    )
   const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}
   const programId = options.programId === undefined ? {} : { programId: options.programId }
   const engine = await openEngine(settings, {
     ...clock,
     onReadAuditError,
     onIntegrityFailure,
+    onSealError,
     ...consultationLog,
     ...programId,
   })
@@ -209,6 +215,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       changes: engine.changes,
       intervalMs: settings.heartbeatMs,
       onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
+      onSealError,
       onMissingKeys: (missing) =>
         built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
     })

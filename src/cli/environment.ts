@@ -42,7 +42,11 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     void input.stderr.write(`records: no se pudo escribir la auditoría de lecturas: ${reason(error)}\n`)
   const migrate = options.migrate === false ? { migrate: false } : {}
   const seal = options.sealAudit === false ? { sealAudit: false } : {}
-  const engine = await openEngine(settings, { ...migrate, ...seal, onReadAuditError })
+  const onSealError = (error: unknown) =>
+    void input.stderr.write(
+      `records: escritura guardada; su entrada de auditoría queda pendiente de sellar: ${reason(error)}\n`,
+    )
+  const engine = await openEngine(settings, { ...migrate, ...seal, onReadAuditError, onSealError })
   return {
     ...engine,
     actor: cliActor(),

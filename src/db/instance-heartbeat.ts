@@ -2,8 +2,10 @@
 // every heartbeat with the keys it has configured and the key it encrypts with. On a key
 // signal (change watch) the instance reads its keys again before reporting. `records keys`
 // reads these rows to know when every instance holds a new key and when none uses an old one.
+// Each beat also seals audit entries left pending on PostgreSQL (D38).
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
+import { sealAudit } from './audit-log.js'
 import type { ChangeWatch } from './change-watch.js'
 import type { Database } from './database.js'
 import { KEYS_SIGNAL } from './key-registry.js'
@@ -27,6 +29,8 @@ export interface HeartbeatOptions {
   readonly changes: ChangeWatch
   readonly intervalMs: number
   readonly onError: (error: unknown) => void
+  /** PostgreSQL (D38): entries a failed seal or a crash left pending could not be sealed. */
+  readonly onSealError: (error: unknown) => void
   /** Keys the stored data may use that this instance still lacks after reading its keys again. */
   readonly onMissingKeys: (missing: readonly string[]) => void
 }
@@ -73,6 +77,9 @@ export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise
       .values({ ...fixed, ...report })
       .onConflict((oc) => oc.column('instance_id').doUpdateSet(report))
       .execute()
+    // Entries left pending (a seal that failed after its write committed) join the chain within
+    // a heartbeat even if no other write comes (D38); SQLite has none. Costs one indexed read.
+    await sealAudit(database, changes).catch(options.onSealError)
   }
 
   await database.db

@@ -157,6 +157,12 @@ export interface RecordStoreOptions {
   /** Told once per damaged record version (the service raises its integrity alert). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
   /**
+   * PostgreSQL (D38): the seal after a committed write failed. The write answers as done (it is:
+   * record and pending entry committed together); the entry waits for the next seal. Without it
+   * the write's caller gets the error.
+   */
+  readonly onSealError?: (error: unknown) => void
+  /**
    * False: reads of personal data leave no consultation entry (issue #15). Only for the bench's
    * side-by-side comparison: no setting of the service turns it off.
    */

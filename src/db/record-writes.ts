@@ -38,24 +38,34 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
   const references = createReferenceChecks(database, options.modules)
 
   /**
-   * Runs a write transaction, turning constraint and lock errors into client errors. The one
-   * place a record write ends: SQLite bumps the module's generation in the transaction (D20);
-   * PostgreSQL seals the audit entries after the commit, and the seal bumps it (D38), so no row
-   * or lock shared by all writers is held until a write commits.
+   * The one place a record write ends: SQLite bumps the module's generation in the transaction
+   * (D20); PostgreSQL seals the audit entries after the commit, and the seal bumps it (D38), so no
+   * row or lock shared by all writers is held until a write commits.
    */
   async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
     const sealed = sealsAudit(database)
-    try {
-      let queued: readonly number[] = []
-      const result = await db.transaction().execute(async (trx) => {
-        const out = await work(trx)
-        if (!sealed) await options.changes.bump(trx, spec.name)
-        queued = queuedBy(trx)
-        return out
+    let queued: readonly number[] = []
+    const result = await transaction(spec, async (trx) => {
+      const out = await work(trx)
+      if (!sealed) await options.changes.bump(trx, spec.name)
+      queued = queuedBy(trx)
+      return out
+    })
+    // Before answering: whoever reads /auditoria or /historial next finds the entry chained. A
+    // failed seal does not undo a committed write: answering an error would invite a retry that
+    // duplicates the record. The entry stays pending for the next seal (any write, the heartbeat).
+    if (sealed)
+      await sealAudit(database, options.changes, queued).catch((error: unknown) => {
+        if (options.onSealError === undefined) throw database.isBusy(error) ? busy(error) : error
+        options.onSealError(error)
       })
-      // Before answering: whoever reads /auditoria or /historial next finds the entry chained.
-      if (sealed) await sealAudit(database, options.changes, queued)
-      return result
+    return result
+  }
+
+  /** The write's transaction, its constraint and lock errors turned into client errors. */
+  async function transaction<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
+    try {
+      return await db.transaction().execute(work)
     } catch (error) {
       if (isAppError(error)) throw error
       const violated = database.uniqueViolation(error)

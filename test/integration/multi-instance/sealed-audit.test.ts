@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 import { pendingAuditEntries } from '../../../src/db/audit-log.js'
 import { foldRecordIdCounters } from '../../../src/db/sequences.js'
@@ -14,6 +15,7 @@ import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
 import { ADMIN, databaseEnv, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { ON_POSTGRES } from '../../helpers/postgres.js'
 import { runRecords } from '../../helpers/records-cli.js'
+import { captureLogs } from '../protection/support.js'
 
 const CREATES = 60
 const clock = () => new Date('2026-05-10T09:00:00Z')
@@ -111,7 +113,8 @@ t.test(
   { skip: ON_POSTGRES ? false : 'SQLite appends to the chain directly: nothing is ever pending' },
   async (t) => {
     const dataDir = sharedDir(t)
-    const api = await startTestApi(t, { dataDir, clock })
+    // No heartbeat in the test's time: it would seal the leftovers this test leaves for others.
+    const api = await startTestApi(t, { dataDir, clock, env: { INSTANCE_HEARTBEAT_SECONDS: '3600' } })
     const token = await api.adminToken()
     const { database } = api.service
     await leaveLeftover(api, 'crashed-1')
@@ -148,6 +151,38 @@ t.test(
     const last = await database.db.selectFrom('_audit').select('user_id').orderBy('seq', 'desc').limit(1).execute()
     t.equal(last[0]!['user_id'], 'crashed-3')
     t.same((await verify(again)).problems, [], 'the chain verifies')
+  },
+)
+
+t.test(
+  'D38: a seal that fails after the commit answers the write as done; the heartbeat seals it later',
+  { skip: ON_POSTGRES ? false : 'SQLite appends to the chain directly: nothing is ever pending' },
+  async (t) => {
+    const logs = captureLogs()
+    const api = await startTestApi(t, {
+      clock,
+      env: { INSTANCE_HEARTBEAT_SECONDS: '1' },
+      logger: { level: 'info', stream: logs.stream },
+    })
+    const token = await api.adminToken()
+    const { db } = api.service.database
+    // Every new chain row refused: the record and its pending entry commit, the seal fails.
+    await sql`alter table _audit add constraint sin_sellar check (false) not valid`.execute(db)
+    const reply = await api.request('POST', '/denuncias', { token, body: VALID['denuncias']!() })
+    t.equal(reply.status, 201, 'the write is done: no error that a retry would turn into a duplicate')
+    const id = String(reply.body.data._id)
+    t.equal((await db.selectFrom('denuncias').select('_id').where('_id', '=', id).execute()).length, 1)
+    t.ok((await pendingAuditEntries(api.service.database)) >= 1, 'its entry waits in _audit_pending')
+    t.match(logs.text(), /pendiente de sellar/, 'said in the log, at error')
+
+    await sql`alter table _audit drop constraint sin_sellar`.execute(db)
+    const deadline = Date.now() + 10_000
+    while ((await pendingAuditEntries(api.service.database)) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    t.equal(await pendingAuditEntries(api.service.database), 0, 'sealed by the heartbeat, with no other write')
+    const entry = await db.selectFrom('_audit').select('action').where('record_id', '=', id).execute()
+    t.match(entry, [{ action: 'crear' }])
+    t.same((await verify(api)).problems, [], 'the chain verifies')
   },
 )
 
