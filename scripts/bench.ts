@@ -73,7 +73,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     connections: { type: 'string', default: '10' },
-    scenarios: { type: 'string', default: 'S1,S2,S3,S4,S5,S6' },
+    scenarios: { type: 'string', default: 'S1,S2,S2f,S3,S4,S5,S6' },
     json: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     database: { type: 'string' },
@@ -119,6 +119,9 @@ const fastifySerializer = (schema: object): ((payload: unknown) => string) =>
     ) => (p: unknown) => string
   )(schema)
 
+/** What a list screen of denuncias shows; none of them is encrypted (S2f). */
+const PLAIN_FIELDS = ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'estado', 'prioridad']
+
 function scenarios(size: number, year: number): Scenario[] {
   const n = () => 1 + Math.floor(Math.random() * size)
   const randomId = () => `DEN-${year}-${String(n()).padStart(5, '0')}`
@@ -153,6 +156,19 @@ function scenarios(size: number, year: number): Scenario[] {
         service: { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` },
         bare: { method: 'GET', path: () => `/bare/denuncias?limit=100&offset=${offset()}` },
         platformatic: platformaticRequests.list(offset),
+      },
+    },
+    // Issue #17: a page of the fields a list screen shows, none encrypted: nothing to decrypt.
+    {
+      name: 'S2f',
+      title: 'GET list limit=100 fields=',
+      authenticated: true,
+      requests: {
+        service: {
+          method: 'GET',
+          path: () => `/api/denuncias?limit=100&offset=${offset()}&fields=${PLAIN_FIELDS.join(',')}`,
+        },
+        platformatic: platformaticRequests.listFields(offset, PLAIN_FIELDS),
       },
     },
     {

@@ -153,6 +153,11 @@ export const platformaticRequests = {
     method: 'GET',
     path: () => `/denuncias/?limit=100&offset=${offset()}&totalCount=true`,
   }),
+  /** The page with only `fields` (snake_case names; the peer's are camelCase). */
+  listFields: (offset: () => number, fields: readonly string[]): LoadRequest => {
+    const names = ['id', ...fields.map((f) => Object.keys(peerBody({ [f]: null }))[0])].join(',')
+    return { method: 'GET', path: () => `/denuncias/?limit=100&offset=${offset()}&fields=${names}&totalCount=true` }
+  },
   filtered: (filter: () => { estado: string; prioridad: string }): LoadRequest => ({
     method: 'GET',
     path: () => {
