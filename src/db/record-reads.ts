@@ -141,24 +141,8 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         for (const key of query.sort) out = out.orderBy(key.column, key.descending ? 'desc' : 'asc') as Q
         return out.orderBy(ROW_COLUMN, 'asc') as Q
       }
-      // Without text search, an or-ed scope hands each branch this page's filters, order and reach.
-      const pageBase =
-        relevance === undefined
-          ? filtered(
-              spec,
-              recordQuery(db, spec, {
-                user: read.user,
-                dialect: database.dialect,
-                page: (rows) => inOrder(filtered(spec, rows, query.filters)).limit(query.offset + query.limit),
-              }),
-              query.filters,
-            )
-          : base
-      let page = pageBase.selectAll(spec.table.name)
-      if (relevance !== undefined && query.byRelevance === true)
-        page = page.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
-      page = inOrder(page).limit(query.limit).offset(query.offset)
-      // The plain list of an or-ed scope: its page's ids first, from the indexes (scopedIdPage).
+      // The plain list of an or-ed scope: its page's ids first, from the indexes (scopedIdPage);
+      // decided first, so that the other pages' builders are built only when they serve.
       const plain = relevance === undefined && query.filters.length === 0 && query.sort.length === 0
       const byIds = plain
         ? scopedIdPage(db, spec, {
@@ -168,7 +152,26 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
             offset: query.offset,
           })
         : undefined
-      if (byIds !== undefined) page = byIds.selectAll(spec.table.name).orderBy(ROW_COLUMN, 'asc')
+      /** Any other page; without text search, an or-ed scope hands each branch this page's filters, order and reach. */
+      const otherPage = () => {
+        const pageBase =
+          relevance === undefined
+            ? filtered(
+                spec,
+                recordQuery(db, spec, {
+                  user: read.user,
+                  dialect: database.dialect,
+                  page: (rows) => inOrder(filtered(spec, rows, query.filters)).limit(query.offset + query.limit),
+                }),
+                query.filters,
+              )
+            : base
+        let out = pageBase.selectAll(spec.table.name)
+        if (relevance !== undefined && query.byRelevance === true)
+          out = out.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
+        return inOrder(out).limit(query.limit).offset(query.offset)
+      }
+      const page = byIds !== undefined ? byIds.selectAll(spec.table.name).orderBy(ROW_COLUMN, 'asc') : otherPage()
       const count = async () =>
         Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
       const [rows, total] = await Promise.all([
