@@ -20,6 +20,17 @@ type BranchRows = SelectQueryBuilder<any, any, {}>
 export type BranchPage = (rows: BranchRows) => BranchRows
 
 /**
+ * The live rows of one branch of an or-ed scope, nothing selected yet: the branch's own
+ * condition (nested: no UNION inside a branch), searched through its index.
+ */
+function branchRows(eb: AnyBuilder, branch: ResolvedScope, dialect: Dialect, table: string): BranchRows {
+  return eb
+    .selectFrom(table)
+    .where(META.deleted, 'is', null)
+    .where((inner) => scopeCondition(inner, branch, dialect, table, true))
+}
+
+/**
  * The scope as a condition on `table`. On SQLite an or-ed scope becomes `_row IN (the live rows
  * of each branch, each found through its own index, UNION ALL)`: given a plain OR, SQLite's
  * planner prefers walking the table in `_row` order (the list's order, no sort) to the indexes,
@@ -39,10 +50,7 @@ export function scopeCondition(
 ): Expression<SqlBool> {
   if (scope.kind === 'any' && !nested && (dialect === 'sqlite' || page !== undefined)) {
     const [first, ...rest] = scope.of.map((branch, i) => {
-      const rows = eb
-        .selectFrom(table)
-        .where(META.deleted, 'is', null)
-        .where((inner) => scopeCondition(inner, branch, dialect, table, true))
+      const rows = branchRows(eb, branch, dialect, table)
       return page === undefined
         ? rows.select(ROW_COLUMN)
         : eb.selectFrom(page(rows).select(ROW_COLUMN).as(`rama${i}`)).select(ROW_COLUMN)
@@ -79,13 +87,7 @@ export function scopePageIds(
   table: string,
   page: { readonly limit: number; readonly offset: number },
 ) {
-  const [first, ...rest] = scope.of.map((branch) =>
-    eb
-      .selectFrom(table)
-      .select(ROW_COLUMN)
-      .where(META.deleted, 'is', null)
-      .where((inner) => scopeCondition(inner, branch, dialect, table, true)),
-  )
+  const [first, ...rest] = scope.of.map((branch) => branchRows(eb, branch, dialect, table).select(ROW_COLUMN))
   if (first === undefined) return undefined
   // UNION, not UNION ALL: a record in two branches takes one place in the order.
   return rest
