@@ -6,7 +6,7 @@ import t from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
 import { PLAIN_PAGE_SHAPES, plainPage, plainPageShapes } from '../../../src/db/plain-page.js'
-import { recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
+import { plainPageQuery, recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
 import { resolveScope, type ResolvedScope } from '../../../src/records/scope.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
@@ -104,5 +104,19 @@ t.test(
       )
     }
     t.equal(plainPageShapes(db, spec).length, PLAIN_PAGE_SHAPES, 'the cache holds no more than its bound')
+
+    // A value converted for its column before it is bound (a boolean is 1 on SQLite, whose driver
+    // takes no booleans), as the unprepared query converts it; in an or-ed scope and alone.
+    const usuarios = api.service.spec.moduleByName.get('usuarios')
+    if (usuarios === undefined) throw new Error('no usuarios module')
+    const active: ResolvedScope = { kind: 'in', column: 'activo', storage: 'boolean', values: [true] }
+    const named: ResolvedScope = { kind: 'in', column: 'username', storage: 'text', values: [a.username] }
+    for (const scope of [active, { kind: 'any', of: [active, named] } as const]) {
+      const page = { dialect, limit: 100, offset: 0 }
+      const prepared = ids((await db.executeQuery(plainPage(db, usuarios, scope, page))).rows)
+      const fresh = ids(await plainPageQuery(db, usuarios, scope, page).execute())
+      t.ok(prepared.length >= 3, `${scope.kind}: the admin and both agentes are active`)
+      t.same(prepared, fresh, `${scope.kind}: the boolean bound converted, as the unprepared query binds it`)
+    }
   },
 )
