@@ -9,7 +9,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { resolveScope, type ResolvedScope, type ScopeAction } from '../records/scope.js'
 import type { ActingUser } from '../records/acting-user.js'
 import type { Db, DynamicDb } from './database.js'
-import { scopeCondition, scopePageIds, type BranchPage } from './scope-sql.js'
+import { scopeCondition, scopePageIds, type BranchPage, type ScopeSqlOptions } from './scope-sql.js'
 
 export interface RecordQueryOptions {
   /** History reads the records deleted too (D25); every other read sees live records only (D10). */
@@ -38,7 +38,8 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
   if (scope === undefined) return records
   // Deleted rows are outside the live partial indexes the SQLite form searches: plain OR (history reads one id).
   const plainOr = options.includeDeleted === true
-  return records.where((eb) => scopeCondition(eb, scope, options.dialect, spec.table.name, plainOr, options.page))
+  const sqlOptions = { dialect: options.dialect, table: spec.table.name }
+  return records.where((eb) => scopeCondition(eb, scope, sqlOptions, plainOr, options.page))
 }
 
 /**
@@ -53,14 +54,49 @@ export function scopedIdPage(
 ): RecordQuery | undefined {
   const scope = resolveScope(spec, options.user, options.action ?? 'read')
   if (scope?.kind !== 'any') return undefined
-  const any = scope as ResolvedScope & { kind: 'any' }
+  return idPage(
+    db,
+    scope as ResolvedScope & { kind: 'any' },
+    { dialect: options.dialect, table: spec.table.name },
+    options,
+  )
+}
+
+type Page = { readonly limit: number; readonly offset: number }
+
+function idPage(db: Db, scope: ResolvedScope & { kind: 'any' }, options: ScopeSqlOptions, page: Page): RecordQuery {
   return db
-    .selectFrom(spec.table.name)
+    .selectFrom(options.table)
     .where(META.deleted, 'is', null)
     .where((eb) => {
-      const ids = scopePageIds(eb, any, options.dialect, spec.table.name, options)
+      const ids = scopePageIds(eb, scope, options, page)
       return ids === undefined ? sql<SqlBool>`1 = 0` : eb(ROW_COLUMN, 'in', ids)
     })
+}
+
+/**
+ * A plain list page (no filter, no sort, no text search) of the live records in `scope`
+ * (undefined: all of them), every column, in creation order: an or-ed scope's page by its ids
+ * (scopedIdPage), any other as recordQuery pages it. With `converted`, the scope's values, the
+ * limit and the offset may be a prepared statement's placeholders (plain-page.ts).
+ */
+export function plainPageQuery(
+  db: Db,
+  spec: ModuleSpec,
+  scope: ResolvedScope | undefined,
+  options: Omit<ScopeSqlOptions, 'table'> & Page,
+) {
+  const sqlOptions = { dialect: options.dialect, table: spec.table.name, converted: options.converted === true }
+  if (scope?.kind === 'any')
+    return idPage(db, scope as ResolvedScope & { kind: 'any' }, sqlOptions, options)
+      .selectAll(spec.table.name)
+      .orderBy(ROW_COLUMN, 'asc')
+  const live = db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
+  return (scope === undefined ? live : live.where((eb) => scopeCondition(eb, scope, sqlOptions)))
+    .selectAll(spec.table.name)
+    .orderBy(ROW_COLUMN, 'asc')
+    .limit(options.limit)
+    .offset(options.offset)
 }
 
 /** Whether `user` has a scope in `spec` (a prepared statement without one serves the others). */

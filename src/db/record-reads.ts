@@ -8,7 +8,8 @@ import { recordNotFound, validationFailed } from '../errors.js'
 import { generationCache } from './change-watch.js'
 import { filterCondition } from './filter-sql.js'
 import { preparedPerModule } from './prepared.js'
-import { isScoped, recordQuery, scopedIdPage } from './record-query.js'
+import { isScoped, recordQuery } from './record-query.js'
+import { plainPage } from './plain-page.js'
 import type { Row } from './database.js'
 import type { Filter } from '../records/list-query.js'
 import type { RecordQuery } from './record-query.js'
@@ -122,7 +123,9 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   return {
     async list(spec, query, read) {
       // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
-      let base = filtered(spec, recordQuery(db, spec, { user: read.user, dialect: database.dialect }), query.filters)
+      const scope = resolveScope(spec, read.user, 'read')
+      const records = () =>
+        filtered(spec, recordQuery(db, spec, { user: read.user, dialect: database.dialect }), query.filters)
       const hidden = hiddenFields(spec, read.user)
       let relevance: TextSearch | undefined
       if (query.text !== undefined) {
@@ -132,64 +135,65 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           throw validationFailed([
             { field: 'q', message: `No hay campos de búsqueda de texto en '${spec.name}' para su rol` },
           ])
-        relevance = withTextSearch(base, database.dialect, spec.table.name, columns, query.text)
-        base = relevance.query
+        relevance = withTextSearch(records(), database.dialect, spec.table.name, columns, query.text)
       }
+      const search = relevance
       // Relevance (q without sort), or each key of `sort` in turn; then creation order: a stable order for pages.
       const inOrder = <Q extends RecordQuery>(q: Q): Q => {
         let out = q
         for (const key of query.sort) out = out.orderBy(key.column, key.descending ? 'desc' : 'asc') as Q
         return out.orderBy(ROW_COLUMN, 'asc') as Q
       }
-      // Without text search, an or-ed scope hands each branch this page's filters, order and reach.
-      const pageBase =
-        relevance === undefined
-          ? filtered(
-              spec,
-              recordQuery(db, spec, {
-                user: read.user,
-                dialect: database.dialect,
-                page: (rows) => inOrder(filtered(spec, rows, query.filters)).limit(query.offset + query.limit),
-              }),
-              query.filters,
-            )
-          : base
-      let page = pageBase.selectAll(spec.table.name)
-      if (relevance !== undefined && query.byRelevance === true)
-        page = page.orderBy(relevance.rank, relevance.descending ? 'desc' : 'asc')
-      page = inOrder(page).limit(query.limit).offset(query.offset)
-      // The plain list of an or-ed scope: its page's ids first, from the indexes (scopedIdPage).
-      const plain = relevance === undefined && query.filters.length === 0 && query.sort.length === 0
-      const byIds = plain
-        ? scopedIdPage(db, spec, {
-            user: read.user,
-            dialect: database.dialect,
-            limit: query.limit,
-            offset: query.offset,
-          })
-        : undefined
-      if (byIds !== undefined) page = byIds.selectAll(spec.table.name).orderBy(ROW_COLUMN, 'asc')
-      const count = async () =>
-        Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.['n'] ?? 0)
+      // Any page but the plain one; without text search, an or-ed scope hands each branch this
+      // page's filters, order and reach.
+      const otherPage = () => {
+        let out = (
+          search === undefined
+            ? filtered(
+                spec,
+                recordQuery(db, spec, {
+                  user: read.user,
+                  dialect: database.dialect,
+                  page: (rows) => inOrder(filtered(spec, rows, query.filters)).limit(query.offset + query.limit),
+                }),
+                query.filters,
+              )
+            : search.query
+        ).selectAll(spec.table.name)
+        if (search !== undefined && query.byRelevance === true)
+          out = out.orderBy(search.rank, search.descending ? 'desc' : 'asc')
+        return inOrder(out).limit(query.limit).offset(query.offset)
+      }
+      // The plain page (no filter, sort or text), a prepared statement per scope shape (plain-page.ts):
+      // decided first, so that the other pages' builders are built only when they serve.
+      const plain = search === undefined && query.filters.length === 0 && query.sort.length === 0
+      const page = async (): Promise<readonly Row[]> =>
+        plain
+          ? (
+              await db.executeQuery(
+                plainPage(db, spec, scope, { dialect: database.dialect, limit: query.limit, offset: query.offset }),
+              )
+            ).rows
+          : otherPage().execute()
+      // The total is cached until the module's next write: its query is built only when counted.
+      const count = async () => {
+        const counted = (search?.query ?? records()).select((eb) => eb.fn.countAll<number>().as('n'))
+        return Number((await counted.executeTakeFirst())?.['n'] ?? 0)
+      }
       const [rows, total] = await Promise.all([
-        page.execute(),
+        page(),
         cachedTotal(
           spec,
-          JSON.stringify([
-            query.filters,
-            query.text ?? null,
-            [...(hidden ?? [])],
-            resolveScope(spec, read.user, 'read') ?? null,
-          ]),
+          JSON.stringify([query.filters, query.text ?? null, [...(hidden ?? [])], scope ?? null]),
           count,
         ),
       ])
-      const records = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
+      const decoded = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
       await consultation(spec, rows, read, {
         criteria: criteriaOf(spec, query, codec),
         searchedEncrypted: query.filters.some((f) => f.blind),
       })
-      return { records, total }
+      return { records: decoded, total }
     },
 
     async get(spec, id, read) {

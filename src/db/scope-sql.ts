@@ -19,6 +19,29 @@ type BranchRows = SelectQueryBuilder<any, any, {}>
  */
 export type BranchPage = (rows: BranchRows) => BranchRows
 
+/** Where a scope's SQL goes and how its values arrive. */
+export interface ScopeSqlOptions {
+  /** Where the scope's literal values are converted for their column (booleans, JSON). */
+  readonly dialect: Dialect
+  readonly table: string
+  /**
+   * The values are already in their column's form: a prepared statement's placeholders
+   * (scopePlaceholders), each bound later to a value scopeParameters converted. Never converted twice.
+   */
+  readonly converted?: boolean
+}
+
+/**
+ * The live rows of one branch of an or-ed scope, nothing selected yet: the branch's own
+ * condition (nested: no UNION inside a branch), searched through its index.
+ */
+function branchRows(eb: AnyBuilder, branch: ResolvedScope, options: ScopeSqlOptions): BranchRows {
+  return eb
+    .selectFrom(options.table)
+    .where(META.deleted, 'is', null)
+    .where((inner) => scopeCondition(inner, branch, options, true))
+}
+
 /**
  * The scope as a condition on `table`. On SQLite an or-ed scope becomes `_row IN (the live rows
  * of each branch, each found through its own index, UNION ALL)`: given a plain OR, SQLite's
@@ -32,17 +55,13 @@ export type BranchPage = (rows: BranchRows) => BranchRows
 export function scopeCondition(
   eb: AnyBuilder,
   scope: ResolvedScope,
-  dialect: Dialect,
-  table: string,
+  options: ScopeSqlOptions,
   nested = false,
   page?: BranchPage,
 ): Expression<SqlBool> {
-  if (scope.kind === 'any' && !nested && (dialect === 'sqlite' || page !== undefined)) {
+  if (scope.kind === 'any' && !nested && (options.dialect === 'sqlite' || page !== undefined)) {
     const [first, ...rest] = scope.of.map((branch, i) => {
-      const rows = eb
-        .selectFrom(table)
-        .where(META.deleted, 'is', null)
-        .where((inner) => scopeCondition(inner, branch, dialect, table, true))
+      const rows = branchRows(eb, branch, options)
       return page === undefined
         ? rows.select(ROW_COLUMN)
         : eb.selectFrom(page(rows).select(ROW_COLUMN).as(`rama${i}`)).select(ROW_COLUMN)
@@ -55,11 +74,10 @@ export function scopeCondition(
     )
   }
   if (scope.kind !== 'in') {
-    const parts = scope.of.map((s) => scopeCondition(eb, s, dialect, table, nested))
+    const parts = scope.of.map((s) => scopeCondition(eb, s, options, nested))
     return scope.kind === 'any' ? eb.or(parts) : eb.and(parts)
   }
-  const toDb = VALUE_CONVERSIONS[dialect][scope.storage].toDb
-  const values = scope.values.map((v) => toDb(v) as never)
+  const values = (options.converted === true ? scope.values : leafParameters(scope, options.dialect)) as never[]
   if (values.length === 0) return sql<SqlBool>`1 = 0`
   return values.length === 1 ? eb(scope.column, '=', values[0]) : eb(scope.column, 'in', values)
 }
@@ -75,17 +93,10 @@ export function scopeCondition(
 export function scopePageIds(
   eb: AnyBuilder,
   scope: ResolvedScope & { kind: 'any' },
-  dialect: Dialect,
-  table: string,
+  options: ScopeSqlOptions,
   page: { readonly limit: number; readonly offset: number },
 ) {
-  const [first, ...rest] = scope.of.map((branch) =>
-    eb
-      .selectFrom(table)
-      .select(ROW_COLUMN)
-      .where(META.deleted, 'is', null)
-      .where((inner) => scopeCondition(inner, branch, dialect, table, true)),
-  )
+  const [first, ...rest] = scope.of.map((branch) => branchRows(eb, branch, options).select(ROW_COLUMN))
   if (first === undefined) return undefined
   // UNION, not UNION ALL: a record in two branches takes one place in the order.
   return rest
@@ -93,4 +104,41 @@ export function scopePageIds(
     .orderBy(ROW_COLUMN)
     .limit(page.limit)
     .offset(page.offset)
+}
+
+type Leaf = ResolvedScope & { kind: 'in' }
+
+/** A leaf's values as its column stores them. */
+const leafParameters = (leaf: Leaf, dialect: Dialect): unknown[] =>
+  leaf.values.map((v) => VALUE_CONVERSIONS[dialect][leaf.storage].toDb(v))
+
+/** The scope's leaves, depth first: the order of scopeParameters and scopePlaceholders. */
+function leavesOf(scope: ResolvedScope): Leaf[] {
+  return scope.kind === 'in' ? [scope] : scope.of.flatMap(leavesOf)
+}
+
+/**
+ * What a scope's SQL depends on besides the dialect and the table: its and/or structure, each
+ * leaf's column and how many values it holds (none, one `=`, several `IN`). Never the values:
+ * two agentes share one prepared statement and each binds their own.
+ */
+export function scopeShape(scope: ResolvedScope): string {
+  if (scope.kind === 'in') return `${scope.column}:${scope.storage}*${scope.values.length}`
+  return `${scope.kind}(${scope.of.map(scopeShape).join(',')})`
+}
+
+/** The scope's values in leaf order, each converted for its column: what a prepared statement binds. */
+export function scopeParameters(scope: ResolvedScope, dialect: Dialect): unknown[] {
+  return leavesOf(scope).flatMap((leaf) => leafParameters(leaf, dialect))
+}
+
+/**
+ * The scope with its n-th value (in scopeParameters' order) replaced by `placeholder(n)`: to
+ * build a prepared statement with `converted: true`, the placeholders never converted.
+ */
+export function scopePlaceholders(scope: ResolvedScope, placeholder: (n: number) => string): ResolvedScope {
+  let n = 0
+  const replace = (s: ResolvedScope): ResolvedScope =>
+    s.kind === 'in' ? { ...s, values: s.values.map(() => placeholder(n++)) } : { kind: s.kind, of: s.of.map(replace) }
+  return replace(scope)
 }

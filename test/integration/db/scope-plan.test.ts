@@ -9,8 +9,10 @@ import t from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import type { OpenService } from '../../../src/app/service.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
+import { plainPage } from '../../../src/db/plain-page.js'
 import { recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
+import { resolveScope } from '../../../src/records/scope.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
 
 /** The plan of `query` as the database prints it, one line per step. */
@@ -63,6 +65,10 @@ t.test(`#14: a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'Po
       api.service,
       scopedIdPage(db, spec, { user: agente, dialect, limit: 100, offset: 50 })!.selectAll().orderBy(ROW_COLUMN),
     ),
+    // The same page as list() runs it, a prepared statement with the agente's values bound (plain-page.ts).
+    prepared: await planOf(api.service, {
+      compile: () => plainPage(db, spec, resolveScope(spec, agente, 'read'), { dialect, limit: 100, offset: 50 }),
+    }),
   }
   for (const [name, plan] of Object.entries(plans)) {
     t.notMatch(plan, FULL_SCAN, `${name}: no full scan of the table:\n${plan}`)
@@ -74,7 +80,9 @@ t.test(`#14: a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'Po
     t.match(plan, /ix_denuncias__created_by/, `${name}: the creator's index (the scope's other branch)`)
     if (!ON_POSTGRES && name !== 'total') t.notMatch(plan, /TEMP B-TREE/, `${name}: in _row order without a sort`)
   }
-  if (!ON_POSTGRES) t.match(plans.ids, /MERGE \(UNION\)/, 'the two index searches merged in _row order, no sort')
+  if (!ON_POSTGRES)
+    for (const name of ['ids', 'prepared'] as const)
+      t.match(plans[name], /MERGE \(UNION\)/, `${name}: the two index searches merged in _row order, no sort`)
   if (ON_POSTGRES)
     for (const [name, plan] of Object.entries(plans))
       t.match(plan, /Index Cond: \(+agente_asignado = /, `${name}: the index is searched for the agente's value`)

@@ -1,0 +1,122 @@
+// The plain list page as a prepared statement (issue #14, src/db/plain-page.ts): a list with no
+// filter, sort or text runs it, compiled once per module and scope shape; two agentes share the
+// statement and each binds their own personal_id, so each still sees only their own records;
+// its rows are those of the query built afresh; the cache of shapes stays bounded.
+import t from 'tap'
+import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
+import { ROW_COLUMN } from '../../../src/compile/metadata.js'
+import { PLAIN_PAGE_SHAPES, plainPage, plainPageShapes } from '../../../src/db/plain-page.js'
+import { plainPageQuery, recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
+import type { ActingUser } from '../../../src/records/acting-user.js'
+import { resolveScope, type ResolvedScope } from '../../../src/records/scope.js'
+import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
+
+t.test(
+  `#14: the plain list page is one prepared statement per scope shape on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
+  async (t) => {
+    const api = await startTestApi(t)
+    const spec = api.service.spec.moduleByName.get('denuncias')
+    if (spec === undefined) throw new Error('no denuncias module')
+    await seedDenuncias(api.service, spec, 400, 'test-seed')
+    const { db, dialect } = api.service.database
+    const ids = (rows: readonly Record<string, unknown>[]) => rows.map((r) => String(r['_id']))
+
+    // Through the API: two agentes, each their own personal_id, one statement between them.
+    const mine = agentId(3)
+    const theirs = agentId(4)
+    const a = await api.userWithRole('agente', { personal_id: mine })
+    const b = await api.userWithRole('agente', { personal_id: theirs })
+    const listed = async (token: string) => {
+      const reply = await api.request('GET', '/denuncias?limit=100&offset=0', { token })
+      t.equal(reply.status, 200)
+      return reply.body.data.records as Record<string, unknown>[]
+    }
+    const ofA = await listed(a.token)
+    const ofB = await listed(b.token)
+    t.equal(ofA.length, 20, 'agente A: the 1/20 of the denuncias assigned to A')
+    t.equal(ofB.length, 20, 'agente B: the 1/20 assigned to B')
+    t.ok(
+      ofA.every((r) => r['agente_asignado'] === mine),
+      'A sees only records in A scope',
+    )
+    t.ok(
+      ofB.every((r) => r['agente_asignado'] === theirs),
+      'B sees only records in B scope',
+    )
+    const scopedShapes = () => plainPageShapes(db, spec).filter((s) => s !== '-')
+    t.equal(
+      scopedShapes().length,
+      1,
+      `the list ran one prepared statement for both agentes: ${scopedShapes().join(' ')}`,
+    )
+    t.notMatch(scopedShapes()[0], /PER-/, 'the shape holds no value')
+
+    // Directly: the same statement, different bound values; the rows of the query built afresh.
+    const userA: ActingUser = { id: a.id, role: 'agente', fields: { personal_id: mine } }
+    const userB: ActingUser = { id: b.id, role: 'agente', fields: { personal_id: theirs } }
+    const pageOf = (user: ActingUser | null, limit: number, offset: number) =>
+      plainPage(db, spec, resolveScope(spec, user, 'read'), { dialect, limit, offset })
+    const qa = pageOf(userA, 100, 0)
+    const qb = pageOf(userB, 100, 0)
+    t.equal(qa.sql, qb.sql, 'one SQL text for both agentes')
+    t.notMatch(qa.sql, /PER-/, 'no personal_id in the SQL')
+    t.ok(qa.parameters.includes(mine) && !qa.parameters.includes(theirs), "A's statement binds A's personal_id")
+    t.ok(qb.parameters.includes(theirs) && !qb.parameters.includes(mine), "B's statement binds B's personal_id")
+    t.same(ids((await db.executeQuery(qa)).rows), ids(ofA), 'A: the rows the list answered')
+    t.same(ids((await db.executeQuery(qb)).rows), ids(ofB), 'B: the rows the list answered')
+
+    for (const user of [null, userA, userB])
+      for (const [limit, offset] of [
+        [100, 0],
+        [7, 0],
+        [7, 5],
+        [3, 18],
+        [5, 390],
+      ] as const) {
+        const prepared = ids((await db.executeQuery(pageOf(user, limit, offset))).rows)
+        const fresh = ids(
+          await (
+            (user === null ? undefined : scopedIdPage(db, spec, { user, dialect, limit, offset }))
+              ?.selectAll()
+              .orderBy(ROW_COLUMN) ??
+            recordQuery(db, spec, { user, dialect }).selectAll().orderBy(ROW_COLUMN).limit(limit).offset(offset)
+          ).execute(),
+        )
+        const slice = ids(
+          await recordQuery(db, spec, { user, dialect }).selectAll().orderBy(ROW_COLUMN).execute(),
+        ).slice(offset, offset + limit)
+        const who = user === null ? 'unscoped' : String(user.fields['personal_id'])
+        t.same(prepared, fresh, `${who} limit ${limit} offset ${offset}: the unprepared page's rows`)
+        t.same(prepared, slice, `${who} limit ${limit} offset ${offset}: the slice of the whole list`)
+      }
+    t.equal(plainPageShapes(db, spec).length, 2, 'two shapes: unscoped and the agente scope')
+
+    // Shapes past the bound (IN lists of 0 to 39 values) evict the oldest; each page still right.
+    for (let n = 0; n < PLAIN_PAGE_SHAPES + 8; n++) {
+      const values = Array.from({ length: n }, (_, i) => agentId(1 + (i % 20)))
+      const scope: ResolvedScope = { kind: 'in', column: 'agente_asignado', storage: 'text', values }
+      const rows = (await db.executeQuery(plainPage(db, spec, scope, { dialect, limit: 1000, offset: 0 }))).rows
+      const expected = new Set(values)
+      t.equal(rows.length, expected.size * 20, `IN of ${n} values: every record of those agents`)
+      t.ok(
+        rows.every((r) => expected.has(String(r['agente_asignado']))),
+        `IN of ${n} values: only theirs`,
+      )
+    }
+    t.equal(plainPageShapes(db, spec).length, PLAIN_PAGE_SHAPES, 'the cache holds no more than its bound')
+
+    // A value converted for its column before it is bound (a boolean is 1 on SQLite, whose driver
+    // takes no booleans), as the unprepared query converts it; in an or-ed scope and alone.
+    const usuarios = api.service.spec.moduleByName.get('usuarios')
+    if (usuarios === undefined) throw new Error('no usuarios module')
+    const active: ResolvedScope = { kind: 'in', column: 'activo', storage: 'boolean', values: [true] }
+    const named: ResolvedScope = { kind: 'in', column: 'username', storage: 'text', values: [a.username] }
+    for (const scope of [active, { kind: 'any', of: [active, named] } as const]) {
+      const page = { dialect, limit: 100, offset: 0 }
+      const prepared = ids((await db.executeQuery(plainPage(db, usuarios, scope, page))).rows)
+      const fresh = ids(await plainPageQuery(db, usuarios, scope, page).execute())
+      t.ok(prepared.length >= 3, `${scope.kind}: the admin and both agentes are active`)
+      t.same(prepared, fresh, `${scope.kind}: the boolean bound converted, as the unprepared query binds it`)
+    }
+  },
+)
