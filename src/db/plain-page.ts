@@ -42,10 +42,16 @@ export function plainPage(
   db: Db,
   spec: ModuleSpec,
   scope: ResolvedScope | undefined,
-  page: { readonly dialect: Dialect; readonly limit: number; readonly offset: number },
+  page: {
+    readonly dialect: Dialect
+    readonly limit: number
+    readonly offset: number
+    /** The columns read (pageColumns); undefined: all. */
+    readonly columns?: readonly string[] | undefined
+  },
 ): CompiledQuery<Row> {
-  const { dialect } = page
-  const key = scope === undefined ? UNSCOPED : scopeShape(scope)
+  const { dialect, columns } = page
+  const key = `${scope === undefined ? UNSCOPED : scopeShape(scope)}${columns === undefined ? '' : `|${columns.join(',')}`}`
   const statements = statementsOf(db)
   let shapes = statements.get(spec)
   if (shapes === undefined) statements.set(spec, (shapes = new Map()))
@@ -57,6 +63,7 @@ export function plainPage(
         converted: true,
         limit: param('limit') as unknown as number,
         offset: param('offset') as unknown as number,
+        columns,
       }),
     )
     // The oldest shape makes room: Map keeps insertion order.

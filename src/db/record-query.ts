@@ -75,25 +75,39 @@ function idPage(db: Db, scope: ResolvedScope & { kind: 'any' }, options: ScopeSq
 }
 
 /**
+ * The columns a page reads: every one, or (`columns`, a read that shows some fields only) those.
+ * Table-qualified: a text search joins its index.
+ */
+export function selectColumns(query: RecordQuery, table: string, columns: readonly string[] | undefined) {
+  return columns === undefined ? query.selectAll(table) : query.select(columns.map((c) => `${table}.${c}` as never))
+}
+
+/**
  * A plain list page (no filter, no sort, no text search) of the live records in `scope`
- * (undefined: all of them), every column, in creation order: an or-ed scope's page by its ids
- * (scopedIdPage), any other as recordQuery pages it. With `converted`, the scope's values, the
- * limit and the offset may be a prepared statement's placeholders (plain-page.ts).
+ * (undefined: all of them), every column or `columns`, in creation order: an or-ed scope's page by
+ * its ids (scopedIdPage), any other as recordQuery pages it. With `converted`, the scope's values,
+ * the limit and the offset may be a prepared statement's placeholders (plain-page.ts).
  */
 export function plainPageQuery(
   db: Db,
   spec: ModuleSpec,
   scope: ResolvedScope | undefined,
-  options: Omit<ScopeSqlOptions, 'table'> & Page,
+  options: Omit<ScopeSqlOptions, 'table'> & Page & { readonly columns?: readonly string[] | undefined },
 ) {
-  const sqlOptions = { dialect: options.dialect, table: spec.table.name, converted: options.converted === true }
+  const table = spec.table.name
+  const sqlOptions = { dialect: options.dialect, table, converted: options.converted === true }
   if (scope?.kind === 'any')
-    return idPage(db, scope as ResolvedScope & { kind: 'any' }, sqlOptions, options)
-      .selectAll(spec.table.name)
-      .orderBy(ROW_COLUMN, 'asc')
-  const live = db.selectFrom(spec.table.name).where(META.deleted, 'is', null)
-  return (scope === undefined ? live : live.where((eb) => scopeCondition(eb, scope, sqlOptions)))
-    .selectAll(spec.table.name)
+    return selectColumns(
+      idPage(db, scope as ResolvedScope & { kind: 'any' }, sqlOptions, options),
+      table,
+      options.columns,
+    ).orderBy(ROW_COLUMN, 'asc')
+  const live = db.selectFrom(table).where(META.deleted, 'is', null)
+  return selectColumns(
+    scope === undefined ? live : live.where((eb) => scopeCondition(eb, scope, sqlOptions)),
+    table,
+    options.columns,
+  )
     .orderBy(ROW_COLUMN, 'asc')
     .limit(options.limit)
     .offset(options.offset)

@@ -8,7 +8,7 @@ import { recordNotFound, validationFailed } from '../errors.js'
 import { generationCache } from './change-watch.js'
 import { filterCondition } from './filter-sql.js'
 import { preparedPerModule } from './prepared.js'
-import { isScoped, recordQuery } from './record-query.js'
+import { isScoped, recordQuery, selectColumns } from './record-query.js'
 import { plainPage } from './plain-page.js'
 import type { Row } from './database.js'
 import type { Filter } from '../records/list-query.js'
@@ -35,6 +35,26 @@ export function shownFields(
       .filter((f) => (fields === undefined || fields.has(f.name)) && !(hidden?.has(f.name) ?? false))
       .map((f) => f.name),
   )
+}
+
+/**
+ * The columns a list reads when it shows some fields only (`fields=`, a hidden field): the
+ * metadata and those fields' own columns, no other value and no blind index. Undefined: all.
+ * A list screen that asks for the plain fields it shows reads no ciphertext at all (issue #17).
+ */
+export function pageColumns(spec: ModuleSpec, shown: ReadonlySet<string> | undefined): readonly string[] | undefined {
+  if (shown === undefined) return undefined
+  const ofField = new Map<string, string>()
+  for (const field of spec.fields) {
+    ofField.set(field.column, field.name)
+    if (field.blindIndexColumn !== undefined) ofField.set(field.blindIndexColumn, '')
+  }
+  return spec.table.columns
+    .map((c) => c.name)
+    .filter((column) => {
+      const field = ofField.get(column)
+      return field === undefined || shown.has(field)
+    })
 }
 
 export type RecordReads = Pick<RecordStore, 'list' | 'get' | 'visible' | 'visibleIds' | 'expand' | 'integrityFailures'>
@@ -124,6 +144,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
     async list(spec, query, read) {
       // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
       const scope = resolveScope(spec, read.user, 'read')
+      const columns = pageColumns(spec, shownFields(spec, read.user, read.fields))
       const records = () =>
         filtered(spec, recordQuery(db, spec, { user: read.user, dialect: database.dialect }), query.filters)
       const hidden = hiddenFields(spec, read.user)
@@ -147,7 +168,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       // Any page but the plain one; without text search, an or-ed scope hands each branch this
       // page's filters, order and reach.
       const otherPage = () => {
-        let out = (
+        let out = selectColumns(
           search === undefined
             ? filtered(
                 spec,
@@ -158,8 +179,10 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
                 }),
                 query.filters,
               )
-            : search.query
-        ).selectAll(spec.table.name)
+            : search.query,
+          spec.table.name,
+          columns,
+        )
         if (search !== undefined && query.byRelevance === true)
           out = out.orderBy(search.rank, search.descending ? 'desc' : 'asc')
         return inOrder(out).limit(query.limit).offset(query.offset)
@@ -171,7 +194,12 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         plain
           ? (
               await db.executeQuery(
-                plainPage(db, spec, scope, { dialect: database.dialect, limit: query.limit, offset: query.offset }),
+                plainPage(db, spec, scope, {
+                  dialect: database.dialect,
+                  limit: query.limit,
+                  offset: query.offset,
+                  columns,
+                }),
               )
             ).rows
           : otherPage().execute()
