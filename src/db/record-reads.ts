@@ -7,6 +7,7 @@ import { resolveScope } from '../records/scope.js'
 import { recordNotFound, validationFailed } from '../errors.js'
 import { generationCache } from './change-watch.js'
 import { filterCondition } from './filter-sql.js'
+import { createPageScope } from './scope-branches.js'
 import { preparedPerModule } from './prepared.js'
 import { isScoped, recordQuery, selectColumns } from './record-query.js'
 import { plainPage } from './plain-page.js'
@@ -85,6 +86,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const consultation = (spec: ModuleSpec, rows: readonly Row[], read: ReadOptions, detail: ConsultationDetail) =>
     options.consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
   const { db } = database
+  const pageScope = createPageScope(database, options.changes)
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
    * count (API reference 4.4) that a large table pays once per write, not once per page (issue #7).
@@ -188,13 +190,14 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         return inOrder(out).limit(query.limit).offset(query.offset)
       }
       // The plain page (no filter, sort or text), a prepared statement per scope shape (plain-page.ts):
-      // decided first, so that the other pages' builders are built only when they serve.
+      // decided first, so that the other pages' builders are built only when they serve. An or-ed
+      // scope's branches that add no record are left out of it (scope-branches.ts).
       const plain = search === undefined && query.filters.length === 0 && query.sort.length === 0
       const page = async (): Promise<readonly Row[]> =>
         plain
           ? (
               await db.executeQuery(
-                plainPage(db, spec, scope, {
+                plainPage(db, spec, await pageScope(spec, scope), {
                   dialect: database.dialect,
                   limit: query.limit,
                   offset: query.offset,

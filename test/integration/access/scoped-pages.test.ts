@@ -4,6 +4,7 @@
 // with records in both branches counted once. Checked against the whole list for random pages.
 import fc from 'fast-check'
 import t from 'tap'
+import { plainPageShapes } from '../../../src/db/plain-page.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 
 const PRIORITIES = ['baja', 'media', 'alta', 'urgente'] as const
@@ -64,4 +65,66 @@ t.test('#14: every page of a scoped list is the slice of the whole scoped list',
     ),
     { numRuns: 40 },
   )
+})
+
+t.test('#14: a branch that adds no record is left out of the plain page, and back after a write', async (t) => {
+  const api = await startTestApi(t)
+  const admin = await api.adminToken()
+  const mine = 'PER-2026-00021'
+  const other = 'PER-2026-00022'
+  const agente = await api.userWithRole('agente', { personal_id: mine })
+  await api.userWithRole('agente', { personal_id: other })
+  const { db } = api.service.database
+  const spec = api.service.spec.moduleByName.get('denuncias')!
+  // What the agente's scope holds, straight from the table: assigned to them or created by them.
+  const inScope = async () =>
+    (
+      await db
+        .selectFrom('denuncias')
+        .select('_id')
+        .where('_deleted', 'is', null)
+        .where((eb) => eb.or([eb('agente_asignado', '=', mine), eb('_created_by', '=', agente.id)]))
+        .orderBy('_row')
+        .execute()
+    ).map((r) => String(r['_id']))
+  const pagesMatch = async (label: string) => {
+    const whole = await inScope()
+    for (const [limit, offset] of [
+      [100, 0],
+      [3, 0],
+      [3, 5],
+      [4, 14],
+      [5, whole.length - 2],
+    ] as const) {
+      const reply = await api.request('GET', `/denuncias?limit=${limit}&offset=${offset}`, { token: agente.token })
+      t.same(
+        (reply.body.data.records as { _id: string }[]).map((r) => r._id),
+        whole.slice(offset, offset + limit),
+        `${label}: limit ${limit} offset ${offset}`,
+      )
+      t.equal(reply.body.data.total, whole.length)
+    }
+    return whole
+  }
+  // Their own denuncias are assigned to them (the agente's default): "created by me" adds nothing.
+  const created: string[] = []
+  for (let i = 0; i < 20; i++) {
+    if (i % 2 === 0) created.push((await api.create('denuncias', VALID['denuncias']!(), agente.token))._id as string)
+    else await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: i % 4 === 1 ? mine : other }, admin)
+  }
+  t.equal((await pagesMatch('created by me inside assigned to me')).length, 15)
+  const shapes = plainPageShapes(db, spec).filter((s) => s !== '-')
+  t.match(shapes, [/^any\([^,]*\)$/], `one branch read: ${shapes.join(' ')}`)
+
+  // Reassigned: now only "created by me" holds it; the write brings the branch back.
+  const moved = await api.request('PUT', `/denuncias/${created[3]}`, { token: admin, body: { agente_asignado: other } })
+  t.equal(moved.status, 200)
+  t.ok((await pagesMatch('one record only in created by me')).includes(created[3]!))
+  // Unassigned (NULL): in "created by me" only, not "outside" it by a NULL comparison.
+  const cleared = await api.request('PUT', `/denuncias/${created[5]}`, {
+    token: admin,
+    body: { agente_asignado: null },
+  })
+  t.equal(cleared.status, 200)
+  t.ok((await pagesMatch('one record created by me, assigned to nobody')).includes(created[5]!))
 })

@@ -89,7 +89,9 @@ t.test(
         t.same(prepared, fresh, `${who} limit ${limit} offset ${offset}: the unprepared page's rows`)
         t.same(prepared, slice, `${who} limit ${limit} offset ${offset}: the slice of the whole list`)
       }
-    t.equal(plainPageShapes(db, spec).length, 2, 'two shapes: unscoped and the agente scope')
+    // The API read the agente scope without its "created by me" branch (these agentes created
+    // nothing: scope-branches.ts); the direct calls above read it whole.
+    t.equal(plainPageShapes(db, spec).length, 3, 'three shapes: unscoped, the agente scope as read, and whole')
 
     // Shapes past the bound (IN lists of 0 to 39 values) evict the oldest; each page still right.
     for (let n = 0; n < PLAIN_PAGE_SHAPES + 8; n++) {
