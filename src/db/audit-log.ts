@@ -1,12 +1,13 @@
 // The append-only audit chain (D18): each entry carries the previous entry's hash. On
 // PostgreSQL record writes queue their entries and a sealer chains them after commit (D38).
 import type { AUDIT_ACTIONS } from '../records/audit-query.js'
-import type { CompiledQuery } from 'kysely'
+import { sql, type CompiledQuery } from 'kysely'
 import type { ChangeWatch } from './change-watch.js'
 import type { Database, Db, Row } from './database.js'
 import { canonicalJson, sha256Hex } from './canonical.js'
 import { AUDIT_CHAIN_COLUMNS } from '../compile/audit-columns.js'
 import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from './migrate/system-tables.js'
+import { coalesced } from './coalesce.js'
 import { preparedQuery } from './prepared.js'
 
 /** One list, which GET /auditoria?accion= validates against (issue #13 item 6). */
@@ -158,9 +159,10 @@ function compiledInsert(database: Database, table: string, columns: readonly str
   let compiled = bySize.get(key)
   if (compiled === undefined) {
     const placeholder: Row = Object.fromEntries(columns.map((c) => [c, null]))
-    const insert = database.db.insertInto(table).values(Array.from({ length: rows }, () => placeholder))
-    // A pending entry's id tells its writer whether it is sealed yet (D38).
-    compiled = (table === SYSTEM_TABLES.auditPending ? insert.returning('id') : insert).compile()
+    compiled = database.db
+      .insertInto(table)
+      .values(Array.from({ length: rows }, () => placeholder))
+      .compile()
     if (compiled.parameters.length !== rows * columns.length)
       throw new Error('the audit insert must bind every column of every row')
     bySize.set(key, compiled)
@@ -227,40 +229,44 @@ async function insertRows(
   table: string,
   columns: readonly (typeof AUDIT_COLUMNS)[number][],
   entries: readonly (AuditEntry | UnchainedEntry)[],
-): Promise<number[]> {
+): Promise<void> {
   const values = entries.flatMap((entry) => columns.map((column) => storedValue(entry, column)))
-  const ids: number[] = []
   let offset = 0
   for (const rows of chunkSizes(entries.length)) {
     const compiled = compiledInsert(database, table, columns, rows)
     const width = rows * columns.length
-    const result = await trx.executeQuery<Row>({ ...compiled, parameters: values.slice(offset, offset + width) })
-    for (const row of result.rows) ids.push(Number(row['id']))
+    await trx.executeQuery<Row>({ ...compiled, parameters: values.slice(offset, offset + width) })
     offset += width
   }
-  return ids
 }
+
+/** `entries` linked after the tail (`seq`, `hash`; none: the genesis): seq, prev_hash and hash. */
+function link(entries: readonly UnchainedEntry[], tail: Row | undefined): AuditEntry[] {
+  let seq = tail === undefined ? 0 : Number(tail['seq'])
+  let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])
+  return entries.map((entry) => {
+    seq += 1
+    const linked = { ...entry, seq, prev_hash: prev }
+    const hash = hashAuditEntry(linked)
+    prev = hash
+    return { ...linked, hash }
+  })
+}
+
+/** Whether the live feeds must hear of `entries` (a record write among them). */
+const feedsHear = (database: Database, entries: readonly UnchainedEntry[]): boolean =>
+  database.notify !== undefined && entries.some((e) => isRecordWrite(e.action))
 
 /**
  * Chains `entries` after the current tail and inserts them; the caller holds the audit lock.
  * Returns the last seq, and sends it to the live feeds when a record write is among them.
  */
 async function chain(database: Database, trx: Db, entries: readonly UnchainedEntry[]): Promise<number> {
-  const tail = (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0]
-  let seq = tail === undefined ? 0 : Number(tail['seq'])
-  let prev = tail === undefined ? GENESIS_HASH : String(tail['hash'])
-  const chained: AuditEntry[] = []
-  for (const entry of entries) {
-    seq += 1
-    const linked = { ...entry, seq, prev_hash: prev }
-    const hash = hashAuditEntry(linked)
-    chained.push({ ...linked, hash })
-    prev = hash
-  }
+  const chained = link(entries, (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0])
+  const seq = chained[chained.length - 1]?.seq ?? 0
   await insertRows(database, trx, SYSTEM_TABLES.audit, AUDIT_COLUMNS, chained)
   // Live feeds of every instance wake when this commits (a NOTIFY waits for the commit).
-  if (database.notify !== undefined && entries.some((e) => isRecordWrite(e.action)))
-    await database.notify(trx, AUDIT_CHANNEL, String(seq))
+  if (feedsHear(database, entries)) await database.notify?.(trx, AUDIT_CHANNEL, String(seq))
   return seq
 }
 
@@ -293,23 +299,35 @@ export async function queueAudit(options: AppendOptions): Promise<void> {
   if (!sealsAudit(options.database)) return appendAudit(options)
   const { database, trx, events, at } = options
   if (events.length === 0) return
-  const ids = await insertRows(
+  await insertRows(
     database,
     trx,
     SYSTEM_TABLES.auditPending,
     PENDING_COLUMNS,
     events.map((event) => unchained(event, at)),
   )
-  const mine = queued.get(trx)
-  if (mine === undefined) queued.set(trx, ids)
-  else mine.push(...ids)
+  queued.add(trx)
 }
 
-/** Per write transaction, the ids of the pending entries it queued. */
-const queued = new WeakMap<Db, number[]>()
+/**
+ * The stored values of `event`'s pending entry by column (D38), for a record write on PostgreSQL
+ * that inserts it within a statement of its own (a create: record, version and entry in one
+ * round trip); `trx` then counts as having queued, as queueAudit would make it.
+ */
+export function pendingEntry(trx: Db, event: AuditEvent, at: string): Row {
+  queued.add(trx)
+  const entry = unchained(event, at)
+  return Object.fromEntries(PENDING_COLUMNS.map((column) => [column, storedValue(entry, column)]))
+}
 
-/** The pending ids `trx` queued (call when its work is done, before the commit): what to seal. */
-export const queuedBy = (trx: Db): readonly number[] => queued.get(trx) ?? []
+/** Columns of `_audit_pending` that a write binds (its id is generated). */
+export const PENDING_ENTRY_COLUMNS: readonly string[] = PENDING_COLUMNS
+
+/** The write transactions that queued pending entries. */
+const queued = new WeakSet<Db>()
+
+/** Whether `trx` queued pending entries (ask when its work is done): whether to seal after its commit. */
+export const queuedAudit = (trx: Db): boolean => queued.has(trx)
 
 function unchainedFromRow(row: Row): UnchainedEntry {
   const {
@@ -335,65 +353,103 @@ const SEAL_BATCH = 1000
  * In the same transaction it bumps the generation of every module whose writes it seals, so a
  * cache that read the generation before the write's commit recomputes once the entry is sealed.
  * Idempotent and safe from any number of instances at once: a second sealer waits for the lock
- * and finds the entries gone. When it returns, every entry committed before the call is in the
- * chain (read-your-writes). `mine`: the pending ids of the caller's write (queuedBy); it then
- * returns once those are sealed, by itself or by a seal it waited for. Returns how many entries
- * this call moved. SQLite: nothing pending.
+ * and finds the entries gone (or seals those committed since). When it returns, every entry
+ * committed before the call is in the chain (read-your-writes). Writers of one instance share
+ * calls through `createSealer`. Returns how many entries this call moved. SQLite: nothing pending.
+ * `knownPending`: the caller knows entries are waiting (its own), so the first look without the
+ * lock, which keeps idle callers such as the heartbeat from taking it, is skipped.
  */
-export async function sealAudit(database: Database, changes: ChangeWatch, mine?: readonly number[]): Promise<number> {
+export async function sealAudit(database: Database, changes: ChangeWatch, knownPending = false): Promise<number> {
   if (!sealsAudit(database)) return 0
   const { db } = database
   let sealed = 0
-  for (;;) {
-    // Nothing of the caller's visible: it was sealed and committed by someone. Its entries
-    // committed together and a seal takes visible entries in id order, so its last id goes last.
-    if (mine !== undefined) {
-      if (mine.length === 0) return sealed
-      const left = await db
-        .selectFrom(SYSTEM_TABLES.auditPending)
-        .select('id')
-        .where(
-          'id',
-          '=',
-          mine.reduce((a, b) => Math.max(a, b)),
-        )
-        .execute()
-      if (left.length === 0) return sealed
-    } else if ((await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
+  for (let look = !knownPending; ; look = true) {
+    if (look && (await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
     const moved = await db.transaction().execute(async (trx) => {
-      // A writer does not queue behind another seal: it waits for that one to end (below) and
-      // then looks whether its entries went with it (group commit).
-      if (mine === undefined || database.tryLock === undefined) await database.lock(trx, 'audit')
-      else if (!(await database.tryLock(trx, 'audit'))) return undefined
+      await database.lock(trx, 'audit')
+      // The pending entries with the chain's tail beside each, then one statement that chains,
+      // deletes and notifies: three round trips under the lock, whatever the batch's size.
       const rows = (await trx.executeQuery(pendingQuery(trx).bind({}))).rows
       if (rows.length === 0) return 0
       const entries = rows.map(unchainedFromRow)
-      await chain(database, trx, entries)
-      await trx
-        .deleteFrom(SYSTEM_TABLES.auditPending)
-        .where(
-          'id',
-          'in',
-          rows.map((r) => Number(r['id'])),
-        )
-        .execute()
+      const first = rows[0] as Row
+      const chained = link(
+        entries,
+        first['tail_hash'] == null ? undefined : { seq: first['tail_seq'], hash: first['tail_hash'] },
+      )
+      const stored = chained.map((entry) => Object.fromEntries(AUDIT_COLUMNS.map((c) => [c, storedValue(entry, c)])))
+      await trx.executeQuery(
+        moveQuery(trx).bind({
+          entries: JSON.stringify(stored),
+          ids: rows.map((r) => Number(r['id'])),
+          channel: AUDIT_CHANNEL,
+          seq: String(chained[chained.length - 1]?.seq),
+          notify: feedsHear(database, entries),
+        }),
+      )
       const modules = [...new Set(entries.flatMap((e) => (e.module === null ? [] : [e.module])))].sort()
       for (const module of modules) await changes.bump(trx, module)
       return rows.length
     })
-    if (moved === undefined) {
-      await database.awaitLock?.('audit')
-      continue
-    }
     sealed += moved
-    if (mine === undefined && moved < SEAL_BATCH) return sealed
+    if (moved < SEAL_BATCH) return sealed
   }
 }
 
+/**
+ * The seal of one instance's record writes (D38, group commit): a writer that queued entries
+ * calls it after its commit, and it resolves once a seal that started after the call has ended,
+ * so the writer's entries are in the chain. The writers waiting meanwhile share
+ * that one seal, and only one seal of the instance runs at a time; other instances take the lock
+ * in turn, each moving whatever is pending then.
+ */
+export function createSealer(database: Database, changes: ChangeWatch): () => Promise<number> {
+  return coalesced(() => sealAudit(database, changes, true))
+}
+
 const anyPendingQuery = preparedQuery<never>((db) => db.selectFrom(SYSTEM_TABLES.auditPending).select('id').limit(1))
+/** PostgreSQL (the seal runs there alone): the oldest pending entries, each with the chain's tail. */
 const pendingQuery = preparedQuery<never>((db) =>
-  db.selectFrom(SYSTEM_TABLES.auditPending).selectAll().orderBy('id').limit(SEAL_BATCH),
+  db
+    .selectFrom((eb) =>
+      eb.selectFrom(SYSTEM_TABLES.auditPending).selectAll().orderBy('id').limit(SEAL_BATCH).as('pending'),
+    )
+    .leftJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom(SYSTEM_TABLES.audit)
+          .select(['seq as tail_seq', 'hash as tail_hash'])
+          .orderBy('seq', 'desc')
+          .limit(1)
+          .as('tail'),
+      (join) => join.onTrue(),
+    )
+    .selectAll()
+    .orderBy('pending.id'),
 )
+
+/**
+ * PostgreSQL: chained entries (a JSON array of stored rows, every column text but seq and
+ * version, which json_populate_recordset converts) into `_audit`, their pending rows deleted and,
+ * when `notify`, the live feeds told the last seq at commit; one statement.
+ */
+const moveQuery = preparedQuery<'entries' | 'ids' | 'channel' | 'seq' | 'notify'>((db, param) => {
+  const columns = sql.join(AUDIT_COLUMNS.map((c) => sql.ref(c)))
+  return db
+    .with('chained', (qb) =>
+      qb
+        .insertInto(SYSTEM_TABLES.audit)
+        .columns([...AUDIT_COLUMNS])
+        .expression(
+          sql`select ${columns} from json_populate_recordset(null::${sql.table(SYSTEM_TABLES.audit)}, ${param('entries')}::json)`,
+        ),
+    )
+    .with('moved', (qb) =>
+      qb.deleteFrom(SYSTEM_TABLES.auditPending).where('id', '=', sql<number>`any(${param('ids')}::bigint[])`),
+    )
+    .selectNoFrom(sql`pg_notify(${param('channel')}, ${param('seq')})`.as('notified'))
+    .where(sql<boolean>`${param('notify')}::boolean`)
+})
 
 /** Entries written and not sealed yet (D38): what `records audit verify` reports. */
 export async function pendingAuditEntries(database: Database): Promise<number> {

@@ -15,6 +15,7 @@
 import { sql } from 'kysely'
 import type { Database, Db } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { coalesced } from './coalesce.js'
 import { preparedQuery } from './prepared.js'
 
 export interface ChangeWatch {
@@ -46,6 +47,20 @@ export function createChangeWatch(database: Database): ChangeWatch {
   /** Lookups of one synchronous run (one request's checks) share one look at the database. */
   let checkedThisRun = false
   const endRun = () => void (checkedThisRun = false)
+  /** Per key, one read at a time: requests that ask meanwhile share the next one (a read begun after they asked). */
+  const readers = new Map<string, () => Promise<number>>()
+  function read(key: string): Promise<number> {
+    let reader = readers.get(key)
+    if (reader === undefined) {
+      const query = generationQuery(db).bind({ prefix: prefixOf(key) })
+      reader = coalesced(async () => {
+        const row = (await db.executeQuery(query)).rows[0]
+        return row === undefined ? 0 : Number(row['value'])
+      })
+      readers.set(key, reader)
+    }
+    return reader()
+  }
 
   /** Forgets what was read when anything may have changed since. */
   function expire(): void {
@@ -65,8 +80,7 @@ export function createChangeWatch(database: Database): ChangeWatch {
       expire()
       const cached = known.get(key)
       if (cached !== undefined) return cached
-      const row = (await db.executeQuery(generationQuery(db).bind({ prefix: prefixOf(key) }))).rows[0]
-      const value = row === undefined ? 0 : Number(row['value'])
+      const value = await read(key)
       // A bump that began while reading makes this value suspect: keep it for this call only.
       if (seenLocalBumps === localBumps) known.set(key, value)
       return value

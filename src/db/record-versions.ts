@@ -25,11 +25,12 @@ export interface StoredVersion {
 }
 
 /** Columns of `_versions`, in the order a multi-row insert binds them. */
-const COLUMNS = ['module', 'record_id', 'version', 'at', 'user_id', 'deleted', 'data', 'hash'] as const
+export const VERSION_COLUMNS = ['module', 'record_id', 'version', 'at', 'user_id', 'deleted', 'data', 'hash'] as const
 /** Rows per INSERT, under both dialects' parameter limits. */
-const ROWS_PER_INSERT = Math.floor(30_000 / COLUMNS.length)
+const ROWS_PER_INSERT = Math.floor(30_000 / VERSION_COLUMNS.length)
 
-function versionRow(spec: ModuleSpec, codec: RecordCodec, row: Row): Row {
+/** The `_versions` row of a stored record, by column. */
+export function versionRow(spec: ModuleSpec, codec: RecordCodec, row: Row): Row {
   return {
     module: spec.name,
     record_id: String(row[META.id]),

@@ -41,20 +41,34 @@ t.test('three services create side by side: distinct ids, one verifying chain, n
   const first = await startTestApi(t, { dataDir, clock })
   const apis = [first, await startTestApi(t, { dataDir, clock }), await startTestApi(t, { dataDir, clock })]
   const tokens = await Promise.all(apis.map((api) => api.adminToken()))
+  const { db } = first.service.database
+  // D38: each create answers only once its entry is chained, though the writers of one service
+  // share seals; looked up the moment each answer arrives, while the others are still writing.
+  const chainedOnAnswer: boolean[] = []
   const replies = await Promise.all(
-    Array.from({ length: CREATES }, (_, i) =>
-      apis[i % 3]!.request('POST', '/denuncias', { token: tokens[i % 3], body: VALID['denuncias']!() }),
-    ),
+    Array.from({ length: CREATES }, async (_, i) => {
+      const reply = await apis[i % 3]!.request('POST', '/denuncias', {
+        token: tokens[i % 3],
+        body: VALID['denuncias']!(),
+      })
+      const found = await db
+        .selectFrom('_audit')
+        .select('seq')
+        .where('record_id', '=', String(reply.body.data?._id))
+        .execute()
+      chainedOnAnswer.push(found.length === 1)
+      return reply
+    }),
   )
   t.same(
     replies.map((r) => r.status),
     Array(CREATES).fill(201),
     'every create answered 201',
   )
+  t.same(chainedOnAnswer, Array(CREATES).fill(true), 'every entry was in the chain when its create answered')
   const ids = replies.map((r) => r.body.data._id as string)
   t.equal(new Set(ids).size, CREATES, 'ids distinct')
   for (const id of ids) t.match(id, /^DEN-2026-\d{5}$/)
-  const { db } = first.service.database
   const entries = await db
     .selectFrom('_audit')
     .select(['record_id'])
