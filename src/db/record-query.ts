@@ -42,28 +42,12 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
   return records.where((eb) => scopeCondition(eb, scope, sqlOptions, plainOr, options.page))
 }
 
-/**
- * An unfiltered page in creation order for a user whose scope is or-ed: the page's rows chosen by
- * their ids from the branches' indexes (scope-sql.ts scopePageIds), then read, and only they.
- * Undefined when the scope is of another kind: the caller pages recordQuery as usual.
- */
-export function scopedIdPage(
-  db: Db,
-  spec: ModuleSpec,
-  options: RecordQueryOptions & { readonly limit: number; readonly offset: number },
-): RecordQuery | undefined {
-  const scope = resolveScope(spec, options.user, options.action ?? 'read')
-  if (scope?.kind !== 'any') return undefined
-  return idPage(
-    db,
-    scope as ResolvedScope & { kind: 'any' },
-    { dialect: options.dialect, table: spec.table.name },
-    options,
-  )
-}
-
 type Page = { readonly limit: number; readonly offset: number }
 
+/**
+ * An unfiltered page in creation order of an or-ed scope: the page's rows chosen by their ids
+ * from the branches' indexes (scope-sql.ts scopePageIds), then read, and only they.
+ */
 function idPage(db: Db, scope: ResolvedScope & { kind: 'any' }, options: ScopeSqlOptions, page: Page): RecordQuery {
   return db
     .selectFrom(options.table)
@@ -85,7 +69,7 @@ export function selectColumns(query: RecordQuery, table: string, columns: readon
 /**
  * A plain list page (no filter, no sort, no text search) of the live records in `scope`
  * (undefined: all of them), every column or `columns`, in creation order: an or-ed scope's page by
- * its ids (scopedIdPage), any other as recordQuery pages it. With `converted`, the scope's values,
+ * its ids (idPage), any other as recordQuery pages it. With `converted`, the scope's values,
  * the limit and the offset may be a prepared statement's placeholders (plain-page.ts).
  */
 export function plainPageQuery(

@@ -5,9 +5,9 @@ import type { ModuleSpec } from '../compile/types.js'
 import { hiddenFields, withoutHidden } from '../records/field-rules.js'
 import { resolveScope } from '../records/scope.js'
 import { recordNotFound, validationFailed } from '../errors.js'
-import { generationCache } from './change-watch.js'
 import { filterCondition } from './filter-sql.js'
 import { createPageScope } from './scope-branches.js'
+import { generationMemo, type GenerationMemo } from './generation-memo.js'
 import { preparedPerModule } from './prepared.js'
 import { isScoped, recordQuery, selectColumns } from './record-query.js'
 import { plainPage } from './plain-page.js'
@@ -86,16 +86,22 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
   const consultation = (spec: ModuleSpec, rows: readonly Row[], read: ReadOptions, detail: ConsultationDetail) =>
     options.consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
   const { db } = database
-  const pageScope = createPageScope(database, options.changes)
+  const pageScope = createPageScope(database)
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
    * count (API reference 4.4) that a large table pays once per write, not once per page (issue #7).
+   * `generation`: the module's, as the list read it.
    */
-  const totals = new Map<string, (key: string, count: () => Promise<number>) => Promise<number>>()
-  function cachedTotal(spec: ModuleSpec, key: string, count: () => Promise<number>): Promise<number> {
+  const totals = new Map<string, GenerationMemo<number>>()
+  async function cachedTotal(
+    spec: ModuleSpec,
+    generation: Promise<number>,
+    key: string,
+    count: () => Promise<number>,
+  ): Promise<number> {
     let cache = totals.get(spec.name)
-    if (cache === undefined) totals.set(spec.name, (cache = generationCache<number>(options.changes, spec.name)))
-    return cache(key, count)
+    if (cache === undefined) totals.set(spec.name, (cache = generationMemo<number>()))
+    return cache(await generation, key, count)
   }
   /** Damaged record versions already reported by this process: each is alerted and audited once. */
   const damaged = new Set<string>()
@@ -193,11 +199,15 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       // decided first, so that the other pages' builders are built only when they serve. An or-ed
       // scope's branches that add no record are left out of it (scope-branches.ts).
       const plain = search === undefined && query.filters.length === 0 && query.sort.length === 0
+      // The module's generation, read once (on PostgreSQL a read of `_sequences`) for both caches
+      // of this list: its total's and its or-ed scope's branches (scope-branches.ts). Not awaited
+      // here: a page without an or-ed scope runs alongside the read.
+      const generation = options.changes.generation(spec.name)
       const page = async (): Promise<readonly Row[]> =>
         plain
           ? (
               await db.executeQuery(
-                plainPage(db, spec, await pageScope(spec, scope), {
+                plainPage(db, spec, await pageScope(spec, scope, generation), {
                   dialect: database.dialect,
                   limit: query.limit,
                   offset: query.offset,
@@ -215,6 +225,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         page(),
         cachedTotal(
           spec,
+          generation,
           JSON.stringify([query.filters, query.text ?? null, [...(hidden ?? [])], scope ?? null]),
           count,
         ),

@@ -4,13 +4,14 @@
 // agente's new denuncia is assigned to them, so "created by me" holds no record that "assigned
 // to me" lacks until someone reassigns one. Such a branch is left out of the page, which then
 // reads one index. Whether a branch adds anything is asked of the database once per module
-// generation (change-watch.ts): any write of the module asks again.
+// generation (change-watch.ts): any write of the module asks again. The list reads the
+// generation once per request and hands it here and to its total's cache (record-reads.ts).
 import { sql, type Expression, type SqlBool } from 'kysely'
 import type { ModuleSpec } from '../compile/types.js'
 import { META } from '../compile/metadata.js'
 import type { ResolvedScope } from '../records/scope.js'
-import { generationCache, type ChangeWatch } from './change-watch.js'
 import type { Database } from './database.js'
+import { generationMemo, type GenerationMemo } from './generation-memo.js'
 import { scopeCondition } from './scope-sql.js'
 
 type AnyScope = ResolvedScope & { kind: 'any' }
@@ -18,14 +19,17 @@ type AnyScope = ResolvedScope & { kind: 'any' }
 /**
  * The scope a plain page of `spec` may use in place of `scope`: the same records, with the
  * or-ed branches that hold no record of their own left out. Any other scope as it is.
+ * `generation`: `spec`'s current generation as the caller read it (ChangeWatch.generation),
+ * awaited only for an or-ed scope.
  */
-export type PageScope = (spec: ModuleSpec, scope: ResolvedScope | undefined) => Promise<ResolvedScope | undefined>
+export type PageScope = (
+  spec: ModuleSpec,
+  scope: ResolvedScope | undefined,
+  generation: Promise<number>,
+) => Promise<ResolvedScope | undefined>
 
-export function createPageScope(database: Database, changes: ChangeWatch): PageScope {
-  const caches = new Map<
-    string,
-    (key: string, load: () => Promise<readonly boolean[]>) => Promise<readonly boolean[]>
-  >()
+export function createPageScope(database: Database): PageScope {
+  const caches = new Map<string, GenerationMemo<readonly boolean[]>>()
 
   /** Whether a live record is in `branch` and in none of `others` (NULL counts as not in). */
   async function addsRecords(spec: ModuleSpec, branch: ResolvedScope, others: readonly ResolvedScope[]) {
@@ -53,12 +57,12 @@ export function createPageScope(database: Database, changes: ChangeWatch): PageS
     return keep
   }
 
-  return async (spec, scope) => {
+  return async (spec, scope, generation) => {
     if (scope?.kind !== 'any' || scope.of.length < 2) return scope
     const any = scope as AnyScope
     let cache = caches.get(spec.name)
-    if (cache === undefined) caches.set(spec.name, (cache = generationCache(changes, spec.name)))
-    const keep = await cache(JSON.stringify(scope), () => kept(spec, any))
+    if (cache === undefined) caches.set(spec.name, (cache = generationMemo()))
+    const keep = await cache(await generation, JSON.stringify(scope), () => kept(spec, any))
     const branches = any.of.filter((_, i) => keep[i] === true)
     // Still an or-ed scope of one branch: its page reads that branch's ids, as any id page does.
     return branches.length === any.of.length ? scope : { kind: 'any', of: branches }

@@ -2,6 +2,7 @@
 // need (its filters, order and offset + limit, scope-sql.ts BranchPage), so a page must still be
 // exactly the slice of the whole scoped list at that offset, whichever branch its rows come from,
 // with records in both branches counted once. Checked against the whole list for random pages.
+// A plain list reads its module's generation once for its total and its scope's branches.
 import fc from 'fast-check'
 import t from 'tap'
 import { plainPageShapes } from '../../../src/db/plain-page.js'
@@ -127,4 +128,36 @@ t.test('#14: a branch that adds no record is left out of the plain page, and bac
   })
   t.equal(cleared.status, 200)
   t.ok((await pagesMatch('one record created by me, assigned to nobody')).includes(created[5]!))
+})
+
+t.test("a plain list reads its module's generation once, for its total and its scope's branches", async (t) => {
+  const api = await startTestApi(t)
+  const admin = await api.adminToken()
+  const mine = 'PER-2026-00031'
+  const agente = await api.userWithRole('agente', { personal_id: mine })
+  for (let i = 0; i < 4; i++) await api.create('denuncias', VALID['denuncias']!(), agente.token)
+  await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: mine }, admin)
+  // Every read of a generation, by key, through the service's own change watch.
+  const { changes } = api.service
+  const generation = changes.generation.bind(changes)
+  const reads: string[] = []
+  changes.generation = (key) => {
+    reads.push(key)
+    return generation(key)
+  }
+  t.teardown(() => void (changes.generation = generation))
+  const readsOfList = async (token: string, query: string) => {
+    reads.length = 0
+    const reply = await api.request('GET', `/denuncias?${query}`, { token })
+    t.equal(reply.status, 200, query)
+    return reads.filter((key) => key === 'denuncias').length
+  }
+  // The agente's scope is or-ed (assigned to me, created by me): the page asks which branches
+  // add records, the total is cached; both under the one generation the list read.
+  for (const query of ['limit=3', 'limit=3&offset=2', 'limit=100'])
+    t.equal(await readsOfList(agente.token, query), 1, `agente, ${query}: one read of the generation`)
+  t.equal(await readsOfList(admin, 'limit=3'), 1, 'unscoped: one read of the generation')
+  // The control: the count sees a second read, as a list that read it twice would give.
+  await changes.generation('denuncias')
+  t.equal(reads.filter((key) => key === 'denuncias').length, 2, 'the wrapper counts every read')
 })

@@ -6,7 +6,7 @@ import t from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
 import { PLAIN_PAGE_SHAPES, plainPage, plainPageShapes } from '../../../src/db/plain-page.js'
-import { plainPageQuery, recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
+import { plainPageQuery, recordQuery } from '../../../src/db/record-query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
 import { resolveScope, type ResolvedScope } from '../../../src/records/scope.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
@@ -74,13 +74,9 @@ t.test(
         [5, 390],
       ] as const) {
         const prepared = ids((await db.executeQuery(pageOf(user, limit, offset))).rows)
+        // Built afresh, the scope's values, limit and offset in the query as Kysely binds them.
         const fresh = ids(
-          await (
-            (user === null ? undefined : scopedIdPage(db, spec, { user, dialect, limit, offset }))
-              ?.selectAll()
-              .orderBy(ROW_COLUMN) ??
-            recordQuery(db, spec, { user, dialect }).selectAll().orderBy(ROW_COLUMN).limit(limit).offset(offset)
-          ).execute(),
+          await plainPageQuery(db, spec, resolveScope(spec, user, 'read'), { dialect, limit, offset }).execute(),
         )
         const slice = ids(
           await recordQuery(db, spec, { user, dialect }).selectAll().orderBy(ROW_COLUMN).execute(),

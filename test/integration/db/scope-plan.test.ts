@@ -10,7 +10,7 @@ import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import type { OpenService } from '../../../src/app/service.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
 import { plainPage } from '../../../src/db/plain-page.js'
-import { recordQuery, scopedIdPage } from '../../../src/db/record-query.js'
+import { plainPageQuery, recordQuery } from '../../../src/db/record-query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
 import { resolveScope } from '../../../src/records/scope.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
@@ -60,10 +60,10 @@ t.test(`#14: a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'Po
       api.service,
       scoped.where('estado', '=', 'pendiente').selectAll().orderBy(ROW_COLUMN, 'asc').limit(100),
     ),
-    // What a plain list runs (scopedIdPage): the page's ids from the two indexes, then its rows.
+    // What a plain list runs, built afresh (plainPageQuery): the page's ids from the two indexes, then its rows.
     ids: await planOf(
       api.service,
-      scopedIdPage(db, spec, { user: agente, dialect, limit: 100, offset: 50 })!.selectAll().orderBy(ROW_COLUMN),
+      plainPageQuery(db, spec, resolveScope(spec, agente, 'read'), { dialect, limit: 100, offset: 50 }),
     ),
     // The same page as list() runs it, a prepared statement with the agente's values bound (plain-page.ts).
     prepared: await planOf(api.service, {
