@@ -16,6 +16,7 @@ import { sql } from 'kysely'
 import type { Database, Db } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { coalesced } from './coalesce.js'
+import { generationMemo } from './generation-memo.js'
 import { preparedQuery } from './prepared.js'
 
 export interface ChangeWatch {
@@ -93,9 +94,6 @@ export function createChangeWatch(database: Database): ChangeWatch {
   }
 }
 
-/** Entries kept per cache; a full cache starts over. */
-const CACHE_LIMIT = 10_000
-
 /**
  * Remembers answers for one generation of `key`: once a write of `key` commits anywhere
  * (any process), the next lookup sees a new generation and every older answer is dropped.
@@ -104,17 +102,6 @@ export function generationCache<T>(
   changes: ChangeWatch,
   key: string,
 ): (id: string, load: () => Promise<T>) => Promise<T> {
-  let generation = -1
-  const entries = new Map<string, T>()
-  return async (id, load) => {
-    const current = await changes.generation(key)
-    if (current !== generation || entries.size >= CACHE_LIMIT) {
-      entries.clear()
-      generation = current
-    }
-    if (entries.has(id)) return entries.get(id) as T
-    const value = await load()
-    if (generation === current) entries.set(id, value)
-    return value
-  }
+  const memo = generationMemo<T>()
+  return async (id, load) => memo(await changes.generation(key), id, load)
 }

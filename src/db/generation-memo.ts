@@ -1,8 +1,8 @@
 // Answers remembered for one generation of a module (change-watch.ts, D20), the generation
 // handed in by the caller: a request that reads it once serves every cache of the module with
-// that one read. generationCache (change-watch.ts) reads the generation itself on each lookup.
+// that one read; generationCache (change-watch.ts) reads it itself and then asks a memo.
 
-/** Entries kept per memo; a full memo starts over (as generationCache's caches do). */
+/** Entries kept per memo; a full memo starts over. */
 const MEMO_LIMIT = 10_000
 
 /** The answer for `id` under `generation`, from `load` the first time it is asked. */
