@@ -4,7 +4,9 @@
 // statement counted and timed. Prints, per statement, how many a create runs and their time,
 // and on PostgreSQL the share of the backends' active time spent waiting for locks.
 //   npm run build && node dist/scripts/bench/create-statements.js [--creates 2000] [--concurrency 10]
-//   [--database postgres]
+//   [--database postgres] [--request get]
+// `--request get` counts reads instead: `--creates` GETs of one record each, spread over the
+// records the warm-up created (S1's request).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -25,6 +27,7 @@ const { values: args } = parseArgs({
     // Creates in flight at once: on PostgreSQL, the audit lock's statement then times its wait.
     concurrency: { type: 'string', default: '1' },
     database: { type: 'string', default: 'sqlite' },
+    request: { type: 'string', default: 'create' },
     'database-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
 })
@@ -99,6 +102,7 @@ try {
     payload: { username: 'admin', password: 'bench-password-1' },
   })
   const token = (login.json() as { data: { token: string } }).data.token
+  const created: string[] = []
   const create = async (i: number) => {
     const response = await service.app.inject({
       method: 'POST',
@@ -107,7 +111,17 @@ try {
       payload: creatableDenuncia(i),
     })
     if (response.statusCode !== 201) throw new Error(`create: ${response.statusCode} ${response.body}`)
+    created.push(String((response.json() as { data: { _id: string } }).data._id))
   }
+  const get = async (i: number) => {
+    const response = await service.app.inject({
+      method: 'GET',
+      url: `/api/denuncias/${created[i % created.length]}`,
+      headers: { authorization: `Bearer ${token}` },
+    })
+    if (response.statusCode !== 200) throw new Error(`get: ${response.statusCode} ${response.body}`)
+  }
+  const measured = args.request === 'get' ? get : create
   const warmup = Number(args.warmup)
   const creates = Number(args.creates)
   for (let i = 1; i <= warmup; i++) await create(i)
@@ -117,7 +131,7 @@ try {
   const start = performance.now()
   let next = 0
   const worker = async () => {
-    while (next < creates) await create(warmup + ++next)
+    while (next < creates) await measured(warmup + ++next)
   }
   await Promise.all(Array.from({ length: Number(args.concurrency) }, worker))
   const totalUs = ((performance.now() - start) * 1000) / creates
@@ -129,7 +143,7 @@ try {
   const sqlUs = rows.reduce((n, [, t]) => n + t.us, 0) / creates
   const perCreate = rows.reduce((n, [, t]) => n + t.count, 0) / creates
   console.log(
-    `${database.label}: ${creates} creates through app.inject, ${args.concurrency} at a time; ${totalUs.toFixed(0)} µs per create, ` +
+    `${database.label}: ${creates} ${args.request === 'get' ? 'GETs' : 'creates'} through app.inject, ${args.concurrency} at a time; ${totalUs.toFixed(0)} µs per create, ` +
       `${perCreate.toFixed(2)} statements (${sqlUs.toFixed(0)} µs) of it in the driver`,
   )
   if (lockWaits !== undefined)

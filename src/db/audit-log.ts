@@ -159,10 +159,9 @@ function compiledInsert(database: Database, table: string, columns: readonly str
   let compiled = bySize.get(key)
   if (compiled === undefined) {
     const placeholder: Row = Object.fromEntries(columns.map((c) => [c, null]))
-    compiled = database.db
-      .insertInto(table)
-      .values(Array.from({ length: rows }, () => placeholder))
-      .compile()
+    const insert = database.db.insertInto(table).values(Array.from({ length: rows }, () => placeholder))
+    // A pending entry's id tells its writer whether it is sealed yet (D38).
+    compiled = (table === SYSTEM_TABLES.auditPending ? insert.returning('id') : insert).compile()
     if (compiled.parameters.length !== rows * columns.length)
       throw new Error('the audit insert must bind every column of every row')
     bySize.set(key, compiled)
@@ -222,22 +221,25 @@ function storedValue(entry: AuditEntry | UnchainedEntry, column: (typeof AUDIT_C
   }
 }
 
-/** Inserts `entries` into `table` in chunks of the compiled sizes. */
+/** Inserts `entries` into `table` in chunks of the compiled sizes; the ids of pending entries. */
 async function insertRows(
   database: Database,
   trx: Db,
   table: string,
   columns: readonly (typeof AUDIT_COLUMNS)[number][],
   entries: readonly (AuditEntry | UnchainedEntry)[],
-): Promise<void> {
+): Promise<number[]> {
   const values = entries.flatMap((entry) => columns.map((column) => storedValue(entry, column)))
+  const ids: number[] = []
   let offset = 0
   for (const rows of chunkSizes(entries.length)) {
     const compiled = compiledInsert(database, table, columns, rows)
     const width = rows * columns.length
-    await trx.executeQuery<Row>({ ...compiled, parameters: values.slice(offset, offset + width) })
+    const result = await trx.executeQuery<Row>({ ...compiled, parameters: values.slice(offset, offset + width) })
+    for (const row of result.rows) ids.push(Number(row['id']))
     offset += width
   }
+  return ids
 }
 
 /** `entries` linked after the tail (`seq`, `hash`; none: the genesis): seq, prev_hash and hash. */
@@ -299,23 +301,24 @@ export async function queueAudit(options: AppendOptions): Promise<void> {
   if (!sealsAudit(options.database)) return appendAudit(options)
   const { database, trx, events, at } = options
   if (events.length === 0) return
-  await insertRows(
-    database,
+  noteQueued(
     trx,
-    SYSTEM_TABLES.auditPending,
-    PENDING_COLUMNS,
-    events.map((event) => unchained(event, at)),
+    await insertRows(
+      database,
+      trx,
+      SYSTEM_TABLES.auditPending,
+      PENDING_COLUMNS,
+      events.map((event) => unchained(event, at)),
+    ),
   )
-  queued.add(trx)
 }
 
 /**
  * The stored values of `event`'s pending entry by column (D38), for a record write on PostgreSQL
  * that inserts it within a statement of its own (a create: record, version and entry in one
- * round trip); `trx` then counts as having queued, as queueAudit would make it.
+ * round trip); it then hands the entry's id to `noteQueued`.
  */
-export function pendingEntry(trx: Db, event: AuditEvent, at: string): Row {
-  queued.add(trx)
+export function pendingEntry(event: AuditEvent, at: string): Row {
   const entry = unchained(event, at)
   return Object.fromEntries(PENDING_COLUMNS.map((column) => [column, storedValue(entry, column)]))
 }
@@ -323,11 +326,18 @@ export function pendingEntry(trx: Db, event: AuditEvent, at: string): Row {
 /** Columns of `_audit_pending` that a write binds (its id is generated). */
 export const PENDING_ENTRY_COLUMNS: readonly string[] = PENDING_COLUMNS
 
-/** The write transactions that queued pending entries. */
-const queued = new WeakSet<Db>()
+/** Per write transaction, the ids of the pending entries it queued. */
+const queued = new WeakMap<Db, number[]>()
 
-/** Whether `trx` queued pending entries (ask when its work is done): whether to seal after its commit. */
-export const queuedAudit = (trx: Db): boolean => queued.has(trx)
+/** Records that `trx` queued the pending entries `ids`. */
+export function noteQueued(trx: Db, ids: readonly number[]): void {
+  const mine = queued.get(trx)
+  if (mine === undefined) queued.set(trx, [...ids])
+  else mine.push(...ids)
+}
+
+/** The pending ids `trx` queued (ask when its work is done): what to seal after its commit. */
+export const queuedBy = (trx: Db): readonly number[] => queued.get(trx) ?? []
 
 function unchainedFromRow(row: Row): UnchainedEntry {
   const {
@@ -352,21 +362,31 @@ const SEAL_BATCH = 1000
  * transactions under the audit lock: seq, prev_hash and hash exactly as appendAudit makes them.
  * In the same transaction it bumps the generation of every module whose writes it seals, so a
  * cache that read the generation before the write's commit recomputes once the entry is sealed.
- * Idempotent and safe from any number of instances at once: a second sealer waits for the lock
- * and finds the entries gone (or seals those committed since). When it returns, every entry
- * committed before the call is in the chain (read-your-writes). Writers of one instance share
- * calls through `createSealer`. Returns how many entries this call moved. SQLite: nothing pending.
- * `knownPending`: the caller knows entries are waiting (its own), so the first look without the
- * lock, which keeps idle callers such as the heartbeat from taking it, is skipped.
+ * Idempotent and safe from any number of instances at once. When it returns, every entry
+ * committed before the call is in the chain (read-your-writes). Returns how many entries this
+ * call moved. SQLite: nothing pending.
+ *
+ * `mine`: the pending ids of writes that committed before the call (createSealer's writers).
+ * Then a seal of another instance under way is not queued behind: the call waits for it to end
+ * (a shared lock, so waiters do not wait for each other) and looks whether those ids went with
+ * it; it returns once they are sealed, by itself or by a seal it waited for.
  */
-export async function sealAudit(database: Database, changes: ChangeWatch, knownPending = false): Promise<number> {
+export async function sealAudit(database: Database, changes: ChangeWatch, mine?: readonly number[]): Promise<number> {
   if (!sealsAudit(database)) return 0
   const { db } = database
   let sealed = 0
-  for (let look = !knownPending; ; look = true) {
-    if (look && (await db.executeQuery(anyPendingQuery(db).bind({}))).rows.length === 0) return sealed
+  // Its own entries just committed, so a writers' call does not look before its first try.
+  for (let look = mine === undefined; ; look = true) {
+    if (look) {
+      const left =
+        mine === undefined
+          ? await db.executeQuery(anyPendingQuery(db).bind({}))
+          : await db.executeQuery(stillPendingQuery(db).bind({ ids: mine }))
+      if (left.rows.length === 0) return sealed
+    }
     const moved = await db.transaction().execute(async (trx) => {
-      await database.lock(trx, 'audit')
+      if (mine === undefined || database.tryLock === undefined) await database.lock(trx, 'audit')
+      else if (!(await database.tryLock(trx, 'audit'))) return undefined
       // The pending entries with the chain's tail beside each, then one statement that chains,
       // deletes and notifies: three round trips under the lock, whatever the batch's size.
       const rows = (await trx.executeQuery(pendingQuery(trx).bind({}))).rows
@@ -391,23 +411,44 @@ export async function sealAudit(database: Database, changes: ChangeWatch, knownP
       for (const module of modules) await changes.bump(trx, module)
       return rows.length
     })
+    if (moved === undefined) {
+      await database.awaitLock?.('audit')
+      continue
+    }
     sealed += moved
+    // Fewer than a batch: everything visible under the lock moved, what committed before the call too.
     if (moved < SEAL_BATCH) return sealed
   }
 }
 
 /**
- * The seal of one instance's record writes (D38, group commit): a writer that queued entries
- * calls it after its commit, and it resolves once a seal that started after the call has ended,
- * so the writer's entries are in the chain. The writers waiting meanwhile share
- * that one seal, and only one seal of the instance runs at a time; other instances take the lock
- * in turn, each moving whatever is pending then.
+ * The seal of one instance's record writes (D38, group commit): a writer calls it after its
+ * commit with the pending ids it queued, and it resolves once a seal that started after the
+ * call has ended with those ids in the chain. The writers waiting meanwhile share that one
+ * seal, and only one seal of the instance runs at a time; instances take the lock in turn.
  */
-export function createSealer(database: Database, changes: ChangeWatch): () => Promise<number> {
-  return coalesced(() => sealAudit(database, changes, true))
+export function createSealer(database: Database, changes: ChangeWatch): (queued: readonly number[]) => Promise<number> {
+  let waiting: number[] = []
+  const seal = coalesced(() => {
+    const mine = waiting
+    waiting = []
+    return sealAudit(database, changes, mine)
+  })
+  return async (queued) => {
+    if (queued.length === 0) return 0
+    waiting.push(...queued)
+    return seal()
+  }
 }
 
 const anyPendingQuery = preparedQuery<never>((db) => db.selectFrom(SYSTEM_TABLES.auditPending).select('id').limit(1))
+const stillPendingQuery = preparedQuery<'ids'>((db, param) =>
+  db
+    .selectFrom(SYSTEM_TABLES.auditPending)
+    .select('id')
+    .where('id', '=', sql<number>`any(${param('ids')}::bigint[])`)
+    .limit(1),
+)
 /** PostgreSQL (the seal runs there alone): the oldest pending entries, each with the chain's tail. */
 const pendingQuery = preparedQuery<never>((db) =>
   db

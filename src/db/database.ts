@@ -25,6 +25,13 @@ export interface Database {
    * SQLite: nothing to do, its write transactions already hold the one write lock.
    */
   lock(trx: Db, name: LockName): Promise<void>
+  /**
+   * PostgreSQL: `lock` without waiting, true when taken; and a wait until whoever holds `name`
+   * now lets it go, taking nothing (a shared lock, so waiters do not queue behind each other).
+   * Undefined where one writer at a time is the rule anyway (SQLite). Used by the sealer (D38).
+   */
+  tryLock?(trx: Db, name: LockName): Promise<boolean>
+  awaitLock?(name: LockName): Promise<void>
   /** The dialect has `SELECT ... FOR UPDATE` (PostgreSQL); SQLite writers never overlap. */
   readonly rowLocks: boolean
   /** After rows were inserted with explicit values of a generated key (a copy): new rows continue after the largest. */

@@ -1,6 +1,7 @@
 // Writes of module records, each in one transaction with its audit entry (D17, D25) and the
 // version it makes (issue #15 item 6): create and bulk create share one insert path; update and
 // remove share one change path (lock the live row, check If-Match, next version, `_hash`, audit).
+import { sql } from 'kysely'
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
@@ -10,10 +11,11 @@ import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '..
 import { checkCreation, checkUpdate } from '../records/workflow.js'
 import {
   createSealer,
+  noteQueued,
   pendingEntry,
   PENDING_ENTRY_COLUMNS,
   queueAudit,
-  queuedAudit,
+  queuedBy,
   sealsAudit,
   type AuditEvent,
 } from './audit-log.js'
@@ -54,18 +56,18 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    */
   async function write<T>(spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
     const sealed = sealsAudit(database)
-    let queued = false
+    let queued: readonly number[] = []
     const result = await transaction(spec, async (trx) => {
       const out = await work(trx)
       if (!sealed) await options.changes.bump(trx, spec.name)
-      queued = queuedAudit(trx)
+      queued = queuedBy(trx)
       return out
     })
     // Before answering: whoever reads /auditoria or /historial next finds the entry chained. A
     // failed seal does not undo a committed write: answering an error would invite a retry that
     // duplicates the record. The entry stays pending for the next seal (any write, the heartbeat).
-    if (queued)
-      await seal().catch((error: unknown) => {
+    if (queued.length > 0)
+      await seal(queued).catch((error: unknown) => {
         if (options.onSealError === undefined) throw database.isBusy(error) ? busy(error) : error
         options.onSealError(error)
       })
@@ -109,9 +111,12 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       Object.fromEntries(names.map((name) => [name, param(`${prefix}${name}`)]))
     return db
       .with('version', (qb) => qb.insertInto(SYSTEM_TABLES.versions).values(columns(VERSION_COLUMNS, 'version.')))
-      .with('entry', (qb) => qb.insertInto(SYSTEM_TABLES.auditPending).values(columns(PENDING_ENTRY_COLUMNS, 'entry.')))
+      .with('entry', (qb) =>
+        qb.insertInto(SYSTEM_TABLES.auditPending).values(columns(PENDING_ENTRY_COLUMNS, 'entry.')).returning('id'),
+      )
       .insertInto(spec.table.name)
       .values(columns(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => c.name)))
+      .returning(sql<number>`(select id from entry)`.as('entry_id'))
   })
   const prefixed = (prefix: string, row: Row): Row =>
     Object.fromEntries(Object.entries(row).map(([name, value]) => [`${prefix}${name}`, value]))
@@ -177,8 +182,12 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     if (sealsAudit(database) && rows.length === 1) {
       const [row, event] = [rows[0] as Row, events[0] as AuditEvent]
       const version = prefixed('version.', versionRow(spec, codec, row))
-      const entry = prefixed('entry.', pendingEntry(trx, event, at))
-      await trx.executeQuery(createQuery(spec).bind({ ...row, ...version, ...entry }))
+      const entry = prefixed('entry.', pendingEntry(event, at))
+      const written = await trx.executeQuery(createQuery(spec).bind({ ...row, ...version, ...entry }))
+      noteQueued(
+        trx,
+        written.rows.map((r) => Number(r['entry_id'])),
+      )
       return rows
     }
     // One statement per row keeps each under the driver's parameter limit; compiled once per module.

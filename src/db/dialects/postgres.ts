@@ -59,6 +59,15 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
     async lock(trx: Db, name: LockName) {
       await sql`select pg_advisory_xact_lock(${LOCK_KEYS[name]})`.execute(trx)
     },
+    async tryLock(trx: Db, name: LockName) {
+      const { rows } = await sql<{
+        taken: boolean
+      }>`select pg_try_advisory_xact_lock(${LOCK_KEYS[name]}) as taken`.execute(trx)
+      return rows[0]?.taken === true
+    },
+    async awaitLock(name: LockName) {
+      await db.transaction().execute((trx) => sql`select pg_advisory_xact_lock_shared(${LOCK_KEYS[name]})`.execute(trx))
+    },
     rowLocks: true,
     async continueGenerated(trx: Db, table: string, column: string) {
       await sql`select setval(pg_get_serial_sequence(${table}, ${column}), coalesce((select max(${sql.ref(column)}) from ${sql.table(table)}), 0) + 1, false)`.execute(
