@@ -92,13 +92,16 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     }
   }
 
+  /** `names` as the values of an insert, each bound to the parameter of its name after `prefix`. */
+  const bound = (param: (name: string) => unknown, names: readonly string[], prefix = '') =>
+    Object.fromEntries(names.map((name) => [name, param(`${prefix}${name}`)]))
+  /** A record's columns an insert writes: every one but `_row`, which the database numbers. */
+  const recordColumns = (spec: ModuleSpec): string[] =>
+    spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => c.name)
+
   /** INSERT of one record with every column bound (an absent value as NULL). */
   const insertQuery = preparedPerModule<string>((spec, param) =>
-    db
-      .insertInto(spec.table.name)
-      .values(
-        Object.fromEntries(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => [c.name, param(c.name)])),
-      ),
+    db.insertInto(spec.table.name).values(bound(param, recordColumns(spec))),
   )
 
   /**
@@ -106,18 +109,19 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
    * statement, one round trip where three took turns; compiled once per module. Parameters are
    * the record's columns by name and the others' as `version.<column>` and `entry.<column>`.
    */
-  const createQuery = preparedPerModule<string>((spec, param) => {
-    const columns = (names: readonly string[], prefix = '') =>
-      Object.fromEntries(names.map((name) => [name, param(`${prefix}${name}`)]))
-    return db
-      .with('version', (qb) => qb.insertInto(SYSTEM_TABLES.versions).values(columns(VERSION_COLUMNS, 'version.')))
+  const createQuery = preparedPerModule<string>((spec, param) =>
+    db
+      .with('version', (qb) => qb.insertInto(SYSTEM_TABLES.versions).values(bound(param, VERSION_COLUMNS, 'version.')))
       .with('entry', (qb) =>
-        qb.insertInto(SYSTEM_TABLES.auditPending).values(columns(PENDING_ENTRY_COLUMNS, 'entry.')).returning('id'),
+        qb
+          .insertInto(SYSTEM_TABLES.auditPending)
+          .values(bound(param, PENDING_ENTRY_COLUMNS, 'entry.'))
+          .returning('id'),
       )
       .insertInto(spec.table.name)
-      .values(columns(spec.table.columns.filter((c) => c.name !== ROW_COLUMN).map((c) => c.name)))
-      .returning(sql<number>`(select id from entry)`.as('entry_id'))
-  })
+      .values(bound(param, recordColumns(spec)))
+      .returning(sql<number>`(select id from entry)`.as('entry_id')),
+  )
   const prefixed = (prefix: string, row: Row): Row =>
     Object.fromEntries(Object.entries(row).map(([name, value]) => [`${prefix}${name}`, value]))
 
