@@ -1,6 +1,6 @@
 // The SQL table of a module: metadata columns, one column per field, blind-index
 // columns for encrypted fields, and the indexes that unique, `index: true` and the module's
-// `indexes:` (composite, issue #7) ask for.
+// `indexes:` (composite, issue #7) ask for, and the live rows' index every list walks (D40).
 import { compositeIndexName } from './index-name.js'
 import type { ColumnSpec, FieldSpec, IndexSpec, TableSpec } from './types.js'
 import { META, META_COLUMNS, ROW_COLUMN } from './metadata.js'
@@ -17,6 +17,9 @@ export function compileTable(
   const indexes: IndexSpec[] = [
     { name: `ux_${name}__id`, columns: [META.id], unique: true, liveOnly: false },
     { name: `ix_${name}__created_by`, columns: [META.createdBy], unique: false, liveOnly: true },
+    // The live rows in creation order (D40): a list page's OFFSET walks this small index and skips
+    // rows without opening them, where a scan of the table opens each one to read `_deleted`.
+    { name: `ix_${name}__live`, columns: [ROW_COLUMN], unique: false, liveOnly: true },
   ]
   for (const field of fields) {
     columns.push({ name: field.column, storage: field.storage, nullable: true })

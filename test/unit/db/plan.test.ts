@@ -33,11 +33,29 @@ t.test('from an empty database every table is created with all its indexes', asy
   )
   t.equal(
     steps.filter((s) => s.kind === 'create_index').length,
-    44,
-    '2 per table + 20 for unique and index: true (two for the scopes of #14) + 4 for ref fields without index: true (#16) + 2 composite',
+    53,
+    '3 per table (id, creator, live rows) + 20 for unique and index: true (two for the scopes of #14) + 4 for ref fields without index: true (#16) + 2 composite',
   )
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')
+})
+
+t.test('D40: a database migrated before the live-rows index gets it at the next start, one per module', async (t) => {
+  const specs = specsOf(base)
+  const withoutLive = specs.map((m) => ({
+    ...m,
+    table: { ...m.table, indexes: m.table.indexes.filter((i) => i.name !== `ix_${m.name}__live`) },
+  }))
+  const steps = planMigration(snapshotOf(withoutLive), specs)
+  t.strictSame(
+    steps,
+    specs.map((m): MigrationStep => ({
+      kind: 'create_index',
+      table: m.name,
+      index: { name: `ix_${m.name}__live`, columns: ['_row'], unique: false, liveOnly: true },
+    })),
+  )
+  t.notOk(steps.some(isUnsafe), 'safe: applied at start, no `records migrate` needed')
 })
 
 t.test('the configuration the database was migrated to plans nothing', async (t) => {
