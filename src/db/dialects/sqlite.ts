@@ -10,8 +10,10 @@ import {
   SqliteDriver,
   type DatabaseConnection,
   type SqliteDatabase,
+  type SqliteStatement,
 } from 'kysely'
 import type { Database, DynamicDb } from '../database.js'
+import { withRowsBuiltInJs } from './sqlite-rows.js'
 
 class ImmediateSqliteDriver extends SqliteDriver {
   // A deferred transaction that reads and then writes can fail with SQLITE_BUSY when
@@ -32,19 +34,19 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Kysely prepares every query; better-sqlite3 statements can be reused, so keep them. */
+/** Kysely prepares every query; better-sqlite3 statements can be reused, so keep them (rows built in JS). */
 function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>()
+  const cache = new Map<string, SqliteStatement>()
   return {
     close: () => raw.close(),
     prepare(sql: string) {
       let statement = cache.get(sql)
       if (statement === undefined) {
         if (cache.size >= 1000) cache.clear()
-        statement = raw.prepare(sql)
+        statement = withRowsBuiltInJs(raw.prepare(sql))
         cache.set(sql, statement)
       }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>
+      return statement
     },
   }
 }
