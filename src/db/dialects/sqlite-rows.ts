@@ -4,6 +4,13 @@
 // took about twice as long that way as reading the same rows as arrays. Here a reading statement
 // returns arrays (`raw`), and one constructor per statement, compiled from its column names,
 // builds each row as an object literal: the same keys, values and order as before.
+//
+// A value is named by its position, so the names must be those of the schema the statement ran
+// on. Named columns are fixed by the SQL's text. `*` takes the table's columns as they are when
+// SQLite runs it, and another process may change them under a running service (`records
+// migrate`; D40 and the schema watch: it serves on until restarted): for such a statement the
+// schema's version is read before and after it runs, and when it moved, the rows are named by
+// better-sqlite3 itself and the constructor is built again.
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SqliteStatement } from 'kysely'
 
@@ -21,18 +28,67 @@ export function rowConstructor(names: readonly string[]): RowOf {
   return new Function('values', `return { ${properties} }`) as RowOf
 }
 
-/** `statement` as Kysely's driver uses it, a reader's rows built by rowConstructor. */
-export function withRowsBuiltInJs(statement: BetterSqlite3.Statement): SqliteStatement {
-  if (!statement.reader) return statement as unknown as SqliteStatement
+/**
+ * Whether the SQL selects or returns `*` (or `"t".*`) anywhere: its columns are the table's at
+ * run time. `count(*)` is not. A false positive only costs the two version reads.
+ */
+export const selectsStar = (sql: string): boolean =>
+  /(?:\bselect\s+(?:distinct\s+)?|,\s*|\breturning\s+)(?:"(?:[^"]|"")*"\.)?\*/i.test(sql)
+
+/** What the wrapper needs of the connection. */
+export interface RowSource {
+  prepare(sql: string): BetterSqlite3.Statement
+  /** `pragma schema_version`: changes with every change of the schema, by any connection. */
+  schemaVersion(): number
+}
+
+/** `statement` in raw mode and the constructor of its rows. */
+function rawReader(statement: BetterSqlite3.Statement): { statement: BetterSqlite3.Statement; rowOf: RowOf } {
   const rowOf = rowConstructor(statement.columns().map((c) => c.name))
-  statement.raw(true)
+  return { statement: statement.raw(true), rowOf }
+}
+
+/** The statement of `sql` on `source`, as Kysely's driver uses it; a reader's rows built by rowConstructor. */
+export function statementWithRowsBuiltInJs(source: RowSource, sql: string): SqliteStatement {
+  const prepared = source.prepare(sql)
+  if (!prepared.reader) return prepared as unknown as SqliteStatement
+  // The parameters stay one array, bound by position, as Kysely's driver passes them.
+  const rowsOf = (reader: ReturnType<typeof rawReader>, parameters: readonly unknown[]) =>
+    (reader.statement.all(parameters) as unknown[][]).map(reader.rowOf)
+  if (!selectsStar(sql)) {
+    const reader = rawReader(prepared)
+    return {
+      reader: true,
+      all: (parameters) => rowsOf(reader, parameters),
+      run: (parameters) => reader.statement.run(parameters),
+      *iterate(parameters) {
+        for (const values of reader.statement.iterate(parameters) as IterableIterator<unknown[]>)
+          yield reader.rowOf(values)
+      },
+    }
+  }
+  let seen = source.schemaVersion()
+  let reader = rawReader(prepared)
+  let named: BetterSqlite3.Statement | undefined
+  /** The same SQL with better-sqlite3's own row objects, named by the schema it runs on. */
+  const byName = () => (named ??= source.prepare(sql))
   return {
     reader: true,
-    // The parameters stay one array, bound by position, as Kysely's driver passes them.
-    all: (parameters) => (statement.all(parameters) as unknown[][]).map(rowOf),
-    run: (parameters) => statement.run(parameters),
-    *iterate(parameters) {
-      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) yield rowOf(values)
+    all(parameters) {
+      const before = source.schemaVersion()
+      if (before === seen) {
+        const rows = rowsOf(reader, parameters)
+        if (source.schemaVersion() === before) return rows
+      }
+      // The schema moved: these rows named by better-sqlite3; the next call's statement prepared
+      // anew, after the version it is compared with was read (a change in between is seen then).
+      const rows = byName().all(parameters)
+      seen = source.schemaVersion()
+      reader = rawReader(source.prepare(sql))
+      return rows
     },
+    run: (parameters) => reader.statement.run(parameters),
+    // A stream of rows may outlast a change of schema: named by better-sqlite3 throughout.
+    iterate: (parameters) => byName().iterate(parameters),
   }
 }

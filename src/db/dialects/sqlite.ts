@@ -13,7 +13,7 @@ import {
   type SqliteStatement,
 } from 'kysely'
 import type { Database, DynamicDb } from '../database.js'
-import { withRowsBuiltInJs } from './sqlite-rows.js'
+import { statementWithRowsBuiltInJs, type RowSource } from './sqlite-rows.js'
 
 class ImmediateSqliteDriver extends SqliteDriver {
   // A deferred transaction that reads and then writes can fail with SQLITE_BUSY when
@@ -37,13 +37,15 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** Kysely prepares every query; better-sqlite3 statements can be reused, so keep them (rows built in JS). */
 function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>()
+  const schemaVersion = raw.prepare('pragma schema_version').pluck()
+  const source: RowSource = { prepare: (sql) => raw.prepare(sql), schemaVersion: () => schemaVersion.get() as number }
   return {
     close: () => raw.close(),
     prepare(sql: string) {
       let statement = cache.get(sql)
       if (statement === undefined) {
         if (cache.size >= 1000) cache.clear()
-        statement = withRowsBuiltInJs(raw.prepare(sql))
+        statement = statementWithRowsBuiltInJs(source, sql)
         cache.set(sql, statement)
       }
       return statement

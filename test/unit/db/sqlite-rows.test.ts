@@ -1,14 +1,29 @@
 // Rows built in JavaScript (issue #17): for any column names and values, a reading statement
 // answers what better-sqlite3's own row objects hold, with the same keys in the same order, on a
-// real in-memory SQLite database. Names are arbitrary text (quotes, backslashes, line breaks,
-// `${`, duplicates): none can be read as code.
+// real SQLite database. Names are arbitrary text (quotes, backslashes, line breaks, `${`,
+// duplicates): none can be read as code. A `select *` whose table another connection changes
+// (renamed away and made again in another column order) still names every value rightly.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import fc from 'fast-check'
 import t from 'tap'
-import { rowConstructor, withRowsBuiltInJs } from '../../../src/db/dialects/sqlite-rows.js'
+import {
+  rowConstructor,
+  selectsStar,
+  statementWithRowsBuiltInJs,
+  type RowSource,
+} from '../../../src/db/dialects/sqlite-rows.js'
 
+const sourceOf = (connection: BetterSqlite3.Database): RowSource => {
+  const version = connection.prepare('pragma schema_version').pluck()
+  return { prepare: (sql) => connection.prepare(sql), schemaVersion: () => version.get() as number }
+}
 const db = new BetterSqlite3(':memory:')
 t.teardown(() => db.close())
+const source = sourceOf(db)
+const withRowsBuiltInJs = (statement: BetterSqlite3.Statement) => statementWithRowsBuiltInJs(source, statement.source)
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 /** `select ? as "n0", ? as "n1", ...` */
@@ -40,7 +55,7 @@ t.test('a row is what better-sqlite3 builds: same keys, order and values', async
       return (
         JSON.stringify(all.map(entries)) === JSON.stringify(theirs.map(entries)) &&
         JSON.stringify(iterated.map(entries)) === JSON.stringify(theirs.map(entries)) &&
-        all.every((row) => Object.getPrototypeOf(row) === Object.prototype)
+        all.every((row: unknown) => Object.getPrototypeOf(row) === Object.prototype)
       )
     }),
     { numRuns: 300 },
@@ -67,4 +82,44 @@ t.test('a column named __proto__ is an own value, never the prototype', async (t
   t.equal(Object.getPrototypeOf(row), Object.prototype)
   t.same(Object.keys(row), ['__proto__', 'x'])
   t.equal((row as { polluted?: unknown }).polluted, undefined)
+})
+
+t.test('which SQL takes its columns from the table at run time', async (t) => {
+  for (const sql of [
+    'select * from "t"',
+    'select "t".* from "t"',
+    'select "a", "t".* from "t"',
+    'SELECT DISTINCT * FROM t',
+    'insert into "t" ("a") values (?) returning *',
+    'select "x" from (select * from "t")',
+  ])
+    t.ok(selectsStar(sql), sql)
+  for (const sql of ['select count(*) as "n" from "t"', 'select "a" * 2 as "b" from "t"', 'select "a", "b" from "t"'])
+    t.notOk(selectsStar(sql), sql)
+})
+
+t.test('`select *` after another connection changed the table names every value rightly', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-rows-'))
+  const file = join(dir, 'db.sqlite')
+  const ours = new BetterSqlite3(file)
+  const theirs = new BetterSqlite3(file)
+  t.teardown(() => {
+    ours.close()
+    theirs.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  ours.exec("create table t (id integer, nombre text, dni text); insert into t values (1, 'Ana', '123A')")
+  const select = statementWithRowsBuiltInJs(sourceOf(ours), 'select * from t where id = ?')
+  t.same(select.all([1]), [{ id: 1, nombre: 'Ana', dni: '123A' }])
+
+  // Another process archives the table and makes it again, its columns in another order.
+  theirs.exec(
+    "alter table t rename to t_archivada; create table t (dni text, id integer, nombre text); insert into t values ('999Z', 1, 'Eva')",
+  )
+  t.same(select.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva' }], 'each value under its own name, at once')
+  t.same(select.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva' }], 'and on the next call, built in JS again')
+
+  theirs.exec("alter table t add column nota text; update t set nota = 'n'")
+  t.same(select.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva', nota: 'n' }], 'a column added is read too')
+  t.same([...select.iterate([1])], [{ dni: '999Z', id: 1, nombre: 'Eva', nota: 'n' }], 'and streamed')
 })
