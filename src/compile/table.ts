@@ -19,7 +19,7 @@ export function compileTable(
     { name: `ix_${name}__created_by`, columns: [META.createdBy], unique: false, liveOnly: true },
     // The live rows in creation order (D40): a list page's OFFSET walks this small index and skips
     // rows without opening them, where a scan of the table opens each one to read `_deleted`.
-    { name: `ix_${name}__live`, columns: [ROW_COLUMN], unique: false, liveOnly: true },
+    { name: `ix_${name}__live`, columns: [ROW_COLUMN], unique: false, liveOnly: true, everyLiveRow: true },
   ]
   for (const field of fields) {
     columns.push({ name: field.column, storage: field.storage, nullable: true })

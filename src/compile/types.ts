@@ -34,6 +34,11 @@ export interface IndexSpec {
   readonly unique: boolean
   /** Partial index over live (not soft-deleted) rows. */
   readonly liveOnly: boolean
+  /**
+   * D40: also `_id <> ''` in its WHERE (true of every record), which only the queries of every
+   * live record state (record-query.ts `everyLiveRow`): no filtered query can choose it.
+   */
+  readonly everyLiveRow?: true
   /** The field a unique violation of this index is reported on (D12). */
   readonly field?: string
 }

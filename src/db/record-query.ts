@@ -45,6 +45,14 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
 type Page = { readonly limit: number; readonly offset: number }
 
 /**
+ * A query of every live record (no filter, scope or search) stated so that it may walk the live
+ * rows' index (D40): that index's WHERE also holds `_id <> ''`, true of every record and written
+ * by these queries only. A filtered query leaves it out, so SQLite's planner, which has no
+ * statistics, never takes the index over a field's own index or a scan of the table.
+ */
+export const everyLiveRow = (query: RecordQuery): RecordQuery => query.where(META.id, '<>', '')
+
+/**
  * An unfiltered page in creation order of an or-ed scope: the page's rows chosen by their ids
  * from the branches' indexes (scope-sql.ts scopePageIds), then read, and only they.
  */
@@ -88,7 +96,7 @@ export function plainPageQuery(
     ).orderBy(ROW_COLUMN, 'asc')
   const live = db.selectFrom(table).where(META.deleted, 'is', null)
   return selectColumns(
-    scope === undefined ? live : live.where((eb) => scopeCondition(eb, scope, sqlOptions)),
+    scope === undefined ? everyLiveRow(live) : live.where((eb) => scopeCondition(eb, scope, sqlOptions)),
     table,
     options.columns,
   )

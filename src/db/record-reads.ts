@@ -9,7 +9,7 @@ import { filterCondition } from './filter-sql.js'
 import { createPageScope } from './scope-branches.js'
 import { generationMemo, type GenerationMemo } from './generation-memo.js'
 import { preparedPerModule } from './prepared.js'
-import { isScoped, recordQuery, selectColumns } from './record-query.js'
+import { everyLiveRow, isScoped, recordQuery, selectColumns } from './record-query.js'
 import { plainPage } from './plain-page.js'
 import type { Row } from './database.js'
 import type { Filter } from '../records/list-query.js'
@@ -218,7 +218,9 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           : otherPage().execute()
       // The total is cached until the module's next write: its query is built only when counted.
       const count = async () => {
-        const counted = (search?.query ?? records()).select((eb) => eb.fn.countAll<number>().as('n'))
+        const counted = (search?.query ?? (plain && scope === undefined ? everyLiveRow(records()) : records())).select(
+          (eb) => eb.fn.countAll<number>().as('n'),
+        )
         return Number((await counted.executeTakeFirst())?.['n'] ?? 0)
       }
       const [rows, total] = await Promise.all([

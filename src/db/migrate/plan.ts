@@ -59,7 +59,10 @@ export const UNSAFE_KINDS: ReadonlySet<MigrationStep['kind']> = new Set([
 export const isUnsafe = (step: MigrationStep): boolean => UNSAFE_KINDS.has(step.kind)
 
 const sameIndex = (a: IndexSpec, b: IndexSpec): boolean =>
-  a.unique === b.unique && a.liveOnly === b.liveOnly && a.columns.join(',') === b.columns.join(',')
+  a.unique === b.unique &&
+  a.liveOnly === b.liveOnly &&
+  a.everyLiveRow === b.everyLiveRow &&
+  a.columns.join(',') === b.columns.join(',')
 
 function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string]): MigrationStep[] {
   const steps: MigrationStep[] = []

@@ -47,6 +47,7 @@ function createIndex(context: StepContext, table: string, index: IndexSpec): Ste
     .columns([...index.columns])
   if (index.unique) builder = builder.unique()
   if (index.liveOnly) builder = builder.where(sql.ref(META.deleted), 'is', null)
+  if (index.everyLiveRow === true) builder = builder.where(sql.ref(META.id), '<>', '')
   return builder
 }
 

@@ -45,7 +45,7 @@ t.test(
       indexes: [
         { name: 'ux_personal__id', columns: ['_id'], unique: true, liveOnly: false },
         { name: 'ix_personal__created_by', columns: ['_created_by'], unique: false, liveOnly: true },
-        { name: 'ix_personal__live', columns: ['_row'], unique: false, liveOnly: true },
+        { name: 'ix_personal__live', columns: ['_row'], unique: false, liveOnly: true, everyLiveRow: true },
         { name: 'ux_personal_tip', columns: ['tip'], unique: true, liveOnly: true, field: 'tip' },
         { name: 'ux_personal_nif', columns: ['_bidx_nif'], unique: true, liveOnly: true, field: 'nif' },
         { name: 'ix_personal_situacion', columns: ['situacion'], unique: false, liveOnly: true },

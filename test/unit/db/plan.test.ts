@@ -52,7 +52,7 @@ t.test('D40: a database migrated before the live-rows index gets it at the next 
     specs.map((m): MigrationStep => ({
       kind: 'create_index',
       table: m.name,
-      index: { name: `ix_${m.name}__live`, columns: ['_row'], unique: false, liveOnly: true },
+      index: { name: `ix_${m.name}__live`, columns: ['_row'], unique: false, liveOnly: true, everyLiveRow: true },
     })),
   )
   t.notOk(steps.some(isUnsafe), 'safe: applied at start, no `records migrate` needed')
