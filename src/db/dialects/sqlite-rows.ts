@@ -9,8 +9,8 @@
 // on. Named columns are fixed by the SQL's text. `*` takes the table's columns as they are when
 // SQLite runs it, and another process may change them under a running service (`records
 // migrate`; D40 and the schema watch: it serves on until restarted): for such a statement the
-// schema's version is read before and after it runs, and when it moved, the rows are named by
-// better-sqlite3 itself and the constructor is built again.
+// schema's version is read before and after it runs, and when it moved (or on its first run),
+// the values are named by the columns the statement ran with, read after the run.
 import type BetterSqlite3 from 'better-sqlite3'
 import type { SqliteStatement } from 'kysely'
 
@@ -43,7 +43,7 @@ export interface RowSource {
 }
 
 /** `statement` in raw mode and the constructor of its rows. */
-function rawReader(statement: BetterSqlite3.Statement): { statement: BetterSqlite3.Statement; rowOf: RowOf } {
+function rawReader(statement: BetterSqlite3.Statement): { readonly statement: BetterSqlite3.Statement; rowOf: RowOf } {
   const rowOf = rowConstructor(statement.columns().map((c) => c.name))
   return { statement: statement.raw(true), rowOf }
 }
@@ -67,8 +67,10 @@ export function statementWithRowsBuiltInJs(source: RowSource, sql: string): Sqli
       },
     }
   }
-  let seen = source.schemaVersion()
-  let reader = rawReader(prepared)
+  /** No version yet: SQLite may prepare against a connection's stale schema and only see it when it runs. */
+  const UNKNOWN = -1
+  let seen = UNKNOWN
+  const reader = rawReader(prepared)
   let named: BetterSqlite3.Statement | undefined
   /** The same SQL with better-sqlite3's own row objects, named by the schema it runs on. */
   const byName = () => (named ??= source.prepare(sql))
@@ -76,16 +78,15 @@ export function statementWithRowsBuiltInJs(source: RowSource, sql: string): Sqli
     reader: true,
     all(parameters) {
       const before = source.schemaVersion()
-      if (before === seen) {
-        const rows = rowsOf(reader, parameters)
-        if (source.schemaVersion() === before) return rows
+      const values = reader.statement.all(parameters) as unknown[][]
+      const after = source.schemaVersion()
+      if (before !== seen || after !== before) {
+        // SQLite may have prepared the statement anew as it ran: the values are named by the
+        // columns it ran with, read after the run. Never a second run: a RETURNING * writes once.
+        reader.rowOf = rowConstructor(reader.statement.columns().map((c) => c.name))
+        seen = after === before ? before : UNKNOWN
       }
-      // The schema moved: these rows named by better-sqlite3; the next call's statement prepared
-      // anew, after the version it is compared with was read (a change in between is seen then).
-      const rows = byName().all(parameters)
-      seen = source.schemaVersion()
-      reader = rawReader(source.prepare(sql))
-      return rows
+      return values.map(reader.rowOf)
     },
     run: (parameters) => reader.statement.run(parameters),
     // A stream of rows may outlast a change of schema: named by better-sqlite3 throughout.

@@ -116,10 +116,42 @@ t.test('`select *` after another connection changed the table names every value 
   theirs.exec(
     "alter table t rename to t_archivada; create table t (dni text, id integer, nombre text); insert into t values ('999Z', 1, 'Eva')",
   )
+  // Prepared now, before this connection has run anything since: on the schema it last read.
+  const fresh = statementWithRowsBuiltInJs(sourceOf(ours), 'select * from t where id = ? and 1 = 1')
+  t.same(fresh.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva' }], 'a statement prepared on a stale schema')
   t.same(select.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva' }], 'each value under its own name, at once')
   t.same(select.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva' }], 'and on the next call, built in JS again')
 
   theirs.exec("alter table t add column nota text; update t set nota = 'n'")
   t.same(select.all([1]), [{ dni: '999Z', id: 1, nombre: 'Eva', nota: 'n' }], 'a column added is read too')
   t.same([...select.iterate([1])], [{ dni: '999Z', id: 1, nombre: 'Eva', nota: 'n' }], 'and streamed')
+})
+
+t.test('a RETURNING * runs once when the schema moves under it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-rows-'))
+  const file = join(dir, 'db.sqlite')
+  const ours = new BetterSqlite3(file)
+  const theirs = new BetterSqlite3(file)
+  t.teardown(() => {
+    ours.close()
+    theirs.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  ours.exec('create table w (a text)')
+  const source = sourceOf(ours)
+  let moves = 0
+  // The other connection changes the schema between the version read before the run and the run.
+  const moving: RowSource = {
+    prepare: source.prepare,
+    schemaVersion: () => {
+      const version = source.schemaVersion()
+      if (moves++ === 2) theirs.exec('alter table w add column b text')
+      return version
+    },
+  }
+  const insert = statementWithRowsBuiltInJs(moving, 'insert into w (a) values (?) returning *')
+  t.same(insert.all(['uno']), [{ a: 'uno' }])
+  t.same(insert.all(['dos']), [{ a: 'dos', b: null }], 'named by the columns it ran with')
+  t.same(insert.all(['tres']), [{ a: 'tres', b: null }])
+  t.same(ours.prepare('select a from w').pluck().all(), ['uno', 'dos', 'tres'], 'one row per insert')
 })
