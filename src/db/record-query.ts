@@ -50,7 +50,10 @@ type Page = { readonly limit: number; readonly offset: number }
  * by these queries only. A filtered query leaves it out, so SQLite's planner, which has no
  * statistics, never takes the index over a field's own index or a scan of the table.
  */
-export const everyLiveRow = (query: RecordQuery): RecordQuery => query.where(META.id, '<>', '')
+export const everyLiveRow = (query: RecordQuery): RecordQuery =>
+  // A literal, not a bound value: SQLite prepares anew, at every run, a statement whose choice of
+  // a partial index depends on a bound value.
+  query.where(sql<SqlBool>`${sql.ref(META.id)} <> ''`)
 
 /**
  * An unfiltered page in creation order of an or-ed scope: the page's rows chosen by their ids
