@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import fc from 'fast-check'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import {
   rowConstructor,
   selectsStar,
@@ -98,7 +98,8 @@ t.test('which SQL takes its columns from the table at run time', async (t) => {
     t.notOk(selectsStar(sql), sql)
 })
 
-t.test('`select *` after another connection changed the table names every value rightly', async (t) => {
+/** Two connections to one new database file, as a service and another process would hold them. */
+function twoConnections(t: Test): { ours: BetterSqlite3.Database; theirs: BetterSqlite3.Database } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-rows-'))
   const file = join(dir, 'db.sqlite')
   const ours = new BetterSqlite3(file)
@@ -108,6 +109,11 @@ t.test('`select *` after another connection changed the table names every value 
     theirs.close()
     rmSync(dir, { recursive: true, force: true })
   })
+  return { ours, theirs }
+}
+
+t.test('`select *` after another connection changed the table names every value rightly', async (t) => {
+  const { ours, theirs } = twoConnections(t)
   ours.exec("create table t (id integer, nombre text, dni text); insert into t values (1, 'Ana', '123A')")
   const select = statementWithRowsBuiltInJs(sourceOf(ours), 'select * from t where id = ?')
   t.same(select.all([1]), [{ id: 1, nombre: 'Ana', dni: '123A' }])
@@ -128,15 +134,7 @@ t.test('`select *` after another connection changed the table names every value 
 })
 
 t.test('a RETURNING * runs once when the schema moves under it', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlite-rows-'))
-  const file = join(dir, 'db.sqlite')
-  const ours = new BetterSqlite3(file)
-  const theirs = new BetterSqlite3(file)
-  t.teardown(() => {
-    ours.close()
-    theirs.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  const { ours, theirs } = twoConnections(t)
   ours.exec('create table w (a text)')
   const source = sourceOf(ours)
   let moves = 0
