@@ -1,7 +1,7 @@
 // The SQL table of a module: metadata columns, one column per field, blind-index
 // columns for encrypted fields, and the indexes that unique, `index: true` and the module's
 // `indexes:` (composite, issue #7) ask for, and the live rows' index every list walks (D40).
-import { compositeIndexName } from './index-name.js'
+import { compositeIndexName, fieldIndexOf, metaIndexNames } from '../config/database-names.js'
 import type { ColumnSpec, FieldSpec, IndexSpec, TableSpec } from './types.js'
 import { META, META_COLUMNS, ROW_COLUMN } from './metadata.js'
 
@@ -14,12 +14,13 @@ export function compileTable(
     { name: ROW_COLUMN, storage: 'integer', nullable: false, autoIncrement: true },
     ...META_COLUMNS,
   ]
+  const meta = metaIndexNames(name)
   const indexes: IndexSpec[] = [
-    { name: `ux_${name}__id`, columns: [META.id], unique: true, liveOnly: false },
-    { name: `ix_${name}__created_by`, columns: [META.createdBy], unique: false, liveOnly: true },
+    { name: meta.id, columns: [META.id], unique: true, liveOnly: false },
+    { name: meta.createdBy, columns: [META.createdBy], unique: false, liveOnly: true },
     // The live rows in creation order (D40): a list page's OFFSET walks this small index and skips
     // rows without opening them, where a scan of the table opens each one to read `_deleted`.
-    { name: `ix_${name}__live`, columns: [ROW_COLUMN], unique: false, liveOnly: true, everyLiveRow: true },
+    { name: meta.live, columns: [ROW_COLUMN], unique: false, liveOnly: true, everyLiveRow: true },
   ]
   for (const field of fields) {
     columns.push({ name: field.column, storage: field.storage, nullable: true })
@@ -27,17 +28,15 @@ export function compileTable(
     const searchable = field.blindIndexColumn ?? field.column
     if (field.blindIndexColumn !== undefined)
       columns.push({ name: field.blindIndexColumn, storage: 'text', nullable: true })
-    if (field.def.unique)
+    const index = fieldIndexOf(name, field.def)
+    if (index !== undefined)
       indexes.push({
-        name: `ux_${name}_${field.name}`,
+        name: index.name,
         columns: [searchable],
-        unique: true,
+        unique: index.unique,
         liveOnly: true,
-        field: field.name,
+        ...(index.unique ? { field: field.name } : {}),
       })
-    // A reference is always indexed: a delete of its target looks up who still points to it (#16).
-    else if (field.def.index || field.def.type === 'ref')
-      indexes.push({ name: `ix_${name}_${field.name}`, columns: [searchable], unique: false, liveOnly: true })
   }
   // Composite indexes over live rows, on the same searchable columns as the single ones.
   for (const names of composites) {

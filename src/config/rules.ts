@@ -1,6 +1,7 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
 import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
+import { databaseObjectsOf, storedName, type DatabaseObject } from './database-names.js'
 import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
 import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
@@ -269,6 +270,27 @@ function checkMotivoRoles(config: ModulesConfig, report: Report): void {
       })
 }
 
+/**
+ * Two objects of the database cannot share a name: a module `caso_` with a field `live` would
+ * name its index as module `caso`'s index of live rows, and the start would fail at `create
+ * index`. PostgreSQL keeps only a name's first 63 bytes, so names are compared as it stores them.
+ */
+function checkDatabaseNames(config: ModulesConfig, report: Report): void {
+  const taken = new Map<string, DatabaseObject>()
+  for (const object of config.modules.flatMap(databaseObjectsOf)) {
+    const stored = storedName(object.name)
+    const first = taken.get(stored)
+    if (first === undefined) taken.set(stored, object)
+    else
+      report(
+        object.at,
+        // At the module's or the field's name; at the entry of a composite index.
+        `La base de datos daría el mismo nombre ('${stored}') a dos objetos: ${object.what} y ${first.what}. Cambie el nombre de uno de los dos módulos o campos.`,
+        typeof object.at.at(-1) === 'string',
+      )
+  }
+}
+
 /** Every cross-cutting problem of a configuration whose shape is already valid. */
 export function checkRules(config: ModulesConfig, source: YamlSource): ConfigProblem[] {
   const problems: ConfigProblem[] = []
@@ -280,5 +302,6 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkAccess(config, report)
   checkWorkflows(config, report)
   checkMotivoRoles(config, report)
+  checkDatabaseNames(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }

@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import { formatTimestamp, formatExactTimestamp } from '../compile/time.js'
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
+import { storedName } from '../config/database-names.js'
 import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import type { ActingUser } from '../records/acting-user.js'
 import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
@@ -82,7 +83,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       if (isAppError(error)) throw error
       const violated = database.uniqueViolation(error)
       if (violated !== undefined) {
-        const index = spec.table.indexes.find((i) => i.name === violated)
+        // PostgreSQL names the index by its first 63 bytes (a long module and field name, say).
+        const index = spec.table.indexes.find((i) => storedName(i.name) === violated)
         const field =
           index?.field ?? spec.fields.find((f) => f.column === violated || f.blindIndexColumn === violated)?.name
         if (field !== undefined) throw uniqueConflict(field)

@@ -6,6 +6,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import type { Dialect } from '../compile/field-types.js'
 import { ROW_COLUMN } from '../compile/metadata.js'
+import { SEARCH_TRIGGERS, searchIndexName, searchTableName } from '../config/database-names.js'
 import type { Db } from './database.js'
 import type { RecordQuery } from './record-query.js'
 
@@ -18,10 +19,6 @@ const ddl = (db: Db, query: RawBuilder<unknown>): DdlQuery => ({
   compile: () => query.compile(db),
   execute: () => query.execute(db),
 })
-
-const ftsTable = (table: string) => `${table}__fts`
-const ginIndex = (table: string, column: string) => `ix_${table}__q_${column}`
-const TRIGGERS = ['ai', 'ad', 'au'] as const
 
 // Accented letters folded where PostgreSQL's lower() may not (a C-locale database).
 const ACCENTED = 'áàâäãéèêëíìîïóòôöõúùûüñçÁÀÂÄÃÉÈÊËÍÌÎÏÓÒÔÖÕÚÙÛÜÑÇ'
@@ -38,10 +35,10 @@ export function createTextSearch(db: Db, dialect: Dialect, table: string, column
     return columns.map((column) =>
       ddl(
         db,
-        sql`create index if not exists ${sql.id(ginIndex(table, column))} on ${sql.table(table)} using gin (${vectorOf(column)})`,
+        sql`create index if not exists ${sql.id(searchIndexName(table, column))} on ${sql.table(table)} using gin (${vectorOf(column)})`,
       ),
     )
-  const fts = ftsTable(table)
+  const fts = searchTableName(table)
   const newValues = list(columns.map((c) => `new.${c}`))
   const oldValues = list(columns.map((c) => `old.${c}`))
   const remove = sql`insert into ${sql.table(fts)} (${sql.id(fts)}, rowid, ${list(columns)}) values ('delete', old.${sql.id(ROW_COLUMN)}, ${oldValues});`
@@ -66,10 +63,10 @@ export function createTextSearch(db: Db, dialect: Dialect, table: string, column
 
 export function dropTextSearch(db: Db, dialect: Dialect, table: string, columns: readonly string[]): DdlQuery[] {
   if (dialect === 'postgres')
-    return columns.map((column) => ddl(db, sql`drop index if exists ${sql.id(ginIndex(table, column))}`))
-  const fts = ftsTable(table)
+    return columns.map((column) => ddl(db, sql`drop index if exists ${sql.id(searchIndexName(table, column))}`))
+  const fts = searchTableName(table)
   return [
-    ...TRIGGERS.map((suffix) => ddl(db, sql`drop trigger if exists ${sql.id(`${fts}_${suffix}`)}`)),
+    ...SEARCH_TRIGGERS.map((suffix) => ddl(db, sql`drop trigger if exists ${sql.id(`${fts}_${suffix}`)}`)),
     ddl(db, sql`drop table if exists ${sql.table(fts)}`),
   ]
 }
@@ -108,7 +105,7 @@ export function withTextSearch(
       descending: true,
     }
   }
-  const fts = ftsTable(table)
+  const fts = searchTableName(table)
   // Words hold letters and digits only: quoting them is all FTS5's query syntax needs.
   const match = `{${columns.join(' ')}} : (${words.map((w) => `"${w}"*`).join(' AND ')})`
   const hits = sql`(select rowid as _q_row, bm25(${sql.table(fts)}) as _q_rank from ${sql.table(fts)} where ${sql.table(fts)} match ${match})`

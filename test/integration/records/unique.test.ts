@@ -1,6 +1,9 @@
 // D12: fields marked unique reject a duplicate among live records with 409 naming the field.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
-import { startTestApi, VALID } from '../../helpers/api.js'
+import { REPO_MODULES, startTestApi, VALID } from '../../helpers/api.js'
 
 const conflictOn = (field: string) => ({
   success: false,
@@ -122,4 +125,24 @@ t.test('D12: concurrent creates of one value: exactly one wins', async (t) => {
     ),
   )
   t.same(replies.map((r) => r.status).sort(), [201, ...Array(9).fill(409)])
+})
+
+// PostgreSQL keeps an identifier's first 63 bytes: it reported this index by a name the service did
+// not know, and the duplicate answered 500 where it must answer 409 naming the field.
+t.test('D12: a unique field whose index name passes 63 bytes still answers 409 naming it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'records-long-names-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'modules.yaml')
+  const module = 'expedientes_de_la_unidad_de_policia_judicial'
+  const field = 'numero_de_registro_de_la_instruccion'
+  const declared = `\n  ${module}:\n    prefix: EXP\n    fields:\n      ${field}: { type: string, unique: true }\n`
+  writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace(/^modules:\n/m, `modules:${declared}`))
+  t.ok(Buffer.byteLength(`ux_${module}_${field}`) > 63, 'the index name is longer than PostgreSQL keeps')
+  const api = await startTestApi(t, { env: { MODULES_FILE: file } })
+  const token = await api.adminToken()
+  const body = { [field]: 'PJ-2026-0001' }
+  t.equal((await api.request('POST', `/${module}`, { token, body })).status, 201)
+  const dup = await api.request('POST', `/${module}`, { token, body })
+  t.equal(dup.status, 409)
+  t.same(dup.body, conflictOn(field))
 })
