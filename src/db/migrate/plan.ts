@@ -187,6 +187,9 @@ export function planMigration(before: SchemaSnapshot, modules: readonly ModuleSp
     if (!modules.some((m) => m.name === name)) {
       const search = module.table.search ?? []
       if (search.length > 0) steps.push({ kind: 'drop_text_search', table: name, columns: search })
+      // The archived table keeps its rows, not its indexes: their names are the module's, and a
+      // module of that name added again later makes them anew.
+      for (const index of module.table.indexes) steps.push({ kind: 'drop_index', table: name, name: index.name })
       steps.push({ kind: 'remove_module', table: name })
     }
   return steps

@@ -130,10 +130,17 @@ t.test('removing an indexed field also drops its index', async (t) => {
   )
 })
 
-t.test('removing a module is remove_module, which is unsafe', async (t) => {
+t.test('removing a module drops its indexes, then remove_module archives its table (unsafe)', async (t) => {
   const steps = planTo({ ...base, modules: base.modules.filter((m) => m.name !== 'turnos') })
-  t.strictSame(steps, [{ kind: 'remove_module', table: 'turnos' }])
-  t.equal(isUnsafe(steps[0] as MigrationStep), true)
+  const indexes = compileService(base).moduleByName.get('turnos')?.table.indexes ?? []
+  t.ok(indexes.length >= 3, 'turnos has indexes')
+  // Their names are the module's: left on the archive, they would stop the module being added again.
+  t.strictSame(steps, [
+    ...indexes.map((i) => ({ kind: 'drop_index', table: 'turnos', name: i.name })),
+    { kind: 'remove_module', table: 'turnos' },
+  ])
+  t.equal(isUnsafe(steps.at(-1) as MigrationStep), true)
+  t.equal(steps.filter((s) => isUnsafe(s)).length, 1, 'only the archive needs --allow-data-loss')
 })
 
 t.test('renamed_from renames the column and keeps the data (a safe step)', async (t) => {
