@@ -38,8 +38,23 @@ export function compositeIndexName(table: string, fields: readonly string[]): st
   const parts = [table, ...fields]
   const readable = `cx_${parts.join('__')}`
   if (!parts.some((p) => p.includes('__')) && bytesOf(readable) <= MAX_IDENTIFIER_BYTES) return readable
-  const suffix = `_${shortHash(parts.join(','))}`
+  return hashed(readable, parts.join(','))
+}
+
+/** `readable` cut to end in a hash of `key` within 63 bytes: distinct keys, distinct names. */
+function hashed(readable: string, key: string): string {
+  const suffix = `_${shortHash(key)}`
   return `${cutTo(readable, MAX_IDENTIFIER_BYTES - suffix.length)}${suffix}`
+}
+
+/**
+ * `_archived_<stamp>_<name>`: where `records migrate` keeps a removed module's table or a removed
+ * field's column. Past 63 bytes (a long field name) it is cut and ends in a hash of the name, so
+ * that two long names archived together, alike in their first bytes, stay two columns.
+ */
+export function archiveName(stamp: string, name: string): string {
+  const readable = `_archived_${stamp}_${name}`
+  return bytesOf(readable) <= MAX_IDENTIFIER_BYTES ? readable : hashed(readable, name)
 }
 
 /** The engine's own indexes of every module table: by id, by creator, and the live rows (D40). */

@@ -3,6 +3,7 @@
 import { formatExactTimestamp } from '../../compile/time.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import { migrationRefused } from '../../errors.js'
+import { archiveName } from '../../config/database-names.js'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
 import type { RecordCodec } from '../record-codec.js'
@@ -69,7 +70,7 @@ function contextFor(
     dialect: database.dialect,
     before,
     modules,
-    archiveName: (name) => `_archived_${compactStamp(at)}_${name}`,
+    archiveName: (name) => archiveName(compactStamp(at), name),
   }
 }
 

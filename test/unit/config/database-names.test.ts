@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { compileService } from '../../../src/compile/service.js'
-import { compositeIndexName, databaseObjectsOf, storedName } from '../../../src/config/database-names.js'
+import { archiveName, compositeIndexName, databaseObjectsOf, storedName } from '../../../src/config/database-names.js'
 import { FIXTURES, configFrom, shippedConfig } from '../support/config.js'
 
 t.test('a short name is the table and its fields, joined by __, after cx_', async (t) => {
@@ -57,4 +57,14 @@ t.test('every index the compile step declares is an object the rule checks', asy
     }
   }
   t.ok(checked > 50, `the check saw the indexes (${checked})`)
+})
+
+t.test('an archive keeps its readable name within 63 bytes, a longer one is cut and hashed apart', async (t) => {
+  t.equal(archiveName('20261124173626', 'marca'), '_archived_20261124173626_marca')
+  const long = 'observaciones_del_instructor_de_la_causa_'
+  const one = archiveName('20261124173626', `${long}penal`)
+  const other = archiveName('20261124173626', `${long}civil`)
+  t.equal(Buffer.byteLength(one), 63)
+  t.match(one, /^_archived_20261124173626_observaciones_del_instructor__[0-9a-f]{8}$/)
+  t.not(storedName(one), storedName(other), 'two long names alike in their first bytes stay apart')
 })
