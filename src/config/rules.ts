@@ -274,8 +274,16 @@ function checkMotivoRoles(config: ModulesConfig, report: Report): void {
  * Two objects of the database cannot share a name: a module `caso_` with a field `live` would
  * name its index as module `caso`'s index of live rows, and the start would fail at `create
  * index`. PostgreSQL keeps only a name's first 63 bytes, so names are compared as it stores them.
+ * SQLite refuses to create a table whose name starts with `sqlite_`.
  */
 function checkDatabaseNames(config: ModulesConfig, report: Report): void {
+  for (const mod of config.modules)
+    if (mod.name.startsWith('sqlite_'))
+      report(
+        ['modules', mod.name],
+        `El nombre de módulo '${mod.name}' no se puede usar: SQLite reserva para sí los nombres que empiezan por 'sqlite_'.`,
+        true,
+      )
   const taken = new Map<string, DatabaseObject>()
   for (const object of config.modules.flatMap(databaseObjectsOf)) {
     const stored = storedName(object.name)
