@@ -8,6 +8,7 @@ import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
 import type { RecordCodec } from '../record-codec.js'
 import { affectedRecords } from './affected.js'
+import { dropArchivedIndexesInTheWay } from './archived-indexes.js'
 import { describeStep, isUnsafe, planMigration, type MigrationStep } from './plan.js'
 import { rewriteRecords, rewritesData } from './rewrite.js'
 import { rewriteVersions } from './rewrite-versions.js'
@@ -161,6 +162,7 @@ export async function applyMigration(
         )
     }
     const context = contextFor(database, trx, before, modules, at)
+    await dropArchivedIndexesInTheWay(trx, database.dialect, steps)
     for (const step of steps) for (const query of stepQueries(context, step)) await query.execute()
     const rewritten = await rewriteRecords({ database, trx, codec: options.codec, modules, steps, at })
     await rewriteVersions(trx, options.codec, modules, steps)

@@ -2,13 +2,17 @@
 // RECORDS_TEST_DATABASE=postgres). A module removed and later added again under the same name:
 // the archive keeps the old records out of the API, the new module starts empty, and neither the
 // start nor `records migrate` trips over the archive's indexes, whose names were the module's.
-// Two removed fields whose long names begin alike: each is archived in a column of its own.
+// A database archived by an earlier version, whose archive kept the module's indexes, takes the
+// module back too. Two removed fields whose long names begin alike: each is archived in a column
+// of its own.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import BetterSqlite3 from 'better-sqlite3'
+import pg from 'pg'
+import t, { type Test } from 'tap'
 import { REPO_MODULES } from '../../helpers/api.js'
 import { ON_POSTGRES, createTestDatabase, urlOf } from '../../helpers/postgres.js'
-import { api, createCli } from './support.js'
+import { api, createCli, type Cli } from './support.js'
 
 const NOTAS = `  notas:
     prefix: NOT
@@ -17,10 +21,19 @@ const NOTAS = `  notas:
       texto: { type: text, searchable: true }
 `
 
+/** A `records` command line on a new database: SQLite, or PostgreSQL in the PostgreSQL pass. */
+const newCli = async (t: Test) => createCli(t, ON_POSTGRES ? { DATABASE_URL: urlOf(await createTestDatabase()) } : {})
+
+/** The shipped modules.yaml with `declared` modules first, written to `name` in the CLI's directory. */
+function modulesFile(cli: Cli, name: string, declared: string): string {
+  const file = join(cli.dataDir, name)
+  writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace(/^modules:\n/m, `modules:\n${declared}`))
+  return file
+}
+
 t.test('a module removed and added again starts empty, its old records archived', async (t) => {
-  const cli = createCli(t, ON_POSTGRES ? { DATABASE_URL: urlOf(await createTestDatabase()) } : {})
-  const withNotas = join(cli.dataDir, 'con-notas.yaml')
-  writeFileSync(withNotas, readFileSync(REPO_MODULES, 'utf8').replace(/^modules:\n/m, `modules:\n${NOTAS}`))
+  const cli = await newCli(t)
+  const withNotas = modulesFile(cli, 'con-notas.yaml', NOTAS)
 
   t.equal((await cli.run(['migrate'], { env: { MODULES_FILE: withNotas } })).status, 0, 'created with notas')
   await cli.withService(async (service, token) => {
@@ -43,14 +56,72 @@ t.test('a module removed and added again starts empty, its old records archived'
   }, withNotas)
 })
 
+/** SQL on the test's database, outside the service: SQLite's file or PostgreSQL's URL. */
+async function onDatabase(
+  cli: { dataDir: string; env: Record<string, string> },
+  statement: string,
+): Promise<unknown[]> {
+  const url = cli.env['DATABASE_URL']
+  if (url === undefined) {
+    const db = new BetterSqlite3(join(cli.dataDir, 'records.db'))
+    try {
+      return db.prepare(statement).reader ? db.prepare(statement).all() : (db.prepare(statement).run(), [])
+    } finally {
+      db.close()
+    }
+  }
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(statement)).rows
+  } finally {
+    await client.end()
+  }
+}
+
+t.test("an archive that kept the module's indexes (an earlier version) does not stop it coming back", async (t) => {
+  const cli = await newCli(t)
+  const withNotas = modulesFile(cli, 'con-notas.yaml', NOTAS)
+  t.equal((await cli.run(['migrate'], { env: { MODULES_FILE: withNotas } })).status, 0)
+  await cli.withService(async (service, token) => {
+    t.equal((await api(service, token, 'POST', '/notas', { codigo: 'A-1' })).status, 201)
+  }, withNotas)
+  t.equal((await cli.run(['migrate', '--allow-data-loss'])).status, 0, 'notas archived')
+  // What an earlier version left: the archive with the module's own index names on it.
+  const archive = (
+    ON_POSTGRES
+      ? await onDatabase(cli, "select tablename as name from pg_tables where tablename like '\\_archived\\_%notas'")
+      : await onDatabase(
+          cli,
+          "select name from sqlite_master where type = 'table' and name like '\\_archived\\_%notas' escape '\\'",
+        )
+  ) as { name: string }[]
+  t.equal(archive.length, 1, 'one archived table')
+  const archived = `"${archive[0]?.name}"`
+  await onDatabase(cli, `create unique index ux_notas__id on ${archived} (_id) where _deleted is null`)
+  await onDatabase(cli, `create index ix_notas__live on ${archived} (_row)`)
+
+  const readded = await cli.run(['migrate'], { env: { MODULES_FILE: withNotas } })
+  t.equal(readded.status, 0, `notas added again: ${readded.stderr}`)
+  await cli.withService(async (service, token) => {
+    t.equal((await api(service, token, 'GET', '/notas')).body.data.total, 0, 'the new module starts empty')
+    t.equal((await api(service, token, 'POST', '/notas', { codigo: 'A-1' })).status, 201)
+    t.equal((await api(service, token, 'POST', '/notas', { codigo: 'A-1' })).status, 409, 'its unique index holds')
+  }, withNotas)
+  const rows = (
+    ON_POSTGRES
+      ? await onDatabase(cli, `select count(*)::int as n from ${archived}`)
+      : await onDatabase(cli, `select count(*) as n from ${archived}`)
+  ) as { n: number }[]
+  t.equal(rows[0]?.n, 1, 'the archive keeps its record')
+})
+
 t.test('two removed fields with long names alike are archived in two columns', async (t) => {
-  const cli = createCli(t, ON_POSTGRES ? { DATABASE_URL: urlOf(await createTestDatabase()) } : {})
+  const cli = await newCli(t)
   const long = 'observaciones_del_instructor_de_la_causa_'
   const declared = `${NOTAS}      ${long}penal: { type: text }\n      ${long}civil: { type: text }\n`
-  const withFields = join(cli.dataDir, 'con-campos.yaml')
-  writeFileSync(withFields, readFileSync(REPO_MODULES, 'utf8').replace(/^modules:\n/m, `modules:\n${declared}`))
-  const without = join(cli.dataDir, 'sin-campos.yaml')
-  writeFileSync(without, readFileSync(REPO_MODULES, 'utf8').replace(/^modules:\n/m, `modules:\n${NOTAS}`))
+  const withFields = modulesFile(cli, 'con-campos.yaml', declared)
+  const without = modulesFile(cli, 'sin-campos.yaml', NOTAS)
 
   t.equal((await cli.run(['migrate'], { env: { MODULES_FILE: withFields } })).status, 0)
   await cli.withService(async (service, token) => {
