@@ -82,11 +82,25 @@ const FTS_SHADOW_TABLES = ['data', 'idx', 'docsize', 'config'] as const
 /** PostgreSQL's text search of one column (issue #16): a GIN index. */
 export const searchIndexName = (table: string, column: string): string => `ix_${table}__q_${column}`
 
-/** One object a module puts in the database: its name, what it is (for a message), where it was asked for. */
+/** The indexes and key constraints of the service's own tables (db/migrate/system-tables.ts). */
+export const SYSTEM_INDEXES = {
+  auditRecord: 'ix_audit_record',
+  auditUser: 'ix_audit_user',
+  auditAt: 'ix_audit_at',
+  auditRecordId: 'ix_audit_record_id',
+  sequencesKey: 'pk_sequences',
+  versionsKey: 'pk_versions',
+} as const
+
+/**
+ * One object a module puts in the database: its name, what it is (for a message), where it was
+ * asked for. Triggers have names of their own (SQLite keeps them apart from tables and indexes).
+ */
 export interface DatabaseObject {
   readonly name: string
   readonly what: string
   readonly at: DefPath
+  readonly trigger?: true
 }
 
 /** Every table, index and trigger a module's definition makes, on either database. */
@@ -96,6 +110,9 @@ export function databaseObjectsOf(mod: ModuleDef): DatabaseObject[] {
   const meta = metaIndexNames(table)
   const objects: DatabaseObject[] = [
     { name: table, what: `la tabla del módulo '${table}'`, at },
+    // PostgreSQL names these itself for the table's `_row` (bigserial primary key).
+    { name: `${table}_pkey`, what: `la clave primaria de la tabla del módulo '${table}'`, at },
+    { name: `${table}__row_seq`, what: `la secuencia de la tabla del módulo '${table}'`, at },
     { name: meta.id, what: `el índice de ids del módulo '${table}'`, at },
     { name: meta.createdBy, what: `el índice de autores del módulo '${table}'`, at },
     { name: meta.live, what: `el índice de registros vivos del módulo '${table}'`, at },
@@ -122,12 +139,8 @@ export function databaseObjectsOf(mod: ModuleDef): DatabaseObject[] {
   if (mod.fields.some((f) => f.searchable)) {
     const fts = searchTableName(table)
     const what = `la búsqueda de texto del módulo '${table}'`
-    for (const name of [
-      fts,
-      ...FTS_SHADOW_TABLES.map((s) => `${fts}_${s}`),
-      ...SEARCH_TRIGGERS.map((s) => `${fts}_${s}`),
-    ])
-      objects.push({ name, what, at })
+    for (const name of [fts, ...FTS_SHADOW_TABLES.map((s) => `${fts}_${s}`)]) objects.push({ name, what, at })
+    for (const s of SEARCH_TRIGGERS) objects.push({ name: `${fts}_${s}`, what, at, trigger: true })
   }
   return objects
 }

@@ -1,7 +1,7 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
 import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
-import { databaseObjectsOf, storedName, type DatabaseObject } from './database-names.js'
+import { SYSTEM_INDEXES, databaseObjectsOf, storedName, type DatabaseObject } from './database-names.js'
 import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
 import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
@@ -285,10 +285,14 @@ function checkDatabaseNames(config: ModulesConfig, report: Report): void {
         true,
       )
   const taken = new Map<string, DatabaseObject>()
+  const keyOf = (object: DatabaseObject) =>
+    `${object.trigger === true ? 'trigger' : 'relation'}:${storedName(object.name)}`
+  for (const name of Object.values(SYSTEM_INDEXES))
+    taken.set(`relation:${name}`, { name, what: `un índice del propio servicio ('${name}')`, at: [] })
   for (const object of config.modules.flatMap(databaseObjectsOf)) {
     const stored = storedName(object.name)
-    const first = taken.get(stored)
-    if (first === undefined) taken.set(stored, object)
+    const first = taken.get(keyOf(object))
+    if (first === undefined) taken.set(keyOf(object), object)
     else
       report(
         object.at,

@@ -28,7 +28,9 @@ export async function dropArchivedIndexesInTheWay(
   dialect: Dialect,
   steps: readonly MigrationStep[],
 ): Promise<void> {
-  const created = new Set(steps.flatMap((s) => (s.kind === 'create_index' ? [storedName(s.index.name)] : [])))
+  // PostgreSQL lists a long name by its first 63 bytes; SQLite keeps it whole.
+  const asListed = (name: string) => (dialect === 'postgres' ? storedName(name) : name)
+  const created = new Set(steps.flatMap((s) => (s.kind === 'create_index' ? [asListed(s.index.name)] : [])))
   if (created.size === 0) return
   for (const name of await indexesOnArchives(db, dialect))
     if (created.has(name)) await db.schema.dropIndex(name).execute()

@@ -174,15 +174,7 @@ function withTextSearch(
 /** Pure: what must change in the database to serve `modules`, given what it was migrated to. */
 export function planMigration(before: SchemaSnapshot, modules: readonly ModuleSpec[]): MigrationStep[] {
   const steps: MigrationStep[] = []
-  for (const spec of modules) {
-    const previous = before.modules[spec.name]
-    if (previous === undefined) {
-      steps.push({ kind: 'create_table', table: spec.table })
-      for (const index of spec.table.indexes) steps.push({ kind: 'create_index', table: spec.name, index })
-      if (spec.table.search !== undefined)
-        steps.push({ kind: 'create_text_search', table: spec.name, columns: spec.table.search })
-    } else steps.push(...planModule(spec, previous))
-  }
+  // Removed modules first: a module added in the same change may ask for a name they free.
   for (const [name, module] of Object.entries(before.modules))
     if (!modules.some((m) => m.name === name)) {
       const search = module.table.search ?? []
@@ -192,6 +184,15 @@ export function planMigration(before: SchemaSnapshot, modules: readonly ModuleSp
       for (const index of module.table.indexes) steps.push({ kind: 'drop_index', table: name, name: index.name })
       steps.push({ kind: 'remove_module', table: name })
     }
+  for (const spec of modules) {
+    const previous = before.modules[spec.name]
+    if (previous === undefined) {
+      steps.push({ kind: 'create_table', table: spec.table })
+      for (const index of spec.table.indexes) steps.push({ kind: 'create_index', table: spec.name, index })
+      if (spec.table.search !== undefined)
+        steps.push({ kind: 'create_text_search', table: spec.name, columns: spec.table.search })
+    } else steps.push(...planModule(spec, previous))
+  }
   return steps
 }
 

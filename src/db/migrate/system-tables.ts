@@ -2,6 +2,7 @@
 // tokens, failed logins, session versions.
 import { sql, type CreateTableBuilder } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
+import { SYSTEM_INDEXES } from '../../config/database-names.js'
 import type { Database, Db } from '../database.js'
 import { DDL_TYPES } from '../dialects/ddl.js'
 
@@ -53,7 +54,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('prefix', 'text', (c) => c.notNull())
     .addColumn('year', 'integer', (c) => c.notNull())
     .addColumn('value', bigint, (c) => c.notNull())
-    .addPrimaryKeyConstraint('pk_sequences', ['prefix', 'year'])
+    .addPrimaryKeyConstraint(SYSTEM_INDEXES.sequencesKey, ['prefix', 'year'])
     .execute()
   await db.schema
     .createTable(SYSTEM_TABLES.audit)
@@ -65,7 +66,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .execute()
   await addAuditRequestColumns(db, dialect)
   await db.schema
-    .createIndex('ix_audit_record')
+    .createIndex(SYSTEM_INDEXES.auditRecord)
     .ifNotExists()
     .on(SYSTEM_TABLES.audit)
     .columns(['module', 'record_id'])
@@ -79,7 +80,12 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .$call(withEntryColumns)
   for (const column of AUDIT_REQUEST_COLUMNS) pending = pending.addColumn(column, 'text')
   await pending.execute()
-  await db.schema.createIndex('ix_audit_user').ifNotExists().on(SYSTEM_TABLES.audit).columns(['user_id']).execute()
+  await db.schema
+    .createIndex(SYSTEM_INDEXES.auditUser)
+    .ifNotExists()
+    .on(SYSTEM_TABLES.audit)
+    .columns(['user_id'])
+    .execute()
   // One row per record version: `data` holds the field values as stored (JSON; an encrypted
   // value is its ciphertext, bound to the record like the live column), issue #15 item 6.
   await db.schema
@@ -93,13 +99,13 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('deleted', 'text')
     .addColumn('data', 'text', (c) => c.notNull())
     .addColumn('hash', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('pk_versions', ['module', 'record_id', 'version'])
+    .addPrimaryKeyConstraint(SYSTEM_INDEXES.versionsKey, ['module', 'record_id', 'version'])
     .execute()
   // The filters of GET /auditoria (issue #15 item 5): a time range, a record id alone (the
   // module's filter uses ix_audit_record's first column).
-  await db.schema.createIndex('ix_audit_at').ifNotExists().on(SYSTEM_TABLES.audit).columns(['at']).execute()
+  await db.schema.createIndex(SYSTEM_INDEXES.auditAt).ifNotExists().on(SYSTEM_TABLES.audit).columns(['at']).execute()
   await db.schema
-    .createIndex('ix_audit_record_id')
+    .createIndex(SYSTEM_INDEXES.auditRecordId)
     .ifNotExists()
     .on(SYSTEM_TABLES.audit)
     .columns(['record_id'])

@@ -80,34 +80,46 @@ async function onDatabase(
 }
 
 t.test("an archive that kept the module's indexes (an earlier version) does not stop it coming back", async (t) => {
+  // A long name: its unique index's name passes 63 bytes (PostgreSQL keeps the first 63, SQLite all).
+  const module = 'expedientes_de_la_unidad_de_policia_judicial'
+  const field = 'numero_de_registro_de_la_instruccion'
   const cli = await newCli(t)
-  const withNotas = modulesFile(cli, 'con-notas.yaml', NOTAS)
-  t.equal((await cli.run(['migrate'], { env: { MODULES_FILE: withNotas } })).status, 0)
+  const declared = modulesFile(
+    cli,
+    'con-expedientes.yaml',
+    `  ${module}:\n    prefix: EXP\n    fields:\n      ${field}: { type: string, unique: true }\n`,
+  )
+  t.equal((await cli.run(['migrate'], { env: { MODULES_FILE: declared } })).status, 0)
   await cli.withService(async (service, token) => {
-    t.equal((await api(service, token, 'POST', '/notas', { codigo: 'A-1' })).status, 201)
-  }, withNotas)
-  t.equal((await cli.run(['migrate', '--allow-data-loss'])).status, 0, 'notas archived')
+    t.equal((await api(service, token, 'POST', `/${module}`, { [field]: 'PJ-1' })).status, 201)
+  }, declared)
+  t.equal((await cli.run(['migrate', '--allow-data-loss'])).status, 0, 'the module archived')
   // What an earlier version left: the archive with the module's own index names on it.
   const archive = (
     ON_POSTGRES
-      ? await onDatabase(cli, "select tablename as name from pg_tables where tablename like '\\_archived\\_%notas'")
+      ? await onDatabase(cli, "select tablename as name from pg_tables where tablename like '\\_archived\\_%'")
       : await onDatabase(
           cli,
-          "select name from sqlite_master where type = 'table' and name like '\\_archived\\_%notas' escape '\\'",
+          "select name from sqlite_master where type = 'table' and name like '\\_archived\\_%' escape '\\'",
         )
   ) as { name: string }[]
   t.equal(archive.length, 1, 'one archived table')
   const archived = `"${archive[0]?.name}"`
-  await onDatabase(cli, `create unique index ux_notas__id on ${archived} (_id) where _deleted is null`)
-  await onDatabase(cli, `create index ix_notas__live on ${archived} (_row)`)
+  t.ok(Buffer.byteLength(`ux_${module}_${field}`) > 63, 'a unique index name longer than 63 bytes')
+  await onDatabase(cli, `create unique index ux_${module}__id on ${archived} (_id) where _deleted is null`)
+  await onDatabase(cli, `create unique index ux_${module}_${field} on ${archived} (${field}) where _deleted is null`)
 
-  const readded = await cli.run(['migrate'], { env: { MODULES_FILE: withNotas } })
-  t.equal(readded.status, 0, `notas added again: ${readded.stderr}`)
+  const readded = await cli.run(['migrate'], { env: { MODULES_FILE: declared } })
+  t.equal(readded.status, 0, `the module added again: ${readded.stderr}`)
   await cli.withService(async (service, token) => {
-    t.equal((await api(service, token, 'GET', '/notas')).body.data.total, 0, 'the new module starts empty')
-    t.equal((await api(service, token, 'POST', '/notas', { codigo: 'A-1' })).status, 201)
-    t.equal((await api(service, token, 'POST', '/notas', { codigo: 'A-1' })).status, 409, 'its unique index holds')
-  }, withNotas)
+    t.equal((await api(service, token, 'GET', `/${module}`)).body.data.total, 0, 'the new module starts empty')
+    t.equal((await api(service, token, 'POST', `/${module}`, { [field]: 'PJ-1' })).status, 201)
+    t.equal(
+      (await api(service, token, 'POST', `/${module}`, { [field]: 'PJ-1' })).status,
+      409,
+      'its unique index holds',
+    )
+  }, declared)
   const rows = (
     ON_POSTGRES
       ? await onDatabase(cli, `select count(*)::int as n from ${archived}`)

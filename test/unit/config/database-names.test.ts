@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { compileService } from '../../../src/compile/service.js'
 import { archiveName, compositeIndexName, databaseObjectsOf, storedName } from '../../../src/config/database-names.js'
+import { validateModulesSource } from '../../../src/config/validate.js'
 import { FIXTURES, configFrom, shippedConfig } from '../support/config.js'
 
 t.test('a short name is the table and its fields, joined by __, after cx_', async (t) => {
@@ -67,4 +68,40 @@ t.test('an archive keeps its readable name within 63 bytes, a longer one is cut 
   t.equal(Buffer.byteLength(one), 63)
   t.match(one, /^_archived_20261124173626_observaciones_del_instructor__[0-9a-f]{8}$/)
   t.not(storedName(one), storedName(other), 'two long names alike in their first bytes stay apart')
+})
+
+// The head of a valid file (accounts, one role, the accounts module) and `modules` added after it.
+const withModules = (modules: string) =>
+  `${readFileSync(new URL('invalid/duplicate-prefix.yaml', FIXTURES), 'utf8').split('\n').slice(1, 20).join('\n')}\n${modules}`
+const problemsOf = (modules: string) => {
+  const result = validateModulesSource(withModules(modules), 'test.yaml')
+  return result.ok ? [] : result.problems.map((p) => p.message)
+}
+
+t.test("PostgreSQL's own names for a table's key and sequence are names a module cannot take", async (t) => {
+  const caso = '  caso:\n    prefix: CAS\n    fields:\n      titulo: { type: string }\n'
+  t.same(problemsOf(caso), [], 'one module alone is valid')
+  for (const [name, what] of [
+    ['caso_pkey', 'la clave primaria'],
+    ['caso__row_seq', 'la secuencia'],
+  ] as const)
+    t.match(
+      problemsOf(`${caso}  ${name}:\n    prefix: CAX\n    fields:\n      titulo: { type: string }\n`),
+      [
+        new RegExp(
+          `\\('${name}'\\) a dos objetos: la tabla del módulo '${name}' y ${what} de la tabla del módulo 'caso'`,
+        ),
+      ],
+      name,
+    )
+})
+
+t.test('a trigger name is compared with triggers only: SQLite keeps them apart', async (t) => {
+  const searchable = '  caso:\n    prefix: CAS\n    fields:\n      texto: { type: text, searchable: true }\n'
+  t.same(problemsOf(`${searchable}  caso__fts_ai:\n    prefix: CAX\n    fields:\n      titulo: { type: string }\n`), [])
+  t.match(
+    problemsOf(`${searchable}  caso__fts_data:\n    prefix: CAX\n    fields:\n      titulo: { type: string }\n`),
+    [/'caso__fts_data'/],
+    'a table of the search is a table',
+  )
 })

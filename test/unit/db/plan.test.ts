@@ -143,6 +143,21 @@ t.test('removing a module drops its indexes, then remove_module archives its tab
   t.equal(steps.filter((s) => isUnsafe(s)).length, 1, 'only the archive needs --allow-data-loss')
 })
 
+t.test(
+  'a removed module is archived before a new one is created: the new one may take the names it frees',
+  async (t) => {
+    const turnos = base.modules.find((m) => m.name === 'turnos')
+    if (turnos === undefined) return t.fail('turnos in the shipped file')
+    const steps = planTo({
+      ...base,
+      modules: [...base.modules.filter((m) => m.name !== 'turnos'), { ...turnos, name: 'guardias', prefix: 'GUA' }],
+    })
+    const kinds = steps.map((s) => s.kind)
+    t.ok(kinds.lastIndexOf('remove_module') < kinds.indexOf('create_table'), kinds.join(', '))
+    t.ok(kinds.lastIndexOf('drop_index') < kinds.indexOf('create_index'), 'its indexes are dropped first too')
+  },
+)
+
 t.test('renamed_from renames the column and keeps the data (a safe step)', async (t) => {
   const steps = planTo(
     editField(base, 'vehiculos', 'marca', (f) => ({ ...f, name: 'fabricante', renamedFrom: 'marca' })),
