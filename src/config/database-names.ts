@@ -76,7 +76,10 @@ export function fieldIndexOf(table: string, field: FieldDef): { name: string; un
 
 /** SQLite's text search of a module (issue #16): an FTS5 table and the triggers that keep it. */
 export const searchTableName = (table: string): string => `${table}__fts`
+/** The search table's triggers, after insert, delete and update of the module's table. */
 export const SEARCH_TRIGGERS = ['ai', 'ad', 'au'] as const
+export const searchTriggerName = (table: string, trigger: (typeof SEARCH_TRIGGERS)[number]): string =>
+  `${searchTableName(table)}_${trigger}`
 /** The tables FTS5 keeps beside an external-content search table. */
 const FTS_SHADOW_TABLES = ['data', 'idx', 'docsize', 'config'] as const
 /** PostgreSQL's text search of one column (issue #16): a GIN index. */
@@ -140,7 +143,7 @@ export function databaseObjectsOf(mod: ModuleDef): DatabaseObject[] {
     const fts = searchTableName(table)
     const what = `la búsqueda de texto del módulo '${table}'`
     for (const name of [fts, ...FTS_SHADOW_TABLES.map((s) => `${fts}_${s}`)]) objects.push({ name, what, at })
-    for (const s of SEARCH_TRIGGERS) objects.push({ name: `${fts}_${s}`, what, at, trigger: true })
+    for (const s of SEARCH_TRIGGERS) objects.push({ name: searchTriggerName(table, s), what, at, trigger: true })
   }
   return objects
 }

@@ -290,14 +290,14 @@ function checkDatabaseNames(config: ModulesConfig, report: Report): void {
   for (const name of Object.values(SYSTEM_INDEXES))
     taken.set(`relation:${name}`, { name, what: `un índice del propio servicio ('${name}')`, at: [] })
   for (const object of config.modules.flatMap(databaseObjectsOf)) {
-    const stored = storedName(object.name)
-    const first = taken.get(keyOf(object))
-    if (first === undefined) taken.set(keyOf(object), object)
+    const key = keyOf(object)
+    const first = taken.get(key)
+    if (first === undefined) taken.set(key, object)
     else
       report(
         object.at,
         // At the module's or the field's name; at the entry of a composite index.
-        `La base de datos daría el mismo nombre ('${stored}') a dos objetos: ${object.what} y ${first.what}. Cambie el nombre de uno de los dos módulos o campos.`,
+        `La base de datos daría el mismo nombre ('${storedName(object.name)}') a dos objetos: ${object.what} y ${first.what}. Cambie el nombre de uno de los dos módulos o campos.`,
         typeof object.at.at(-1) === 'string',
       )
   }

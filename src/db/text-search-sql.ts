@@ -6,7 +6,7 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely'
 import type { Dialect } from '../compile/field-types.js'
 import { ROW_COLUMN } from '../compile/metadata.js'
-import { SEARCH_TRIGGERS, searchIndexName, searchTableName } from '../config/database-names.js'
+import { SEARCH_TRIGGERS, searchIndexName, searchTableName, searchTriggerName } from '../config/database-names.js'
 import type { Db } from './database.js'
 import type { RecordQuery } from './record-query.js'
 
@@ -43,10 +43,10 @@ export function createTextSearch(db: Db, dialect: Dialect, table: string, column
   const oldValues = list(columns.map((c) => `old.${c}`))
   const remove = sql`insert into ${sql.table(fts)} (${sql.id(fts)}, rowid, ${list(columns)}) values ('delete', old.${sql.id(ROW_COLUMN)}, ${oldValues});`
   const add = sql`insert into ${sql.table(fts)} (rowid, ${list(columns)}) values (new.${sql.id(ROW_COLUMN)}, ${newValues});`
-  const trigger = (suffix: string, event: string, body: RawBuilder<unknown>) =>
+  const trigger = (suffix: (typeof SEARCH_TRIGGERS)[number], event: string, body: RawBuilder<unknown>) =>
     ddl(
       db,
-      sql`create trigger ${sql.id(`${fts}_${suffix}`)} after ${sql.raw(event)} on ${sql.table(table)} begin ${body} end`,
+      sql`create trigger ${sql.id(searchTriggerName(table, suffix))} after ${sql.raw(event)} on ${sql.table(table)} begin ${body} end`,
     )
   return [
     ddl(
@@ -66,7 +66,9 @@ export function dropTextSearch(db: Db, dialect: Dialect, table: string, columns:
     return columns.map((column) => ddl(db, sql`drop index if exists ${sql.id(searchIndexName(table, column))}`))
   const fts = searchTableName(table)
   return [
-    ...SEARCH_TRIGGERS.map((suffix) => ddl(db, sql`drop trigger if exists ${sql.id(`${fts}_${suffix}`)}`)),
+    ...SEARCH_TRIGGERS.map((suffix) =>
+      ddl(db, sql`drop trigger if exists ${sql.id(searchTriggerName(table, suffix))}`),
+    ),
     ddl(db, sql`drop table if exists ${sql.table(fts)}`),
   ]
 }
