@@ -224,13 +224,16 @@ export const tooManyStreams = (message: string): AppError =>
     headers: { 'retry-after': '15' },
   })
 
-/** An address that failed repeatedly for one username must wait (issue #13 item 2): D23's 429, explained in details. */
-export const loginDelayed = (retryAfterSeconds: number): AppError =>
+/**
+ * An address that failed repeatedly for one username must wait (issue #13 item 2): D23's 429,
+ * explained in details on `field` (`username` at login, `password_actual` on POST /me/password, F6).
+ */
+export const loginDelayed = (retryAfterSeconds: number, field = 'username'): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, {
     headers: { 'retry-after': String(retryAfterSeconds) },
     details: [
       {
-        field: 'username',
+        field,
         message:
           'Demasiados intentos fallidos con este usuario desde esta dirección: ' +
           `reintente dentro de ${retryAfterSeconds} segundos`,

@@ -172,7 +172,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
   })
   try {
     // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).
-    const renamed = await canonicalizeUsernames(database, spec.accounts, store)
+    const usernames = await canonicalizeUsernames(database, spec.accounts, store)
     redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.
     const initialAdmin =
@@ -208,6 +208,8 @@ export async function openService(settings: Settings, options: OpenServiceOption
       schemaDrift: () => schemaWatch.check(),
     })
     app = built
+    // Accounts kept from before the username rule (F8): named at every start until renamed.
+    for (const warning of usernames.warnings) built.log.warn({ event: 'usuario_fuera_de_regla' }, warning)
     // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
     const heartbeat = await startInstanceHeartbeat({
       database,
@@ -228,7 +230,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       codec: engine.codec,
       keys: engine.keys,
       changes: engine.changes,
-      migrated: [...engine.migrated, ...renamed],
+      migrated: [...engine.migrated, ...usernames.changed],
       get keyring() {
         return engine.keyring
       },

@@ -5,9 +5,11 @@
 // the owner still logs in from their own. Past `alertFailures` for one username from all
 // addresses the caller raises an alert, and every address that failed even once waits.
 // Unknown usernames are counted the same way, so a wait tells nothing about who exists (D19).
-// Counts live in a shared store (the database, or Redis) and outlive restarts.
+// Counts live in a shared store (the database, or Redis) and outlive restarts. A wrong current
+// password on POST /me/password is a failure of its account like a wrong login (F6).
 import { hash } from 'node:crypto'
 import type { LoginFailureStore } from '../db/login-failures.js'
+import { canonicalUsername } from '../records/account-rules.js'
 
 /** The policy, from the LOGIN_* settings. */
 export interface LoginProtectionSettings {
@@ -50,8 +52,8 @@ export interface LoginThrottle {
 
 /** Keys are hashes: the store holds no username or address in clear. */
 const keyOf = (...parts: string[]): string => hash('sha256', parts.join('\n'), 'base64url')
-const usernameKey = (username: string) => keyOf('username', username.normalize('NFC').toLowerCase())
-const pairKey = (username: string, address: string) => keyOf('pair', username.normalize('NFC').toLowerCase(), address)
+const usernameKey = (username: string) => keyOf('username', canonicalUsername(username))
+const pairKey = (username: string, address: string) => keyOf('pair', canonicalUsername(username), address)
 
 export function createLoginThrottle(options: LoginThrottleOptions): LoginThrottle {
   const now = () => options.clock().getTime()

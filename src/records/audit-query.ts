@@ -26,7 +26,8 @@ export const AUDIT_PARAMETERS = [
 
 /**
  * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
- * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15).
+ * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15);
+ * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6).
  */
 export const AUDIT_ACTIONS = [
   'crear',
@@ -36,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'login',
   'login_fallido',
   'login_alerta',
+  'password_fallido',
   'logout',
   'consultar',
   'comunicar',

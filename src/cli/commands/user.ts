@@ -1,4 +1,4 @@
-// `records user add|list|passwd|disable|enable|role`: accounts without the API (the first
+// `records user add|list|passwd|disable|enable|role|rename`: accounts without the API (the first
 // superadmin, a locked-out administrator). Same validation, password hashing (D22), record
 // hash and audit chain as the API's writes; the audit names the actor `cli:<os user>`.
 import { META } from '../../compile/metadata.js'
@@ -13,15 +13,20 @@ import { commandFailed, usageError } from '../../errors.js'
 
 const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env.spec.accounts.spec, createBodyAjv())
 
-/** The account spelled exactly so (an account written before usernames were canonical), else any spelling. */
+/**
+ * The account spelled exactly so (an account written before usernames were canonical), else the
+ * account of that id (a username outside the rule of F8 may be hard to type), else any spelling.
+ */
 async function accountId(env: Environment, username: string): Promise<string> {
   const accounts = env.spec.accounts
-  const exact = await env.database.db
-    .selectFrom(accounts.spec.table.name)
-    .select(META.id)
-    .where(META.deleted, 'is', null)
-    .where(accounts.username, '=', username)
-    .executeTakeFirst()
+  const live = (column: string) =>
+    env.database.db
+      .selectFrom(accounts.spec.table.name)
+      .select(META.id)
+      .where(META.deleted, 'is', null)
+      .where(column, '=', username)
+      .executeTakeFirst()
+  const exact = (await live(accounts.username)) ?? (await live(META.id))
   if (exact !== undefined) return String(exact[META.id])
   const found = await env.accounts.credentials(username)
   if (found === undefined) throw commandFailed(`No existe ninguna cuenta con el usuario '${username}'`)
@@ -195,12 +200,15 @@ const rename: Command = {
   name: 'user rename',
   summary: 'Cambia el nombre de usuario de una cuenta',
   help: `
-Uso: records user rename <usuario> <nuevo>
+Uso: records user rename <usuario o id> <nuevo>
 
-Da a la cuenta otro nombre de usuario (en su forma canónica: NFC, sin espacios alrededor, en
-minúsculas). Sirve para resolver dos cuentas antiguas cuyos usuarios solo se distinguen por
-mayúsculas, tildes o espacios, que impiden arrancar el servicio: <usuario> se busca primero
-escrito exactamente así. Sus sesiones siguen abiertas; queda en la auditoría como una edición.`,
+Da a la cuenta otro nombre de usuario, en su forma canónica (NFKC, sin caracteres invisibles ni
+espacios alrededor, en minúsculas) y con solo letras latinas (a-z, á é í ó ú ü ñ à è ò ï ç),
+cifras, '.', '_' y '-'. Sirve para resolver dos cuentas antiguas cuyos usuarios solo se
+distinguen por mayúsculas, tildes, espacios o caracteres invisibles, que impiden arrancar el
+servicio, y para renombrar las que el arranque avisa de que no cumplen la regla (otro alfabeto,
+un espacio, una '@'): <usuario> se busca primero escrito exactamente así, después como id de
+cuenta (USR-...). Sus sesiones siguen abiertas; queda en la auditoría como una edición.`,
   options: {},
   positionals: { min: 2, max: 2 },
   async run(input) {

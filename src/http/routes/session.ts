@@ -1,8 +1,9 @@
 // Login, logout and the current user (API reference 4.1-4.3, D19, D20).
 import bcrypt from 'bcryptjs'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccountsSpec } from '../../compile/types.js'
 import type { AccountStore } from '../../db/account-store.js'
+import type { AuditAction } from '../../db/audit-log.js'
 import type { RecordStore } from '../../db/record-store.js'
 import { badCredentials, badJson, loginDelayed, requiredMissing, validationFailed } from '../../errors.js'
 import { canonicalUsername, type AccountRules } from '../../records/account-rules.js'
@@ -45,20 +46,44 @@ export const PASSWORD_CHANGE_FIELDS = { current: 'password_actual', next: 'passw
 
 export async function sessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): Promise<void> {
   const { accounts, store, accountsModule, throttle } = options
+  /** A failure of a login (no actor) or of a current password (the token's account, F6). */
+  type Failure = { readonly action: 'login_fallido' | 'password_fallido'; readonly actor: string | null }
+  // An entry with an actor names where the request came from: the token was used from there.
+  const audit = (recordId: string | null, action: AuditAction, actor: string | null, request?: FastifyRequest) =>
+    store.audit([
+      {
+        userId: actor,
+        action,
+        module: accountsModule,
+        recordId,
+        version: null,
+        recordHash: null,
+        fields: [],
+        ...(request === undefined ? {} : { address: clientAddress(request), requestId: request.id }),
+      },
+    ])
+  const failed = (recordId: string | null, f: Failure, request: FastifyRequest) =>
+    audit(recordId, f.action, f.actor, f.actor === null ? undefined : request)
+  /** One more failure of `username` from the request's address, audited; an alert at the ceiling. */
+  const countFailure = async (request: FastifyRequest, username: string, recordId: string | null, f: Failure) => {
+    const { alert, usernameFailures } = await throttle.failed(username, clientAddress(request))
+    await failed(recordId, f, request)
+    if (!alert) return
+    // Many addresses failing for one username (issue #13 item 2): an operator must look.
+    const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
+    request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
+    await audit(recordId, 'login_alerta', null)
+  }
+  const LOGIN_FAILED: Failure = { action: 'login_fallido', actor: null }
 
   app.post('/auth/login', async (request) => {
     const login = readStrings(request.body, ['username', 'password'])
-    // Any spelling of the username finds its account (issue #13 item 4).
+    // Any spelling of the username finds its account (issue #13 item 4, F8).
     const username = canonicalUsername(login.username)
     const password = login.password
-    const failed = async (recordId: string | null, action: 'login_fallido' | 'login_alerta' = 'login_fallido') =>
-      store.audit([
-        { userId: null, action, module: accountsModule, recordId, version: null, recordHash: null, fields: [] },
-      ])
-    const address = clientAddress(request)
-    const waitMs = await throttle.waitMs(username, address)
+    const waitMs = await throttle.waitMs(username, clientAddress(request))
     if (waitMs > 0) {
-      await failed(null) // no lookup: the answer is the same for every username
+      await failed(null, LOGIN_FAILED, request) // no lookup: the answer is the same for every username
       throw loginDelayed(Math.ceil(waitMs / 1000))
     }
     const found = await accounts.credentials(username)
@@ -67,29 +92,12 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const matches = (await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)) && !tooLong
     const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
     if (account === undefined) {
-      const { alert, usernameFailures } = await throttle.failed(username, address)
-      await failed(found?.id ?? null)
-      if (alert) {
-        // Many addresses failing for one username (issue #13 item 2): an operator must look.
-        const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
-        request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
-        await failed(found?.id ?? null, 'login_alerta')
-      }
+      await countFailure(request, username, found?.id ?? null, LOGIN_FAILED)
       throw badCredentials()
     }
-    await throttle.succeeded(username, address)
+    await throttle.succeeded(username, clientAddress(request))
     const token = await app.issueToken(account)
-    await store.audit([
-      {
-        userId: account.id,
-        action: 'login',
-        module: accountsModule,
-        recordId: account.id,
-        version: null,
-        recordHash: null,
-        fields: [],
-      },
-    ])
+    await audit(account.id, 'login', account.id)
     const { _id: id, _created: _ignored, ...profile } = account.profile
     return { success: true, data: { token, user: { id, ...profile } } }
   })
@@ -118,18 +126,31 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   })
 
   // Every user changes their own password; every token issued before, this one included, ends
-  // on every instance, and the answer carries a fresh token (issue #13 item 4).
+  // on every instance, and the answer carries a fresh token (issue #13 item 4). A wrong current
+  // password counts as a failed login of the account from the request's address, with the same
+  // waits, and is audited (F6): a stolen token is no oracle for guessing the password.
   app.post('/me/password', async (request) => {
     const auth = await app.authenticate(request)
     const { current, next } = PASSWORD_CHANGE_FIELDS
     const body = readStrings(request.body, [current, next], true)
     const id = auth.account.id
+    const { spec, username: usernameField, password } = options.accountsSpec
+    const record = await store.get(spec, id, { reveal: false, actor: id, user: null })
+    const username = canonicalUsername(String(record[usernameField] ?? ''))
+    const failure: Failure = { action: 'password_fallido', actor: id }
+    const waitMs = await throttle.waitMs(username, clientAddress(request))
+    if (waitMs > 0) {
+      await failed(id, failure, request) // refused unchecked: no bcrypt compare while waiting
+      throw loginDelayed(Math.ceil(waitMs / 1000), current)
+    }
     const hash = (await accounts.passwordHash(id)) ?? DUMMY_HASH
     const currentOk = passwordBytes(body[current]) <= PASSWORD_MAX_BYTES && (await bcrypt.compare(body[current], hash))
-    if (!currentOk) throw validationFailed([{ field: current, message: 'La contraseña actual no es correcta' }])
-    const { spec, username, password } = options.accountsSpec
-    const record = await store.get(spec, id, { reveal: false, actor: id, user: null })
-    options.rules.checkPassword(body[next], { username: String(record[username] ?? ''), role: auth.account.role }, next)
+    if (!currentOk) {
+      await countFailure(request, username, id, failure)
+      throw validationFailed([{ field: current, message: 'La contraseña actual no es correcta' }])
+    }
+    await throttle.succeeded(username, clientAddress(request))
+    options.rules.checkPassword(body[next], { username, role: auth.account.role }, next)
     if (await bcrypt.compare(body[next], hash))
       throw validationFailed([{ field: next, message: 'La contraseña nueva debe ser distinta de la actual' }])
     await store.update(spec, id, { [password]: body[next] }, { actor: id, reveal: false, user: null })
