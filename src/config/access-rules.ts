@@ -180,6 +180,19 @@ function checkWorkflow(config: ModulesConfig, mod: ModuleDef, workflow: Workflow
     })
     checkFieldList(mod, move.requires, [...moveAt, 'requires'], 'requires', report)
   })
+  workflow.finalEditableBy?.forEach((r, j) => {
+    if (!roles.includes(r))
+      report(
+        [...at, 'final_editable_by', j],
+        `${mod.name}: 'final_editable_by' nombra un rol que no existe: '${r}'.${didYouMean(r, roles)}`,
+      )
+  })
+  if (workflow.finalEditableBy !== undefined && workflow.final.length === 0)
+    report(
+      [...at, 'final_editable_by'],
+      `${mod.name}: 'final_editable_by' sin estados finales ('final') no tiene efecto.`,
+      true,
+    )
   workflow.readonly.forEach((rule, i) => {
     checkFieldList(mod, rule.fields, [...at, 'readonly', i, 'fields'], 'readonly', report)
     if (rule.fields.includes(stateField.name))

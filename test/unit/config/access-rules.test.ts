@@ -45,6 +45,7 @@ const WORKFLOW = `    workflow:
         - { from: abierto, to: cerrado, requires: [notas] }
         - { from: cerrado, to: archivado, roles: [superadmin] }
       final: [archivado]
+      final_editable_by: [superadmin]
       readonly:
         - { fields: [importe], in: [cerrado, archivado] }
 `
@@ -86,6 +87,7 @@ t.test('#14: access and workflow become typed definitions', async (t) => {
       { from: ['cerrado'], to: ['archivado'], roles: ['superadmin'], requires: [] },
     ],
     final: ['archivado'],
+    finalEditableBy: ['superadmin'],
     readonly: [{ fields: ['importe'], in: ['cerrado', 'archivado'] }],
   })
 })
@@ -175,7 +177,17 @@ const cases: [string, string, string][] = [
   [
     'the state field made read-only',
     BASE + WORKFLOW.replace('fields: [importe]', 'fields: [estado]'),
-    '30:21 casos: el campo de estado cambia con los movimientos',
+    '31:21 casos: el campo de estado cambia con los movimientos',
+  ],
+  [
+    'F9: an unknown role allowed to edit final records',
+    BASE + WORKFLOW.replace('final_editable_by: [superadmin]', 'final_editable_by: [superadmn]'),
+    "29:27 casos: 'final_editable_by' nombra un rol que no existe: 'superadmn'. ¿Quería decir 'superadmin'?",
+  ],
+  [
+    'F9: roles allowed to edit final records of a workflow without final states',
+    BASE + WORKFLOW.replace('      final: [archivado]\n', ''),
+    "28:7 casos: 'final_editable_by' sin estados finales ('final') no tiene efecto.",
   ],
   [
     'a workflow without a state field',
