@@ -145,6 +145,11 @@ const cases: [string, string, string][] = [
     "31:24 casos: cannot_write nombra un campo que no existe: 'asignada'.",
   ],
   [
+    'F10: a field the scope compares with the user that the role may write',
+    BASE + ACCESS.replace('cannot_write: [asignado]', 'cannot_write: [notas]'),
+    "28:15 casos: el rol 'agente' puede escribir 'asignado', que su ámbito compara con $user.personal_id",
+  ],
+  [
     'a default of an unknown field',
     BASE + ACCESS.replace('defaults: { asignado:', 'defaults: { asignada:'),
     "32:21 casos: 'defaults' nombra un campo que no existe",
@@ -211,3 +216,17 @@ for (const [what, text, expected] of cases) {
     )
   })
 }
+
+t.test(
+  'F10: a role that cannot create or edit may keep such a field writable; so may one that cannot_write it',
+  async (t) => {
+    const readOnly =
+      BASE.replace('casos.ver, casos.editar', 'casos.ver') +
+      ACCESS.replace('cannot_write: [asignado]', 'cannot_write: [notas]')
+    t.same(problemsOf(readOnly), [])
+    t.same(problemsOf(BASE + ACCESS), [])
+    const config = shippedConfig()
+    const sanciones = config.modules.find((m) => m.name === 'sanciones')
+    t.same(sanciones?.access?.find((a) => a.role === 'agente')?.cannotWrite, ['agente_denunciante'], 'shipped (F10)')
+  },
+)
