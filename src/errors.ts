@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'REFERENCED'
   | 'TRANSITION_NOT_ALLOWED'
   | 'READ_ONLY_IN_STATE'
+  | 'FINAL_STATE'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -69,6 +70,7 @@ export const MESSAGES = {
   referenced: 'El registro está referenciado por otros registros y no se puede eliminar',
   transitionNotAllowed: 'Transición de estado no permitida',
   readOnlyInState: 'Campo no modificable en el estado actual del registro',
+  finalState: 'Registro no modificable en su estado final',
   bodyTooLarge: 'La solicitud supera el tamaño máximo permitido',
   unsupportedMediaType: 'Tipo de contenido no admitido: envíe application/json',
   rateLimited: 'Demasiadas solicitudes',
@@ -156,6 +158,11 @@ export const readOnlyInState = (fields: readonly string[], state: string): AppEr
       field,
       message: `'${field}' no se puede modificar con el registro en estado '${state}'`,
     })),
+  })
+/** 409: a record in a final state is read-only, for editing and deleting, but for `final_editable_by` (F9). */
+export const finalStateReadOnly = (field: string, state: string, action: 'modificar' | 'eliminar'): AppError =>
+  new AppError('FINAL_STATE', 409, MESSAGES.finalState, {
+    details: [{ field, message: `El registro está en el estado final '${state}': su rol no puede ${action}lo` }],
   })
 export const recordNotFound = (): AppError => new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordNotFound)
 /** `?version=N` that the record never had, or one written before versions were kept (issue #15 item 6). */

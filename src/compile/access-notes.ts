@@ -17,7 +17,10 @@ function workflowNote(workflow: WorkflowSpec | undefined): string | undefined {
   })
   return (
     `Workflow: se crea en ${workflow.createIn.join(', ')}; ${moves.join('; ')}. ` +
-    'Un cambio no permitido: 409 `Transición de estado no permitida` con los estados siguientes permitidos.'
+    'Un cambio no permitido: 409 `Transición de estado no permitida` con los estados siguientes permitidos.' +
+    (workflow.final.size === 0
+      ? ''
+      : ` Un registro en estado final es de solo lectura: PUT y DELETE 409 \`Registro no modificable en su estado final\`${workflow.finalEditableBy.size === 0 ? '' : ` salvo para ${[...workflow.finalEditableBy].join(', ')}`}.`)
   )
 }
 
@@ -44,6 +47,10 @@ export function fieldNotes(
     for (const [state, fields] of workflow.readonlyIn)
       for (const f of fields) lockedIn.set(f, [...(lockedIn.get(f) ?? []), state])
     for (const [field, states] of lockedIn) add(field, `De solo lectura en los estados ${states.join(', ')} (409).`)
+    const heldIn = new Map<string, string[]>()
+    for (const [state, fields] of workflow.requiredIn)
+      for (const f of fields) heldIn.set(f, [...(heldIn.get(f) ?? []), state])
+    for (const [field, states] of heldIn) add(field, `No se puede vaciar en los estados ${states.join(', ')} (400).`)
   }
   return notes
 }

@@ -84,7 +84,48 @@ export function compileWorkflow(def: ModuleDef): WorkflowSpec | undefined {
   const readonlyIn = new Map<string, string[]>()
   for (const rule of workflow.readonly)
     for (const state of rule.in) readonlyIn.set(state, [...new Set([...(readonlyIn.get(state) ?? []), ...rule.fields])])
-  return { field: stateField.name, states, createIn: workflow.createIn ?? states.slice(0, 1), final, moves, readonlyIn }
+  const createIn = workflow.createIn ?? states.slice(0, 1)
+  return {
+    field: stateField.name,
+    states,
+    createIn,
+    final,
+    finalEditableBy: new Set(workflow.finalEditableBy),
+    moves,
+    readonlyIn,
+    requiredIn: requiredByState(states, createIn, moves),
+  }
+}
+
+/**
+ * The fields a record must hold in each state (F9): those that every way into the state from a
+ * creation state required on some move of the way (a must-analysis: the intersection over the
+ * incoming moves of what the move requires and what its origin holds). A creation state holds none.
+ */
+function requiredByState(
+  states: readonly string[],
+  createIn: readonly string[],
+  moves: ReadonlyMap<string, ReadonlyMap<string, MoveSpec>>,
+): ReadonlyMap<string, readonly string[]> {
+  const everything = new Set([...moves.values()].flatMap((targets) => [...targets.values()].flatMap((m) => m.requires)))
+  const held = new Map<string, Set<string>>(states.map((s) => [s, new Set(createIn.includes(s) ? [] : everything)]))
+  for (let shrank = true; shrank;) {
+    shrank = false
+    for (const to of states) {
+      if (createIn.includes(to)) continue
+      const ways = [...moves].flatMap(([from, targets]) => {
+        const move = targets.get(to)
+        return move === undefined ? [] : [new Set([...(held.get(from) ?? []), ...move.requires])]
+      })
+      const now = held.get(to) as Set<string>
+      for (const field of [...now])
+        if (!ways.every((way) => way.has(field))) {
+          now.delete(field)
+          shrank = true
+        }
+    }
+  }
+  return new Map(states.map((s) => [s, [...(held.get(s) as Set<string>)]]))
 }
 
 /** Account fields named as `$user.<field>` anywhere: the account store loads them with the account. */

@@ -149,10 +149,14 @@ export interface WorkflowSpec {
   readonly states: readonly string[]
   readonly createIn: readonly string[]
   readonly final: ReadonlySet<string>
+  /** Roles that may edit or delete a record in a final state (F9); empty: nobody. */
+  readonly finalEditableBy: ReadonlySet<string>
   /** from -> to -> who and what. */
   readonly moves: ReadonlyMap<string, ReadonlyMap<string, MoveSpec>>
   /** state -> fields that cannot change while the record is in it. */
   readonly readonlyIn: ReadonlyMap<string, readonly string[]>
+  /** state -> fields every way into it required: they cannot be cleared while it holds (F9). */
+  readonly requiredIn: ReadonlyMap<string, readonly string[]>
 }
 
 export interface RoleSpec {

@@ -59,6 +59,7 @@ export function toWorkflow(raw: unknown): WorkflowDef | undefined {
     ...(def['create_in'] === undefined ? {} : { createIn: list(def['create_in']) }),
     moves,
     final: list(def['final']),
+    ...(def['final_editable_by'] === undefined ? {} : { finalEditableBy: list(def['final_editable_by']) }),
     readonly: ((def['readonly'] as unknown[] | undefined) ?? []).map((r) => ({
       fields: list(asRaw(r)['fields']),
       in: list(asRaw(r)['in']),

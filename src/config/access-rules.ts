@@ -1,7 +1,16 @@
 // What the JSON Schema cannot say about `access:` and `workflow:` (issue #14): every field, role,
 // state and user attribute they name exists, scopes can become indexed SQL, every state is reachable.
 import { didYouMean } from './suggest.js'
-import type { ConditionDef, ConditionValueDef, FieldDef, ModuleDef, ModulesConfig, WorkflowDef } from './types.js'
+import type {
+  AccessDef,
+  ConditionDef,
+  ConditionValueDef,
+  DefPath,
+  FieldDef,
+  ModuleDef,
+  ModulesConfig,
+  WorkflowDef,
+} from './types.js'
 
 export type Report = (path: readonly (string | number)[], message: string, atKey?: boolean) => void
 
@@ -95,6 +104,37 @@ function checkFieldList(
   })
 }
 
+/** The field conditions of a scope that compare a field of the module with the acting user. */
+function userMatches(condition: ConditionDef): { field: string; user: string; at: DefPath }[] {
+  if ('any' in condition) return condition.any.flatMap(userMatches)
+  if ('all' in condition) return condition.all.flatMap(userMatches)
+  const value = condition.value
+  return value !== null && typeof value === 'object' && 'user' in value
+    ? [{ field: condition.field, user: value.user, at: condition.at }]
+    : []
+}
+
+/** Whether one of `granted` (wildcards as written) gives `module.action`. */
+const holds = (granted: readonly string[], module: string, action: string): boolean =>
+  granted.some((p) => [`*.*`, `${module}.*`, `*.${action}`, `${module}.${action}`].includes(p))
+
+/**
+ * A role that may create or edit records must not write a field its scope compares with the
+ * acting user: it could put a record in another user's scope (F10). `cannot_write` it.
+ */
+function checkScopeWritable(config: ModulesConfig, mod: ModuleDef, access: AccessDef, report: Report): void {
+  if (access.scope === undefined) return
+  const granted = config.roles.find((r) => r.name === access.role)?.permissions ?? []
+  if (!holds(granted, mod.name, 'crear') && !holds(granted, mod.name, 'editar')) return
+  for (const { field, user, at } of userMatches(access.scope))
+    if (mod.fields.some((f) => f.name === field) && !access.cannotWrite.includes(field))
+      report(
+        at,
+        `${mod.name}: el rol '${access.role}' puede escribir '${field}', que su ámbito compara con $user.${user}: podría poner un registro en el ámbito de otro usuario; añada '${field}' a cannot_write (y a defaults si debe tomar su valor).`,
+        true,
+      )
+}
+
 /** `access:` of every module: known roles, fields and user attributes; scopes on indexed fields. */
 export function checkAccess(config: ModulesConfig, report: Report): void {
   const roles = config.roles.map((r) => r.name)
@@ -108,6 +148,7 @@ export function checkAccess(config: ModulesConfig, report: Report): void {
           true,
         )
       if (access.scope !== undefined) checkCondition(config, mod, access.scope, report)
+      checkScopeWritable(config, mod, access, report)
       if (access.writeScope !== undefined) checkCondition(config, mod, access.writeScope, report)
       checkFieldList(mod, access.cannotRead, [...at, 'cannot_read'], 'cannot_read', report)
       checkFieldList(mod, access.cannotWrite, [...at, 'cannot_write'], 'cannot_write', report)
@@ -180,6 +221,19 @@ function checkWorkflow(config: ModulesConfig, mod: ModuleDef, workflow: Workflow
     })
     checkFieldList(mod, move.requires, [...moveAt, 'requires'], 'requires', report)
   })
+  workflow.finalEditableBy?.forEach((r, j) => {
+    if (!roles.includes(r))
+      report(
+        [...at, 'final_editable_by', j],
+        `${mod.name}: 'final_editable_by' nombra un rol que no existe: '${r}'.${didYouMean(r, roles)}`,
+      )
+  })
+  if (workflow.finalEditableBy !== undefined && workflow.final.length === 0)
+    report(
+      [...at, 'final_editable_by'],
+      `${mod.name}: 'final_editable_by' sin estados finales ('final') no tiene efecto.`,
+      true,
+    )
   workflow.readonly.forEach((rule, i) => {
     checkFieldList(mod, rule.fields, [...at, 'readonly', i, 'fields'], 'readonly', report)
     if (rule.fields.includes(stateField.name))

@@ -106,6 +106,8 @@ export interface WorkflowDef {
   readonly createIn?: readonly string[]
   readonly moves: readonly MoveDef[]
   readonly final: readonly string[]
+  /** Roles that may still edit or delete a record in a final state (F9); default: none. */
+  readonly finalEditableBy?: readonly string[]
   readonly readonly: readonly { readonly fields: readonly string[]; readonly in: readonly string[] }[]
 }
 

@@ -9,7 +9,7 @@ import { storedName } from '../config/database-names.js'
 import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import type { ActingUser } from '../records/acting-user.js'
 import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
-import { checkCreation, checkUpdate } from '../records/workflow.js'
+import { checkCreation, checkFinal, checkUpdate } from '../records/workflow.js'
 import {
   createSealer,
   noteQueued,
@@ -252,17 +252,13 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
       const change = changeOf(current, stamp)
       const { columns, fields, values } = change
-      // The workflow decides on the locked row: moves, their requirements, read-only fields (#14).
-      if (action === 'editar' && values !== undefined)
-        checkUpdate(
-          spec,
-          user,
-          (name) => {
-            const field = spec.fieldsByName.get(name)
-            return field === undefined ? undefined : codec.plainValue(spec, field, current)
-          },
-          values,
-        )
+      // The workflow decides on the locked row: moves, their requirements, read-only fields (#14), final states (F9).
+      const before = (name: string) => {
+        const field = spec.fieldsByName.get(name)
+        return field === undefined ? undefined : codec.plainValue(spec, field, current)
+      }
+      if (action === 'editar' && values !== undefined) checkUpdate(spec, user, before, values)
+      if (action === 'eliminar') checkFinal(spec, user, before, 'eliminar')
       if (values !== undefined) {
         await checkEncryptedUnique(trx, spec, codec, values, id)
         // A reference kept as it was is not looked up again (its target may be gone under on_delete: allow).

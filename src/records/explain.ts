@@ -108,8 +108,16 @@ export function explainRecord(spec: ModuleSpec, role: RoleSpec, user: ActingUser
     lines.push(
       `  ${workflow.field} = ${state}${workflow.final.has(state) ? ' (final)' : ''}; puede pasar a: ${next.join(', ') || 'ninguno'}`,
     )
+    if (workflow.final.has(state))
+      lines.push(
+        workflow.finalEditableBy.has(role.name)
+          ? `  Estado final: su rol puede aún modificarlo o eliminarlo (workflow.final_editable_by)`
+          : `  Estado final: de solo lectura, PUT y DELETE responden 409 (F9; workflow.final_editable_by no nombra su rol)`,
+      )
     const locked = workflow.readonlyIn.get(state) ?? []
     if (locked.length > 0) lines.push(`  De solo lectura en este estado: ${locked.join(', ')}`)
+    const held = workflow.requiredIn.get(state) ?? []
+    if (held.length > 0) lines.push(`  No se pueden vaciar en este estado: ${held.join(', ')}`)
   }
   return lines
 }

@@ -4,14 +4,15 @@
 import { openExportOutput } from '../export-output.js'
 import { stringify } from 'csv-stringify/sync'
 import { META } from '../../compile/metadata.js'
-import type { ModuleSpec } from '../../compile/types.js'
+import type { ModuleSpec, ServiceSpec } from '../../compile/types.js'
 import type { ApiRecord } from '../../db/record-store.js'
 import { flag, stringOption, type Command } from '../command.js'
 import { neutraliseFormula } from '../csv-formula.js'
 import { actingUserNamed, moduleNamed, withEnvironment } from '../environment.js'
 import { hiddenFields } from '../../records/field-rules.js'
 import { formatOf } from '../import-rows.js'
-import { MOTIVO_MAX_LENGTH, usageError } from '../../errors.js'
+import { commandFailed, MOTIVO_MAX_LENGTH, usageError } from '../../errors.js'
+import type { ActingUser } from '../../records/acting-user.js'
 
 const PAGE = 1000
 
@@ -28,6 +29,23 @@ function disclosureOf(recipient: string | undefined, motivo: string | undefined)
   if (motivo!.trim().length > MOTIVO_MAX_LENGTH)
     throw usageError(`--motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres (recibidos ${motivo!.trim().length})`)
   return { recipient: recipient!.trim(), motivo: motivo!.trim() }
+}
+
+/**
+ * `--as` is exactly what the user gets through the API (F11): without `{module}.ver` nothing,
+ * and `--decrypt` only for a user holding `{module}.descifrar` (else their API shows `***`).
+ */
+function checkExportAs(service: ServiceSpec, spec: ModuleSpec, user: ActingUser, username: string, decrypt: boolean) {
+  const granted = service.roles.get(user.role)?.granted
+  const lacks = (permission: string) => granted === undefined || !granted.has(permission)
+  if (lacks(spec.permissions.ver))
+    throw commandFailed(
+      `El usuario '${username}' (rol ${user.role}) no tiene el permiso '${spec.permissions.ver}': por la API no ve ningún registro de '${spec.name}'`,
+    )
+  if (decrypt && lacks(spec.permissions.descifrar))
+    throw commandFailed(
+      `--decrypt con --as: el usuario '${username}' (rol ${user.role}) no tiene el permiso '${spec.permissions.descifrar}' y por la API ve los campos cifrados como '***'; exporte sin --decrypt`,
+    )
 }
 
 const columnsOf = (spec: ModuleSpec): string[] => [
@@ -73,9 +91,12 @@ leer (records export m | head), termina sin error.
   --motivo por-qué     la justificación (p. ej. 'Diligencias previas 123/2026'), hasta ${MOTIVO_MAX_LENGTH} caracteres
   --out fichero        por defecto la salida estándar
   --format csv|jsonl   por defecto según la extensión de --out, si no CSV
-  --decrypt            descifra los campos cifrados
-  --as usuario         exporta lo que ese usuario ve por la API: el ámbito de su rol y sin
-                       los campos que no puede leer (access: de modules.yaml); sin --as, todo`,
+  --decrypt            descifra los campos cifrados (con --as, solo si el usuario tiene
+                       <módulo>.descifrar; si no, la orden falla sin exportar nada)
+  --as usuario         exporta exactamente lo que ese usuario activo ve por la API: nada sin
+                       <módulo>.ver (la orden falla), el ámbito de su rol, sin los campos que
+                       no puede leer (access: de modules.yaml); sin --as, todo. La entrada
+                       'comunicar' sigue siendo del operador y nombra al usuario (como, como_id)`,
   options: {
     out: { type: 'string' },
     format: { type: 'string' },
@@ -93,6 +114,7 @@ leer (records export m | head), termina sin error.
       const spec = moduleNamed(env.spec, input.positionals[0] ?? '')
       const as = stringOption(input, 'as')
       const user = as === undefined ? null : await actingUserNamed(env, as)
+      if (user !== null) checkExportAs(env.spec, spec, user, as ?? '', flag(input, 'decrypt'))
       const hidden = hiddenFields(spec, user)
       const columns = columnsOf(spec).filter((c) => hidden === undefined || !hidden.has(c))
       const output = openExportOutput(input.stdout, input.cwd, out)
@@ -136,7 +158,13 @@ leer (records export m | head), termina sin error.
           recipient: disclosure.recipient,
           motivo: disclosure.motivo,
           recordIds: ids,
-          criteria: { formato: format, descifrado: flag(input, 'decrypt'), como: as ?? null, registros: count },
+          criteria: {
+            formato: format,
+            descifrado: flag(input, 'decrypt'),
+            como: as ?? null,
+            ...(user === null ? {} : { como_id: user.id, como_rol: user.role }),
+            registros: count,
+          },
         },
       ])
       if (out !== undefined) {

@@ -79,3 +79,43 @@ t.test('#14, D27: an agente cannot write agente_asignado: 403 naming the field, 
     'reassigned, still theirs: they created it',
   )
 })
+
+t.test("F10: an agente cannot plant a sanción in another officer's scope through agente_denunciante", async (t) => {
+  const api = await startTestApi(t)
+  const admin = await api.adminToken()
+  const agenteA = await api.userWithRole('agente', { personal_id: 'PER-2026-00011' })
+  const agenteB = await api.userWithRole('agente', { personal_id: 'PER-2026-00012' })
+  await api.seedTargets({ agente_denunciante: 'PER-2026-00012' }, 'sanciones') // a live personal record (#16)
+  const planted = await api.request('POST', '/sanciones', {
+    token: agenteA.token,
+    body: { ...VALID['sanciones']!(), agente_denunciante: 'PER-2026-00012' },
+  })
+  t.equal(planted.status, 403)
+  t.same(planted.body, {
+    success: false,
+    error: 'Sin permisos para esta operación',
+    details: [
+      {
+        field: 'agente_denunciante',
+        message: "El rol 'agente' no puede escribir el campo 'agente_denunciante' (cannot_write)",
+      },
+    ],
+  })
+  t.equal((await api.request('GET', '/sanciones', { token: admin })).body.data.total, 0, 'nothing created')
+  t.equal((await api.request('GET', '/sanciones', { token: agenteB.token })).body.data.total, 0, "nothing in B's scope")
+  const own = await api.create('sanciones', VALID['sanciones']!(), agenteA.token)
+  t.equal(own.agente_denunciante, 'PER-2026-00011', 'the reporting officer is the agente who creates it')
+  t.equal((await api.request('GET', `/sanciones/${own._id}`, { token: agenteB.token })).status, 404)
+  const put = await api.request('PUT', `/sanciones/${own._id}`, {
+    token: agenteA.token,
+    body: { agente_denunciante: 'PER-2026-00012' },
+  })
+  t.equal(put.status, 403, 'nor by an update')
+  const oficial = await api.userWithRole('oficial')
+  const byOficial = await api.request('POST', '/sanciones', {
+    token: oficial.token,
+    body: { ...VALID['sanciones']!(), agente_denunciante: 'PER-2026-00012' },
+  })
+  t.equal(byOficial.status, 201, 'an oficial records a sanción reported by any officer')
+  t.equal((await api.request('GET', '/sanciones', { token: agenteB.token })).body.data.total, 1)
+})

@@ -52,6 +52,15 @@ const MOVES: Record<string, { field: string; moves: Record<string, string[]> }> 
     moves: { activo: ['excedencia', 'baja', 'jubilado'], excedencia: ['activo'], baja: ['activo'], jubilado: [] },
   },
 }
+/** Final states, from the issue's text: a record in one is read-only (F9), so a PUT is refused before any move. */
+const FINAL: Record<string, string[]> = {
+  sanciones: ['cobrada', 'anulada'],
+  denuncias: ['judicializada'],
+  sala092: ['resuelta'],
+  vehiculos: ['baja'],
+  equipamiento: ['baja'],
+  personal: ['jubilado'],
+}
 /** What a move needs sent with it. */
 const WITH: Record<string, Record<string, unknown>> = {
   notificada: { fecha_notificacion: '2026-11-20' },
@@ -95,6 +104,12 @@ for (const module of Object.keys(MOVES)) {
         const stay = await recordIn(api, module, from)
         for (const to of Object.keys(moves).filter((s) => s !== from && !allowed.includes(s))) {
           const reply = await api.request('PUT', `/${module}/${stay}`, { token, body: { [field]: to, ...WITH[to] } })
+          // The old answer here, 'Transición de estado no permitida', became the final-state 409 (F9).
+          if (FINAL[module]?.includes(from) === true) {
+            t.match(reply.body, { success: false, error: 'Registro no modificable en su estado final' }, from)
+            t.equal(reply.status, 409)
+            continue
+          }
           t.same(
             reply.body,
             {
@@ -165,7 +180,8 @@ t.test('#14, D28: amounts are read-only from firme on: 409 naming the field, not
     200,
     'editable before firme',
   )
-  for (const state of ['firme', 'cobrada', 'anulada']) {
+  // cobrada and anulada, final, refuse every change (F9: final-states.test.ts).
+  for (const state of ['firme']) {
     const id = await recordIn(api, 'sanciones', state)
     const reply = await api.request('PUT', `/sanciones/${id}`, {
       token,

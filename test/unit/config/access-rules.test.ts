@@ -45,6 +45,7 @@ const WORKFLOW = `    workflow:
         - { from: abierto, to: cerrado, requires: [notas] }
         - { from: cerrado, to: archivado, roles: [superadmin] }
       final: [archivado]
+      final_editable_by: [superadmin]
       readonly:
         - { fields: [importe], in: [cerrado, archivado] }
 `
@@ -86,6 +87,7 @@ t.test('#14: access and workflow become typed definitions', async (t) => {
       { from: ['cerrado'], to: ['archivado'], roles: ['superadmin'], requires: [] },
     ],
     final: ['archivado'],
+    finalEditableBy: ['superadmin'],
     readonly: [{ fields: ['importe'], in: ['cerrado', 'archivado'] }],
   })
 })
@@ -143,6 +145,11 @@ const cases: [string, string, string][] = [
     "31:24 casos: cannot_write nombra un campo que no existe: 'asignada'.",
   ],
   [
+    'F10: a field the scope compares with the user that the role may write',
+    BASE + ACCESS.replace('cannot_write: [asignado]', 'cannot_write: [notas]'),
+    "28:15 casos: el rol 'agente' puede escribir 'asignado', que su ámbito compara con $user.personal_id",
+  ],
+  [
     'a default of an unknown field',
     BASE + ACCESS.replace('defaults: { asignado:', 'defaults: { asignada:'),
     "32:21 casos: 'defaults' nombra un campo que no existe",
@@ -175,7 +182,17 @@ const cases: [string, string, string][] = [
   [
     'the state field made read-only',
     BASE + WORKFLOW.replace('fields: [importe]', 'fields: [estado]'),
-    '30:21 casos: el campo de estado cambia con los movimientos',
+    '31:21 casos: el campo de estado cambia con los movimientos',
+  ],
+  [
+    'F9: an unknown role allowed to edit final records',
+    BASE + WORKFLOW.replace('final_editable_by: [superadmin]', 'final_editable_by: [superadmn]'),
+    "29:27 casos: 'final_editable_by' nombra un rol que no existe: 'superadmn'. ¿Quería decir 'superadmin'?",
+  ],
+  [
+    'F9: roles allowed to edit final records of a workflow without final states',
+    BASE + WORKFLOW.replace('      final: [archivado]\n', ''),
+    "28:7 casos: 'final_editable_by' sin estados finales ('final') no tiene efecto.",
   ],
   [
     'a workflow without a state field',
@@ -199,3 +216,17 @@ for (const [what, text, expected] of cases) {
     )
   })
 }
+
+t.test(
+  'F10: a role that cannot create or edit may keep such a field writable; so may one that cannot_write it',
+  async (t) => {
+    const readOnly =
+      BASE.replace('casos.ver, casos.editar', 'casos.ver') +
+      ACCESS.replace('cannot_write: [asignado]', 'cannot_write: [notas]')
+    t.same(problemsOf(readOnly), [])
+    t.same(problemsOf(BASE + ACCESS), [])
+    const config = shippedConfig()
+    const sanciones = config.modules.find((m) => m.name === 'sanciones')
+    t.same(sanciones?.access?.find((a) => a.role === 'agente')?.cannotWrite, ['agente_denunciante'], 'shipped (F10)')
+  },
+)

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { resolveScope } from '../../../src/records/scope.js'
 import { checkQueryReadable, checkWritable, withoutHidden, withUserDefaults } from '../../../src/records/field-rules.js'
-import { checkCreation, checkUpdate, nextStates } from '../../../src/records/workflow.js'
+import { checkCreation, checkFinal, checkUpdate, nextStates } from '../../../src/records/workflow.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
 const service = shippedService()
@@ -104,5 +104,88 @@ t.test('#14: workflow decisions', async (t) => {
   t.doesNotThrow(
     () => checkUpdate(sanciones, oficial, before({ estado: 'firme', importe: 100 }), { importe: 100 }),
     'the same value is no change',
+  )
+})
+
+t.test('F9: what a state requires stays required; a final state is read-only for editing and deleting', async (t) => {
+  const before = (values: Record<string, unknown>) => (name: string) => values[name]
+  const workflow = sanciones.workflow!
+  t.same(
+    Object.fromEntries(workflow.requiredIn),
+    {
+      borrador: [],
+      notificada: ['fecha_notificacion'],
+      alegacion: ['fecha_notificacion'],
+      firme: ['fecha_notificacion'],
+      cobrada: ['fecha_notificacion', 'fecha_pago'],
+      anulada: [],
+    },
+    'a field every way into the state required; anulada is reached from borrador too',
+  )
+  const notified = { estado: 'notificada', fecha_notificacion: '2026-01-01' }
+  for (const cleared of [null, ''])
+    t.match(
+      thrown(() => checkUpdate(sanciones, oficial, before(notified), { fecha_notificacion: cleared })),
+      {
+        statusCode: 400,
+        message: 'Datos requeridos',
+        details: [{ field: 'fecha_notificacion', message: "El estado 'notificada' requiere 'fecha_notificacion'" }],
+      },
+    )
+  t.match(
+    thrown(() => checkUpdate(sanciones, oficial, before(notified), { estado: 'alegacion', fecha_notificacion: null })),
+    { statusCode: 400, details: [{ field: 'fecha_notificacion', message: /'alegacion' requiere/ }] },
+    'nor on the way to a later state',
+  )
+  t.doesNotThrow(() => checkUpdate(sanciones, oficial, before(notified), { fecha_notificacion: '2026-01-02' }))
+  t.doesNotThrow(
+    () => checkUpdate(sanciones, oficial, before({ estado: 'notificada' }), { infractor_nombre: 'X' }),
+    'an imported record without it is refused only for clearing it',
+  )
+  t.doesNotThrow(() => checkUpdate(sanciones, oficial, before({ estado: 'borrador' }), { fecha_notificacion: null }))
+  for (const state of ['cobrada', 'anulada']) {
+    const admin = { id: 'USR-2026-00001', role: 'superadmin', fields: {} }
+    t.match(
+      thrown(() => checkUpdate(sanciones, admin, before({ estado: state }), { infractor_nombre: 'X' })),
+      {
+        statusCode: 409,
+        code: 'FINAL_STATE',
+        message: 'Registro no modificable en su estado final',
+        details: [
+          { field: 'estado', message: `El registro está en el estado final '${state}': su rol no puede modificarlo` },
+        ],
+      },
+      `${state}: no PUT, superadmin included`,
+    )
+    t.match(
+      thrown(() => checkFinal(sanciones, admin, before({ estado: state }), 'eliminar')),
+      {
+        statusCode: 409,
+        details: [{ message: /no puede eliminarlo/ }],
+      },
+    )
+    t.match(
+      thrown(() => checkFinal(sanciones, null, before({ estado: state }), 'eliminar')),
+      { statusCode: 409 },
+    )
+  }
+  t.doesNotThrow(() => checkFinal(sanciones, oficial, before({ estado: 'firme' }), 'eliminar'))
+  const declared = {
+    ...sanciones,
+    workflow: { ...workflow, finalEditableBy: new Set(['superadmin']) },
+  }
+  const admin = { id: 'USR-2026-00001', role: 'superadmin', fields: {} }
+  t.doesNotThrow(() => checkUpdate(declared, admin, before({ estado: 'cobrada' }), { infractor_nombre: 'X' }))
+  t.doesNotThrow(() => checkFinal(declared, admin, before({ estado: 'cobrada' }), 'eliminar'))
+  t.match(
+    thrown(() => checkUpdate(declared, oficial, before({ estado: 'cobrada' }), { infractor_nombre: 'X' })),
+    {
+      statusCode: 409,
+    },
+  )
+  t.match(
+    thrown(() => checkUpdate(declared, admin, before({ estado: 'cobrada', importe: 5 }), { importe: 6 })),
+    { code: 'READ_ONLY_IN_STATE' },
+    'a declared role still keeps the read-only fields',
   )
 })
