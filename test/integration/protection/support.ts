@@ -90,7 +90,7 @@ export async function auditRows(api: TestApi): Promise<Record<string, unknown>[]
 }
 
 /** Canonical JSON written here again, independently of src/db/canonical.ts. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (value !== null && typeof value === 'object')
     return `{${Object.keys(value)
