@@ -5,6 +5,10 @@
 // the fields they read only. A reader of every field still recomputes `_hash` (D17), and
 // `records audit verify` proves salted and unsalted records alike.
 import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'kysely'
 import fc from 'fast-check'
 import t from 'tap'
 import { formatExactTimestamp } from '../../../src/compile/time.js'
@@ -283,5 +287,66 @@ t.test(
       { numRuns: 6 },
     )
     t.pass('held for every run')
+  },
+)
+
+t.test(
+  'F4: a database migrated before salts gets `_sal` at its next start; its records keep their hash and verify',
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'records-test-'))
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+    const id = 'DEN-2025-90003'
+    let modules: string[] = []
+    let hash: unknown
+    const stripped = new Set<string>()
+    await t.test('a database as a release before salts left it', async (t) => {
+      const api = await startTestApi(t, { dataDir })
+      const { db } = api.service.database
+      await legacyRecord(api, id, { ...VALID['denuncias']!(), observaciones: 'Antigua' })
+      hash = (await rawRow(api, 'denuncias', id))['_hash']
+      modules = api.service.spec.modules.map((m) => m.name)
+      for (const name of modules) {
+        // The accounts the test set up were written with a salt: dropping it breaks their hash, an
+        // artefact of this simulation that verify below must name and nothing else.
+        const salted = await sql<{ _id: string }>`select _id from ${sql.table(name)} where _sal is not null`.execute(db)
+        for (const r of salted.rows) stripped.add(r._id)
+        await sql`alter table ${sql.table(name)} drop column _sal`.execute(db)
+      }
+      const row = await db.selectFrom('_schema_state').select('snapshot').where('id', '=', 1).executeTakeFirstOrThrow()
+      const snapshot = JSON.parse(String(row['snapshot'])) as {
+        modules: Record<string, { table: { columns: { name: string }[] } }>
+      }
+      for (const module of Object.values(snapshot.modules))
+        module.table.columns = module.table.columns.filter((c) => c.name !== '_sal')
+      await db
+        .updateTable('_schema_state')
+        .set({ snapshot: JSON.stringify(snapshot) })
+        .where('id', '=', 1)
+        .execute()
+    })
+    await t.test('the next start adds the column, as safe steps; the old record reads and verifies', async (t) => {
+      const api = await startTestApi(t, { dataDir })
+      t.same(
+        [...api.service.migrated].sort(),
+        modules.map((name) => `Añadir la columna '_sal' a '${name}'`).sort(),
+        'one step per module, applied at start, nothing else',
+      )
+      const raw = await rawRow(api, 'denuncias', id)
+      t.equal(raw['_sal'], null)
+      t.equal(raw['_hash'], hash, 'its hash unchanged')
+      const verify = async () =>
+        (await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)).problems.filter(
+          (p) => !(p.kind === 'record_hash' && stripped.has(p.recordId ?? '')),
+        )
+      t.ok(stripped.size > 0 && !stripped.has(id))
+      t.same(await verify(), [], 'records audit verify: intact')
+      const consulta = (await api.userWithRole('consulta')).token
+      t.notOk('_hash' in (await api.request('GET', `/denuncias/${id}`, { token: consulta })).body.data)
+      const admin = await api.adminToken()
+      t.equal((await api.request('GET', `/denuncias/${id}`, { token: admin })).body.data._hash, hash)
+      await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { descripcion: 'Revisada' } })
+      t.match((await rawRow(api, 'denuncias', id))['_sal'], /^[0-9a-f]{32}$/, 'salted by its next write')
+      t.same(await verify(), [], 'and still intact')
+    })
   },
 )
