@@ -11,6 +11,12 @@ export const META = {
   version: '_version',
   hash: '_hash',
   deleted: '_deleted',
+  /**
+   * A random value per record, inside what `_hash` covers (D17, F4): without it, a caller who
+   * cannot read a field could confirm a guess of it by hashing. Shown only to a reader of every
+   * field (records/field-rules.ts); records written before it have none until their next write.
+   */
+  salt: '_sal',
 } as const
 
 /**
@@ -35,6 +41,7 @@ export const META_COLUMNS: readonly {
   { name: META.version, storage: 'integer', nullable: false },
   { name: META.hash, storage: 'text', nullable: false },
   { name: META.deleted, storage: 'text', nullable: true },
+  { name: META.salt, storage: 'text', nullable: true },
 ]
 
 /** A metadata field a list may filter on: its operators and how its query-string value converts. */

@@ -42,7 +42,16 @@ const metadataSchema: Readonly<Record<string, JsonSchema>> = {
   [META.modified]: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS' },
   [META.modifiedBy]: { type: 'string' },
   [META.version]: { type: 'integer', minimum: 1 },
-  [META.hash]: { type: 'string', description: 'SHA-256 del registro almacenado (D17)' },
+  [META.hash]: {
+    type: 'string',
+    description:
+      'SHA-256 del registro almacenado (D17); falta, a quien no lee todos los campos en claro, en un registro sin _sal (escrito antes de existir)',
+  },
+}
+/** Shown only to a reader of every field in clear (D17, F4). */
+const saltSchema: JsonSchema = {
+  type: 'string',
+  description: 'Sal aleatoria del registro, incluida en _hash; solo para quien lee todos los campos en claro (D17)',
 }
 
 const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean'])
@@ -71,6 +80,7 @@ function serializedRecordOf(readable: readonly FieldSpec[]): JsonSchema {
       [META.version]: { type: 'integer' },
       [META.hash]: text,
       [META.deleted]: text,
+      [META.salt]: text,
       [INTEGRITY.marker]: text,
       [INTEGRITY.fields]: { type: 'array', items: text },
     },
@@ -106,11 +116,12 @@ export function compileSchemas(fields: readonly FieldSpec[], prefix: string): Mo
     update: { type: 'object', additionalProperties: false, properties: writable },
     record: {
       type: 'object',
-      required: [META.id, ...Object.keys(metadataSchema)],
+      required: [META.id, ...Object.keys(metadataSchema).filter((name) => name !== META.hash)],
       properties: {
         [META.id]: { type: 'string', pattern: `^${prefix}-[0-9]{4}-[0-9]{5,}$` },
         ...Object.fromEntries(readable.map((f) => [f.name, recordSchemaOf(f)])),
         ...metadataSchema,
+        [META.salt]: saltSchema,
         [INTEGRITY.marker]: {
           type: 'string',
           const: INTEGRITY.failed,

@@ -1,6 +1,6 @@
 // Canonical JSON (keys sorted at every depth) and SHA-256: the basis of `_hash` (D17)
 // and of the audit chain (D18).
-import { hash } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
@@ -16,3 +16,9 @@ export const sha256Hex = (text: string): string => hash('sha256', text, 'hex')
 
 /** The text a scalar is encrypted and blind-indexed as: strings as they are, the rest as JSON. */
 export const plaintextOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value))
+
+/**
+ * A new record's salt (`_sal`, F4): 16 random bytes in hex, inside what `_hash` covers, so that
+ * `_hash` confirms no guess of a value to a caller who is not shown the salt (D17).
+ */
+export const newRecordSalt = (): string => randomBytes(16).toString('hex')

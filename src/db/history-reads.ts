@@ -5,7 +5,7 @@
 import { META } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
 import { recordNotFound, recordVersionNotFound } from '../errors.js'
-import { hiddenFields, withoutHidden } from '../records/field-rules.js'
+import { hiddenFields, recordHashShownTo, recordReader, shownTo } from '../records/field-rules.js'
 import { auditEntryFromRow, type AuditAction, type AuditEntry } from './audit-log.js'
 import type { Db, Row } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
@@ -36,7 +36,26 @@ export function createHistoryReads({ database, codec, readAudit, consultationLog
 
   /** A stored row as this reader sees it: decrypted or masked (D15), unreadable fields absent. */
   const shown = (spec: ModuleSpec, row: Row, read: ReadOptions): ApiRecord =>
-    withoutHidden(codec.decodeForRead(spec, row, read.reveal).record, hiddenFields(spec, read.user))
+    shownTo(codec.decodeForRead(spec, row, read.reveal).record, recordReader(spec, read.user, read.reveal))
+
+  /**
+   * Each entry's `record_hash` as `_hash` is shown (F4): null, for a reader who does not read every
+   * field, where the version it names had no salt (or is not kept, so its salt is unknown).
+   */
+  function withShownHashes(
+    spec: ModuleSpec,
+    entries: HistoryEntry[],
+    rows: ReadonlyMap<number, Row>,
+    read: ReadOptions,
+  ): HistoryEntry[] {
+    const reader = recordReader(spec, read.user, read.reveal)
+    if (reader.whole) return entries
+    return entries.map((entry) => {
+      const salt = rows.get(entry.version ?? 0)?.[META.salt]
+      const hash = recordHashShownTo(entry.record_hash, salt !== null && salt !== undefined, reader)
+      return hash === entry.record_hash ? entry : { ...entry, record_hash: hash }
+    })
+  }
 
   return {
     async history(spec, id, read) {
@@ -71,7 +90,7 @@ export function createHistoryReads({ database, codec, readAudit, consultationLog
       })
       // Reading a record's history is a consultation (issue #15); `_historial`: what was read, values included.
       await consultation(spec, [live], read, { recordId: id, fields: ['_historial'] })
-      return out
+      return withShownHashes(spec, out, new Map([...rows, [Number(live[META.version]), live]]), read)
     },
 
     async getVersion(spec, id, version, read) {

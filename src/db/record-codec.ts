@@ -49,7 +49,7 @@ export interface RecordCodec {
   /**
    * The field values of a stored row as a version keeps them (issue #15 item 6): a plain value as
    * the API takes it, an encrypted one as stored (its ciphertext, never the clear value); empty
-   * and write-only fields left out.
+   * and write-only fields left out; the record's salt under `_sal` (F4).
    */
   snapshot(spec: ModuleSpec, row: Row): Row
   /** The columns of a version's values, as `decode` reads them (the inverse of `snapshot`). */
@@ -132,6 +132,8 @@ export function createRecordCodec(
     out[META.version] = Number(row[META.version])
     out[META.hash] = row[META.hash]
     if (row[META.deleted] !== null && row[META.deleted] !== undefined) out[META.deleted] = row[META.deleted]
+    // Who may see it is decided with the field rules (records/field-rules.ts `shownTo`, F4).
+    if (row[META.salt] !== null && row[META.salt] !== undefined) out[META.salt] = row[META.salt]
     return out
   }
 
@@ -178,8 +180,9 @@ export function createRecordCodec(
         if (column.name === ROW_COLUMN || column.name === META.hash || isBlindIndexColumn(column.name)) continue
         const field = spec.fieldsByName.get(column.name)
         const raw = row[column.name]
-        // An empty field is left out: adding a field to modules.yaml changes no existing hash.
-        if (field !== undefined && (raw === null || raw === undefined)) continue
+        // An empty field is left out: adding a field to modules.yaml changes no existing hash. So is
+        // the salt of a record written before salts were kept (F4): its `_hash` stays what it was.
+        if ((field !== undefined || column.name === META.salt) && (raw === null || raw === undefined)) continue
         stored[column.name] =
           field === undefined ? (column.name === META.version ? Number(raw) : (raw ?? null)) : logicalStored(field, raw)
       }
@@ -205,6 +208,8 @@ export function createRecordCodec(
         if (field.writeOnly || raw === null || raw === undefined) continue
         out[field.name] = logicalStored(field, raw)
       }
+      // The salt goes with the values: each version's `_hash` can be recomputed (D17, F4).
+      if (row[META.salt] !== null && row[META.salt] !== undefined) out[META.salt] = row[META.salt]
       return out
     },
     fromSnapshot(spec, data) {
@@ -218,6 +223,7 @@ export function createRecordCodec(
               ? value
               : conversions[field.storage].toDb(value)
       }
+      out[META.salt] = data[META.salt] ?? null
       return out
     },
     beforeWrite,

@@ -2,7 +2,7 @@
 // values are decrypted or masked per caller (D15); a read that decrypts is audited.
 import { META, ROW_COLUMN } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
-import { hiddenFields, withoutHidden } from '../records/field-rules.js'
+import { hiddenFields, recordReader, shownTo } from '../records/field-rules.js'
 import { resolveScope } from '../records/scope.js'
 import { recordNotFound, validationFailed } from '../errors.js'
 import { filterCondition } from './filter-sql.js'
@@ -164,7 +164,8 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           throw validationFailed([
             { field: 'q', message: `No hay campos de búsqueda de texto en '${spec.name}' para su rol` },
           ])
-        relevance = withTextSearch(records(), database.dialect, spec.table.name, columns, query.text)
+        const hidesSome = spec.fields.some((f) => f.def.searchable && hidden?.has(f.name) === true)
+        relevance = withTextSearch(records(), database.dialect, spec.table.name, columns, query.text, hidesSome)
       }
       const search = relevance
       // Relevance (q without sort), or each key of `sort` in turn; then creation order: a stable order for pages.
@@ -232,7 +233,8 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           count,
         ),
       ])
-      const decoded = rows.map((row) => withoutHidden(decodeRead(spec, row, read), hidden))
+      const reader = recordReader(spec, read.user, read.reveal)
+      const decoded = rows.map((row) => shownTo(decodeRead(spec, row, read), reader))
       await consultation(spec, rows, read, {
         criteria: criteriaOf(spec, query, codec),
         searchedEncrypted: query.filters.some((f) => f.blind),
@@ -249,7 +251,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
             .executeTakeFirst()
         : (await db.executeQuery(getQuery(spec).bind({ id }))).rows[0]
       if (row === undefined) throw recordNotFound()
-      const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
+      const record = shownTo(decodeRead(spec, row, read), recordReader(spec, read.user, read.reveal))
       await consultation(spec, [row], read, { recordId: id })
       return record
     },
@@ -261,7 +263,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
         .where(META.id, '=', id)
         .executeTakeFirst()
       if (row === undefined) return undefined
-      const record = withoutHidden(decodeRead(spec, row, read), hiddenFields(spec, read.user))
+      const record = shownTo(decodeRead(spec, row, read), recordReader(spec, read.user, read.reveal))
       await consultation(spec, [row], read, { recordId: id })
       return record
     },
@@ -298,10 +300,8 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           .where(META.id, 'in', ids)
           .execute()
         const read = { reveal, actor, user }
-        const hidden = hiddenFields(target, user)
-        const byId = new Map(
-          rows.map((row) => [String(row[META.id]), withoutHidden(decodeRead(target, row, read), hidden)]),
-        )
+        const reader = recordReader(target, user, reveal)
+        const byId = new Map(rows.map((row) => [String(row[META.id]), shownTo(decodeRead(target, row, read), reader)]))
         // Reading an embedded target is a read of it: logged as a GET of it would be.
         await consultation(target, rows, read, {})
         out = out.map((record) => {

@@ -8,7 +8,7 @@ import type { ModuleSpec } from '../compile/types.js'
 import { storedName } from '../config/database-names.js'
 import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isAppError } from '../errors.js'
 import type { ActingUser } from '../records/acting-user.js'
-import { checkWritable, hiddenFields, withoutHidden, withUserDefaults } from '../records/field-rules.js'
+import { checkWritable, recordReader, shownTo, withUserDefaults } from '../records/field-rules.js'
 import { checkCreation, checkFinal, checkUpdate } from '../records/workflow.js'
 import {
   createSealer,
@@ -20,7 +20,7 @@ import {
   sealsAudit,
   type AuditEvent,
 } from './audit-log.js'
-import { canonicalJson } from './canonical.js'
+import { canonicalJson, newRecordSalt } from './canonical.js'
 import { checkEncryptedUnique } from './encrypted-unique.js'
 import type { Db, Row } from './database.js'
 import { preparedPerModule } from './prepared.js'
@@ -171,6 +171,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         [META.modifiedBy]: actor,
         [META.version]: 1,
         [META.deleted]: null,
+        [META.salt]: newRecordSalt(),
       }
       stored[META.hash] = codec.hash(spec, stored)
       rows.push(stored)
@@ -270,6 +271,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       }
       // Only what changes is written: a value read back is not in the form a column takes (jsonb).
       const set: Row = { ...columns, [META.modified]: stamp, [META.modifiedBy]: actor, [META.version]: version + 1 }
+      // A record written before salts were kept gets one with its next version (F4, D17).
+      if (current[META.salt] === null || current[META.salt] === undefined) set[META.salt] = newRecordSalt()
       const next: Row = { ...current, ...set }
       set[META.hash] = next[META.hash] = codec.hash(spec, next)
       await trx
@@ -340,7 +343,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       const prepared = await codec.hashPasswords(spec, filled)
       await prepareRecordIds(database, spec.prefix, yearOf(now))
       const [row] = await write(spec, (trx) => insertRecords(trx, spec, [prepared], actor, now))
-      return withoutHidden(codec.decode(spec, row as Row, reveal, prepared), hiddenFields(spec, user))
+      return shownTo(codec.decode(spec, row as Row, reveal, prepared), recordReader(spec, user, reveal))
     },
 
     async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
@@ -376,7 +379,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         }
       })
       const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
-      const record = withoutHidden(decoded, hiddenFields(spec, writeOptions.user))
+      const record = shownTo(decoded, recordReader(spec, writeOptions.user, writeOptions.reveal))
       // The response discloses every stored encrypted value, not only the ones sent (issue #3).
       if (options.consultationLog !== false)
         await auditConsultation(options.readAudit, spec, [row], writeOptions, { recordId: id, revealOnly: true })

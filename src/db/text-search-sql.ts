@@ -83,6 +83,8 @@ export interface TextSearch {
 /**
  * `query` narrowed to the records where every word begins a word of one of `columns` (the
  * searchable fields the caller may read), with the expression that orders them by relevance.
+ * `hidesSome`: some searchable field is hidden from the caller; its words and length must not
+ * weigh in their order (F5).
  */
 export function withTextSearch(
   query: RecordQuery,
@@ -90,8 +92,10 @@ export function withTextSearch(
   table: string,
   columns: readonly string[],
   words: readonly string[],
+  hidesSome = false,
 ): TextSearch {
   if (dialect === 'postgres') {
+    // Each column is ranked on its own tsvector, and only the caller's: a hidden one never weighs (F5).
     const wordMatch = (word: string) =>
       sql<SqlBool>`(${sql.join(
         columns.map((c) => sql`${vectorOf(c)} @@ to_tsquery('simple', ${`${word}:*`})`),
@@ -111,9 +115,16 @@ export function withTextSearch(
   // Words hold letters and digits only: quoting them is all FTS5's query syntax needs.
   const match = `{${columns.join(' ')}} : (${words.map((w) => `"${w}"*`).join(' AND ')})`
   const hits = sql`(select rowid as _q_row, bm25(${sql.table(fts)}) as _q_rank from ${sql.table(fts)} where ${sql.table(fts)} match ${match})`
-  return {
-    query: query.innerJoin(hits.as('_q'), '_q._q_row', `${table}.${ROW_COLUMN}`) as unknown as RecordQuery,
-    rank: sql.ref('_q._q_rank'),
-    descending: false,
-  }
+  const narrowed = query.innerJoin(hits.as('_q'), '_q._q_row', `${table}.${ROW_COLUMN}`) as unknown as RecordQuery
+  if (!hidesSome) return { query: narrowed, rank: sql.ref('_q._q_rank'), descending: false }
+  // bm25 weighs a hit by the length of the whole row, hidden columns included (FTS5 has no
+  // per-column length for it): for such a caller, the rank counts the (column, word) pairs found
+  // in the columns they read, each an FTS5 lookup restricted to that column (F5).
+  const found = columns.flatMap((column) =>
+    words.map(
+      (word) =>
+        sql`(case when ${sql.ref(`${table}.${ROW_COLUMN}`)} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${`{${column}} : "${word}"*`}) then 1 else 0 end)`,
+    ),
+  )
+  return { query: narrowed, rank: sql`(${sql.join(found, sql` + `)})`, descending: true }
 }

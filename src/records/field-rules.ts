@@ -2,6 +2,7 @@
 // (403 naming the field) and values filled from the acting user on create. Pure.
 import type { ListQuery } from './list-query.js'
 import type { AccessSpec, ModuleSpec } from '../compile/types.js'
+import { META } from '../compile/metadata.js'
 import { forbidden } from '../errors.js'
 import { userAttribute, type ActingUser } from './acting-user.js'
 
@@ -23,6 +24,42 @@ export function withoutHidden<T extends Readonly<Values>>(record: T, hidden: Rea
   for (const key of Object.keys(record)) if (!hidden.has(key)) out[key] = record[key]
   return out as T
 }
+
+/**
+ * What of a record one reader sees (F4): `hidden`, the fields absent for them; `whole`, whether
+ * they read every field in clear (no field hidden, and the encrypted ones decrypted when the
+ * module has any). Only such a reader can recompute `_hash` (D17), so only they get `_sal`.
+ */
+export interface RecordReader {
+  readonly hidden: ReadonlySet<string> | undefined
+  readonly whole: boolean
+}
+
+export function recordReader(spec: ModuleSpec, user: ActingUser | null, reveal: boolean): RecordReader {
+  const hidden = hiddenFields(spec, user)
+  return { hidden, whole: hidden === undefined && (reveal || spec.encryptedFields.length === 0) }
+}
+
+/**
+ * A record as `reader` may see it (F4, D17): the fields they may not read absent; the salt only
+ * to a reader of every field; and a `_hash` without a salt (a record last written before salts
+ * were kept) left out for anyone else, since hashing guesses with the fields shown could confirm
+ * an unread value. A salted `_hash` tells nothing to whoever lacks the salt.
+ */
+export function shownTo<T extends Readonly<Values>>(record: T, reader: RecordReader): T {
+  const visible = withoutHidden(record, reader.hidden)
+  if (reader.whole) return visible
+  const { [META.salt]: salt, ...out } = visible as Values
+  if (salt === undefined || salt === null) delete out[META.hash]
+  return out as T
+}
+
+/**
+ * The `record_hash` of an audit entry as `reader` may see it: as `_hash` above, null when the
+ * version it names had no salt (`salted` false) and the reader does not read every field.
+ */
+export const recordHashShownTo = (hash: string | null, salted: boolean, reader: RecordReader): string | null =>
+  reader.whole || salted ? hash : null
 
 /** Filtering or sorting on a field one cannot read would reveal it through the answers: 403. */
 export function checkQueryReadable(spec: ModuleSpec, user: ActingUser | null, query: ListQuery): void {

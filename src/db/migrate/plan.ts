@@ -1,6 +1,6 @@
 // The migration plan as data: a pure diff of the stored snapshot and modules.yaml.
 import { FIELD_TYPES } from '../../compile/field-types.js'
-import { blindIndexColumnOf } from '../../compile/metadata.js'
+import { blindIndexColumnOf, META_COLUMNS } from '../../compile/metadata.js'
 import type { ColumnSpec, IndexSpec, ModuleSpec, TableSpec } from '../../compile/types.js'
 import type { SchemaSnapshot } from './snapshot.js'
 
@@ -69,6 +69,9 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
   const table = spec.name
   const oldColumns = new Set(before.table.columns.map((c) => c.name))
   const renamedAway = new Set<string>()
+  // A metadata column every module gained since (`_sal`, F4): nullable, so added at startup; the
+  // rows already there keep NULL, which their `_hash` never covered (D17).
+  for (const column of META_COLUMNS) if (!oldColumns.has(column.name)) steps.push({ kind: 'add_column', table, column })
   for (const field of spec.fields) {
     const from = field.def.renamedFrom
     const renamed = before.fields[field.name] === undefined && from !== undefined ? before.fields[from] : undefined

@@ -90,7 +90,7 @@ export async function auditRows(api: TestApi): Promise<Record<string, unknown>[]
 }
 
 /** Canonical JSON written here again, independently of src/db/canonical.ts. */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (value !== null && typeof value === 'object')
     return `{${Object.keys(value)
@@ -109,8 +109,9 @@ export function expectedHash(spec: ModuleSpec, raw: Record<string, unknown>): st
   for (const [column, value] of Object.entries(raw)) {
     if (column === '_hash' || column === '_row' || column.startsWith('_bidx_')) continue
     const field = spec.fields.find((f) => f.column === column)
-    // An empty field is left out, so adding a field to modules.yaml changes no stored hash (issue #4).
-    if (value === null && field !== undefined) continue
+    // An empty field is left out, so adding a field to modules.yaml changes no stored hash (issue #4);
+    // so is the salt of a record written before salts were kept (F4).
+    if (value === null && (field !== undefined || column === '_sal')) continue
     if (value === null || field === undefined || field.encrypted) stored[column] = value
     // SQLite hands JSON over as text and booleans as 0/1; PostgreSQL as jsonb and boolean.
     else if (field.def.type === 'array' || field.def.type === 'mixed')

@@ -14,6 +14,7 @@ const META = [
   { name: '_version', storage: 'integer', nullable: false },
   { name: '_hash', storage: 'text', nullable: false },
   { name: '_deleted', storage: 'text', nullable: true },
+  { name: '_sal', storage: 'text', nullable: true },
 ]
 const column = (name: string, storage: string) => ({ name, storage, nullable: true })
 

@@ -58,6 +58,27 @@ t.test('D40: a database migrated before the live-rows index gets it at the next 
   t.notOk(steps.some(isUnsafe), 'safe: applied at start, no `records migrate` needed')
 })
 
+t.test(
+  'F4: a database migrated before record salts gets the `_sal` column at the next start, one per module',
+  async (t) => {
+    const specs = specsOf(base)
+    const withoutSalt = specs.map((m) => ({
+      ...m,
+      table: { ...m.table, columns: m.table.columns.filter((c) => c.name !== '_sal') },
+    }))
+    const steps = planMigration(snapshotOf(withoutSalt), specs)
+    t.strictSame(
+      steps,
+      specs.map((m): MigrationStep => ({
+        kind: 'add_column',
+        table: m.name,
+        column: { name: '_sal', storage: 'text', nullable: true },
+      })),
+    )
+    t.notOk(steps.some(isUnsafe), 'safe: applied at start, no `records migrate` needed')
+  },
+)
+
 t.test('the configuration the database was migrated to plans nothing', async (t) => {
   t.strictSame(planTo(base), [])
 })
