@@ -14,6 +14,7 @@ import type { Keyring } from '../db/crypto.js'
 import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
 import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
+import type { RefusedEntry } from '../db/read-audit.js'
 import type { RecordCodec } from '../db/record-codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/record-store.js'
 import { canonicalizeUsernames } from '../db/username-migration.js'
@@ -133,6 +134,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
   // The app is built after the store it serves: errors of a later flush reach its log.
   const onReadAuditError = (error: unknown) =>
     app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  // F1: one entry the database refuses, set apart so that the others are written; its request id,
+  // never its content (the motivo or the ids may be personal data).
+  const onReadAuditRefused = (entry: RefusedEntry) =>
+    app?.log.error(
+      { alert: 'auditoria', ...entry },
+      'la base de datos rechazó una entrada de la auditoría de consultas: no consta; las demás se escriben',
+    )
   const clock = options.clock === undefined ? {} : { clock: options.clock }
   // The alert the error handler raises for other integrity failures, once per damaged record version.
   const onIntegrityFailure = (failure: IntegrityFailure) =>
@@ -155,6 +163,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const engine = await openEngine(settings, {
     ...clock,
     onReadAuditError,
+    onReadAuditRefused,
     onIntegrityFailure,
     onSealError,
     ...consultationLog,
