@@ -256,6 +256,16 @@ export const busy = (cause?: unknown): AppError =>
   new AppError('BUSY', 503, MESSAGES.busy, { cause, headers: { 'retry-after': '1' } })
 export const unavailable = (cause?: unknown): AppError =>
   new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, { cause })
+/** 503 on /health: consultations are being served that the log cannot record (F1, F12; D29). */
+export const consultationLogFailing = (unwritten: number, since: string, code: string): AppError =>
+  new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, {
+    details: [
+      {
+        field: 'auditoria',
+        message: `La auditoría de consultas no se puede escribir desde ${since} (${code}): ${unwritten} entradas pendientes`,
+      },
+    ],
+  })
 export const integrityError = (cause?: unknown): AppError =>
   new AppError('INTEGRITY', 500, MESSAGES.integrity, { cause })
 

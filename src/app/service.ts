@@ -215,6 +215,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
       schemaDrift: () => schemaWatch.check(),
+      consultationLog: () => engine.readAuditStatus(),
     })
     app = built
     // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
