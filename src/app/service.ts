@@ -14,7 +14,7 @@ import type { Keyring } from '../db/crypto.js'
 import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
 import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
-import type { RefusedEntry } from '../db/read-audit.js'
+import type { ReadAuditStatus, RefusedEntry } from '../db/read-audit.js'
 import type { RecordCodec } from '../db/record-codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/record-store.js'
 import { canonicalizeUsernames } from '../db/username-migration.js'
@@ -49,6 +49,8 @@ export interface OpenService {
   readonly migrated: readonly string[]
   /** Set when this start created the first superadmin with a generated password. */
   readonly initialAdmin: { readonly username: string; readonly password: string | undefined } | undefined
+  /** The consultation log's writer (F12): after `close`, `unwritten` counts the entries lost. */
+  consultationLog(): ReadAuditStatus
   close(): Promise<void>
 }
 
@@ -239,6 +241,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       keys: engine.keys,
       changes: engine.changes,
       migrated: [...engine.migrated, ...renamed],
+      consultationLog: () => engine.readAuditStatus(),
       get keyring() {
         return engine.keyring
       },

@@ -97,6 +97,9 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   // rotation no ciphertext under the retired key survives in the file (issue #3, D14).
   raw.pragma('secure_delete = ON')
   raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  // Never map the database file into memory (the build's default, said here so it stays): a mapped
+  // page the disk cannot take raises SIGBUS in the process instead of an SQLITE_IOERR (F12).
+  raw.pragma('mmap_size = 0')
   const dataVersion = raw.prepare('pragma data_version').pluck()
   const dialect = new ImmediateSqliteDialect({
     database: withStatementCache(raw),

@@ -4,53 +4,15 @@
 // stopped for real: on SQLite the data directory is a small tmpfs remounted read-only (root only:
 // skipped loudly otherwise); on PostgreSQL the service runs as its own role and INSERT on `_audit`
 // is revoked from it.
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { ON_POSTGRES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
-import { ADMIN_URL, databaseFor, IN_CI, urlOf } from '../../helpers/postgres.js'
+import { ADMIN_URL, databaseFor, urlOf } from '../../helpers/postgres.js'
+import { fillDisk, mountTmpfs } from '../../helpers/tmpfs.js'
 import { auditRows, captureLogs, eventually } from './support.js'
-
-/** A 16 MB tmpfs for the data directory, or undefined (said loudly) where mounting is not allowed. */
-export function mountTmpfs(t: Test): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'records-tmpfs-'))
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m,mode=0700', 'tmpfs', dir], { stdio: 'pipe' })
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true })
-    const message = `cannot mount a tmpfs (${String(error).split('\n')[0]}): the read-only data directory is not tested`
-    if (IN_CI) t.fail(message)
-    else t.comment(`!!! ${message} !!!`)
-    return undefined
-  }
-  t.teardown(() => {
-    execFileSync('umount', ['-l', dir])
-    rmSync(dir, { recursive: true, force: true })
-  })
-  return dir
-}
-
-/**
- * Fills the tmpfs at `dir` after emptying the database's WAL: the next commit must grow the WAL
- * and cannot (ENOSPC). Linux refuses to remount read-only a file system with files open for
- * writing, so a full disk is the real fault a test can make. Returns what frees it.
- */
-export function fillDisk(dir: string, file: string): () => void {
-  const other = new BetterSqlite3(file)
-  other.pragma('wal_checkpoint(TRUNCATE)')
-  other.close()
-  const filler = join(dir, 'filler')
-  try {
-    writeFileSync(filler, Buffer.alloc(64 * 1024 * 1024))
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOSPC') throw error
-  }
-  return () => rmSync(filler)
-}
 
 interface Breakable {
   readonly api: TestApi
