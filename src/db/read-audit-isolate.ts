@@ -5,6 +5,13 @@
 import type { AuditEvent } from './audit-log.js'
 import { writeFault } from './read-audit-faults.js'
 
+/**
+ * Failed writes one call may make: isolating a few bad entries in a batch of 1000 takes about 20 per
+ * entry; past this the rest is kept, as if the writer had failed, so that a failure of unknown kind
+ * on every entry costs a flush a bounded number of transactions, not two per entry.
+ */
+const MAX_FAILED_WRITES = 100
+
 export interface IsolatedBatch {
   /** Entries committed. */
   readonly written: number
@@ -31,14 +38,16 @@ export async function writeIsolating(
   const kept: AuditEvent[] = []
   const refused: { event: AuditEvent; error: unknown }[] = []
   const suspects: { event: AuditEvent; error: unknown }[] = []
+  let failures = 0
   const attempt = async (events: readonly AuditEvent[]): Promise<void> => {
     if (writerFailed) return void kept.push(...events)
     try {
       await write(events)
       written += events.length
     } catch (error) {
+      failures += 1
       const fault = writeFault(error)
-      if (fault === 'writer') {
+      if (fault === 'writer' || failures > MAX_FAILED_WRITES) {
         writerFailed = true
         writerError = error
         kept.push(...events)
