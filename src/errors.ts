@@ -114,6 +114,20 @@ export const motivoTooLong = (length: number): AppError =>
     },
   ])
 
+/** Why an `X-Motivo` is refused once decoded (F1, F7): what would hide or corrupt the entry that stores it. */
+export type MotivoFault = 'control' | 'bidi' | 'invisible'
+const MOTIVO_FAULTS: Record<MotivoFault, string> = {
+  control:
+    'El motivo (cabecera X-Motivo) contiene caracteres de control (U+0000 a U+001F, U+007F a U+009F, ' +
+    'U+2028, U+2029), que no se admiten',
+  bidi: 'El motivo (cabecera X-Motivo) contiene marcas de dirección del texto (bidireccionales), que no se admiten',
+  invisible: 'El motivo (cabecera X-Motivo) no contiene ningún carácter visible',
+}
+
+/** 400: an `X-Motivo` holding control or bidirectional characters, or nothing visible (F1, F7). */
+export const motivoInvalid = (fault: MotivoFault): AppError =>
+  validationFailed([{ field: 'X-Motivo', message: MOTIVO_FAULTS[fault] }])
+
 export const noToken = (): AppError => new AppError('UNAUTHENTICATED', 401, MESSAGES.noToken)
 export const invalidToken = (cause?: unknown): AppError =>
   new AppError('INVALID_TOKEN', 401, MESSAGES.invalidToken, { cause })
@@ -252,6 +266,16 @@ export const busy = (cause?: unknown): AppError =>
   new AppError('BUSY', 503, MESSAGES.busy, { cause, headers: { 'retry-after': '1' } })
 export const unavailable = (cause?: unknown): AppError =>
   new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, { cause })
+/** 503 on /health: consultations are being served that the log cannot record (F1, F12; D29). */
+export const consultationLogFailing = (unwritten: number, since: string, code: string): AppError =>
+  new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, {
+    details: [
+      {
+        field: 'auditoria',
+        message: `La auditoría de consultas no se puede escribir desde ${since} (${code}): ${unwritten} entradas pendientes`,
+      },
+    ],
+  })
 export const integrityError = (cause?: unknown): AppError =>
   new AppError('INTEGRITY', 500, MESSAGES.integrity, { cause })
 

@@ -14,7 +14,7 @@ import type { Database } from '../db/database.js'
 import { openLiveKeys, type LiveKeys } from '../db/live-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/migrate/system-tables.js'
-import { createReadAuditLog } from '../db/read-audit.js'
+import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type IntegrityFailure, type RecordStore } from '../db/record-store.js'
 import { createAccountRules, type AccountRules } from '../records/account-rules.js'
@@ -26,6 +26,8 @@ export interface EngineOptions {
   readonly migrate?: boolean
   /** A batch of read-audit entries could not be written (they stay queued for the next try). */
   readonly onReadAuditError: (error: unknown) => void
+  /** A consultation entry the database refused (F1): logged, counted, never stored. */
+  readonly onReadAuditRefused?: (entry: RefusedEntry) => void
   /** A read met stored values that fail their integrity check (once per damaged record version). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
   /** PostgreSQL (D38): a committed write's seal failed; its entry waits for the next seal. */
@@ -67,6 +69,8 @@ export interface Engine {
   readonly migrated: readonly string[]
   /** Revealing reads recorded but not written to the audit trail (after close: the ones lost). */
   unwrittenReads(): number
+  /** The consultation log's writer: what /health reports (F1, F12). */
+  readAuditStatus(): ReadAuditStatus
   /** Writes the pending read-audit entries, then closes the database. */
   close(): Promise<void>
 }
@@ -89,7 +93,13 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       options.migrate === false
         ? { applied: [] }
         : await applyMigration(database, spec.modules, { codec, clock, timezone, safeOnly: true })
-    const readAudit = createReadAuditLog({ database, timezone, clock, onError: options.onReadAuditError })
+    const readAudit = createReadAuditLog({
+      database,
+      timezone,
+      clock,
+      onError: options.onReadAuditError,
+      ...(options.onReadAuditRefused === undefined ? {} : { onRefused: options.onReadAuditRefused }),
+    })
     // Writes bump the generations a running service watches, so every instance sees them at once (D20).
     const changes = createChangeWatch(database)
     // Entries a crash left between a write's commit and its seal join the chain now (D38).
@@ -127,6 +137,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       accounts: createAccountStore(database, spec.accounts, changes),
       accountRules: createAccountRules(spec, lazyCommonPasswords()),
       unwrittenReads: () => readAudit.unwritten(),
+      readAuditStatus: () => readAudit.status(),
       async close() {
         try {
           await readAudit.close()

@@ -64,6 +64,15 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
     }, SHUTDOWN_GRACE_MS).unref()
     try {
       await service.close() // Fastify waits for requests in flight, then the read-audit buffer and the database close
+      // F12: entries the writer could not write by the end are lost with the process: said, and a failed stop.
+      const { unwritten, failing } = service.consultationLog()
+      if (unwritten > 0) {
+        log.error(
+          { unwritten, code: failing?.code },
+          `servicio detenido, pero ${unwritten} consultas no constan en la auditoría: no se pudieron escribir`,
+        )
+        process.exit(1)
+      }
       log.info('servicio detenido: base de datos cerrada')
       process.exit(0)
     } catch (error) {

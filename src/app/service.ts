@@ -14,6 +14,7 @@ import type { Keyring } from '../db/crypto.js'
 import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
 import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
+import type { ReadAuditStatus, RefusedEntry } from '../db/read-audit.js'
 import type { RecordCodec } from '../db/record-codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/record-store.js'
 import { canonicalizeUsernames } from '../db/username-migration.js'
@@ -48,6 +49,8 @@ export interface OpenService {
   readonly migrated: readonly string[]
   /** Set when this start created the first superadmin with a generated password. */
   readonly initialAdmin: { readonly username: string; readonly password: string | undefined } | undefined
+  /** The consultation log's writer (F12): after `close`, `unwritten` counts the entries lost. */
+  consultationLog(): ReadAuditStatus
   close(): Promise<void>
 }
 
@@ -133,6 +136,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
   // The app is built after the store it serves: errors of a later flush reach its log.
   const onReadAuditError = (error: unknown) =>
     app?.log.error({ err: error }, 'no se pudo escribir la auditoría de lecturas')
+  // F1: one entry the database refuses, set apart so that the others are written; its request id,
+  // never its content (the motivo or the ids may be personal data).
+  const onReadAuditRefused = (entry: RefusedEntry) =>
+    app?.log.error(
+      { alert: 'auditoria', ...entry },
+      'la base de datos rechazó una entrada de la auditoría de consultas: no consta; las demás se escriben',
+    )
   const clock = options.clock === undefined ? {} : { clock: options.clock }
   // The alert the error handler raises for other integrity failures, once per damaged record version.
   const onIntegrityFailure = (failure: IntegrityFailure) =>
@@ -155,6 +165,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
   const engine = await openEngine(settings, {
     ...clock,
     onReadAuditError,
+    onReadAuditRefused,
     onIntegrityFailure,
     onSealError,
     ...consultationLog,
@@ -206,6 +217,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       clock: engine.clock,
       ping: async () => void (await sql`select 1`.execute(database.db)),
       schemaDrift: () => schemaWatch.check(),
+      consultationLog: () => engine.readAuditStatus(),
     })
     app = built
     // Accounts kept from before the username rule (F8): named at every start until renamed.
@@ -231,6 +243,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       keys: engine.keys,
       changes: engine.changes,
       migrated: [...engine.migrated, ...usernames.changed],
+      consultationLog: () => engine.readAuditStatus(),
       get keyring() {
         return engine.keyring
       },

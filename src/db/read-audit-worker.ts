@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { appendAudit, type AuditEvent } from './audit-log.js'
 import { createSqliteDatabase } from './dialects/sqlite.js'
+import { faultCode } from './read-audit-faults.js'
 
 export interface WorkerRequest {
   readonly id: number
@@ -16,6 +17,9 @@ export interface WorkerReply {
   readonly id: number
   /** Undefined when the batch is committed; else why it was not. */
   readonly error?: string
+  /** The error's code (SQLITE_FULL...) and name (TypeError...): what read-audit-faults.ts judges by. */
+  readonly code?: string
+  readonly name?: string
 }
 
 export interface WorkerSetup {
@@ -40,6 +44,8 @@ port.on('message', (request: WorkerRequest) => {
       port.postMessage({
         id: request.id,
         error: error instanceof Error ? error.message : String(error),
+        code: faultCode(error),
+        name: error instanceof Error ? error.name : 'Error',
       } satisfies WorkerReply),
     )
 })

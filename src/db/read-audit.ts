@@ -7,12 +7,36 @@
 // On an embedded SQLite file the batches are written by a worker thread with its own
 // connection (read-audit-worker.ts): hashing and inserting them no longer takes turns with
 // requests on the event loop (issue #7). PostgreSQL writes them from here: its I/O is
-// asynchronous already.
-import { Worker } from 'node:worker_threads'
+// asynchronous already. An entry the database refuses is set apart and reported, never retried in
+// front of the others; a writer that cannot write keeps every entry, retries, and says so in
+// `status()` for /health (F1, F12).
 import { formatExactTimestamp } from '../compile/time.js'
-import { appendAudit, type AuditEvent } from './audit-log.js'
+import type { AuditEvent } from './audit-log.js'
 import type { Database } from './database.js'
-import type { WorkerReply, WorkerRequest, WorkerSetup } from './read-audit-worker.js'
+import { faultCode } from './read-audit-faults.js'
+import { writeIsolating } from './read-audit-isolate.js'
+import { inProcessWriter, workerWriter } from './read-audit-writers.js'
+
+/** What /health and a stop tell of the consultation log (F1, F12). */
+export interface ReadAuditStatus {
+  /** Entries recorded and not yet written. */
+  readonly unwritten: number
+  /** Entries the database refused since the start: reported one by one, never stored. */
+  readonly refused: number
+  /** While the writer cannot write: since when (ISO time) and the last error's code. */
+  readonly failing?: { readonly since: string; readonly code: string }
+}
+
+/** What the log of a refused entry may say: who and what, never the motivo, ids or criteria. */
+export interface RefusedEntry {
+  readonly requestId: string | null
+  readonly userId: string | null
+  readonly action: string
+  readonly module: string | null
+  readonly at: string | null
+  /** The database's code (a SQLSTATE, SQLITE_CONSTRAINT_NOTNULL...): its message may quote the data. */
+  readonly code: string
+}
 
 export interface ReadAuditLog {
   /** Undefined, or a promise to await when the backlog is full: settled once the writer caught up. */
@@ -20,6 +44,7 @@ export interface ReadAuditLog {
   flush(): Promise<void>
   /** Entries recorded and not yet written: after `close`, the ones that could not be written. */
   unwritten(): number
+  status(): ReadAuditStatus
   close(): Promise<void>
 }
 
@@ -31,74 +56,12 @@ export interface ReadAuditOptions {
   readonly maxBatch?: number
   /** Entries recorded and not yet written past which `record` asks the read to wait. */
   readonly maxBacklog?: number
+  /** The writer cannot write now: the first failure, then at most one a minute while it lasts. */
   readonly onError: (error: unknown) => void
+  /** An entry the database refused (F1): it is counted and set apart. */
+  readonly onRefused?: (entry: RefusedEntry) => void
   /** Write batches from a worker thread (SQLite files only); default: where the dialect allows. */
   readonly worker?: boolean
-}
-
-type Writer = { write(events: readonly AuditEvent[], at: string): Promise<void>; close(): Promise<void> }
-
-function inProcessWriter(database: Database): Writer {
-  return {
-    write: (events, at) => database.db.transaction().execute((trx) => appendAudit({ database, trx, events, at })),
-    close: async () => undefined,
-  }
-}
-
-/**
- * The worker's module beside this one: .ts when the tests run the sources, .js from dist. Written
- * as `../db/` so that it resolves the same from dist/src/app/serve.bundle.cjs (scripts/bundle.mjs).
- */
-const workerUrl = new URL(`../db/read-audit-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
-
-/**
- * Batches go to a worker thread started on the first flush (a process that never reveals a
- * value never starts one). Should the thread fail, batches are written from here again.
- */
-function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
-  let worker: Worker | undefined
-  let failed = false
-  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
-  let nextId = 0
-  const fail = (error: Error) => {
-    failed = true
-    for (const { reject } of waiting.values()) reject(error)
-    waiting.clear()
-  }
-  const start = (): Worker => {
-    // Small heaps: the thread holds one batch at a time. Should it run out, it exits and the
-    // batches are written from the main thread again (fail below).
-    const started = new Worker(workerUrl, {
-      workerData: setup,
-      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
-    })
-    started.unref() // never what keeps a process alive; close() ends it
-    started.on('message', (reply: WorkerReply) => {
-      const pending = waiting.get(reply.id)
-      waiting.delete(reply.id)
-      if (reply.error === undefined) pending?.resolve()
-      else pending?.reject(new Error(`auditoría de lecturas: ${reply.error}`))
-    })
-    started.on('error', fail)
-    started.on('exit', (code) => fail(new Error(`auditoría de lecturas: el hilo de escritura terminó (${code})`)))
-    return started
-  }
-  return {
-    write(events, at) {
-      if (failed) return fallback.write(events, at)
-      const thread = (worker ??= start())
-      const id = ++nextId
-      return new Promise<void>((resolve, reject) => {
-        waiting.set(id, { resolve, reject })
-        thread.postMessage({ id, events, at } satisfies WorkerRequest)
-      })
-    },
-    async close() {
-      if (worker === undefined) return
-      worker.removeAllListeners('exit')
-      await worker.terminate()
-    },
-  }
 }
 
 /**
@@ -135,6 +98,23 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
       ? workerWriter({ file }, inProcessWriter(options.database))
       : inProcessWriter(options.database)
 
+  let refused = 0
+  let failing: { since: string; code: string } | undefined
+  let lastReport = 0
+  const retryLater = () => {
+    timer ??= setTimeout(() => void flush(), maxDelayMs)
+    timer.unref()
+  }
+  const report = (event: AuditEvent, error: unknown) =>
+    options.onRefused?.({
+      requestId: event.requestId ?? null,
+      userId: event.userId,
+      action: event.action,
+      module: event.module,
+      at: event.at ?? null,
+      code: faultCode(error) || (error instanceof Error ? error.name : 'Error'),
+    })
+
   const flush = (): Promise<void> => {
     if (timer !== undefined) clearTimeout(timer)
     timer = undefined
@@ -145,20 +125,30 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     pendingWeight = 0
     const at = formatExactTimestamp(options.clock(), options.timezone)
     writing = writing
-      .then(() => writer.write(batch, at))
-      .then(
-        () => {
-          backlog -= batchWeight
-          unwritten -= batch.length
+      .then(() => writeIsolating((events) => writer.write(events, at), batch))
+      .then((result) => {
+        const keptWeight = result.kept.reduce((sum, event) => sum + weight(event), 0)
+        backlog -= batchWeight - keptWeight
+        unwritten -= batch.length - result.kept.length
+        refused += result.refused.length
+        for (const { event, error } of result.refused) report(event, error)
+        if (result.writerError === undefined) {
+          failing = undefined
           if (backlog <= maxBacklog) release()
-        },
-        (error: unknown) => {
-          pending = [...batch, ...pending] // kept for the next flush
-          pendingWeight += batchWeight
-          options.onError(error)
-          release() // reads go on (as with no backlog) while the audit cannot be written; logged
-        },
-      )
+          return
+        }
+        pending = [...result.kept, ...pending] // kept, in order, for the next flush
+        pendingWeight += keptWeight
+        const code = faultCode(result.writerError) || 'desconocido'
+        if (failing === undefined || Date.now() - lastReport >= 60_000) {
+          lastReport = Date.now()
+          options.onError(result.writerError)
+        }
+        failing ??= { since: new Date().toISOString(), code }
+        failing = { since: failing.since, code }
+        retryLater()
+        release() // reads go on while the audit cannot be written: logged, and /health answers 503
+      })
     return writing
   }
 
@@ -175,7 +165,8 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
         backlog += size
       }
       unwritten += events.length
-      if (pendingWeight >= maxBatch) void flush()
+      // While the writer fails, the retry timer flushes: not every read.
+      if (pendingWeight >= maxBatch && failing === undefined) void flush()
       else if (timer === undefined) {
         timer = setTimeout(() => void flush(), maxDelayMs)
         timer.unref()
@@ -184,6 +175,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
     },
     flush,
     unwritten: () => unwritten,
+    status: () => ({ unwritten, refused, ...(failing === undefined ? {} : { failing }) }),
     async close() {
       await flush()
       await writer.close()

@@ -22,7 +22,7 @@ import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
 import { DOCS_PREFIX, docsRoutes } from './routes/docs.js'
-import { healthRoutes } from './routes/health.js'
+import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
@@ -48,6 +48,8 @@ export interface AppDeps {
   readonly ping: () => Promise<void>
   /** Whether the service still serves the current schema, for /health (issue #18 item 5). */
   readonly schemaDrift?: () => Promise<object | undefined>
+  /** The consultation log's writer, for /health (F1, F12). */
+  readonly consultationLog?: HealthOptions['consultationLog']
   /** Largest accepted body in bytes (D7: 1 MiB). */
   readonly bodyLimit?: number
   /** Browser origins allowed to call the API (CORS_ORIGINS); empty: no CORS headers at all. */
@@ -151,10 +153,12 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   await app.register(
     async (api) => {
       const schemaDrift = deps.schemaDrift === undefined ? {} : { schemaDrift: deps.schemaDrift }
+      const consultationLog = deps.consultationLog === undefined ? {} : { consultationLog: deps.consultationLog }
       await api.register(healthRoutes, {
         ping: deps.ping,
         integrityFailures: () => deps.store.integrityFailures(),
         ...schemaDrift,
+        ...consultationLog,
       })
       const document = () =>
         buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })

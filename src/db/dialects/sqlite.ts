@@ -15,17 +15,34 @@ import {
 import type { Database, DynamicDb } from '../database.js'
 import { statementWithRowsBuiltInJs, type RowSource } from './sqlite-rows.js'
 
+interface ImmediateConfig {
+  readonly database: SqliteDatabase
+  /** Whether the connection is inside a transaction (better-sqlite3's `inTransaction`). */
+  readonly inTransaction: () => boolean
+}
+
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #inTransaction: () => boolean
+  constructor(config: ImmediateConfig) {
+    super(config)
+    this.#inTransaction = config.inTransaction
+  }
   // A deferred transaction that reads and then writes can fail with SQLITE_BUSY when
   // another process wrote in between; taking the lock first makes busy_timeout apply.
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'))
   }
+  // SQLite rolls a transaction back by itself on SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM or
+  // SQLITE_BUSY; a ROLLBACK then fails with "cannot rollback - no transaction is active", and that
+  // error would replace the real one in the caller's catch (F12). Nothing left to undo: nothing to do.
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.#inTransaction()) await super.rollbackTransaction(connection)
+  }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: { database: SqliteDatabase }
-  constructor(config: { database: SqliteDatabase }) {
+  readonly #config: ImmediateConfig
+  constructor(config: ImmediateConfig) {
     super(config)
     this.#config = config
   }
@@ -80,8 +97,15 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   // rotation no ciphertext under the retired key survives in the file (issue #3, D14).
   raw.pragma('secure_delete = ON')
   raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
+  // Never map the database file into memory (the build's default, said here so it stays): a mapped
+  // page the disk cannot take raises SIGBUS in the process instead of an SQLITE_IOERR (F12).
+  raw.pragma('mmap_size = 0')
   const dataVersion = raw.prepare('pragma data_version').pluck()
-  const db = new Kysely<DynamicDb>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) })
+  const dialect = new ImmediateSqliteDialect({
+    database: withStatementCache(raw),
+    inTransaction: () => raw.inTransaction,
+  })
+  const db = new Kysely<DynamicDb>({ dialect })
   return {
     db,
     dialect: 'sqlite',

@@ -16,6 +16,7 @@ function collecting(): { log: ReadAuditLog; events: AuditEvent[] } {
     record: (batch) => void events.push(...batch),
     flush: async () => undefined,
     unwritten: () => 0,
+    status: () => ({ unwritten: 0, refused: 0 }),
     close: async () => undefined,
   }
   return { log, events }
