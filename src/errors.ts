@@ -276,6 +276,12 @@ export const consultationLogFailing = (unwritten: number, since: string, code: s
       },
     ],
   })
+/** 503 to a read while the consultation log cannot be written and its backlog is full (F1; D29). */
+export const consultationLogFull = (unwritten: number, since: string, code: string): AppError =>
+  new AppError('UNAVAILABLE', 503, MESSAGES.unavailable, {
+    cause: new Error(`consultation log failing since ${since} (${code}), ${unwritten} entries waiting`),
+    headers: { 'retry-after': '5' },
+  })
 export const integrityError = (cause?: unknown): AppError =>
   new AppError('INTEGRITY', 500, MESSAGES.integrity, { cause })
 

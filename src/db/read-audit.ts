@@ -11,6 +11,7 @@
 // front of the others; a writer that cannot write keeps every entry, retries, and says so in
 // `status()` for /health (F1, F12).
 import { formatExactTimestamp } from '../compile/time.js'
+import { consultationLogFull } from '../errors.js'
 import type { AuditEvent } from './audit-log.js'
 import type { Database } from './database.js'
 import { faultCode } from './read-audit-faults.js'
@@ -39,8 +40,12 @@ export interface RefusedEntry {
 }
 
 export interface ReadAuditLog {
-  /** Undefined, or a promise to await when the backlog is full: settled once the writer caught up. */
-  record(events: readonly AuditEvent[]): Promise<void> | undefined
+  /**
+   * Undefined, or a promise to await when the backlog is full: settled once the writer caught up.
+   * Throws 503 instead while the writer cannot write and the backlog is full (F1): a read that
+   * cannot be logged is not served. `always` records anyway (an answer to a committed write).
+   */
+  record(events: readonly AuditEvent[], always?: boolean): Promise<void> | undefined
   flush(): Promise<void>
   /** Entries recorded and not yet written: after `close`, the ones that could not be written. */
   unwritten(): number
@@ -153,8 +158,12 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
   }
 
   return {
-    record(events) {
+    record(events, always = false) {
       if (events.length === 0) return undefined
+      // Fail closed (F1, D29): past the backlog, while nothing can be written, memory stops
+      // growing and the read is refused; the failure is on /health and in the log already.
+      if (failing !== undefined && backlog >= maxBacklog && !always)
+        throw consultationLogFull(unwritten, failing.since, failing.code)
       // Each entry keeps the time of its request (ms), not of the flush that writes it (issue #15).
       const at = formatExactTimestamp(options.clock(), options.timezone)
       for (const event of events) {

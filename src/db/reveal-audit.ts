@@ -76,5 +76,6 @@ export function auditConsultation(
   detail?: ConsultationDetail,
 ): Promise<void> | undefined {
   const event = consultationEvent(spec, rows, read, detail)
-  return event === undefined ? undefined : log.record([event])
+  // A write's answer is recorded even while the log is full: the write has committed (F1).
+  return event === undefined ? undefined : log.record([event], detail?.revealOnly === true)
 }

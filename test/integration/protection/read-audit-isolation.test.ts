@@ -159,3 +159,29 @@ t.test('F1, F12: a writer that cannot write keeps every entry, reports it, and w
     'nothing lost, in order',
   )
 })
+
+t.test('F1, D29: while the writer cannot write, a full backlog refuses reads (503) instead of growing', async (t) => {
+  const dataDir = tempDir(t)
+  const { database, unblock } = await blockWriter(t, dataDir)
+  const { log } = startLog(t, database, { worker: false, maxBacklog: 3, maxBatch: 100 })
+  t.equal(log.record([read(1), read(2)]), undefined, 'below the backlog: recorded')
+  await log.flush()
+  t.ok(log.status().failing, 'the writer is failing')
+  void log.record([read(3)]) // the backlog is full now: this one is recorded, the next refused
+  t.throws(
+    () => log.record([read(4)]),
+    { statusCode: 503, code: 'UNAVAILABLE' },
+    'a read that cannot be logged is refused',
+  )
+  t.equal(log.status().unwritten, 3, 'the refused read left nothing behind: memory stops growing')
+  t.doesNotThrow(() => log.record([read(5)], true), 'the answer to a committed write is recorded anyway')
+  await unblock()
+  await log.flush()
+  t.equal(log.record([read(6)]), undefined, 'recovered: reads are logged again')
+  await log.flush()
+  t.same(
+    await writtenIds(database),
+    ['DEN-2026-00001', 'DEN-2026-00002', 'DEN-2026-00003', 'DEN-2026-00005', 'DEN-2026-00006'],
+    'every recorded entry written, in order; the refused read has none',
+  )
+})
