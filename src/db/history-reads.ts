@@ -6,9 +6,10 @@ import { META } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
 import { recordNotFound, recordVersionNotFound } from '../errors.js'
 import { hiddenFields, recordHashShownTo, recordReader, shownTo } from '../records/field-rules.js'
-import { auditEntryFromRow, type AuditAction, type AuditEntry } from './audit-log.js'
+import { auditEntryFromRow, type AuditAction } from './audit-log.js'
 import type { Db, Row } from './database.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { entriesShownTo } from './history-visibility.js'
 import { recordQuery } from './record-query.js'
 import type { ApiRecord, HistoryEntry, ReadOptions, RecordStore, RecordStoreOptions } from './record-store.js'
 import { readVersions, rowOfVersion } from './record-versions.js'
@@ -74,7 +75,8 @@ export function createHistoryReads({ database, codec, readAudit, consultationLog
       const rows = new Map(versions.map((v) => [v.version, rowOfVersion(spec, codec, live, v)]))
       const records = new Map([...rows].map(([version, row]) => [version, shown(spec, row, read)]))
       const hidden = hiddenFields(spec, read.user)
-      const out: HistoryEntry[] = entries.map((entry: AuditEntry) => {
+      // Consultations, and who asked from where and why: auditors only (F2, history-visibility.ts).
+      const out: HistoryEntry[] = entriesShownTo(entries, read.auditor === true).map((entry) => {
         const version = entry.version ?? 0
         const after = records.get(version)
         // Version 1 changes from nothing; a later one needs the version before it kept too.

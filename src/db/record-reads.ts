@@ -286,7 +286,7 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
       return rows.map((r) => String(r[META.id]))
     },
 
-    async expand(spec, records, expansions, { actor, user }) {
+    async expand(spec, records, expansions, { actor, user, request }) {
       let out = [...records]
       for (const { field, reveal } of expansions) {
         const ref = spec.references.find((r) => r.field === field)
@@ -299,7 +299,8 @@ export function createRecordReads(options: RecordStoreOptions): RecordReads {
           .selectAll()
           .where(META.id, 'in', ids)
           .execute()
-        const read = { reveal, actor, user }
+        // The request names the consultation: who, from where and why (F3).
+        const read = { reveal, actor, user, ...(request === undefined ? {} : { request }) }
         const reader = recordReader(target, user, reveal)
         const byId = new Map(rows.map((row) => [String(row[META.id]), shownTo(decodeRead(target, row, read), reader)]))
         // Reading an embedded target is a read of it: logged as a GET of it would be.

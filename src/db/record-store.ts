@@ -8,6 +8,7 @@ import type { Filter, ListQuery } from '../records/list-query.js'
 import type { ModuleSpec } from '../compile/types.js'
 import type { ActingUser } from '../records/acting-user.js'
 import type { AuditEntry, AuditEvent } from './audit-log.js'
+import type { ShownAuditEntry } from './history-visibility.js'
 import { createAuditReads } from './audit-reads.js'
 import { createHistoryReads } from './history-reads.js'
 import type { ChangeWatch } from './change-watch.js'
@@ -20,8 +21,11 @@ import { createSessionEvents } from './session-events.js'
 
 export type ApiRecord = Readonly<Record<string, unknown>>
 
-/** One entry of a record's history: a write carries its changed fields' old and new values. */
-export type HistoryEntry = AuditEntry & {
+/**
+ * One entry of a record's history, as its reader may see it (F2): a write carries its changed
+ * fields' old and new values.
+ */
+export type HistoryEntry = ShownAuditEntry & {
   readonly changes?: Readonly<Record<string, { readonly old: unknown; readonly new: unknown }>>
 }
 
@@ -44,6 +48,11 @@ export interface ReadOptions {
   readonly request?: RequestContext
   /** False: the caller logs this read itself (an export logs one `comunicar` entry). */
   readonly logConsultation?: boolean
+  /**
+   * Holds the audit trail's `ver` (D25): a record's history shows its consultations and who
+   * asked, from where and why (F2). Absent: false, the record's changes only.
+   */
+  readonly auditor?: boolean
 }
 
 /** Who asked, from where and why: the request columns of a consultation entry (issue #15). */

@@ -1,8 +1,8 @@
-// Consultations (issue #15): a read of a module holding personal data, a search through an
-// encrypted field, or a read that decrypts values leaves ONE 'consultar' entry per request,
-// naming who, when, from where, why, the ids returned, the fields shown (never their values)
-// and the criteria (an encrypted field's value only as its keyed blind-index hash). Entries
-// go to the batched read-audit log.
+// Consultations (issue #15): a read of a module holding personal data (or one the reader's role
+// must justify, F3), a search through an encrypted field, or a read that decrypts values leaves
+// ONE 'consultar' entry per request, naming who, when, from where, why, the ids returned, the
+// fields shown (never their values) and the criteria (an encrypted field's value only as its
+// keyed blind-index hash). Entries go to the batched read-audit log.
 import { META } from '../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { hiddenFields } from '../records/field-rules.js'
@@ -40,7 +40,9 @@ export function consultationEvent(
   const hidden = hiddenFields(spec, user)
   const visible = (f: FieldSpec) => !(hidden?.has(f.name) ?? false) && (asked?.has(f.name) ?? true)
   const revealed = reveal ? spec.encryptedFields.filter((f) => visible(f) && present(rows, f)) : []
-  const personal = spec.def.personalData === true && detail.revealOnly !== true
+  // A read the reader's role must justify (`motivo_requerido:`) is a consultation like one of personal data (F3).
+  const justified = user !== null && spec.def.motivoRequired?.consultar?.includes(user.role) === true
+  const personal = (spec.def.personalData === true || justified) && detail.revealOnly !== true
   if (!personal && revealed.length === 0 && detail.searchedEncrypted !== true) return undefined
   const fields =
     detail.fields ??

@@ -78,9 +78,22 @@ export const requestContextOf = (request: FastifyRequest): RequestContext => ({
   motivo: motivoOf(request),
 })
 
-/** 400 when modules.yaml requires this role to justify this action on this module and it did not. */
-export function checkMotivo(spec: ModuleSpec, auth: AuthContext, action: MotivoAction, context: RequestContext): void {
+/** Whether modules.yaml requires this role to justify this action on this module and it did not. */
+export function motivoMissing(
+  spec: ModuleSpec,
+  auth: AuthContext,
+  action: MotivoAction,
+  context: RequestContext,
+): boolean {
   const roles = spec.def.motivoRequired?.[action]
-  if (roles !== undefined && context.motivo === null && roles.includes(auth.role.name))
-    throw motivoRequired(spec.name, action, auth.role.name)
+  return roles !== undefined && context.motivo === null && roles.includes(auth.role.name)
+}
+
+/**
+ * 400 when modules.yaml requires this role to justify this action on this module and it did not.
+ * Every path that reveals a module's records asks it for that module (F3): its own routes, an
+ * `?expand=` into it, a live feed of it.
+ */
+export function checkMotivo(spec: ModuleSpec, auth: AuthContext, action: MotivoAction, context: RequestContext): void {
+  if (motivoMissing(spec, auth, action, context)) throw motivoRequired(spec.name, action, auth.role.name)
 }

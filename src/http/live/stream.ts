@@ -3,13 +3,15 @@
 // the subscriber's scope and the list filters; field rules, masking and the read audit as a
 // GET), so the feed has no access rule of its own. Entries are handled one at a time, in seq
 // order; the subscriber's token and permissions are checked again before each batch and on
-// every heartbeat.
+// every heartbeat. Each record shown is a consultation naming the subscription's request: its
+// address, id and motivo (F3).
 import type { ModuleSpec } from '../../compile/types.js'
 import type { AuditEntry } from '../../db/audit-log.js'
 import type { AuditTail } from '../../db/audit-tail.js'
-import type { RecordStore } from '../../db/record-store.js'
+import type { RecordStore, RequestContext } from '../../db/record-store.js'
 import type { Filter } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext } from '../auth.js'
+import { motivoMissing } from '../motivo.js'
 
 /** The event names a client listens for. */
 export type LiveEventKind = 'crear' | 'editar' | 'mover' | 'eliminar' | 'fuera' | 'recargar' | 'cerrado'
@@ -26,6 +28,8 @@ export interface LiveStreamOptions {
   /** Checks the subscriber again (revocation, disabled account, session version); throws when gone. */
   readonly recheck: () => Promise<AuthContext>
   readonly auth: AuthContext
+  /** The subscription's request (address, id, motivo): what each consultation of the feed names. */
+  readonly request: RequestContext
   /** Writes raw text to the response; false once the client is gone. */
   readonly send: (text: string) => boolean
   /** Ends the response. */
@@ -102,6 +106,14 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
       close(`El rol '${auth.role.name}' ya no tiene el permiso '${lost.spec.permissions.ver}'`)
       return false
     }
+    // A role changed to one that must justify reading a module, on a feed opened without a motivo (F3).
+    const unjustified = [...subscriptions.values()].find((s) =>
+      motivoMissing(s.spec, auth, 'consultar', options.request),
+    )
+    if (unjustified !== undefined) {
+      close(`El rol '${auth.role.name}' debe indicar el motivo para consultar '${unjustified.spec.name}'`)
+      return false
+    }
     return true
   }
 
@@ -127,7 +139,12 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
       if (saw) emit(entry.seq, 'eliminar', base)
       return
     }
-    const read = { reveal: holds(auth, spec.permissions.descifrar), actor: auth.account.id, user }
+    const read = {
+      reveal: holds(auth, spec.permissions.descifrar),
+      actor: auth.account.id,
+      user,
+      request: options.request,
+    }
     const record = await store.visible(spec, id, filters, read)
     if (record !== undefined) {
       remember(spec.name, id)

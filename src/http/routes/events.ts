@@ -1,16 +1,19 @@
 // The live feed (issue #16 item 5): GET /eventos streams Server-Sent Events of record writes,
 // POST /eventos/ticket gives a browser's EventSource a single-use ticket (it cannot send the
-// bearer header, and a token in a URL ends in logs). Access rules are the store's (stream.ts).
+// bearer header, and a token in a URL ends in logs). Access rules are the store's (stream.ts);
+// a module's motivo rule is asked at subscription, the motivo coming with the ticket or the
+// request (F3).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { EventTicketStore } from '../../db/event-tickets.js'
 import type { AuditTail } from '../../db/audit-tail.js'
-import type { RecordStore } from '../../db/record-store.js'
+import type { RecordStore, RequestContext } from '../../db/record-store.js'
 import { invalidTicket, missingPermission, tooManyStreams, validationFailed, type ErrorDetail } from '../../errors.js'
 import { checkQueryReadable } from '../../records/field-rules.js'
 import { LIST_PARAMETERS, parseListQuery, type QueryValue } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext, type TokenClaims } from '../auth.js'
 import type { LiveFeed } from '../live/feed.js'
+import { checkMotivo, motivoMissing, motivoOf } from '../motivo.js'
 import { createLiveStream, type LiveStream, type Subscription } from '../live/stream.js'
 
 export interface LiveFeedLimits {
@@ -76,25 +79,39 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
   })
   app.addHook('onClose', async () => feed.close())
 
-  /** The caller: a ticket (spent here) or the bearer token. */
-  async function caller(request: EventsRequest): Promise<AuthContext> {
+  /**
+   * The caller, by a ticket (spent here) or the bearer token, and the request its consultations
+   * name: this one's address and id, the motivo given with the ticket or in `X-Motivo` (F3).
+   */
+  async function caller(request: EventsRequest): Promise<{ auth: AuthContext; context: RequestContext }> {
     const ticket = single(request.query['ticket'])
-    if (ticket === undefined) return app.authenticate(request)
-    const claims = (await tickets.redeem(ticket, clock().getTime())) as TokenClaims | undefined
-    if (claims === undefined) throw invalidTicket()
-    return app.authorizeClaims(claims)
+    let auth: AuthContext
+    let motivo = motivoOf(request)
+    if (ticket === undefined) auth = await app.authenticate(request)
+    else {
+      const grant = await tickets.redeem(ticket, clock().getTime())
+      if (grant?.claims === undefined) throw invalidTicket()
+      auth = await app.authorizeClaims(grant.claims as TokenClaims)
+      motivo = grant.motivo ?? motivo
+    }
+    return { auth, context: { address: request.ip, requestId: String(request.id), motivo } }
   }
 
-  /** The modules asked for (all the caller may list when none), each with the list's filters. */
+  /**
+   * The modules asked for, each with the list's filters; when none, all the caller may list as
+   * it asks: those whose motivo rule it meets (F3). A module named without the motivo it needs: 400.
+   */
   function subscriptions(
     request: EventsRequest,
-    auth: AuthContext,
+    { auth, context }: { auth: AuthContext; context: RequestContext },
     problems: ErrorDetail[],
   ): Map<string, Subscription> {
     const raw = single(request.query['modulos'])
     const names =
       raw === undefined || raw.trim() === ''
-        ? service.modules.filter((m) => holds(auth, m.permissions.ver)).map((m) => m.name)
+        ? service.modules
+            .filter((m) => holds(auth, m.permissions.ver) && !motivoMissing(m, auth, 'consultar', context))
+            .map((m) => m.name)
         : [...new Set(raw.split(',').map((n) => n.trim()))]
     const filterQuery = Object.fromEntries(
       Object.entries(request.query).filter(([k]) => !(FEED_PARAMETERS as readonly string[]).includes(k)),
@@ -109,6 +126,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
         continue
       }
       if (!holds(auth, spec.permissions.ver)) throw missingPermission(spec.permissions.ver, auth.role.name)
+      checkMotivo(spec, auth, 'consultar', context)
       const query = parseListQuery(spec, filterQuery, service.service.list)
       // As a list: an encrypted filter needs descifrar (D16), a hidden field is not filterable (#14).
       if (query.filtersEncrypted && !holds(auth, spec.permissions.descifrar))
@@ -123,16 +141,18 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     const auth = await app.authenticate(request)
     const now = clock().getTime()
     const expires = now + limits.ticketSeconds * 1000
-    const ticket = await tickets.issue(auth.claims, now, expires)
+    // The motivo travels with the ticket: the EventSource redeeming it cannot send the header (F3).
+    const ticket = await tickets.issue({ claims: auth.claims, motivo: motivoOf(request) }, now, expires)
     void reply.code(201)
     return { success: true, data: { ticket, caduca: new Date(expires).toISOString() } }
   })
 
   app.get('/', async (request: EventsRequest, reply) => {
-    const auth = await caller(request)
+    const asking = await caller(request)
+    const { auth } = asking
     const problems: ErrorDetail[] = []
     const from = resumePoint(request, problems)
-    const subs = subscriptions(request, auth, problems)
+    const subs = subscriptions(request, asking, problems)
     if (problems.length > 0) throw validationFailed(problems)
     const userId = auth.account.id
     const mine = perUser.get(userId) ?? 0
@@ -152,6 +172,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
       store,
       subscriptions: subs,
       auth,
+      request: asking.context,
       recheck: async () => {
         if (auth.claims.exp * 1000 <= clock().getTime()) throw invalidTicket()
         return app.authorizeClaims(auth.claims)

@@ -79,21 +79,24 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   /**
    * `?expand=` (issue #16): the named references replaced by their targets, read under the
-   * caller's permissions on the target module; without its `ver`, a reference stays an id.
+   * caller's permissions on the target module; without its `ver`, a reference stays an id. An
+   * embedded record is revealed like a GET of it: its module's motivo rule applies (400 naming
+   * that module, before anything is read) and its consultation names this request (F3).
    */
-  const expandOf = (request: FastifyRequest): string[] =>
-    parseExpand(spec, (request.query as Record<string, string | string[]>)[EXPAND_PARAMETER])
+  const expansionsOf = (request: FastifyRequest, auth: AuthContext & { readonly request: RequestContext }) =>
+    parseExpand(spec, (request.query as Record<string, string | string[]>)[EXPAND_PARAMETER]).flatMap(
+      (field): Expansion[] => {
+        const target = service.moduleByName.get(spec.references.find((r) => r.field === field)?.module ?? '')
+        if (target === undefined || !holds(auth, target.permissions.ver)) return []
+        checkMotivo(target, auth, 'consultar', auth.request)
+        return [{ field, reveal: holds(auth, target.permissions.descifrar) }]
+      },
+    )
   const expanded = async (
-    names: readonly string[],
+    expansions: readonly Expansion[],
     auth: AuthContext & { readonly request: RequestContext },
     records: ApiRecord[],
   ): Promise<ApiRecord[]> => {
-    const expansions: Expansion[] = names.flatMap((field) => {
-      const target = service.moduleByName.get(spec.references.find((r) => r.field === field)?.module ?? '')
-      return target === undefined || !holds(auth, target.permissions.ver)
-        ? []
-        : [{ field, reveal: holds(auth, target.permissions.descifrar) }]
-    })
     if (expansions.length === 0) return records
     return store.expand(spec, records, expansions, {
       actor: auth.account.id,
@@ -105,7 +108,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.get('/', async (request, reply) => {
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
-    const expand = expandOf(request)
+    const expand = expansionsOf(request, auth)
     // D16
     if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name)
     const user = actingUser(auth)
@@ -127,7 +130,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const problems: ErrorDetail[] = []
     const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
     if (problems.length > 0) throw validationFailed(problems)
-    const expand = expandOf(request)
+    const expand = expansionsOf(request, auth)
     const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields, request: auth.request }
     // ?version=N: the record as it was (issue #15 item 6); no ETag, it is not the one to change.
     const version = parseVersion((request.query as Record<string, unknown>)['version'])
@@ -146,7 +149,9 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.get('/:id/historial', async (request: IdRequest) => {
     const auth = await allow(request, 'history')
     const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), request: auth.request }
-    return { success: true, data: { entries: await store.history(spec, request.params.id, read) } }
+    // F2: consultations and who asked are for the audit trail's holders only (history-visibility.ts).
+    const auditor = holds(auth, service.audit.permission)
+    return { success: true, data: { entries: await store.history(spec, request.params.id, { ...read, auditor }) } }
   })
 
   app.post('/', async (request, reply) => {

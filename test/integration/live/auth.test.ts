@@ -57,7 +57,8 @@ t.test('#16: a role that loses a module it follows ends the stream, saying so', 
   const { api, feed } = await listening(t)
   const admin = await api.adminToken()
   const user = await api.userWithRole('consulta')
-  const stream = await feed('?modulos=personal', user.token)
+  // consulta justifies reading personal (F3: the motivo rule applies to the feed too).
+  const stream = await feed('?modulos=personal', user.token, { 'x-motivo': 'Cuadrante de servicio' })
   t.equal(stream.status, 200)
   const put = await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { rol: 'agente' } })
   t.equal(put.status, 200, JSON.stringify(put.body))

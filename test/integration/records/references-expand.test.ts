@@ -18,9 +18,14 @@ t.test('#16: expand embeds a visible target under its scope, field rules and mas
   t.equal(admin.status, 200)
   t.match(admin.body.data.agente_asignado, { _id: active._id, nif: active.nif, contacto_email: 'agente@example.org' })
 
-  // An oficial: personal.ver without descifrar, scoped to active staff, no e-mail.
+  // An oficial: personal.ver without descifrar, scoped to active staff, no e-mail; giving the
+  // motivo that reading personal asks of the role (F3, test/integration/access/motivo-paths.test.ts).
   const oficial = await api.userWithRole('oficial')
-  const list = await api.request('GET', '/denuncias?expand=agente_asignado&sort=_created', { token: oficial.token })
+  const motivo = { 'x-motivo': 'Reparto de denuncias' }
+  const list = await api.request('GET', '/denuncias?expand=agente_asignado&sort=_created', {
+    token: oficial.token,
+    headers: motivo,
+  })
   t.equal(list.status, 200)
   const byId = new Map(list.body.data.records.map((r: any) => [r._id, r.agente_asignado]))
   const embedded = byId.get(seen._id) as any
@@ -35,6 +40,7 @@ t.test('#16: expand embeds a visible target under its scope, field rules and mas
   const own = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: active._id })
   const reassigned = await api.request('GET', `/denuncias/${own._id}?expand=agente_asignado`, {
     token: (await api.userWithRole('oficial')).token,
+    headers: motivo,
   })
   t.equal(reassigned.body.data.agente_asignado._id, active._id)
   const mine = await api.create('denuncias', VALID['denuncias']!(), agente.token)
