@@ -135,7 +135,9 @@ t.test('D22: a password is write-only: in the create body, never in the record s
 
 t.test('D8, API reference 2.3: the record schema requires the metadata and checks the id pattern', async (t) => {
   const record = moduleOf(service, 'sala092').schemas.record
-  t.same(record['required'], ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash'])
+  // F4, D17: `_hash` is left out for a reader who cannot read every field of an unsalted record.
+  t.same(record['required'], ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version'])
+  t.ok((record['properties'] as Record<string, unknown>)['_hash'], '_hash is described, not required')
   const id = (record['properties'] as Record<string, { pattern: string }>)['_id']
   t.equal(id?.pattern, '^092-[0-9]{4}-[0-9]{5,}$')
   t.match('092-2026-00001', new RegExp(id?.pattern ?? '$^'))
