@@ -108,10 +108,8 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
   const list = page.locator('#operations-denuncias-list_Denuncias')
   await list.locator('.opblock-summary').click()
   await tryItOut(list)
-  t.ok(
-    (await list.locator('.parameters tbody > tr.parameters').count()) <= 8,
-    'the list has a handful of parameters, not one per field and operator',
-  )
+  const rows = await list.locator('tr[data-param-name]').count()
+  t.ok(rows > 0 && rows <= 8, `the list has a handful of parameters, not one per field and operator (${rows})`)
   await list.locator('.execute').click()
   const status = list.locator('.live-responses-table .response .response-col_status').first()
   await status.waitFor({ timeout: 30_000 })
