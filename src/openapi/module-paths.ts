@@ -1,10 +1,9 @@
 // The paths of one module (API reference 4.4-4.8, D13, D25): operations built from the route specs and
 // the JSON Schemas that validate request bodies, widened to what the service accepts and ignores.
-import type { FilterOperator, JsonSchema } from '../compile/field-types.js'
-import { MAX_IN_VALUES } from '../records/list-query.js'
-import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS } from '../records/text-query.js'
-import { FILTERABLE_META, MASK, SORTABLE_META } from '../compile/metadata.js'
-import type { FieldSpec, ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
+import type { JsonSchema } from '../compile/field-types.js'
+import { INTEGRITY, MASK, META } from '../compile/metadata.js'
+import type { ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
+import { expandParameters, fieldsParameter, listParameters } from './list-parameters.js'
 import { scopeNote } from './scope-note.js'
 import { createExample, exampleId, recordExample, updateExample } from './examples.js'
 import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenApiObject } from './responses.js'
@@ -68,9 +67,8 @@ const versionParameter: OpenApiObject = {
   in: 'query',
   required: false,
   description:
-    'El registro tal como era en esa versión (D33); 404 `Versión del registro no encontrada` si no la tuvo o no se guardó.',
+    'El registro tal como era en esa versión (D33), p. ej. `1`; 404 `Versión del registro no encontrada` si no la tuvo o no se guardó. Vacío: la actual.',
   schema: { type: 'integer', minimum: 1 },
-  example: 1,
 }
 
 /** What a write changed in one field, as the reader may see it (masked, D15). */
@@ -105,145 +103,8 @@ const ifMatch: OpenApiObject = {
   name: 'If-Match',
   in: 'header',
   required: false,
-  description: 'Versión esperada, `"<_version>"` (D13).',
+  description: 'Versión esperada, `"<_version>"`, p. ej. `"1"` (D13). Vacío: sin comprobar la versión.',
   schema: { type: 'string' },
-  example: '"1"',
-}
-
-/** A filter's schema: the value schema's type, enum and format, as a query string carries it. */
-function filterSchema(field: FieldSpec): JsonSchema {
-  const keep = ['type', 'enum', 'format'] as const
-  return Object.fromEntries(
-    keep.filter((k) => field.valueSchema[k] !== undefined).map((k) => [k, field.valueSchema[k]]),
-  )
-}
-
-/** What each operator means, for the parameter descriptions (issue #16). */
-const OPERATOR_NOTES: Readonly<Record<FilterOperator, string>> = {
-  eq: 'igual a',
-  ne: 'distinto de (incluye los registros sin valor)',
-  gt: 'mayor que',
-  gte: 'mayor o igual que',
-  lt: 'menor que',
-  lte: 'menor o igual que',
-  in: `uno de los valores separados por comas (\`\\,\` es una coma literal; como máximo ${MAX_IN_VALUES})`,
-  null: '`true`: sin valor; `false`: con valor',
-}
-
-/** The parameters of one filterable target: `campo` (eq, D11) and `campo[op]` for each operator it allows. */
-function operatorParameters(
-  name: string,
-  operators: readonly FilterOperator[],
-  schema: JsonSchema,
-  note: string,
-): OpenApiObject[] {
-  return operators.flatMap((op) => {
-    const valueSchema = op === 'null' ? { type: 'boolean' } : op === 'in' ? { type: 'string' } : schema
-    const entry = (key: string) => ({
-      name: key,
-      in: 'query',
-      required: false,
-      schema: valueSchema,
-      description: `Filtro: ${OPERATOR_NOTES[op]}${note}`,
-    })
-    return op === 'eq' ? [entry(name), entry(`${name}[eq]`)] : [entry(`${name}[${op}]`)]
-  })
-}
-
-function filterParameters(spec: ModuleSpec): OpenApiObject[] {
-  const fields = spec.fields
-    .filter((f) => f.parseFilter !== null)
-    .flatMap((field) =>
-      operatorParameters(
-        field.name,
-        field.operators,
-        filterSchema(field),
-        field.encrypted
-          ? ` (campo cifrado, por su índice ciego: necesita \`${spec.permissions.descifrar}\`; sin él, 403; D16).`
-          : ` (${field.label}).`,
-      ),
-    )
-  const meta = FILTERABLE_META.flatMap((m) =>
-    operatorParameters(m.name, m.operators, { type: 'string' }, ` (${m.description}; ${m.label}).`),
-  )
-  return [...fields, ...meta]
-}
-
-/** `fields=`: lists and GET by id (issue #16). */
-const fieldsParameter = (spec: ModuleSpec): OpenApiObject => ({
-  name: 'fields',
-  in: 'query',
-  required: false,
-  description:
-    'Campos del módulo que se devuelven, separados por comas; `_id` y los metadatos vienen siempre. ' +
-    'Los cifrados que no se piden no se descifran. Un campo desconocido: 400; uno que el rol no puede leer ' +
-    'no aparece (D31).',
-  schema: { type: 'string' },
-  example: spec.fields
-    .filter((f) => !f.writeOnly)
-    .slice(0, 2)
-    .map((f) => f.name)
-    .join(','),
-})
-
-/** `?expand=` on a module with references (issue #16): the ref fields and their targets. */
-function expandParameters(spec: ModuleSpec): OpenApiObject[] {
-  if (spec.references.length === 0) return []
-  const targets = spec.references.map((r) => `${r.field} → ${r.module}`).join(', ')
-  return [
-    {
-      name: 'expand',
-      in: 'query',
-      required: false,
-      description:
-        `Campos de referencia, separados por comas, cuyo registro se incluye en lugar del id (${targets}): ` +
-        'con los permisos, el ámbito, las reglas de campo y el enmascarado del módulo de destino; ' +
-        'un registro que quien llama no puede ver, o eliminado, queda como id.',
-      schema: { type: 'string' },
-      example: spec.references[0]?.field,
-    },
-  ]
-}
-
-function listParameters(spec: ModuleSpec): OpenApiObject[] {
-  const sortable = [...spec.fields.filter((f) => f.sortable).map((f) => f.name), ...SORTABLE_META]
-  const key = `-?(${sortable.join('|')})`
-  return [
-    ref('parameters', 'limit'),
-    ref('parameters', 'offset'),
-    {
-      name: 'sort',
-      in: 'query',
-      required: false,
-      description:
-        'Campos de orden separados por comas, por prioridad; con `-` delante, descendente. ' +
-        'Los empates quedan en orden de creación (D11).',
-      schema: { type: 'string', pattern: `^${key}(,${key})*$` },
-      example: sortable.length > 1 ? `-${sortable[0]},${sortable[1]}` : sortable[0],
-    },
-    fieldsParameter(spec),
-    ...textParameter(spec),
-    ...filterParameters(spec),
-  ]
-}
-
-/** `q` where the module has searchable fields (issue #16). */
-function textParameter(spec: ModuleSpec): OpenApiObject[] {
-  const searchable = spec.fields.filter((f) => f.def.searchable).map((f) => `\`${f.name}\``)
-  if (searchable.length === 0) return []
-  return [
-    {
-      name: 'q',
-      in: 'query',
-      required: false,
-      description:
-        `Búsqueda de texto en ${searchable.join(', ')} (los que su rol puede leer): cada palabra debe empezar una ` +
-        'palabra de alguno de ellos, sin distinguir mayúsculas ni acentos. Ordena por relevancia salvo `sort`. ' +
-        `Como máximo ${MAX_TEXT_QUERY_LENGTH} caracteres y ${MAX_TEXT_QUERY_WORDS} palabras.`,
-      schema: { type: 'string', minLength: 1, maxLength: MAX_TEXT_QUERY_LENGTH },
-      example: 'daños calle mayor',
-    },
-  ]
 }
 
 const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject => ({
@@ -375,8 +236,7 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.url.includes(':id') ? [idParameter(spec)] : []),
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
-    ...(route.operation === 'get' ? [fieldsParameter(spec), versionParameter] : []),
-    ...(route.operation === 'list' || route.operation === 'get' ? expandParameters(spec) : []),
+    ...(route.operation === 'get' ? [fieldsParameter(spec), versionParameter, ...expandParameters(spec)] : []),
   ]
   const body =
     route.operation === 'create'
@@ -418,9 +278,19 @@ export function modulePaths(spec: ModuleSpec, actorId: string): Record<string, R
   return paths
 }
 
+/** Metadata a body may carry back from a read: accepted and ignored (D7). */
+const IGNORED_META: Readonly<Record<string, JsonSchema>> = Object.fromEntries(
+  [...Object.values(META), INTEGRITY.marker, INTEGRITY.fields].map((key) => [
+    key,
+    { description: 'Metadato del registro leído: se acepta y se ignora (D7).' },
+  ]),
+)
+
 /**
  * A body schema as the service accepts it (issue #13 item 6): the validating schema, plus what
- * the service drops before validating (D7, D15), so a client may send back what it read.
+ * the service drops before validating (D7, D15), so a client may send back what it read. The
+ * metadata are named one by one rather than as a `^_` pattern, so that generated types keep
+ * `additionalProperties: false` and a misspelled field does not compile (a typo is a 400, D7).
  */
 function accepted(spec: ModuleSpec, schema: JsonSchema): JsonSchema {
   const properties = { ...(schema['properties'] as Record<string, JsonSchema>) }
@@ -434,10 +304,11 @@ function accepted(spec: ModuleSpec, schema: JsonSchema): JsonSchema {
   }
   return {
     ...schema,
-    properties,
-    patternProperties: {
-      '^_': { description: 'Metadatos (`_id`, `_version`, `_hash`…): se aceptan y se ignoran (D7).' },
-    },
+    description:
+      'Un campo que el módulo no tiene: 400 `Datos inválidos` (D7). Los metadatos (claves que empiezan por `_`) ' +
+      'se aceptan y se ignoran; los de un registro leído están listados.',
+    properties: { ...properties, ...IGNORED_META },
+    additionalProperties: false,
   }
 }
 

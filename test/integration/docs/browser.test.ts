@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Locator } from 'playwright-core'
 import t from 'tap'
-import { ADMIN, startTestApi } from '../../helpers/api.js'
+import { ADMIN, VALID, startTestApi } from '../../helpers/api.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname
@@ -40,6 +40,7 @@ if (skip !== false) console.error(`\n*** ${skip} ***\n`)
 t.test('the docs page lists the nine modules and a call made from it succeeds', { skip }, async (t) => {
   if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
   const api = await startTestApi(t)
+  const created = await api.create('denuncias', VALID['denuncias']?.())
   const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
   const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -66,6 +67,7 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
     mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: join(ARTIFACTS, 'docs-page.png'), fullPage: true }).catch(() => undefined)
   })
+  mkdirSync(ARTIFACTS, { recursive: true })
   await page.goto(`${address}/api/docs`)
   await page.waitForSelector('.opblock-tag-section', { timeout: 30_000 })
   const tags = await page
@@ -101,16 +103,33 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
   await bearer.locator('.auth-btn-wrapper .authorize').click()
   await page.locator('.modal-ux .btn-done').first().click()
 
-  // GET /denuncias from the page.
+  // GET /denuncias from the page, Execute with what the page pre-fills: it must list the records.
   await page.locator('[data-tag="denuncias"]').first().click()
   const list = page.locator('#operations-denuncias-list_Denuncias')
   await list.locator('.opblock-summary').click()
   await tryItOut(list)
+  const rows = await list.locator('tr[data-param-name]').count()
+  t.ok(rows > 0 && rows <= 8, `the list has a handful of parameters, not one per field and operator (${rows})`)
   await list.locator('.execute').click()
   const status = list.locator('.live-responses-table .response .response-col_status').first()
   await status.waitFor({ timeout: 30_000 })
   t.equal((await status.textContent())?.trim(), '200', 'the list called from the page answers 200')
-  t.match((await list.locator('.live-responses-table').textContent()) ?? '', /"success": true/)
+  const answer = (await list.locator('.live-responses-table').textContent()) ?? ''
+  t.match(answer, /"success": true/)
+  t.match(answer, new RegExp(`"_id": "${String(created['_id'])}"`), 'Execute with the defaults lists the record')
+  const url = (await list.locator('.request-url pre').first().textContent()) ?? ''
+  t.notMatch(url, /[?&](sort|fields|q|expand)=/, `no pre-filled sort, fields, q or expand: ${url}`)
+  await list.screenshot({ path: join(ARTIFACTS, 'docs-list.png') }).catch(() => undefined)
+
+  // The second example of `filtros` filters: chosen from the list, its key goes on the query string.
+  const examples = list.locator('.parameters select').filter({ hasText: 'Sin filtros' })
+  const options = await examples.locator('option').allTextContents()
+  t.ok(options.length >= 2, 'filtros offers the unfiltered default and an example filter')
+  await examples.selectOption({ index: 1 })
+  await list.locator('.execute').click()
+  await page.waitForTimeout(500)
+  const filtered = (await list.locator('.request-url pre').first().textContent()) ?? ''
+  t.match(filtered, /[?&]estado=pendiente/, `the filter is sent as its own key: ${filtered}`)
 
   t.same(outside, [], 'the page fetched nothing from another origin (no CDN)')
   t.same(

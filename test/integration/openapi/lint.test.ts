@@ -1,4 +1,4 @@
-// The served OpenAPI document passes Redocly's strict ruleset (redocly.yaml) with no error (issue #5).
+// The served OpenAPI document passes Redocly's strict ruleset (openapi-lint.yaml) with no error (issue #5).
 import { execFile } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,7 +17,7 @@ t.test('the served document lints clean under recommended-strict', async (t) => 
   writeFileSync(join(ROOT, 'test-artifacts/openapi.json'), JSON.stringify(reply.body, null, 2))
   const run = await promisify(execFile)(
     process.execPath,
-    [REDOCLY, 'lint', 'test-artifacts/openapi.json', '--format=json'],
+    [REDOCLY, 'lint', 'test-artifacts/openapi.json', '--config=openapi-lint.yaml', '--format=json'],
     {
       cwd: ROOT,
       maxBuffer: 64 * 1024 * 1024,
