@@ -97,32 +97,40 @@ t.test('records user passwd removes admin-password too, and a later start remove
   t.equal(await third.stop(), 0)
 })
 
-t.test('a start refused by modules.yaml or a setting leaves no generated secret in DATA_DIR', async (t) => {
-  const cli = createCli(t)
-  const file = join(cli.dataDir, 'modules.yaml')
-  writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace(/prefix: DEN\b/, 'prefix: den'))
-  const refused = await cli.run(['serve'], { env: { MODULES_FILE: file, PORT: '0' } })
-  t.equal(refused.status, 1)
-  t.match(refused.stderr, /prefijo/)
-  for (const name of SECRET_FILES) t.notOk(existsSync(join(cli.dataDir, name)), `${name} not left behind`)
+t.test(
+  'a start refused by modules.yaml, a setting or its database leaves no generated secret in DATA_DIR',
+  async (t) => {
+    const cli = createCli(t)
+    const file = join(cli.dataDir, 'modules.yaml')
+    writeFileSync(file, readFileSync(REPO_MODULES, 'utf8').replace(/prefix: DEN\b/, 'prefix: den'))
+    const refused = await cli.run(['serve'], { env: { MODULES_FILE: file, PORT: '0' } })
+    t.equal(refused.status, 1)
+    t.match(refused.stderr, /prefijo/)
+    for (const name of SECRET_FILES) t.notOk(existsSync(join(cli.dataDir, name)), `${name} not left behind`)
 
-  const badSetting = await cli.run(['serve'], { env: { PORT: 'tres mil' } })
-  t.equal(badSetting.status, 1)
-  t.match(badSetting.stderr, /PORT/)
-  for (const name of SECRET_FILES) t.notOk(existsSync(join(cli.dataDir, name)), `${name} not left by a bad setting`)
+    const badSetting = await cli.run(['serve'], { env: { PORT: 'tres mil' } })
+    t.equal(badSetting.status, 1)
+    t.match(badSetting.stderr, /PORT/)
+    for (const name of SECRET_FILES) t.notOk(existsSync(join(cli.dataDir, name)), `${name} not left by a bad setting`)
 
-  // A secret that was there before a refused start is never removed.
-  writeFileSync(join(cli.dataDir, 'jwt-secret'), `${'x'.repeat(48)}\n`, { mode: 0o600 })
-  t.equal((await cli.run(['serve'], { env: { MODULES_FILE: file, PORT: '0' } })).status, 1)
-  t.ok(existsSync(join(cli.dataDir, 'jwt-secret')), 'an existing secret stays')
-  t.notOk(existsSync(join(cli.dataDir, 'encryption.key')), 'the key this start generated goes')
+    const unreachable = await cli.run(['serve'], { env: { DATABASE_URL: 'postgres://records@127.0.0.1:1/records' } })
+    t.equal(unreachable.status, 1)
+    for (const name of SECRET_FILES)
+      t.notOk(existsSync(join(cli.dataDir, name)), `${name} not left by a database out of reach`)
 
-  writeFileSync(file, readFileSync(REPO_MODULES, 'utf8'))
-  const server = await startPiped(t, cli, { MODULES_FILE: file })
-  t.equal((await fetch(`${server.base}/health`)).status, 200, 'a valid modules.yaml then starts')
-  t.ok(existsSync(join(cli.dataDir, 'encryption.key')), 'and keeps its secrets')
-  t.equal(await server.stop(), 0)
-})
+    // A secret that was there before a refused start is never removed.
+    writeFileSync(join(cli.dataDir, 'jwt-secret'), `${'x'.repeat(48)}\n`, { mode: 0o600 })
+    t.equal((await cli.run(['serve'], { env: { MODULES_FILE: file, PORT: '0' } })).status, 1)
+    t.ok(existsSync(join(cli.dataDir, 'jwt-secret')), 'an existing secret stays')
+    t.notOk(existsSync(join(cli.dataDir, 'encryption.key')), 'the key this start generated goes')
+
+    writeFileSync(file, readFileSync(REPO_MODULES, 'utf8'))
+    const server = await startPiped(t, cli, { MODULES_FILE: file })
+    t.equal((await fetch(`${server.base}/health`)).status, 200, 'a valid modules.yaml then starts')
+    t.ok(existsSync(join(cli.dataDir, 'encryption.key')), 'and keeps its secrets')
+    t.equal(await server.stop(), 0)
+  },
+)
 
 t.test('a start refused for data loss names records migrate --allow-data-loss', async (t) => {
   const cli = createCli(t)

@@ -3,6 +3,7 @@
 // service runs, and on PostgreSQL (its procedure is pg_restore, docs/operators.md).
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { api, createCli, noStack } from './support.js'
 
@@ -58,6 +59,24 @@ t.test('a file that is not a database of this service is refused and nothing is 
   const missing = await cli.run(['restore', join(cli.dataDir, 'no-existe.db')])
   t.equal(missing.status, 1)
   t.match(missing.stderr, /^records: No existe el fichero/)
+})
+
+t.test('a backup whose records were altered after the fact is refused: its audit does not verify', async (t) => {
+  const cli = createCli(t)
+  await cli.withService(async (service, token) => {
+    t.equal((await api(service, token, 'POST', '/equipamiento', ITEM)).status, 201)
+  })
+  const backup = join(cli.dataDir, 'copia.db')
+  t.equal((await cli.run(['backup', backup])).status, 0)
+  const altered = new BetterSqlite3(backup)
+  altered.prepare("update equipamiento set nombre = 'Cambiada a mano'").run()
+  altered.close()
+  const before = readFileSync(join(cli.dataDir, 'records.db'))
+  const refused = await cli.run(['restore', backup])
+  t.equal(refused.status, 1)
+  t.match(refused.stderr, `records: ${backup} no supera la verificación de la auditoría`)
+  t.same(readFileSync(join(cli.dataDir, 'records.db')), before, 'the database is untouched')
+  t.notOk(readdirSync(cli.dataDir).some((name) => name.includes('restaurando') || name.includes('antes-de')))
 })
 
 t.test('refused while the service runs on the database', async (t) => {
