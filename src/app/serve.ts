@@ -59,7 +59,8 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
     })
     process.stdout.write(`${banner.join('\n')}\n`)
   } else {
-    // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2).
+    // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2),
+    // never the password: JSON means no terminal, so a generated one is in its file.
     const urls = { docs: `${base}/docs`, health: `${base}/health` }
     log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
     if (service.initialAdmin !== undefined)
@@ -67,10 +68,7 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
         passwordFile !== undefined
           ? `Primer superadministrador creado: usuario '${username}'; su contraseña está en ${passwordFile} ` +
               '(permisos 0600). Léala, entre y cámbiela: el fichero se borra con el cambio.'
-          : password === undefined
-            ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
-            : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. ` +
-              'Se muestra solo esta vez: cámbiela.',
+          : `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`,
       )
     log.info(`Inicie sesión: ${loginCommand(base, username, password)}`)
   }
