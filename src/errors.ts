@@ -308,6 +308,7 @@ export type OperatorErrorCode =
   | 'MIGRATION_REFUSED'
   | 'COPY_REFUSED'
   | 'BACKUP_REFUSED'
+  | 'RESTORE_REFUSED'
   | 'READ_AUDIT_UNWRITTEN'
   | 'USAGE'
   | 'COMMAND_FAILED'
@@ -376,6 +377,8 @@ export const migrationRefused = (reason: string, steps: readonly string[]): Oper
 
 export const copyRefused = (message: string): OperatorError => new OperatorError('COPY_REFUSED', message)
 export const backupRefused = (message: string): OperatorError => new OperatorError('BACKUP_REFUSED', message)
+/** `records restore` changed nothing: the reason (a running service, a file that is not a valid backup...). */
+export const restoreRefused = (message: string): OperatorError => new OperatorError('RESTORE_REFUSED', message)
 
 /** Revealing reads whose audit entries could not be written before the command ended. */
 export const readAuditUnwritten = (count: number, cause?: unknown): OperatorError =>

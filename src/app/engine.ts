@@ -18,6 +18,7 @@ import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../
 import { createRecordCodec, type RecordCodec } from '../db/record-codec.js'
 import { createRecordStore, type IntegrityFailure, type RecordStore } from '../db/record-store.js'
 import { createAccountRules, type AccountRules } from '../records/account-rules.js'
+import { withAdminPasswordFile } from './admin-password-file.js'
 import { currentEncryptionKeys, type Settings } from './settings.js'
 
 export interface EngineOptions {
@@ -108,7 +109,8 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
     const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}
-    const store = createRecordStore({
+    const accounts = createAccountStore(database, spec.accounts, changes)
+    const records = createRecordStore({
       database,
       modules: spec.moduleByName,
       codec,
@@ -120,6 +122,13 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       onSealError: options.onSealError,
       ...integrity,
       ...consultationLog,
+    })
+    // The first password change removes DATA_DIR/admin-password, whichever path makes it.
+    const store = withAdminPasswordFile(records, {
+      dataDir: settings.dataDir,
+      username: settings.adminUsername,
+      accounts,
+      spec: spec.accounts,
     })
     return {
       settings,
@@ -134,7 +143,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       get keyring() {
         return keys.keyring()
       },
-      accounts: createAccountStore(database, spec.accounts, changes),
+      accounts,
       accountRules: createAccountRules(spec, lazyCommonPasswords()),
       unwrittenReads: () => readAudit.unwritten(),
       readAuditStatus: () => readAudit.status(),

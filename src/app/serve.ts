@@ -1,9 +1,12 @@
 // `records serve` (and `npm start`): settings -> openService -> listen, and a clean stop
 // on SIGTERM/SIGINT. Failing to start throws: the caller prints the reason and exits 1.
 import { createPrettyStream, resolveLogFormat } from './console-log.js'
-import { openService, serviceVersion } from './service.js'
+import { openService, serviceVersion, type OpenServiceOptions } from './service.js'
 import { loadDotEnv, loadSettings } from './settings.js'
 import { bannerLines, loginCommand } from './start-banner.js'
+import { adminPasswordFileOf, removeStaleAdminPassword, writeAdminPasswordFile } from './admin-password-file.js'
+import { discardGeneratedSecrets } from './refused-start.js'
+import type { Settings } from './settings.js'
 
 /** How long a stop waits for requests in flight before it gives up. */
 const SHUTDOWN_GRACE_MS = 30_000
@@ -16,7 +19,9 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
   const color = process.stdout.isTTY === true
   const stream = format === 'pretty' ? { stream: createPrettyStream(process.stdout, { color }) } : {}
   const logger = { level: settings.logLevel, ...stream }
-  const service = await openService(settings, { logger, ...(options.programId === undefined ? {} : options) })
+  const terminal = format === 'pretty' && process.stdout.isTTY === true
+  const programId = options.programId === undefined ? {} : options
+  const { service, address } = await openAndListen(settings, { logger, ...programId })
   const log = service.app.log
   for (const name of settings.generated)
     log.warn(
@@ -26,25 +31,44 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
   if (service.migrated.length > 0)
     log.info(`Esquema actualizado desde modules.yaml: ${service.migrated.length} cambios aplicados`)
   for (const step of service.migrated) log.debug({ step }, 'migración aplicada')
-  const address = await service.app.listen({ port: settings.port, host: settings.host })
   const base = `${address}${settings.basePath === '/' ? '' : settings.basePath}`
   const username = service.initialAdmin?.username ?? settings.adminUsername
-  const password = service.initialAdmin?.password
+  const generatedPassword = service.initialAdmin?.password
+  // No terminal (systemd, a container): the password goes to a 0600 file, the log names the file.
+  const passwordFile =
+    generatedPassword === undefined || terminal
+      ? undefined
+      : writeAdminPasswordFile(settings.dataDir, generatedPassword)
+  if (
+    service.initialAdmin === undefined &&
+    (await removeStaleAdminPassword(settings.dataDir, username, service.accounts))
+  )
+    log.info(`${adminPasswordFileOf(settings.dataDir)} borrado: la contraseña inicial ya se cambió`)
+  const password = passwordFile === undefined ? generatedPassword : undefined
   if (format === 'pretty') {
     const created = service.initialAdmin !== undefined
     const database = service.database.location
-    const banner = bannerLines({ base, version: serviceVersion(), database, username, password, created })
+    const banner = bannerLines({
+      base,
+      version: serviceVersion(),
+      database,
+      username,
+      password,
+      created,
+      ...(passwordFile === undefined ? {} : { passwordFile }),
+    })
     process.stdout.write(`${banner.join('\n')}\n`)
   } else {
-    // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2).
+    // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2),
+    // never the password: JSON means no terminal, so a generated one is in its file.
     const urls = { docs: `${base}/docs`, health: `${base}/health` }
     log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
     if (service.initialAdmin !== undefined)
       log.info(
-        password === undefined
-          ? `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`
-          : `Primer superadministrador creado: usuario '${username}', contraseña '${password}'. ` +
-              'Se muestra solo esta vez: cámbiela.',
+        passwordFile !== undefined
+          ? `Primer superadministrador creado: usuario '${username}'; su contraseña está en ${passwordFile} ` +
+              '(permisos 0600). Léala, entre y cámbiela: el fichero se borra con el cambio.'
+          : `Primer superadministrador creado: usuario '${username}' con la contraseña de ADMIN_PASSWORD.`,
       )
     log.info(`Inicie sesión: ${loginCommand(base, username, password)}`)
   }
@@ -82,4 +106,18 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
   }
   process.once('SIGTERM', () => void stop('SIGTERM'))
   process.once('SIGINT', () => void stop('SIGINT'))
+}
+
+/** Opens the service and listens; a start that fails removes the secrets it generated (refused-start.ts). */
+async function openAndListen(settings: Settings, options: OpenServiceOptions) {
+  let service: Awaited<ReturnType<typeof openService>> | undefined
+  try {
+    service = await openService(settings, options)
+    const address = await service.app.listen({ port: settings.port, host: settings.host })
+    return { service, address }
+  } catch (error) {
+    await service?.close().catch(() => undefined)
+    await discardGeneratedSecrets(settings)
+    throw error
+  }
 }

@@ -9,6 +9,7 @@ import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { adminRoleMissing, isAppError } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
+import type { AccountStore } from '../db/account-store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
 import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
@@ -40,6 +41,7 @@ export interface OpenService {
   readonly spec: ServiceSpec
   readonly database: Database
   readonly store: RecordStore
+  readonly accounts: AccountStore
   readonly codec: RecordCodec
   /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
   readonly keyring: Keyring
@@ -238,6 +240,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       spec,
       database,
       store,
+      accounts,
       initialAdmin,
       codec: engine.codec,
       keys: engine.keys,

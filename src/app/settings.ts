@@ -1,6 +1,6 @@
 // Settings from the environment and a `.env` file (D1); secrets generated once into DATA_DIR.
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseKey } from '../db/crypto.js'
 import { settingInvalid } from '../errors.js'
@@ -52,6 +52,8 @@ export interface Settings {
   readonly logFormat: 'pretty' | 'json' | 'auto'
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
+  /** The files this load created for them: a refused start removes them (refused-start.ts). */
+  readonly generatedFiles: readonly string[]
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -83,7 +85,7 @@ function logFormatOf(raw: string | undefined): Settings['logFormat'] {
 }
 
 /** Reads `file` or creates it with a fresh secret, readable by the owner only (an older file too, issue #13 item 5). */
-function secretFile(file: string, make: () => string, generated: string[], name: string): string {
+function secretFile(file: string, make: () => string, created: string[]): string {
   if (existsSync(file)) {
     try {
       chmodSync(file, 0o600)
@@ -94,8 +96,33 @@ function secretFile(file: string, make: () => string, generated: string[], name:
     return readFileSync(file, 'utf8').trim()
   }
   writeFileSync(file, `${make()}\n`, { mode: 0o600, flag: 'wx' })
-  generated.push(name)
+  created.push(file)
   return readFileSync(file, 'utf8').trim()
+}
+
+/**
+ * JWT_SECRET and the encryption keys: from the environment, else from DATA_DIR's files, created
+ * when missing. Called once every other setting is valid; a failure removes the files it created.
+ */
+function secretsOf(env: Env, dataDir: string) {
+  const created: string[] = []
+  const jwtFile = join(dataDir, 'jwt-secret')
+  const keyFile = join(dataDir, 'encryption.key')
+  try {
+    const jwtSecret = env['JWT_SECRET'] || secretFile(jwtFile, () => randomBytes(48).toString('base64url'), created)
+    if (jwtSecret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
+    const keyText = env['RECORDS_ENCRYPTION_KEY']
+      ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
+      : secretFile(keyFile, () => randomBytes(32).toString('base64'), created)
+    const generated = [
+      ...(created.includes(jwtFile) ? ['JWT_SECRET'] : []),
+      ...(created.includes(keyFile) ? ['RECORDS_ENCRYPTION_KEY'] : []),
+    ]
+    return { jwtSecret, encryptionKeys: parseKeyList(keyText), generated, generatedFiles: created }
+  } catch (error) {
+    for (const file of created) rmSync(file, { force: true })
+    throw error
+  }
 }
 
 /** Keys one per line (or comma-separated): the first encrypts once a rotation makes it active. */
@@ -119,22 +146,8 @@ export function basePathOf(env: Env = process.env): string {
 export function loadSettings(env: Env = process.env, cwd = process.cwd()): Settings {
   const dataDir = resolve(cwd, env['DATA_DIR'] || './data')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const generated: string[] = []
-  const jwtSecret =
-    env['JWT_SECRET'] ||
-    secretFile(join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'), generated, 'JWT_SECRET')
-  if (jwtSecret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
-  const keyText = env['RECORDS_ENCRYPTION_KEY']
-    ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
-    : secretFile(
-        join(dataDir, 'encryption.key'),
-        () => randomBytes(32).toString('base64'),
-        generated,
-        'RECORDS_ENCRYPTION_KEY',
-      )
-  const encryptionKeys = parseKeyList(keyText)
   const basePath = basePathOf(env)
-  return {
+  const settings = {
     port: integer(env, 'PORT', 3000, 0),
     host: env['HOST'] || '127.0.0.1',
     basePath,
@@ -144,8 +157,6 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     redisUrl: env['REDIS_URL'] || undefined,
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'records:',
     modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
-    jwtSecret,
-    encryptionKeys,
     encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
     auditCheckpointKeyFile: resolve(cwd, env['AUDIT_CHECKPOINT_KEY_FILE'] || join(dataDir, 'audit-checkpoint.key')),
     heartbeatMs: integer(env, 'INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
@@ -177,8 +188,9 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     },
     logLevel: env['LOG_LEVEL'] || 'info',
     logFormat: logFormatOf(env['LOG_FORMAT']),
-    generated,
   }
+  // Last: a start refused by any other setting leaves no secret behind.
+  return { ...settings, ...secretsOf(env, dataDir) }
 }
 
 /** Loads `.env` from the working directory into process.env when there is one. */

@@ -12,6 +12,8 @@ export interface BannerOptions {
   readonly password: string | undefined
   /** This start created the first superadmin. */
   readonly created: boolean
+  /** Where the generated password was written instead of being shown (no terminal). */
+  readonly passwordFile?: string
 }
 
 /** `text` as one single-quoted shell word, whatever it contains. */
@@ -45,7 +47,13 @@ export function bannerLines(options: BannerOptions): string[] {
     `  Base de datos  ${options.database}`,
     '',
   ]
-  if (options.created)
+  if (options.created && options.passwordFile !== undefined)
+    lines.push(
+      `  Primer superadministrador creado: usuario '${username}'; su contraseña está en ${options.passwordFile}`,
+      '  (permisos 0600): léala, entre y cámbiela; el fichero se borra con el cambio.',
+      '',
+    )
+  else if (options.created)
     lines.push(
       password === undefined
         ? `  Primer superadministrador creado: usuario '${username}', con la contraseña de ADMIN_PASSWORD.`

@@ -83,3 +83,12 @@ export async function retireKeys(database: Database, changes: ChangeWatch, activ
 export async function signalKeys(database: Database, changes: ChangeWatch): Promise<void> {
   await database.db.transaction().execute((trx) => changes.bump(trx, KEYS_SIGNAL))
 }
+
+/** `records keys retire`: one key leaves the registry (the caller checked nothing uses it); false if absent. */
+export async function retireKey(database: Database, changes: ChangeWatch, keyId: string): Promise<boolean> {
+  return database.db.transaction().execute(async (trx) => {
+    const result = await trx.deleteFrom(SYSTEM_TABLES.keys).where('key_id', '=', keyId).executeTakeFirst()
+    await changes.bump(trx, KEYS_SIGNAL)
+    return Number(result.numDeletedRows) > 0
+  })
+}

@@ -1,8 +1,8 @@
 // `records audit checkpoint [--out FILE] [--key FILE]` (issue #15 item 7): the chain's head
 // signed with an Ed25519 key, into a small JSON file to keep off the machine;
 // `records audit verify --checkpoint FILE` checks it later. Listed by audit.ts.
-import { writeFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { formatExactTimestamp } from '../../compile/time.js'
 import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
 import { commandFailed } from '../../errors.js'
@@ -28,7 +28,8 @@ si no existe se crea (permisos 0600) con su clave pública al lado (.pub). La hu
 pública (SHA256:...) se muestra en la salida de errores: guárdela aparte, fuera de esta máquina,
 y compárela con la que muestra cada verificación.
 
-  --out fichero   dónde escribir el punto de control (no sobrescribe uno existente)
+  --out fichero   dónde escribir el punto de control (no sobrescribe uno existente; crea las
+                  carpetas que falten, con permisos 0700)
   --key fichero   la clave privada que firma (por defecto la de AUDIT_CHECKPOINT_KEY_FILE)
   --json          en la salida de errores, nada: solo el punto de control en la salida`,
   options: { ...JSON_OPTION, out: { type: 'string' }, key: { type: 'string' } },
@@ -65,6 +66,8 @@ y compárela con la que muestra cada verificación.
       if (out === undefined) input.stdout.write(text)
       else
         try {
+          // Missing folders are created, readable by this user only (a new one each: 0700).
+          mkdirSync(dirname(resolve(input.cwd, out)), { recursive: true, mode: 0o700 })
           writeFileSync(resolve(input.cwd, out), text, { flag: 'wx', mode: 0o600 })
         } catch (error) {
           throw commandFailed(`No se pudo escribir ${out}: ${(error as Error).message}`)

@@ -1,4 +1,4 @@
-// `records keys generate|rotate|status`: encryption key material and its rotation while the
+// `records keys generate|rotate|status|retire`: encryption key material and its rotation while the
 // service runs (issues #3, #13, D14).
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -13,6 +13,7 @@ import { commandFailed, usageError } from '../../errors.js'
 import { settingsOf, withEnvironment, type Environment } from '../environment.js'
 import { describeInstance, keyVerdict, verdictLines, waitForInstances, type KeyVerdict } from '../key-report.js'
 import { printJson, printLines } from '../output.js'
+import { keysRetire } from './keys-retire.js'
 
 const generate: Command = {
   name: 'keys generate',
@@ -179,4 +180,4 @@ configuración: solo cuando ningún valor ni ninguna instancia en marcha las usa
   },
 }
 
-export const commands = [generate, rotate, status]
+export const commands = [generate, rotate, status, keysRetire]

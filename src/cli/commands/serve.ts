@@ -13,7 +13,8 @@ Uso: records serve
 Arranca el servicio con la configuración del entorno y de .env (PORT, HOST, DATA_DIR,
 MODULES_FILE, DATABASE_URL, RECORDS_ENCRYPTION_KEY...): carga y comprueba modules.yaml,
 aplica los cambios de esquema seguros y escucha. Se detiene limpiamente con SIGTERM o SIGINT.
-Si modules.yaml pide cambios que reescriben o quitan datos no arranca: use records migrate.
+Si modules.yaml pide cambios que reescriben o quitan datos no arranca: el motivo dice qué
+aplicar, records migrate o records migrate --allow-data-loss si hay registros afectados.
 
 Salida: 1 si no puede arrancar (con el motivo); 0 tras una parada ordenada.`,
   options: {},

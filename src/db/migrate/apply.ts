@@ -116,6 +116,29 @@ export async function reviewMigration(
   return { steps, blocked: steps.some((s) => s.blocked) }
 }
 
+/**
+ * The start's refusal, naming the exact command that applies the plan: `records migrate`, or
+ * `records migrate --allow-data-loss` when existing records block a step (each step with its count).
+ */
+async function startRefusal(db: Db, before: SchemaSnapshot, unsafe: readonly MigrationStep[]) {
+  let blocking = 0
+  const items: string[] = []
+  for (const step of unsafe) {
+    const checked = DATA_LOSS.has(step.kind) || DATA_CHECKED.has(step.kind)
+    const affected = checked ? (await affectedRecords(db, before, step)).length : 0
+    blocking += affected
+    items.push(affected > 0 ? `${describeStep(step)}: ${affected} registros afectados` : describeStep(step))
+  }
+  const apply =
+    blocking > 0
+      ? `aplíquelos con \`records migrate --allow-data-loss\` (${blocking} registros afectados: revíselos antes)`
+      : 'aplíquelos con `records migrate`'
+  return migrationRefused(
+    `modules.yaml pide cambios que reescriben o quitan datos; revíselos con \`records migrate --dry-run\` y ${apply}`,
+    items,
+  )
+}
+
 export interface MigrationResult {
   readonly applied: readonly string[]
   /** Records whose stored values or `_hash` the migration rewrote. */
@@ -138,11 +161,7 @@ export async function applyMigration(
     const before = await snapshotIn(trx, database.dialect)
     const steps = planMigration(before, modules)
     const unsafe = steps.filter(isUnsafe)
-    if (options.safeOnly === true && unsafe.length > 0)
-      throw migrationRefused(
-        'modules.yaml pide cambios que reescriben o quitan datos; revíselos con `records migrate --dry-run` y aplíquelos con `records migrate`',
-        unsafe.map(describeStep),
-      )
+    if (options.safeOnly === true && unsafe.length > 0) throw await startRefusal(trx, before, unsafe)
     if (steps.length === 0) return { applied: [], rewritten: 0 }
     const at = formatExactTimestamp(options.clock(), options.timezone)
     if (options.allowDataLoss !== true) {
@@ -157,7 +176,8 @@ export async function applyMigration(
       }
       if (blocked.length > 0)
         throw migrationRefused(
-          'Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`)',
+          'Los datos existentes impiden el cambio; nada se ha modificado (revíselo con `records migrate --dry-run`; ' +
+            '`records migrate --allow-data-loss` lo aplica sin borrar nada: archiva o deja esos valores)',
           blocked,
         )
     }

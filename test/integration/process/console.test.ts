@@ -1,9 +1,10 @@
 // The first minute on a terminal (issue #18 item 2): `records serve` under a real pseudo-terminal
 // prints readable lines and a banner with the URLs, the first superadmin's one-time password and
 // a login command that logs in when pasted into a shell. Piped, the log stays JSON lines, and
-// the password is never in a warning. Node has no pty of its own: Python's pty module gives one.
+// the password is never in it: it goes to DATA_DIR/admin-password (0600). Node has no pty of
+// its own: Python's pty module gives one.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -139,25 +140,28 @@ t.test(
   },
 )
 
-t.test('#18: piped, the log stays JSON lines; the password is in an info line, never a warning', async (t) => {
-  const { dataDir, env } = environment(t)
-  const server = start(t, dataDir, env, false)
-  await server.until(/Inicie sesión: [^\n]+\n/)
-  const entries = server
-    .output()
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { level: number; msg: string })
-  const admin = entries.find((e) => e.msg.startsWith('Primer superadministrador creado'))
-  t.match(admin, { level: 30, msg: /contraseña '[^']+'/ })
-  t.notOk(
-    entries.some((e) => e.level >= 40 && /contraseña/.test(e.msg)),
-    'no warning carries the password',
-  )
-  t.match(
-    entries.find((e) => e.msg.startsWith('Servicio disponible')),
-    { docs: /\/api\/docs$/, health: /\/api\/health$/ },
-  )
-  const command = entries.find((e) => e.msg.startsWith('Inicie sesión: '))?.msg.slice('Inicie sesión: '.length) ?? ''
-  t.match(JSON.parse(paste('sh', command).stdout), { success: true }, 'the command in the JSON line works too')
-})
+t.test(
+  '#18: piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log',
+  async (t) => {
+    const { dataDir, env } = environment(t)
+    const server = start(t, dataDir, env, false)
+    await server.until(/Inicie sesión: [^\n]+\n/)
+    const entries = server
+      .output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+    const admin = entries.find((e) => e.msg.startsWith('Primer superadministrador creado'))
+    const file = join(dataDir, 'admin-password')
+    t.match(admin, { level: 30, msg: `su contraseña está en ${file}` })
+    const password = readFileSync(file, 'utf8').trim()
+    t.notOk(server.output().includes(password), 'no log line carries the password (central logs)')
+    t.match(
+      entries.find((e) => e.msg.startsWith('Servicio disponible')),
+      { docs: /\/api\/docs$/, health: /\/api\/health$/ },
+    )
+    const command = entries.find((e) => e.msg.startsWith('Inicie sesión: '))?.msg.slice('Inicie sesión: '.length) ?? ''
+    const pasted = paste('sh', command, `${password}\n`).stdout
+    t.match(JSON.parse(pasted.slice(pasted.indexOf('{'))), { success: true }, 'the command in the JSON line works too')
+  },
+)

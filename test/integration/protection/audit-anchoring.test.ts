@@ -215,3 +215,17 @@ t.test('issue #15 item 7: a checkpoint whose signature does not hold is refused'
   t.equal(notOne.status, 1)
   t.match(notOne.stderr, /no es un punto de control/)
 })
+
+t.test('audit checkpoint --out into folders that do not exist yet creates them, mode 0700', async (t) => {
+  const api = await populated(t)
+  const records = await cli(api)
+  const file = join(api.dataDir, 'puntos', '2026', 'punto.json')
+  const signed = await records('audit', 'checkpoint', '--out', file)
+  t.equal(signed.status, 0, signed.stderr)
+  t.ok(JSON.parse(readFileSync(file, 'utf8')).huella, 'the checkpoint is written')
+  for (const dir of [join(api.dataDir, 'puntos'), join(api.dataDir, 'puntos', '2026')])
+    t.equal(statSync(dir).mode & 0o777, 0o700, `${dir}: readable by this user only`)
+  t.equal(statSync(file).mode & 0o777, 0o600)
+  const again = await records('audit', 'checkpoint', '--out', file)
+  t.equal(again.status, 1, 'an existing checkpoint is never overwritten')
+})
