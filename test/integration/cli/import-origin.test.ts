@@ -3,13 +3,17 @@
 // order stay the import's (D8, D11).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { ON_POSTGRES, createTestDatabase, urlOf } from '../../helpers/postgres.js'
 import { api, createCli } from './support.js'
+
+/** A CLI on its own SQLite file, or its own PostgreSQL database under test-postgres. */
+const newCli = async (t: Test) => createCli(t, ON_POSTGRES ? { DATABASE_URL: urlOf(await createTestDatabase()) } : {})
 
 const YEAR = new Date().getFullYear()
 
 t.test('D9, D18: --keep-origin keeps _created and _created_by, audited as kept', async (t) => {
-  const cli = createCli(t)
+  const cli = await newCli(t)
   const file = join(cli.dataDir, 'legacy.csv')
   writeFileSync(
     file,
@@ -59,7 +63,7 @@ t.test('D9, D18: --keep-origin keeps _created and _created_by, audited as kept',
 })
 
 t.test('--keep-origin refuses rows whose origin is missing, unreal or in the future; nothing imported', async (t) => {
-  const cli = createCli(t)
+  const cli = await newCli(t)
   const file = join(cli.dataDir, 'bad.csv')
   writeFileSync(
     file,
