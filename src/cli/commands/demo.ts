@@ -1,6 +1,7 @@
 // `records demo`: an empty database filled with realistic records of every module, so the API,
 // the docs page and the console have something to show. Refused on a database that has records.
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { commandFailed } from '../../errors.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
@@ -9,7 +10,6 @@ import { createDemoRecords, demoRefusal } from '../demo/demo-records.js'
 import { createRandom } from '../demo/seeded-random.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
-import { existsSync } from 'node:fs'
 
 const MAX_COUNT = 1000
 const DEFAULT_COUNT = 10
