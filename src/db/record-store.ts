@@ -73,6 +73,14 @@ export interface BulkWriteOptions {
   readonly batchSize?: number
   /** Called after each batch with the number of records inserted so far. */
   readonly onProgress?: (done: number) => void
+  /** Per value, its creation metadata kept from a legacy system (`records import --keep-origin`). */
+  readonly origins?: readonly (RecordOrigin | undefined)[]
+}
+
+/** A record's `_created` and `_created_by` from where it was first written (D9); the entry names them. */
+export interface RecordOrigin {
+  readonly created: string
+  readonly createdBy: string
 }
 
 /** One `?expand=` field (issue #16): the caller holds `ver` on its target module; `reveal`: `descifrar` too. */

@@ -28,7 +28,7 @@ import { recordQuery } from './record-query.js'
 import { SYSTEM_TABLES } from './migrate/system-tables.js'
 import { storeVersions, VERSION_COLUMNS, versionRow } from './record-versions.js'
 import { createReferenceChecks } from './references.js'
-import type { RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
+import type { RecordOrigin, RecordStore, RecordStoreOptions, WriteOptions } from './record-store.js'
 import { auditConsultation } from './reveal-audit.js'
 import { prepareRecordIds, reserveRecordIds } from './sequences.js'
 
@@ -152,6 +152,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     actor: string,
     now: Date,
     action: 'crear' | 'importar' = 'crear',
+    origins: readonly (RecordOrigin | undefined)[] = [],
   ): Promise<Row[]> {
     const stamp = formatTimestamp(now, timezone)
     const ids = await reserveRecordIds(database, trx, spec.prefix, yearOf(now), prepared.length)
@@ -162,11 +163,12 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
     const events: AuditEvent[] = []
     prepared.forEach((values, i) => {
       const id = ids[i] as string
+      const origin = origins[i]
       const stored: Row = {
         [META.id]: id,
         ...codec.encode(spec, values, id),
-        [META.created]: stamp,
-        [META.createdBy]: actor,
+        [META.created]: origin?.created ?? stamp,
+        [META.createdBy]: origin?.createdBy ?? actor,
         [META.modified]: stamp,
         [META.modifiedBy]: actor,
         [META.version]: 1,
@@ -182,7 +184,11 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
         recordId: id,
         version: 1,
         recordHash: String(stored[META.hash]),
-        fields: Object.keys(values).filter((k) => values[k] !== null),
+        // A kept origin is named with the fields: the entry says the file set the creation metadata.
+        fields: [
+          ...Object.keys(values).filter((k) => values[k] !== null),
+          ...(origin === undefined ? [] : [META.created, META.createdBy]),
+        ],
       })
     })
     const at = formatExactTimestamp(now, timezone)
@@ -346,7 +352,7 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
       return shownTo(codec.decode(spec, row as Row, reveal, prepared), recordReader(spec, user, reveal))
     },
 
-    async createMany(spec, values, { actor, batchSize = 500, onProgress }) {
+    async createMany(spec, values, { actor, batchSize = 500, onProgress, origins = [] }) {
       const now = clock()
       await prepareRecordIds(database, spec.prefix, yearOf(now))
       await write(spec, async (trx) => {
@@ -355,7 +361,8 @@ export function createRecordWrites(options: RecordStoreOptions): RecordWrites {
           for (const value of values.slice(start, start + batchSize))
             batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now)))
           // Audited as 'importar': an import may keep historical states the API would not create in (#14).
-          await insertRecords(trx, spec, batch, actor, now, 'importar')
+          const kept = origins.slice(start, start + batchSize)
+          await insertRecords(trx, spec, batch, actor, now, 'importar', kept)
           onProgress?.(Math.min(start + batchSize, values.length))
         }
       })

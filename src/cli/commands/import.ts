@@ -5,9 +5,12 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { isAppError, commandFailed } from '../../errors.js'
 import type { Row } from '../../db/database.js'
+import type { RecordOrigin } from '../../db/record-store.js'
+import { formatTimestamp } from '../../compile/time.js'
 import { createBodyAjv, createBodyValidator } from '../../records/body-validator.js'
 import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { moduleNamed, withEnvironment } from '../environment.js'
+import { originOf } from '../import-origin.js'
 import { formatOf, readImportRows } from '../import-rows.js'
 import { describeGroup, groupRejections, hasId, ID_REFUSED, maskedProblem, type Rejected } from '../import-report.js'
 import { createProgress, printJson, printLines } from '../output.js'
@@ -37,7 +40,7 @@ const importCommand: Command = {
   name: 'import',
   summary: 'Carga registros de un módulo desde CSV o JSON Lines, con la validación de la API',
   help: `
-Uso: records import <módulo> [fichero|-] [--format csv|jsonl] [--new-ids] [--skip-invalid] [--json]
+Uso: records import <módulo> [fichero|-] [--format csv|jsonl] [--new-ids] [--keep-origin] [--skip-invalid] [--json]
 
 Lee el fichero (o la entrada estándar) y crea un registro por fila con la misma validación,
 valores por defecto, cifrado, índices ciegos, _hash y auditoría ('importar', actor cli:<usuario>)
@@ -45,7 +48,7 @@ que POST /api/<módulo>. CSV: la primera fila nombra los campos, separados por '
 (se detecta en la cabecera; con ';' los decimales pueden llevar coma); una celda vacía es un
 campo ausente; listas y objetos van como JSON; la ' que records export antepone a un texto que
 empieza por =, +, -, @ se quita. JSON Lines: un objeto por línea. Las demás columnas de
-metadatos (_created, _version...) se ignoran, como en la API. A diferencia de la API, un registro
+metadatos (_created, _version...) se ignoran, como en la API, salvo con --keep-origin. A diferencia de la API, un registro
 puede llegar en cualquier estado de su workflow (registros históricos): queda anotado como 'importar'.
 
 Un fichero de records export se puede volver a importar, con dos condiciones:
@@ -63,6 +66,11 @@ muestra una barra de progreso en la salida de errores.
 
   --format csv|jsonl   por defecto según la extensión (.jsonl/.json), si no CSV
   --new-ids            importa un fichero con _id creando registros nuevos (el _id se ignora)
+  --keep-origin        migración desde un sistema anterior: cada fila trae _created (AAAA-MM-DD
+                       HH:MM:SS, hora del servicio, no futura) y _created_by (el autor en el sistema
+                       anterior, texto libre); se guardan como fecha y autor de creación, el autor
+                       como 'legado:<autor>', y la entrada 'importar' nombra _created y _created_by
+                       entre sus campos. _modified queda como el momento de la importación.
   --skip-invalid       importa las filas válidas y lista las rechazadas
   --json               {"module", "total", "imported", "rejected": [{line, reason}],
                         "groups": [{reason, count, lines}]}
@@ -73,6 +81,7 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
     format: { type: 'string' },
     'skip-invalid': { type: 'boolean' },
     'new-ids': { type: 'boolean' },
+    'keep-origin': { type: 'boolean' },
   },
   positionals: { min: 1, max: 2 },
   async run(input) {
@@ -87,14 +96,23 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
       const rows = readImportRows(spec, text, format)
       if (!flag(input, 'new-ids') && rows.some((r) => hasId(r.body))) throw commandFailed(ID_REFUSED)
       const rejected: Rejected[] = []
-      const valid: { line: number; values: Row }[] = []
+      const valid: { line: number; values: Row; origin?: RecordOrigin }[] = []
+      const now = formatTimestamp(env.clock(), env.spec.service.timezone)
+      const keepOrigin = flag(input, 'keep-origin')
       for (const row of rows) {
-        const problem = row.problem ?? maskedProblem(spec, row.body)
+        const kept = keepOrigin ? originOf(row.body, now) : undefined
+        const problem =
+          row.problem ?? maskedProblem(spec, row.body) ?? (kept && 'problem' in kept ? kept.problem : undefined)
         if (problem !== undefined) rejected.push({ line: row.line, reason: problem })
         else
           try {
             const values = validator.create(row.body)
-            valid.push({ line: row.line, values: accountRules === undefined ? values : accountRules.check(values) })
+            const origin = kept !== undefined && 'origin' in kept ? kept.origin : undefined
+            valid.push({
+              line: row.line,
+              values: accountRules === undefined ? values : accountRules.check(values),
+              ...(origin === undefined ? {} : { origin }),
+            })
           } catch (error) {
             rejected.push({ line: row.line, reason: reasonOf(error) })
           }
@@ -111,7 +129,7 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
         imported = await env.store.createMany(
           spec,
           accepted.map((v) => v.values),
-          { actor: env.actor, onProgress: (n) => progress.update(n) },
+          { actor: env.actor, onProgress: (n) => progress.update(n), origins: accepted.map((v) => v.origin) },
         )
         progress.finish()
       }

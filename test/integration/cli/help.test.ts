@@ -7,6 +7,7 @@ const COMMANDS = [
   'audit verify',
   'audit export',
   'audit checkpoint',
+  'demo',
   'export',
   'import',
   'keys generate',
