@@ -59,7 +59,7 @@ async function updateAccount(
 function knownRole(env: Environment, role: string | undefined): string | undefined {
   const roles = [...env.spec.roles.keys()]
   if (role === undefined || roles.includes(role)) return role
-  throw usageError(`El rol '${role}' no existe (roles: ${roles.join(', ')}).${didYouMean(role, roles)}`)
+  throw commandFailed(`El rol '${role}' no existe (roles: ${roles.join(', ')}).${didYouMean(role, roles)}`)
 }
 
 function fieldArguments(env: Environment, raw: readonly unknown[]): Record<string, unknown> {
