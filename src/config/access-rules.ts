@@ -200,7 +200,7 @@ function checkWorkflow(config: ModulesConfig, mod: ModuleDef, workflow: Workflow
     if (!(star && name === '*') && !states.includes(name))
       report(
         path,
-        `${mod.name}: '${name}' no es un estado de ${stateField.name} (estados: ${states.join(', ')}).${didYouMean(name, states)}`,
+        `${mod.name}: '${name}' no es un estado del campo '${stateField.name}' (estados: ${states.join(', ')}).${didYouMean(name, states)}`,
       )
   }
   workflow.createIn?.forEach((s) => state(s, [...at, 'create_in']))

@@ -1,6 +1,7 @@
 // A parsed YAML document that can answer "where is this path?" for error messages.
 import { LineCounter, isMap, isPair, isScalar, isSeq, parseDocument, type Document } from 'yaml'
 import type { ConfigProblem } from '../errors.js'
+import { yamlErrorMessage } from './yaml-errors.js'
 
 export type YamlPath = readonly (string | number)[]
 
@@ -22,7 +23,7 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   const syntaxProblems = [...doc.errors].map((error) => ({
     file,
     ...at(error.pos[0]),
-    message: `YAML no válido: ${error.message.split('\n')[0] ?? error.code}`,
+    message: yamlErrorMessage(error),
   }))
 
   const offsetOf = (path: YamlPath, atKey: boolean): number => {

@@ -8,6 +8,7 @@
 // while Redis is away. docs/security.md explains each choice.
 import { hash } from 'node:crypto'
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit'
+import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
@@ -57,12 +58,30 @@ const tokenSubject = (request: FastifyRequest): string | undefined => {
   return typeof header === 'string' && header.startsWith('Bearer ') ? hash('sha256', header, 'base64url') : undefined
 }
 
+/**
+ * The plugin's Redis store under `rate-limit:`, keeping that prefix for the limiters below. The
+ * plugin's own store appends the route's method and URL for each limiter, which manual limiters
+ * do not have (keys read `rate-limit:undefinedundefined-ip:...`); ours name their limiter
+ * already (`ip:`, `token:`, `docs:`), so a child is the same store.
+ */
+function redisStore(redis: Redis) {
+  return class extends RedisStore {
+    constructor() {
+      super(false, false, redis, 'rate-limit:')
+    }
+
+    override child() {
+      return this
+    }
+  }
+}
+
 async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions): Promise<void> {
   const now = () => options.clock().getTime()
   await app.register(fastifyRateLimit, {
     global: false, // no per-route hook of its own: the hook below runs the limiters
     // In process: at most 20,000 keys (clients and tokens of the last two windows), least recent first out.
-    ...(options.redis === undefined ? { cache: 20_000 } : { redis: options.redis, nameSpace: 'rate-limit:' }),
+    ...(options.redis === undefined ? { cache: 20_000 } : { store: redisStore(options.redis) }),
   })
   const fallback = new (clockStore(options.clock))()
 

@@ -348,9 +348,12 @@ function eventPaths(service: ServiceSpec): Paths {
               successEnvelope({
                 type: 'object',
                 required: ['ticket', 'caduca'],
-                properties: { ticket: { type: 'string' }, caduca: { type: 'string', format: 'date-time' } },
+                properties: {
+                  ticket: { type: 'string' },
+                  caduca: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS en la zona horaria del servicio (D9)' },
+                },
               }),
-              { success: true, data: { ticket: 'q3Vb0…', caduca: '2026-11-23T10:00:30.000Z' } },
+              { success: true, data: { ticket: 'q3Vb0…', caduca: '2026-11-23 11:00:30' } },
             ),
           },
           ...errorRefs(['Unauthorized', 'TooManyRequests', 'InternalError']),

@@ -22,6 +22,7 @@ import { settingsOf, withEnvironment, type Environment } from '../environment.js
 import { printJson, printLines } from '../output.js'
 import { commandFailed, usageError } from '../../errors.js'
 import { createPublicKey } from 'node:crypto'
+import { countOf } from '../plural.js'
 
 interface Head {
   readonly seq: number
@@ -119,7 +120,7 @@ function verifySegmentFile(input: CommandInput, file: string): number {
   if (flag(input, 'json')) printJson(input, { ok: report.problems.length === 0, ...report })
   else if (report.problems.length === 0)
     printLines(input, [
-      `Segmento íntegro: ${report.entries} entradas, de la ${report.first?.seq} a la ${report.last?.seq}.`,
+      `Segmento íntegro: ${countOf(report.entries, 'entradas')}, de la ${report.first?.seq} a la ${report.last?.seq}.`,
       `Enlaza con el hash anterior (prev_hash de la entrada ${report.first?.seq}): ${report.first?.prevHash}`,
       `Termina en ${report.last?.seq}:${report.last?.hash}`,
       'Compare ese final con una cabeza guardada o con un punto de control (records audit verify --checkpoint).',
@@ -127,7 +128,9 @@ function verifySegmentFile(input: CommandInput, file: string): number {
   else
     printLines(input, [
       `ALTERADO: ${report.problems[0]?.message ?? ''}`,
-      ...(report.problems.length > 1 ? [`(${report.problems.length - 1} problemas más; --json los lista todos)`] : []),
+      ...(report.problems.length > 1
+        ? [`(${countOf(report.problems.length - 1, 'problemas')} más; --json los lista todos)`]
+        : []),
     ])
   return report.problems.length === 0 ? 0 : 1
 }

@@ -10,6 +10,7 @@ import { flag, stringOption, type Command, JSON_OPTION } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
 import { commandFailed, usageError } from '../../errors.js'
+import { countOf } from '../plural.js'
 
 const redact = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')
 
@@ -55,7 +56,7 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
             modules: source.spec.modules,
             migration: { codec, clock: source.clock, timezone: source.spec.service.timezone },
             onProgress: ({ table, rows }) => {
-              if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${rows} filas`.padEnd(60))
+              if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${countOf(rows, 'filas')}`.padEnd(60))
             },
           })
         } finally {
@@ -68,7 +69,7 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
     if (flag(input, 'json')) printJson(input, { from: redact(from), to: redact(to), tables: result.tables })
     else
       printLines(input, [
-        ...Object.entries(result.tables).map(([table, rows]) => `${table}: ${rows} filas`),
+        ...Object.entries(result.tables).map(([table, rows]) => `${table}: ${countOf(rows, 'filas')}`),
         `Copia terminada de ${redact(from)} a ${redact(to)}. Compruébela con: DATABASE_URL=<destino> records audit verify`,
       ])
     return 0

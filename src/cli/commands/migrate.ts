@@ -4,12 +4,13 @@ import { applyMigration, reviewMigration, type MigrationReview } from '../../db/
 import { JSON_OPTION, flag, type Command, type CommandInput } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
+import { countOf } from '../plural.js'
 
 const SHOWN_IDS = 20
 
 function planLines(review: MigrationReview): string[] {
   if (review.steps.length === 0) return ['La base de datos ya corresponde a modules.yaml: no hay cambios.']
-  const lines = [`Plan de migración (${review.steps.length} pasos):`]
+  const lines = [`Plan de migración (${countOf(review.steps.length, 'pasos')}):`]
   review.steps.forEach((s, i) => {
     lines.push(`${i + 1}. ${s.description}${s.blocked ? '  [REQUIERE --allow-data-loss]' : ''}`)
     if (s.affected.length > 0)

@@ -15,6 +15,7 @@ import { settingsOf } from '../environment.js'
 import { describeInstance } from '../key-report.js'
 import { printJson, printLines } from '../output.js'
 import type { Settings } from '../../app/settings.js'
+import { countOf } from '../plural.js'
 
 /** Refuses while an instance reported a heartbeat on this database (within three of its intervals). */
 async function refuseWhileRunning(file: string): Promise<void> {
@@ -45,7 +46,7 @@ async function verifyStaged(settings: Settings, staged: string, shownAs: string)
     })
     if (report.problems.length > 0)
       throw restoreRefused(
-        `${shownAs} no supera la verificación de la auditoría (${report.problems.length} problemas; el primero: ` +
+        `${shownAs} no supera la verificación de la auditoría (${countOf(report.problems.length, 'problemas')}; el primero: ` +
           `${report.problems[0]?.message ?? ''}): nada ha cambiado`,
       )
     return report.entries

@@ -10,6 +10,7 @@ import { withEnvironment, type Environment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
 import { PASSWORD_OPTIONS, readNewPassword } from '../password.js'
 import { commandFailed, usageError } from '../../errors.js'
+import { didYouMean } from '../../config/suggest.js'
 
 const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env.spec.accounts.spec, createBodyAjv())
 
@@ -36,18 +37,29 @@ async function accountId(env: Environment, username: string): Promise<string> {
 /** Applies validated changes to one account through the record store. */
 async function updateAccount(
   input: CommandInput,
-  changes: (accounts: AccountsSpec) => Record<string, unknown>,
-  done: string,
+  changes: (accounts: AccountsSpec, env: Environment) => Record<string, unknown>,
+  done: string | ((after: Record<string, unknown>, accounts: AccountsSpec) => string),
 ): Promise<number> {
   const [username = ''] = input.positionals
   return withEnvironment(input, async (env) => {
     const id = await accountId(env, username)
     const before = await env.store.get(env.spec.accounts.spec, id, { reveal: false, actor: env.actor, user: null })
-    const values = env.accountRules.check(validatorOf(env).update(changes(env.spec.accounts)), before)
-    await env.store.update(env.spec.accounts.spec, id, values, { actor: env.actor, reveal: false, user: null })
-    printLines(input, [`${done}: '${username}' (${id})`])
+    const values = env.accountRules.check(validatorOf(env).update(changes(env.spec.accounts, env)), before)
+    const after = await env.store.update(env.spec.accounts.spec, id, values, {
+      actor: env.actor,
+      reveal: false,
+      user: null,
+    })
+    printLines(input, [typeof done === 'string' ? `${done}: '${username}' (${id})` : done(after, env.spec.accounts)])
     return 0
   })
+}
+
+/** A role of modules.yaml, or a usage error naming the roles and the closest one. */
+function knownRole(env: Environment, role: string | undefined): string | undefined {
+  const roles = [...env.spec.roles.keys()]
+  if (role === undefined || roles.includes(role)) return role
+  throw commandFailed(`El rol '${role}' no existe (roles: ${roles.join(', ')}).${didYouMean(role, roles)}`)
 }
 
 function fieldArguments(env: Environment, raw: readonly unknown[]): Record<string, unknown> {
@@ -88,7 +100,7 @@ Ejemplo: printf '%s\\n' "$PASS" | records user add jgarcia --role superadmin \\
           ...fieldArguments(env, (input.values['field'] as unknown[] | undefined) ?? []),
           [accounts.username]: input.positionals[0],
           [accounts.password]: password,
-          [accounts.role]: role,
+          [accounts.role]: knownRole(env, role),
         }),
       )
       const record = await env.store.create(accounts.spec, values, { actor: env.actor, reveal: false, user: null })
@@ -190,7 +202,7 @@ Asigna uno de los roles de modules.yaml a la cuenta.`,
   async run(input) {
     return updateAccount(
       input,
-      (accounts) => ({ [accounts.role]: input.positionals[1] }),
+      (accounts, env) => ({ [accounts.role]: knownRole(env, input.positionals[1]) }),
       `Rol cambiado a '${input.positionals[1] ?? ''}'`,
     )
   },
@@ -212,7 +224,13 @@ cuenta (USR-...). Sus sesiones siguen abiertas; queda en la auditoría como una 
   options: {},
   positionals: { min: 2, max: 2 },
   async run(input) {
-    return updateAccount(input, (accounts) => ({ [accounts.username]: input.positionals[1] }), 'Usuario cambiado')
+    const [old = ''] = input.positionals
+    return updateAccount(
+      input,
+      (accounts) => ({ [accounts.username]: input.positionals[1] }),
+      (after, accounts) =>
+        `Usuario cambiado: '${old}' ahora es '${String(after[accounts.username])}' (${String(after[META.id])})`,
+    )
   },
 }
 

@@ -6,6 +6,7 @@ import { loadModulesConfig } from '../../config/load.js'
 import { formatConfigProblem, isOperatorError } from '../../errors.js'
 import { JSON_OPTION, flag, type Command } from '../command.js'
 import { printJson, printLines } from '../output.js'
+import { countOf } from '../plural.js'
 
 const validate: Command = {
   name: 'validate',
@@ -37,8 +38,8 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
       else
         printLines(input, [
           ...warnings.map((w) => `${file}: aviso: ${w.message}`),
-          `${file}: válido (${modules.length} módulos, ${spec.roles.size} roles` +
-            `${warnings.length > 0 ? `, ${warnings.length} avisos` : ''})`,
+          `${file}: válido (${countOf(modules.length, 'módulos')}, ${countOf(spec.roles.size, 'roles')}` +
+            `${warnings.length > 0 ? `, ${countOf(warnings.length, 'avisos')}` : ''})`,
         ])
       return 0
     } catch (error) {

@@ -4,6 +4,7 @@
 // a module's motivo rule is asked at subscription, the motivo coming with the ticket or the
 // request (F3).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { formatTimestamp } from '../../compile/time.js'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { EventTicketStore } from '../../db/event-tickets.js'
 import type { AuditTail } from '../../db/audit-tail.js'
@@ -144,7 +145,8 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     // The motivo travels with the ticket: the EventSource redeeming it cannot send the header (F3).
     const ticket = await tickets.issue({ claims: auth.claims, motivo: motivoOf(request) }, now, expires)
     void reply.code(201)
-    return { success: true, data: { ticket, caduca: new Date(expires).toISOString() } }
+    // In the service's time format and zone (D9), like every time the API answers.
+    return { success: true, data: { ticket, caduca: formatTimestamp(new Date(expires), service.service.timezone) } }
   })
 
   app.get('/', async (request: EventsRequest, reply) => {

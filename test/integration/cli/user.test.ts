@@ -77,7 +77,7 @@ t.test("the API's validation and messages apply; no password from argv or withou
   const role = await cli.run(['user', 'add', 'ana', '--role', 'capitan', '--field', 'nombre=Ana', '--password-stdin'], {
     input: 'larga-clave-1\n',
   })
-  t.match(role.stderr, /El campo 'rol' debe ser uno de: superadmin, administrador/)
+  t.match(role.stderr, /El rol 'capitan' no existe \(roles: superadmin, administrador/)
   const missing = await cli.run(['user', 'add', 'ana', '--role', 'agente', '--password-stdin'], {
     input: 'larga-clave-1\n',
   })

@@ -85,7 +85,7 @@ t.test('#18: a module that only a *.* role reaches is a warning, not a failure',
   t.same(run.stdout.trim().split('\n'), [
     `${file}: aviso: el módulo 'objetos_perdidos' solo lo alcanza 'superadmin' (*.*): ningún otro rol tiene permisos ` +
       "objetos_perdidos.*. Si otros deben usarlo, añada 'objetos_perdidos.ver' o 'objetos_perdidos.*' a sus roles.",
-    `${file}: válido (10 módulos, 6 roles, 1 avisos)`,
+    `${file}: válido (10 módulos, 6 roles, 1 aviso)`,
   ])
   t.match(JSON.parse((await cli.run(['validate', file, '--json'])).stdout), {
     valid: true,

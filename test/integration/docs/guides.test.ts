@@ -2,8 +2,11 @@
 // instance. Conventions, also described in docs/development.md ("The guides are tested"):
 // - a ```sh block runs; ```console / ```text / ```yaml blocks are shown, never run;
 // - one guide's blocks run in order in one shell session: variables and functions set by a block
-//   (B, TOKEN, ID...) reach the later ones; the working directory is a temp copy holding
-//   modules.yaml and data/, and `records` is the checkout's bin/records.js;
+//   (B, TOKEN, ID...) reach the later ones; the working directory is a temp directory under the
+//   checkout's test-artifacts/ holding a copy of modules.yaml and data/;
+// - blocks run exactly as printed, with nothing added to the PATH: `npx records ...` finds the
+//   command as it does in a fresh clone (npm walks up to the checkout's package.json `bin`), and
+//   a bare `records ...` fails as it would for the reader;
 // - the guides say http://127.0.0.1:3000; the test substitutes the instance's address;
 // - `read` prompts get the first superadmin's username and password, one per line, unless
 //   `<!-- guide-test: stdin=line1|line2 -->` gives other lines;
@@ -13,9 +16,8 @@
 //   modules.yaml), `<!-- guide-test: sqlite -->` runs the block on SQLite only; directives combine
 //   (`<!-- guide-test: restart sqlite -->`).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { databaseFor, ON_POSTGRES, redisEnv, urlOf } from '../../helpers/postgres.js'
@@ -129,12 +131,11 @@ for (const guide of GUIDES) {
   t.test(`${guide}: every sh block runs against a live instance and answers the documented statuses`, async (t) => {
     const blocks = runnableBlocks(readFileSync(join(ROOT, guide), 'utf8'))
     t.ok(blocks.length > 0, 'the guide has runnable blocks')
-    const work = mkdtempSync(join(tmpdir(), 'records-guide-'))
+    // Under the checkout, so that `npx records` resolves its package.json as from a clone's root.
+    mkdirSync(join(ROOT, 'test-artifacts'), { recursive: true })
+    const work = mkdtempSync(join(ROOT, 'test-artifacts', 'guide-'))
     t.teardown(() => rmSync(work, { recursive: true, force: true }))
     copyFileSync(join(ROOT, 'modules.yaml'), join(work, 'modules.yaml'))
-    mkdirSync(join(work, 'bin'))
-    writeFileSync(join(work, 'bin', 'records'), `#!/bin/sh\nexec "${process.execPath}" "${ROOT}bin/records.js" "$@"\n`)
-    chmodSync(join(work, 'bin', 'records'), 0o755)
     const port = await freePort()
     const origin = `http://127.0.0.1:${port}`
     const env: Record<string, string> = {
@@ -161,7 +162,7 @@ for (const guide of GUIDES) {
       const script = `${prelude(work)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`
       const run = spawnSync('bash', ['-c', script], {
         cwd: work,
-        env: { ...process.env, ...env, PATH: `${join(work, 'bin')}:${process.env['PATH'] ?? ''}` },
+        env: { ...process.env, ...env },
         input: inputOf(block),
         encoding: 'utf8',
         timeout: 60_000,

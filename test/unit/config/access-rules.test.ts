@@ -157,7 +157,7 @@ const cases: [string, string, string][] = [
   [
     'an unknown state in a move',
     BASE + WORKFLOW.replace('to: cerrado,', 'to: cerada,'),
-    "26:32 casos: 'cerada' no es un estado de estado (estados: abierto, cerrado, archivado). ¿Quería decir 'cerrado'?",
+    "26:32 casos: 'cerada' no es un estado del campo 'estado' (estados: abierto, cerrado, archivado). ¿Quería decir 'cerrado'?",
   ],
   [
     'an unknown role in a move',
