@@ -69,6 +69,9 @@ export function createHistoryReads({ database, codec, readAudit, consultationLog
           .selectAll()
           .where('module', '=', spec.name)
           .where('record_id', '=', id)
+          // By the time of each request (D25): a consultation is sealed in a later batch than a
+          // write made after it, so by `seq` alone it would show up after that write.
+          .orderBy('at', 'asc')
           .orderBy('seq', 'asc')
           .execute()
       ).map(auditEntryFromRow)
