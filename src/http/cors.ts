@@ -12,7 +12,7 @@ export interface CorsOptions {
 
 /** Headers a browser client may send and read across origins. */
 const CORS_HEADERS = {
-  allowedHeaders: ['authorization', 'content-type', 'if-match', 'x-motivo', 'x-request-id'],
+  allowedHeaders: ['authorization', 'content-type', 'if-match', 'if-none-match', 'x-motivo', 'x-request-id'],
   exposedHeaders: [
     'etag',
     'retry-after',

@@ -13,3 +13,16 @@ export function parseIfMatch(header: string | string[] | undefined): number | un
 }
 
 export const etagOf = (version: unknown): string => `"${String(version)}"`
+
+/**
+ * Whether an If-None-Match header names `etag` (D13): the weak comparison of RFC 9110 13.1.2,
+ * so `W/"3"` names `"3"`; `*` names any current record.
+ */
+export function noneMatches(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  const value = Array.isArray(header) ? header.join(',') : header
+  return value.split(',').some((tag) => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag
+  })
+}

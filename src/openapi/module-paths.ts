@@ -107,6 +107,15 @@ const ifMatch: OpenApiObject = {
   schema: { type: 'string' },
 }
 
+const ifNoneMatch: OpenApiObject = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'ETag de la copia que ya tiene, `"<_version>"` (D13): 304 sin cuerpo si el registro sigue en esa versión.',
+  schema: { type: 'string' },
+}
+
 const json = (schema: OpenApiObject | JsonSchema, example?: unknown): OpenApiObject => ({
   'application/json': { schema, ...(example === undefined ? {} : { example }) },
 })
@@ -198,6 +207,14 @@ function successOf(route: RouteSpec, { names, record, spec }: OperationContext):
           headers: commonHeaders(['etag']),
           content: json(successEnvelope(recordRef), { success: true, data: record }),
         },
+        ...(route.operation === 'get'
+          ? {
+              304: {
+                description: 'Sin cambios desde la versión de If-None-Match (D13); sin cuerpo',
+                headers: commonHeaders(['etag']),
+              },
+            }
+          : {}),
       }
   }
 }
@@ -236,7 +253,9 @@ function operation(route: RouteSpec, context: OperationContext): OpenApiObject {
     ...(route.url.includes(':id') ? [idParameter(spec)] : []),
     ...(route.operation === 'update' || route.operation === 'remove' ? [ifMatch] : []),
     ...(route.operation === 'list' ? listParameters(spec) : []),
-    ...(route.operation === 'get' ? [fieldsParameter(spec), versionParameter, ...expandParameters(spec)] : []),
+    ...(route.operation === 'get'
+      ? [fieldsParameter(spec), versionParameter, ...expandParameters(spec), ifNoneMatch]
+      : []),
   ]
   const body =
     route.operation === 'create'

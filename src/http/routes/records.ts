@@ -16,7 +16,7 @@ import { guardAccountWrite } from '../account-guard.js'
 import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
 import { checkQueryReadable } from '../../records/field-rules.js'
 import { createBodyValidator } from '../../records/body-validator.js'
-import { etagOf, parseIfMatch } from '../if-match.js'
+import { etagOf, noneMatches, parseIfMatch } from '../if-match.js'
 
 export interface RecordRoutesOptions {
   readonly spec: ModuleSpec
@@ -142,7 +142,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const [record] = await expanded(expand, auth, [await store.get(spec, request.params.id, read)])
     if (record === undefined) throw new Error('expand lost the record')
     serializeWith(reply, spec.schemas.responses.one)
-    void reply.header('etag', etagOf(record[META.version]))
+    const etag = etagOf(record[META.version])
+    void reply.header('etag', etag)
+    // D13: the caller's copy is current. Read and logged as any GET: the answer confirms the values.
+    if (noneMatches(request.headers['if-none-match'], etag)) return reply.code(304).send()
     return { success: true, data: record }
   })
 

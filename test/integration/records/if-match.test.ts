@@ -118,3 +118,27 @@ t.test('D13: concurrent PUTs with the same If-Match: exactly one wins', async (t
   const winner = replies.find((r) => r.status === 200)
   t.equal(got.body.data.observaciones, winner?.body.data.observaciones)
 })
+
+t.test(
+  'D13: GET with If-None-Match of the current version is 304 without a body; a newer version is 200',
+  async (t) => {
+    const api = await startTestApi(t)
+    const token = await api.adminToken()
+    const { _id } = await api.create('denuncias', VALID['denuncias']!())
+    for (const tag of ['"1"', 'W/"1"', '"7", "1"', '*']) {
+      const cached = await api.request('GET', `/denuncias/${_id}`, { token, headers: { 'if-none-match': tag } })
+      t.equal(cached.status, 304, `If-None-Match: ${tag}`)
+      t.equal(cached.headers['etag'], '"1"')
+      t.equal(cached.body, '', 'no body')
+    }
+    const other = await api.request('GET', `/denuncias/${_id}`, { token, headers: { 'if-none-match': '"2"' } })
+    t.equal(other.status, 200, 'another version: the record')
+    t.equal(other.body.data._id, _id)
+    await api.request('PUT', `/denuncias/${_id}`, { token, body: { observaciones: 'a' } })
+    const stale = await api.request('GET', `/denuncias/${_id}`, { token, headers: { 'if-none-match': '"1"' } })
+    t.equal(stale.status, 200, 'the record changed: 200 with version 2')
+    t.equal(stale.headers['etag'], '"2"')
+    const gone = await api.request('GET', `/denuncias/DEN-2026-99999`, { token, headers: { 'if-none-match': '*' } })
+    t.equal(gone.status, 404, 'no record: 404, never 304')
+  },
+)
