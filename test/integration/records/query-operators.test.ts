@@ -385,7 +385,8 @@ t.test('#16: every malformed query is a 400 in the envelope, naming field and op
 
 t.test('#16: fields= returns only those fields and the metadata, and decrypts nothing else', async (t) => {
   const { api, get, ids } = shared
-  const META = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash']
+  // `_sal` too: this reader reads every field in clear, so it can recompute `_hash` (F4, D17).
+  const META = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_sal']
   const list = await get('/muestras?fields=texto,secreto,_id&limit=1')
   t.equal(list.status, 200)
   t.same(Object.keys(list.body.data.records[0]).sort(), [...META, 'secreto', 'texto'].sort())
