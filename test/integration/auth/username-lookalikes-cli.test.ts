@@ -42,7 +42,7 @@ t.test('F8: records user add and rename refuse look-alikes; a kept account is re
   t.equal((await cli.run(['user', 'rename', id, 'p\u0435pe'])).status, 1, 'not to another look-alike')
   const renamed = await cli.run(['user', 'rename', id, 'pepe'])
   t.equal(renamed.status, 0, renamed.stderr)
-  t.match(renamed.stdout, new RegExp(`Usuario cambiado: '${id}' \\(${id}\\)`))
+  t.match(renamed.stdout, new RegExp(`Usuario cambiado: '${id}' ahora es 'pepe' \\(${id}\\)`))
   await cli.withService(async (service) => {
     const login = await service.app.inject({
       method: 'POST',

@@ -1,9 +1,9 @@
 // F12 with F1 (second outside audit): while the consultation log cannot be written, /health stays
 // 200 no more: it answers 503 naming `auditoria` (D29), the log carries the database's real error,
 // and once the writer can write again every entry is written and /health is 200. The writer is
-// stopped for real: on SQLite the data directory is a small tmpfs remounted read-only (root only:
-// skipped loudly otherwise); on PostgreSQL the service runs as its own role and INSERT on `_audit`
-// is revoked from it.
+// stopped for real: on SQLite its disk is filled (a small tmpfs, or where mounting is not allowed a
+// file size limit on this process: test/helpers/fillable-disk.ts); on PostgreSQL the service runs
+// as its own role and INSERT on `_audit` is revoked from it.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +11,7 @@ import pg from 'pg'
 import t, { type Test } from 'tap'
 import { ON_POSTGRES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { ADMIN_URL, databaseFor, urlOf } from '../../helpers/postgres.js'
-import { fillDisk, mountTmpfs } from '../../helpers/tmpfs.js'
+import { fillableDisk } from '../../helpers/fillable-disk.js'
 import { auditRows, captureLogs, eventually } from './support.js'
 
 interface Breakable {
@@ -21,16 +21,15 @@ interface Breakable {
   repairWriter(): Promise<void>
 }
 
-async function sqliteOnTmpfs(t: Test): Promise<Breakable | undefined> {
-  const dataDir = mountTmpfs(t)
-  if (dataDir === undefined) return undefined
+async function sqliteOnAFillableDisk(t: Test): Promise<Breakable> {
+  const disk = fillableDisk(t)
   const logs = captureLogs()
-  const api = await startTestApi(t, { dataDir, logger: { level: 'info', stream: logs.stream } })
+  const api = await startTestApi(t, { dataDir: disk.dir, logger: { level: 'info', stream: logs.stream } })
   let free: (() => void) | undefined
   return {
     api,
     logs: logs.text,
-    breakWriter: async () => void (free = fillDisk(dataDir, api.service.database.location)),
+    breakWriter: async () => void (free = disk.fill(api.service.database.location, process.pid)),
     repairWriter: async () => free?.(),
   }
 }
@@ -71,8 +70,7 @@ async function postgresAsItsOwnRole(t: Test): Promise<Breakable> {
 }
 
 t.test('F12, D29: /health is 503 while the consultation log cannot be written, 200 once it can', async (t) => {
-  const setup = ON_POSTGRES ? await postgresAsItsOwnRole(t) : await sqliteOnTmpfs(t)
-  if (setup === undefined) return
+  const setup = ON_POSTGRES ? await postgresAsItsOwnRole(t) : await sqliteOnAFillableDisk(t)
   const { api } = setup
   const denuncia = await api.create('denuncias', VALID['denuncias']!())
   const consulta = await api.userWithRole('consulta')
