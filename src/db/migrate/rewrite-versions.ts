@@ -5,10 +5,10 @@
 // the record said then.
 import type { ModuleSpec } from '../../compile/types.js'
 import type { Db, Row } from '../database.js'
-import type { RecordCodec } from '../record-codec.js'
-import { storedVersionOf } from '../record-versions.js'
+import type { RecordCodec } from '../records/codec.js'
+import { storedVersionOf } from '../records/versions.js'
 import type { MigrationStep } from './plan.js'
-import { SYSTEM_TABLES } from './system-tables.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
 
 const PAGE = 500
 

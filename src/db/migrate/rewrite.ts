@@ -3,9 +3,9 @@
 // each change in the audit chain as `migrar`, so `records audit verify` still holds (D17, D18).
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
-import { appendAudit, type AuditEvent } from '../audit-log.js'
+import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { Database, Db, Row } from '../database.js'
-import type { RecordCodec } from '../record-codec.js'
+import type { RecordCodec } from '../records/codec.js'
 import type { MigrationStep } from './plan.js'
 
 const PAGE = 500
