@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AccountStore } from '../db/accounts/store.js'
-import type { RecordStore } from '../db/records/store.js'
+import type { RecordStore } from '../db/records/types.js'
 import type { AccountsSpec } from '../compile/types.js'
 
 export const ADMIN_PASSWORD_FILE = 'admin-password'

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/accounts/store.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
-import type { RecordStore } from '../db/records/store.js'
+import type { RecordStore } from '../db/records/types.js'
 import type { AccountRules } from '../records/account-rules.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'

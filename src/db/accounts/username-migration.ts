@@ -11,7 +11,7 @@ import { usernameCollision } from '../../errors.js'
 import type { AccountsSpec } from '../../compile/types.js'
 import { canonicalUsername, usernameProblem } from '../../records/account-rules.js'
 import type { Database } from '../database.js'
-import type { RecordStore } from '../records/store.js'
+import type { RecordStore } from '../records/types.js'
 
 export interface UsernameMigration {
   /** One line per account whose username was rewritten. */

@@ -8,7 +8,7 @@ import type { Db, DynamicDb } from '../database.js'
 import type { RecordCodec } from './codec.js'
 import { recordQuery } from './query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
-import type { RecordStore, RecordStoreOptions } from './store.js'
+import type { RecordStore, RecordStoreOptions } from './types.js'
 import type { Dialect } from '../../compile/field-types.js'
 
 export type AuditReads = Pick<RecordStore, 'auditTrail'>

@@ -11,7 +11,7 @@ import type { Db, Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { entriesShownTo } from '../audit/history-visibility.js'
 import { recordQuery } from './query.js'
-import type { ApiRecord, HistoryEntry, ReadOptions, RecordStore, RecordStoreOptions } from './store.js'
+import type { ApiRecord, HistoryEntry, ReadOptions, RecordStore, RecordStoreOptions } from './types.js'
 import { readVersions, rowOfVersion } from './versions.js'
 import { auditConsultation, type ConsultationDetail } from './reveal-audit.js'
 

@@ -9,7 +9,7 @@ import { hiddenFields } from '../../records/field-rules.js'
 import type { AuditEvent } from '../audit/log.js'
 import type { Row } from '../database.js'
 import type { ReadAuditLog } from '../audit/read-audit.js'
-import type { ReadOptions } from './store.js'
+import type { ReadOptions } from './types.js'
 
 export interface ConsultationDetail {
   /** The record a read by id (or a write's answer) returned; null for a list. */

@@ -2,7 +2,7 @@
 import { formatExactTimestamp } from '../../compile/time.js'
 import { busy } from '../../errors.js'
 import { appendAudit } from '../audit/log.js'
-import type { RecordStore, RecordStoreOptions } from './store.js'
+import type { RecordStore, RecordStoreOptions } from './types.js'
 
 export type SessionEvents = Pick<RecordStore, 'audit'>
 

@@ -28,7 +28,7 @@ import { recordQuery } from './query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { storeVersions, VERSION_COLUMNS, versionRow } from './versions.js'
 import { createReferenceChecks } from './references.js'
-import type { RecordOrigin, RecordStore, RecordStoreOptions, WriteOptions } from './store.js'
+import type { RecordOrigin, RecordStore, RecordStoreOptions, WriteOptions } from './types.js'
 import { auditConsultation } from './reveal-audit.js'
 import { prepareRecordIds, reserveRecordIds } from './sequences.js'
 

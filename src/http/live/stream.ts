@@ -8,7 +8,7 @@
 import type { ModuleSpec } from '../../compile/types.js'
 import type { AuditEntry } from '../../db/audit/log.js'
 import type { AuditTail } from '../../db/audit/tail.js'
-import type { RecordStore, RequestContext } from '../../db/records/store.js'
+import type { RecordStore, RequestContext } from '../../db/records/types.js'
 import type { Filter } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext } from '../auth.js'
 import { motivoMissing } from '../motivo.js'
