@@ -1,6 +1,6 @@
 // Compiled output (`*Spec`): what the engine serves, derived purely from modules.yaml.
 import type { AccountsDef, Action, FieldDef, ModuleDef, ServiceDef } from '../config/types.js'
-import type { FilterOperator, FilterParser, JsonSchema, StorageKind } from './field-types.js'
+import type { FilterOperator, FilterParser, JsonSchema, StorageKind } from './field-types/vocabulary.js'
 
 export interface FieldSpec {
   readonly def: FieldDef
