@@ -11,7 +11,8 @@ import type { Database, Row } from '../database.js'
 import { retireKeys, switchActiveKey } from './registry.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import type { RecordCodec } from '../records/codec.js'
-import { reencryptVersion, storedVersionOf } from '../records/versions.js'
+import { reencryptVersion } from '../records/versions.js'
+import { versionPages } from '../records/pages.js'
 
 export interface RotationOptions {
   readonly database: Database
@@ -38,28 +39,8 @@ async function rotateVersions(options: RotationOptions, batchSize: number): Prom
   let rewritten = 0
   for (const spec of options.spec.modules) {
     if (spec.encryptedFields.length === 0) continue
-    let after: { recordId: string; version: number } | undefined
-    for (;;) {
-      const rows = await database.db
-        .selectFrom(SYSTEM_TABLES.versions)
-        .selectAll()
-        .where('module', '=', spec.name)
-        // Only versions holding a ciphertext at all.
-        .where('data', 'like', '%"v1.%')
-        .$if(after !== undefined, (q) =>
-          q.where((eb) =>
-            eb.or([
-              eb('record_id', '>', after!.recordId),
-              eb.and([eb('record_id', '=', after!.recordId), eb('version', '>', after!.version)]),
-            ]),
-          ),
-        )
-        .orderBy('record_id')
-        .orderBy('version')
-        .limit(batchSize)
-        .execute()
-      if (rows.length === 0) break
-      const versions = rows.map(storedVersionOf)
+    // Only versions holding a ciphertext at all.
+    for await (const versions of versionPages(database.db, spec.name, batchSize, { ciphertext: true }))
       await database.db.transaction().execute(async (trx) => {
         for (const version of versions) {
           const data = reencryptVersion(spec, codec, version)
@@ -74,9 +55,6 @@ async function rotateVersions(options: RotationOptions, batchSize: number): Prom
           rewritten += 1
         }
       })
-      const last = versions[versions.length - 1]!
-      after = { recordId: last.recordId, version: last.version }
-    }
   }
   return rewritten
 }

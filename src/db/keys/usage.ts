@@ -4,8 +4,8 @@
 import { sql } from 'kysely'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { Database } from '../database.js'
-import { SYSTEM_TABLES } from '../system-tables.js'
-import { storedVersionOf, versionKeyIds } from '../records/versions.js'
+import { versionKeyIds } from '../records/versions.js'
+import { versionPages } from '../records/pages.js'
 
 const PAGE = 1000
 
@@ -24,29 +24,9 @@ export async function keyUsage(database: Database, spec: ServiceSpec): Promise<M
   for (const module of spec.modules) {
     if (module.encryptedFields.length === 0) continue
     // Versions holding a ciphertext, read in pages by key: the values are inside their JSON.
-    for (let after = { recordId: '', version: 0 }; ;) {
-      const rows = await database.db
-        .selectFrom(SYSTEM_TABLES.versions)
-        .selectAll()
-        .where('module', '=', module.name)
-        .where('data', 'like', '%"v1.%')
-        .where((eb) =>
-          eb.or([
-            eb('record_id', '>', after.recordId),
-            eb.and([eb('record_id', '=', after.recordId), eb('version', '>', after.version)]),
-          ]),
-        )
-        .orderBy('record_id')
-        .orderBy('version')
-        .limit(PAGE)
-        .execute()
-      for (const row of rows) {
-        const version = storedVersionOf(row)
+    for await (const versions of versionPages(database.db, module.name, PAGE, { ciphertext: true }))
+      for (const version of versions)
         for (const id of versionKeyIds(module, version.data)) usage.set(id, (usage.get(id) ?? 0) + 1)
-        after = { recordId: version.recordId, version: version.version }
-      }
-      if (rows.length < PAGE) break
-    }
   }
   return usage
 }

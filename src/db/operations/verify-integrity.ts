@@ -1,11 +1,12 @@
 // Verifies the audit chain and every record against it (D17, D18): an edited, deleted or
 // reordered audit entry, or a record changed behind its last entry's hash, is named.
-import { META, ROW_COLUMN } from '../../compile/metadata.js'
+import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, ServiceSpec } from '../../compile/types.js'
 import { auditEntryFromRow, GENESIS_HASH, hashAuditEntry } from '../audit/log.js'
 import type { Database, Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import type { RecordCodec } from '../records/codec.js'
+import { recordPages } from '../records/pages.js'
 
 export interface IntegrityProblem {
   readonly kind:
@@ -135,15 +136,7 @@ export async function verifyIntegrity(
 
   let records = 0
   for (const module of spec.modules) {
-    for (let after = 0; ;) {
-      const rows = await db
-        .selectFrom(module.table.name)
-        .selectAll()
-        .where(ROW_COLUMN, '>', after)
-        .orderBy(ROW_COLUMN)
-        .limit(PAGE)
-        .execute()
-      if (rows.length === 0) break
+    for await (const rows of recordPages(db, module, PAGE)) {
       for (const row of rows) {
         records += 1
         const recordId = String(row[META.id])
@@ -184,7 +177,6 @@ export async function verifyIntegrity(
             message: `El registro ${recordId} no coincide con su última entrada de auditoría (${last.seq})`,
           })
       }
-      after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
     }
   }
   for (const [key, last] of lastEntry) {
