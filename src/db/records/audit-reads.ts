@@ -3,15 +3,13 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import { META } from '../../compile/metadata.js'
 import { storedUsername, type AuditQuery } from '../../records/audit-query.js'
-import { auditEntryFromRow } from '../audit/log.js'
+import { auditEntryFromRow, type AuditEntry } from '../audit/log.js'
 import type { Db, DynamicDb } from '../database.js'
 import type { RecordCodec } from './codec.js'
 import { recordQuery } from './query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
-import type { RecordStore, RecordStoreOptions } from './types.js'
+import type { RecordStoreOptions } from './types.js'
 import type { Dialect } from '../../compile/field-types.js'
-
-export type AuditReads = Pick<RecordStore, 'auditTrail'>
 
 type AuditWhere = ExpressionBuilder<DynamicDb, string>
 
@@ -52,34 +50,33 @@ async function personCondition(
     ])
 }
 
-export function createAuditReads(options: RecordStoreOptions): AuditReads {
-  const { db, dialect } = options.database
-  const { codec } = options
-  return {
-    async auditTrail(query) {
-      let base = db.selectFrom(SYSTEM_TABLES.audit)
-      for (const filter of query.filters) base = base.where(filter.column, '=', filter.value)
-      // `at` is fixed-width text in the service time zone: text order is time order (D18).
-      if (query.from !== undefined) base = base.where('at', '>=', query.from)
-      if (query.to !== undefined) base = base.where('at', '<=', query.to)
-      const { user, record, person } = query
-      if (user !== undefined) {
-        const { accounts } = user
-        // Deleted accounts too: their entries stay in the trail.
-        const named = db
-          .selectFrom(accounts.spec.table.name)
-          .select(META.id)
-          .where(accounts.username, '=', storedUsername(user.value))
-        base = base.where((eb) => eb.or([eb('user_id', '=', user.value), eb('user_id', 'in', named)]))
-      }
-      if (record !== undefined)
-        base = base.where((eb) => eb.or([eb('record_id', '=', record), contains('record_ids', record)]))
-      if (person !== undefined) base = base.where(await personCondition(db, dialect, codec, person))
-      const [rows, count] = await Promise.all([
-        base.selectAll().orderBy('seq', 'asc').limit(query.limit).offset(query.offset).execute(),
-        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-      ])
-      return { entries: rows.map(auditEntryFromRow), total: Number(count?.['n'] ?? 0) }
-    },
+/** The audit trail, newest last (D25): a page of the entries `query` selects and their total. */
+export async function auditTrail(
+  { database, codec }: RecordStoreOptions,
+  query: AuditQuery,
+): Promise<{ entries: AuditEntry[]; total: number }> {
+  const { db, dialect } = database
+  let base = db.selectFrom(SYSTEM_TABLES.audit)
+  for (const filter of query.filters) base = base.where(filter.column, '=', filter.value)
+  // `at` is fixed-width text in the service time zone: text order is time order (D18).
+  if (query.from !== undefined) base = base.where('at', '>=', query.from)
+  if (query.to !== undefined) base = base.where('at', '<=', query.to)
+  const { user, record, person } = query
+  if (user !== undefined) {
+    const { accounts } = user
+    // Deleted accounts too: their entries stay in the trail.
+    const named = db
+      .selectFrom(accounts.spec.table.name)
+      .select(META.id)
+      .where(accounts.username, '=', storedUsername(user.value))
+    base = base.where((eb) => eb.or([eb('user_id', '=', user.value), eb('user_id', 'in', named)]))
   }
+  if (record !== undefined)
+    base = base.where((eb) => eb.or([eb('record_id', '=', record), contains('record_ids', record)]))
+  if (person !== undefined) base = base.where(await personCondition(db, dialect, codec, person))
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('seq', 'asc').limit(query.limit).offset(query.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+  ])
+  return { entries: rows.map(auditEntryFromRow), total: Number(count?.['n'] ?? 0) }
 }
