@@ -5,8 +5,9 @@
 // one file of the same code starts in about half the CPU time (docs/performance.md, "Start").
 //
 // The bundle sits beside serve.js on purpose: the few files that find a neighbour through
-// import.meta.url (the package.json, assets/, the read-audit worker) are all one folder below
-// dist/src/, so their relative paths resolve the same from the bundle. Kept outside: the native
+// import.meta.url (the package.json, assets/) are all one folder below dist/src/, so their
+// relative paths resolve the same from the bundle; the read-audit worker, deeper, names its path
+// from the bundle apart (src/db/audit/read-audit-writers.ts). Kept outside: the native
 // driver and the lazily loaded drivers. Bundled packages that find their own files through
 // __dirname (the docs page's) are pointed at their installed folder (besideTheirPackage).
 import { build } from 'esbuild'

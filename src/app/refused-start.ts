@@ -5,7 +5,7 @@
 import { existsSync, rmSync } from 'node:fs'
 import { createDatabase } from '../db/connect.js'
 import { keyIdOf } from '../db/crypto.js'
-import { registeredKeys } from '../db/key-registry.js'
+import { registeredKeys } from '../db/keys/registry.js'
 import type { Settings } from './settings.js'
 
 /** The key ids the database's registry names; none when it cannot be read (or does not exist yet). */

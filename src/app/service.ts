@@ -1,27 +1,27 @@
 // Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
 // stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
 // tests; never listens by itself.
-import { createAuditTail } from '../db/audit-tail.js'
-import { createEventTicketStore } from '../db/event-tickets.js'
+import { createAuditTail } from '../db/audit/tail.js'
+import { createEventTicketStore } from '../db/accounts/event-tickets.js'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { adminRoleMissing, isAppError } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
-import type { AccountStore } from '../db/account-store.js'
+import type { AccountStore } from '../db/accounts/store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
-import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
-import type { LiveKeys } from '../db/live-keys.js'
+import { startInstanceHeartbeat } from '../db/keys/instance-heartbeat.js'
+import type { LiveKeys } from '../db/keys/live-keys.js'
 import type { Database } from '../db/database.js'
-import type { ReadAuditStatus, RefusedEntry } from '../db/read-audit.js'
-import type { RecordCodec } from '../db/record-codec.js'
-import type { IntegrityFailure, RecordStore } from '../db/record-store.js'
-import { canonicalizeUsernames } from '../db/username-migration.js'
+import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
+import type { RecordCodec } from '../db/records/codec.js'
+import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
+import { canonicalizeUsernames } from '../db/accounts/username-migration.js'
 import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
-import { createLoginFailureStore } from '../db/login-failures.js'
+import { createLoginFailureStore } from '../db/accounts/login-failures.js'
 import type { AccountRules } from '../records/account-rules.js'
 import { openEngine } from './engine.js'
 import { createSchemaWatch } from './schema-watch.js'
@@ -129,7 +129,7 @@ function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unk
 /** Failed logins in Redis when configured (the database while it is away), else the database (issue #13 item 2). */
 async function loginFailureStore(database: Database, redis: Redis | undefined, onError: (error: unknown) => void) {
   if (redis === undefined) return createLoginFailureStore(database)
-  const { createRedisLoginFailureStore } = await import('../db/login-failures-redis.js')
+  const { createRedisLoginFailureStore } = await import('../db/accounts/login-failures-redis.js')
   return createRedisLoginFailureStore(redis, createLoginFailureStore(database), onError)
 }
 

@@ -4,10 +4,10 @@
 import { parse } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import { neutraliseFormula, restoreFormula } from './csv-formula.js'
-import { auditEntryFromRow, hashAuditEntry, type AuditEntry } from '../db/audit-log.js'
+import { auditEntryFromRow, hashAuditEntry, type AuditEntry } from '../db/audit/log.js'
 import { canonicalJson } from '../db/canonical.js'
 import type { Row } from '../db/database.js'
-import { AUDIT_COLUMNS } from '../db/audit-log.js'
+import { AUDIT_COLUMNS } from '../db/audit/log.js'
 
 export type SegmentFormat = 'csv' | 'jsonl'
 

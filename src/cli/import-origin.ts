@@ -2,7 +2,7 @@
 // checked and kept as the record's creation metadata (D9, D18), so historic files keep their dates.
 import { isDateTime } from '../compile/formats.js'
 import { META } from '../compile/metadata.js'
-import type { RecordOrigin } from '../db/record-store.js'
+import type { RecordOrigin } from '../db/records/types.js'
 
 /** A kept author is not an account of this service: stored with this mark, never as a user id. */
 export const LEGACY_AUTHOR_PREFIX = 'legado:'

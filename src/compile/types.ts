@@ -1,6 +1,6 @@
 // Compiled output (`*Spec`): what the engine serves, derived purely from modules.yaml.
 import type { AccountsDef, Action, FieldDef, ModuleDef, ServiceDef } from '../config/types.js'
-import type { FilterOperator, FilterParser, JsonSchema, StorageKind } from './field-types.js'
+import type { FilterOperator, FilterParser, JsonSchema, StorageKind } from './field-types/vocabulary.js'
 
 export interface FieldSpec {
   readonly def: FieldDef
@@ -36,7 +36,7 @@ export interface IndexSpec {
   readonly liveOnly: boolean
   /**
    * D40: also `_id <> ''` in its WHERE (true of every record), which only the queries of every
-   * live record state (record-query.ts `everyLiveRow`): no filtered query can choose it.
+   * live record state (records/query.ts `everyLiveRow`): no filtered query can choose it.
    */
   readonly everyLiveRow?: true
   /** The field a unique violation of this index is reported on (D12). */

@@ -1,6 +1,6 @@
 // The names a module's objects get in the database: its table, its indexes, its text search.
 // Pure functions of module and field names, shared by the steps that create the objects
-// (compile/table.ts, db/text-search-sql.ts) and the rule that keeps every name apart (rules.ts).
+// (compile/table.ts, db/records/text-search-sql.ts) and the rule that keeps every name apart (rules.ts).
 import type { DefPath, FieldDef, ModuleDef } from './types.js'
 
 /** PostgreSQL keeps the first 63 bytes of a longer identifier, in DDL and in its error reports alike. */
@@ -85,7 +85,7 @@ const FTS_SHADOW_TABLES = ['data', 'idx', 'docsize', 'config'] as const
 /** PostgreSQL's text search of one column (issue #16): a GIN index. */
 export const searchIndexName = (table: string, column: string): string => `ix_${table}__q_${column}`
 
-/** The indexes and key constraints of the service's own tables (db/migrate/system-tables.ts). */
+/** The indexes and key constraints of the service's own tables (db/system-tables.ts). */
 export const SYSTEM_INDEXES = {
   auditRecord: 'ix_audit_record',
   auditUser: 'ix_audit_user',

@@ -14,7 +14,7 @@
 // (PostgreSQL) read the row each time, which is still cheaper than the lookups it replaces.
 import { sql } from 'kysely'
 import type { Database, Db } from './database.js'
-import { SYSTEM_TABLES } from './migrate/system-tables.js'
+import { SYSTEM_TABLES } from './system-tables.js'
 import { coalesced } from './coalesce.js'
 import { generationMemo } from './generation-memo.js'
 import { preparedQuery } from './prepared.js'

@@ -1,11 +1,11 @@
 // Assembles the Fastify app from the compiled service: builds, never listens.
-import type { AuditTail } from '../db/audit-tail.js'
-import type { EventTicketStore } from '../db/event-tickets.js'
+import type { AuditTail } from '../db/audit/tail.js'
+import type { EventTicketStore } from '../db/accounts/event-tickets.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
-import type { AccountStore } from '../db/account-store.js'
-import type { LoginFailureStore } from '../db/login-failures.js'
-import type { RecordStore } from '../db/record-store.js'
+import type { AccountStore } from '../db/accounts/store.js'
+import type { LoginFailureStore } from '../db/accounts/login-failures.js'
+import type { RecordStore } from '../db/records/types.js'
 import type { AccountRules } from '../records/account-rules.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
@@ -65,7 +65,10 @@ export interface AppDeps {
   readonly loginProtection?: LoginProtectionSettings
   /** The live feed's database (its audit tail, notifications, tickets) and limits (issue #16 item 5). */
   readonly events: {
-    /** The audit tail the feed streams (db/audit-tail.ts) and the tickets browsers redeem (db/event-tickets.ts). */
+    /**
+     * The audit tail the feed streams (db/audit/tail.ts) and the tickets browsers redeem
+     * (db/accounts/event-tickets.ts).
+     */
     readonly tail: AuditTail
     readonly tickets: EventTicketStore
     readonly limits?: Partial<LiveFeedLimits>

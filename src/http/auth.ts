@@ -4,7 +4,7 @@ import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { RoleSpec, ServiceSpec } from '../compile/types.js'
-import type { Account, AccountStore } from '../db/account-store.js'
+import type { Account, AccountStore } from '../db/accounts/store.js'
 import { invalidToken, missingPermission, noToken } from '../errors.js'
 import type { ActingUser } from '../records/acting-user.js'
 

@@ -8,7 +8,7 @@
 // Counts live in a shared store (the database, or Redis) and outlive restarts. A wrong current
 // password on POST /me/password is a failure of its account like a wrong login (F6).
 import { hash } from 'node:crypto'
-import type { LoginFailureStore } from '../db/login-failures.js'
+import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import { canonicalUsername } from '../records/account-rules.js'
 
 /** The policy, from the LOGIN_* settings. */

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { MotivoAction } from '../config/types.js'
 import type { ModuleSpec } from '../compile/types.js'
-import type { RequestContext } from '../db/record-store.js'
+import type { RequestContext } from '../db/records/types.js'
 import {
   MOTIVO_MAX_LENGTH,
   motivoInvalid,

@@ -49,6 +49,29 @@ t.test("http/ sees the store's types only, never its code", async (t) => {
     t.same(text.match(/^import (?!type ).* from '[./]*\/db\/.*$/gm) ?? [], [], path)
 })
 
+// Every import of a file of src/, type-only ones included, multi-line ones too.
+const localImportsOf = (path: string, text: string) =>
+  [...text.matchAll(/^(?:import|export)\s[^'"]*?\bfrom\s+'(\.[^']+)'|^import\s+'(\.[^']+)'|\bimport\('(\.[^']+)'\)/gm)]
+    .map((m) => (m[1] ?? m[2] ?? m[3]) as string)
+    .map((spec) => relative(SRC, join(SRC, path, '..', spec)).replace(/\.js$/, '.ts'))
+
+t.test('no import cycle in src/, type-only imports included', async (t) => {
+  const graph = new Map(sources.map(({ path, text }) => [path, localImportsOf(path, text)]))
+  // Depth-first: a file met again while it is still on the path closes a cycle.
+  const cycles: string[] = []
+  const done = new Set<string>()
+  const visit = (path: string, trail: string[]) => {
+    const at = trail.indexOf(path)
+    if (at >= 0) return void cycles.push([...trail.slice(at), path].join(' -> '))
+    if (done.has(path) || !graph.has(path)) return
+    for (const next of graph.get(path) ?? []) visit(next, [...trail, path])
+    done.add(path)
+  }
+  for (const path of graph.keys()) visit(path, [])
+  t.same(cycles, [], 'each file of src/ stands above every file it imports')
+  t.ok([...graph.values()].flat().length > 500, 'the scan saw the imports')
+})
+
 t.test('config/ reads the disk only in load.ts', async (t) => {
   for (const { path, text } of sources.filter((s) => s.path.startsWith('config/') && s.path !== 'config/load.ts'))
     t.notMatch(text, /from 'node:fs'/, path)

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { formatExactTimestamp } from '../../compile/time.js'
-import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
+import { SYSTEM_TABLES } from '../../db/system-tables.js'
 import { commandFailed } from '../../errors.js'
 import { loadOrCreateKey, publicKeyFileOf, signCheckpoint } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'

@@ -3,8 +3,8 @@
 // protection officer; its first prev_hash and last hash on stderr, and
 // `records audit verify --segment FILE` checks the file offline. Listed by audit.ts.
 import { openExportOutput } from '../export-output.js'
-import { auditEntryFromRow } from '../../db/audit-log.js'
-import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
+import { auditEntryFromRow } from '../../db/audit/log.js'
+import { SYSTEM_TABLES } from '../../db/system-tables.js'
 import { auditTimeBound } from '../../records/audit-query.js'
 import { commandFailed, usageError } from '../../errors.js'
 import { segmentHeader, segmentLines, type SegmentFormat } from '../audit-segment.js'

@@ -4,9 +4,9 @@
 // `records audit checkpoint` are in audit-export.ts and audit-checkpoint.ts.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { SYSTEM_TABLES } from '../../db/migrate/system-tables.js'
-import { pendingAuditEntries, sealAudit } from '../../db/audit-log.js'
-import { verifyIntegrity, type IntegrityProblem } from '../../db/verify-integrity.js'
+import { SYSTEM_TABLES } from '../../db/system-tables.js'
+import { pendingAuditEntries, sealAudit } from '../../db/audit/log.js'
+import { verifyIntegrity, type IntegrityProblem } from '../../db/operations/verify-integrity.js'
 import { verifySegment } from '../audit-segment.js'
 import { auditCheckpoint } from './audit-checkpoint.js'
 import { auditExport } from './audit-export.js'

@@ -2,7 +2,7 @@
 // API, safe while the service runs (docs/operators.md). PostgreSQL has its own tools (pg_dump).
 import { mkdirSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { backupSqlite } from '../../db/backup.js'
+import { backupSqlite } from '../../db/operations/backup.js'
 import { flag, type Command, JSON_OPTION } from '../command.js'
 import { settingsOf } from '../environment.js'
 import { printJson, printLines } from '../output.js'

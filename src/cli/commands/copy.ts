@@ -3,9 +3,9 @@
 // so `records audit verify` on the target checks the same chain (issue #8).
 import { existsSync } from 'node:fs'
 import { createDatabase } from '../../db/connect.js'
-import { copyDatabase } from '../../db/copy.js'
+import { copyDatabase } from '../../db/operations/copy.js'
 import { createFieldCipher } from '../../db/crypto.js'
-import { createRecordCodec } from '../../db/record-codec.js'
+import { createRecordCodec } from '../../db/records/codec.js'
 import { flag, stringOption, type Command, JSON_OPTION } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'

@@ -6,7 +6,7 @@ import { migrationRefused } from '../../errors.js'
 import { archiveName } from '../../config/database-names.js'
 import type { Dialect } from '../../compile/field-types.js'
 import type { Database, Db } from '../database.js'
-import type { RecordCodec } from '../record-codec.js'
+import type { RecordCodec } from '../records/codec.js'
 import { affectedRecords } from './affected.js'
 import { dropArchivedIndexesInTheWay } from './archived-indexes.js'
 import { describeStep, isUnsafe, planMigration, type MigrationStep } from './plan.js'
@@ -14,7 +14,7 @@ import { rewriteRecords, rewritesData } from './rewrite.js'
 import { rewriteVersions } from './rewrite-versions.js'
 import { EMPTY_SNAPSHOT, snapshotOf, type SchemaSnapshot } from './snapshot.js'
 import { stepQueries, type StepContext } from './step-queries.js'
-import { createSystemTables } from './system-tables.js'
+import { createSystemTables } from '../system-tables.js'
 
 async function snapshotIn(db: Db, dialect: Dialect): Promise<SchemaSnapshot> {
   await createSystemTables(db, dialect)

@@ -5,10 +5,10 @@
 // the record said then.
 import type { ModuleSpec } from '../../compile/types.js'
 import type { Db, Row } from '../database.js'
-import type { RecordCodec } from '../record-codec.js'
-import { storedVersionOf } from '../record-versions.js'
+import type { RecordCodec } from '../records/codec.js'
 import type { MigrationStep } from './plan.js'
-import { SYSTEM_TABLES } from './system-tables.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
+import { versionPages } from '../records/pages.js'
 
 const PAGE = 500
 
@@ -63,25 +63,8 @@ export async function rewriteVersions(
         (s.kind !== 'rename_column' || spec.fieldsByName.has(s.to)),
     )
     if (mine.length === 0) continue
-    let after = { recordId: '', version: 0 }
-    for (;;) {
-      const rows = await trx
-        .selectFrom(SYSTEM_TABLES.versions)
-        .selectAll()
-        .where('module', '=', spec.name)
-        .where((eb) =>
-          eb.or([
-            eb('record_id', '>', after.recordId),
-            eb.and([eb('record_id', '=', after.recordId), eb('version', '>', after.version)]),
-          ]),
-        )
-        .orderBy('record_id')
-        .orderBy('version')
-        .limit(PAGE)
-        .execute()
-      for (const row of rows) {
-        const version = storedVersionOf(row)
-        after = { recordId: version.recordId, version: version.version }
+    for await (const versions of versionPages(trx, spec.name, PAGE))
+      for (const version of versions) {
         const data = rewritten(spec, codec, mine, version.recordId, version.data)
         if (data === undefined) continue
         await trx
@@ -93,8 +76,6 @@ export async function rewriteVersions(
           .execute()
         count += 1
       }
-      if (rows.length < PAGE) break
-    }
   }
   return count
 }

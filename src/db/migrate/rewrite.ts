@@ -1,12 +1,13 @@
 // After the DDL of a migration: stored values that must change with it (a field turned
 // encrypted or plain, an enum value renamed) and every `_hash` the new shape changes (renamed, archived fields),
 // each change in the audit chain as `migrar`, so `records audit verify` still holds (D17, D18).
-import { META, ROW_COLUMN } from '../../compile/metadata.js'
+import { META } from '../../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
-import { appendAudit, type AuditEvent } from '../audit-log.js'
+import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { Database, Db, Row } from '../database.js'
-import type { RecordCodec } from '../record-codec.js'
+import type { RecordCodec } from '../records/codec.js'
 import type { MigrationStep } from './plan.js'
+import { recordPages } from '../records/pages.js'
 
 const PAGE = 500
 
@@ -76,15 +77,7 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
         steps.map((s) => ('field' in s ? s.field : s.kind === 'rename_column' ? s.to : '')).filter((f) => f !== ''),
       ),
     ]
-    for (let after = 0; ;) {
-      const rows = await trx
-        .selectFrom(spec.table.name)
-        .selectAll()
-        .where(ROW_COLUMN, '>', after)
-        .orderBy(ROW_COLUMN)
-        .limit(PAGE)
-        .execute()
-      if (rows.length === 0) break
+    for await (const rows of recordPages(trx, spec, PAGE)) {
       const events: AuditEvent[] = []
       for (const row of rows) {
         const id = String(row[META.id])
@@ -118,7 +111,6 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
       }
       await appendAudit({ database: options.database, trx, events, at: options.at })
       rewritten += events.length
-      after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
     }
   }
   return rewritten

@@ -1,14 +1,14 @@
 // One open live feed (issue #16 item 5): turns the audit's record writes into the events its
-// subscriber may see. Every record is re-read through the store's `visible` (record-query.ts:
+// subscriber may see. Every record is re-read through the store's `visible` (records/query.ts:
 // the subscriber's scope and the list filters; field rules, masking and the read audit as a
 // GET), so the feed has no access rule of its own. Entries are handled one at a time, in seq
 // order; the subscriber's token and permissions are checked again before each batch and on
 // every heartbeat. Each record shown is a consultation naming the subscription's request: its
 // address, id and motivo (F3).
 import type { ModuleSpec } from '../../compile/types.js'
-import type { AuditEntry } from '../../db/audit-log.js'
-import type { AuditTail } from '../../db/audit-tail.js'
-import type { RecordStore, RequestContext } from '../../db/record-store.js'
+import type { AuditEntry } from '../../db/audit/log.js'
+import type { AuditTail } from '../../db/audit/tail.js'
+import type { RecordStore, RequestContext } from '../../db/records/types.js'
 import type { Filter } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext } from '../auth.js'
 import { motivoMissing } from '../motivo.js'

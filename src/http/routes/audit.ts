@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { parseAuditQuery } from '../../records/audit-query.js'
 import type { ServiceSpec } from '../../compile/types.js'
-import type { RecordStore } from '../../db/record-store.js'
+import type { RecordStore } from '../../db/records/types.js'
 import { requirePermission } from '../auth.js'
 
 export interface AuditRoutesOptions {

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { consultationLogFailing, unavailable } from '../../errors.js'
 
-/** The consultation log's writer (db/read-audit.ts ReadAuditStatus). */
+/** The consultation log's writer (db/audit/read-audit.ts ReadAuditStatus). */
 export interface ConsultationLogHealth {
   readonly unwritten: number
   readonly refused: number

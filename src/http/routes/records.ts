@@ -6,7 +6,7 @@ import { parseFields, parseListQuery, type ListLimits, type QueryValue } from '.
 import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
-import type { ApiRecord, Expansion, RecordStore, RequestContext } from '../../db/record-store.js'
+import type { ApiRecord, Expansion, RecordStore, RequestContext } from '../../db/records/types.js'
 import { EXPAND_PARAMETER, parseExpand } from '../../records/expand-query.js'
 import type { MotivoAction } from '../../config/types.js'
 import { checkMotivo, requestContextOf } from '../motivo.js'

@@ -3,7 +3,7 @@
 // consultations in its history, every other reader sees the record's changes only, each as the
 // chain columns the API reference lists (no address, request id or motivo).
 import t from 'tap'
-import { RECORD_CHANGE_ACTIONS } from '../../../src/db/history-visibility.js'
+import { RECORD_CHANGE_ACTIONS } from '../../../src/db/audit/history-visibility.js'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { auditRows, eventually } from '../protection/support.js'
 

@@ -5,7 +5,7 @@
 // A plain list reads its module's generation once for its total and its scope's branches.
 import fc from 'fast-check'
 import t from 'tap'
-import { plainPageShapes } from '../../../src/db/plain-page.js'
+import { plainPageShapes } from '../../../src/db/records/plain-page.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 
 const PRIORITIES = ['baja', 'media', 'alta', 'urgente'] as const

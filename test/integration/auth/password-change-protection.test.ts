@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap'
 import { ADMIN, startTestApi, type Reply, type TestApi } from '../../helpers/api.js'
 import { ON_POSTGRES, redisEnv } from '../../helpers/postgres.js'
-import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
+import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { assertError } from './envelope.js'
 
 const THIEF = '198.51.100.7'

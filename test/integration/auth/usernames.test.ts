@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { startTestApi } from '../../helpers/api.js'
-import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
+import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 
 const PASSWORD = 'guardia-de-tarde-7'
 const account = (username: string) => ({ username, password: PASSWORD, nombre: 'Persona de prueba', rol: 'consulta' })

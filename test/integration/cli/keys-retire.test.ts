@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { createChangeWatch } from '../../../src/db/change-watch.js'
 import { createDatabase } from '../../../src/db/connect.js'
-import { registeredKeys, switchActiveKey } from '../../../src/db/key-registry.js'
+import { registeredKeys, switchActiveKey } from '../../../src/db/keys/registry.js'
 import { ON_POSTGRES, createTestDatabase, urlOf } from '../../helpers/postgres.js'
 import { api, createCli, type Cli } from './support.js'
 

@@ -45,7 +45,7 @@ async function indexIn(service: OpenService, name: string): Promise<IndexFound |
   return { columns, partial: entry.partial === 1, unique: entry.unique === 1 }
 }
 
-/** The plan of the list's count (record-store.ts `list`) for estado + prioridad, as text. */
+/** The plan of the list's count (records/store.ts `list`) for estado + prioridad, as text. */
 async function countPlan(service: OpenService): Promise<string> {
   const { db } = service.database
   const count = db

@@ -1,12 +1,12 @@
-// The plain list page as a prepared statement (issue #14, src/db/plain-page.ts): a list with no
+// The plain list page as a prepared statement (issue #14, src/db/records/plain-page.ts): a list with no
 // filter, sort or text runs it, compiled once per module and scope shape; two agentes share the
 // statement and each binds their own personal_id, so each still sees only their own records;
 // its rows are those of the query built afresh; the cache of shapes stays bounded.
 import t from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
-import { PLAIN_PAGE_SHAPES, plainPage, plainPageShapes } from '../../../src/db/plain-page.js'
-import { plainPageQuery, recordQuery } from '../../../src/db/record-query.js'
+import { PLAIN_PAGE_SHAPES, plainPage, plainPageShapes } from '../../../src/db/records/plain-page.js'
+import { plainPageQuery, recordQuery } from '../../../src/db/records/query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
 import { resolveScope, type ResolvedScope } from '../../../src/records/scope.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'

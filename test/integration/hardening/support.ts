@@ -2,7 +2,7 @@
 // snapshot of everything a write may change.
 import { sql } from 'kysely'
 import type { Database } from '../../../src/db/database.js'
-import { SYSTEM_TABLES } from '../../../src/db/migrate/system-tables.js'
+import { SYSTEM_TABLES } from '../../../src/db/system-tables.js'
 import type { ServiceSpec } from '../../../src/compile/types.js'
 
 /**

@@ -3,7 +3,7 @@
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
-import { backupSqlite } from '../../../src/db/backup.js'
+import { backupSqlite } from '../../../src/db/operations/backup.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { ON_POSTGRES } from '../../helpers/postgres.js'
 

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { backupSqlite } from '../../../src/db/backup.js'
+import { backupSqlite } from '../../../src/db/operations/backup.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { ON_POSTGRES } from '../../helpers/postgres.js'
 

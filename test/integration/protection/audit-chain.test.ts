@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'
-import { verifyIntegrity, type IntegrityProblem } from '../../../src/db/verify-integrity.js'
+import { verifyIntegrity, type IntegrityProblem } from '../../../src/db/operations/verify-integrity.js'
 import { copyTestData, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { auditRows, eventually, expectedHash, markerFor, rawRow, tamper } from './support.js'
 
@@ -157,7 +157,7 @@ t.test('D18: an audit row edited with its own hash recomputed breaks the next li
   const rows = await auditRows(api)
   const target = rows.find((r) => r['action'] === 'login_fallido')!
   const seq = Number(target['seq'])
-  const { hashAuditEntry, auditEntryFromRow } = await import('../../../src/db/audit-log.js')
+  const { hashAuditEntry, auditEntryFromRow } = await import('../../../src/db/audit/log.js')
   const { hash: _old, ...content } = { ...auditEntryFromRow(target), user_id: 'USR-2026-99999' }
   await tamper(
     api,

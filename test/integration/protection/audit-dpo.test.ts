@@ -4,7 +4,7 @@
 // through the blind index, deleted records included; bad values are 400 naming the parameter.
 import t from 'tap'
 import { formatExactTimestamp } from '../../../src/compile/time.js'
-import { appendAudit } from '../../../src/db/audit-log.js'
+import { appendAudit } from '../../../src/db/audit/log.js'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { eventually, markerFor } from './support.js'
 

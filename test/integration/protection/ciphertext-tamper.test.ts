@@ -3,7 +3,7 @@
 // bad value does not make a whole module unreadable; the failure is logged, audited and verified.
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'
-import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
+import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { captureLogs, eventually, markerFor, rawRow, tamper } from './support.js'
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { keyIdOf } from '../../../src/db/crypto.js'
-import { switchActiveKey } from '../../../src/db/key-registry.js'
+import { switchActiveKey } from '../../../src/db/keys/registry.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { markerFor, newKey, rawRow } from './support.js'
 

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import type { AuditEvent } from '../../../src/db/audit-log.js'
+import type { AuditEvent } from '../../../src/db/audit/log.js'
 import { createDatabase } from '../../../src/db/connect.js'
-import { ensureSystemTables } from '../../../src/db/migrate/system-tables.js'
-import { createReadAuditLog } from '../../../src/db/read-audit.js'
+import { ensureSystemTables } from '../../../src/db/system-tables.js'
+import { createReadAuditLog } from '../../../src/db/audit/read-audit.js'
 import { databaseEnv } from '../../helpers/api.js'
 
 const reads = (from: number, count: number): AuditEvent[] =>

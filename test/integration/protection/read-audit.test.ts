@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { verifyIntegrity } from '../../../src/db/verify-integrity.js'
+import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { auditRows, eventually, markerFor } from './support.js'
 

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { sql, type RawBuilder } from 'kysely'
 import type { FieldSpec, ModuleSpec } from '../../../src/compile/types.js'
-import { SYSTEM_TABLES } from '../../../src/db/migrate/system-tables.js'
+import { SYSTEM_TABLES } from '../../../src/db/system-tables.js'
 import type { TestApi } from '../../helpers/api.js'
 
 /** The roles of D21, in the order of the decision. */

@@ -2,7 +2,7 @@
 // PostgreSQL draws them from a SEQUENCE (D37): a rolled-back create leaves a gap there.
 import { sql } from 'kysely'
 import t from 'tap'
-import { recordIdSequence } from '../../../src/db/sequences.js'
+import { recordIdSequence } from '../../../src/db/records/sequences.js'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { ON_POSTGRES } from '../../helpers/postgres.js'
 

@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { CompiledQuery, sql } from 'kysely'
 import t from 'tap'
 import { seedDenuncias } from '../../../scripts/bench/seed.js'
-import { recordQuery } from '../../../src/db/record-query.js'
-import { withTextSearch } from '../../../src/db/text-search-sql.js'
+import { recordQuery } from '../../../src/db/records/query.js'
+import { withTextSearch } from '../../../src/db/records/text-search-sql.js'
 import { ON_POSTGRES, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 
 const ids = (reply: { body: any }): string[] => reply.body.data.records.map((r: { _id: string }) => r._id)

@@ -2,7 +2,7 @@
 // generic canonical JSON gives (D18): chains written before and after verify alike.
 import fc from 'fast-check'
 import t from 'tap'
-import { hashAuditEntry } from '../../../src/db/audit-log.js'
+import { hashAuditEntry } from '../../../src/db/audit/log.js'
 import { canonicalJson, sha256Hex } from '../../../src/db/canonical.js'
 
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null })

@@ -1,7 +1,7 @@
 // F2 (D25): the one rule of what a record's history shows to whom.
 import t from 'tap'
-import type { AuditAction, AuditEntry } from '../../../src/db/audit-log.js'
-import { entriesShownTo } from '../../../src/db/history-visibility.js'
+import type { AuditAction, AuditEntry } from '../../../src/db/audit/log.js'
+import { entriesShownTo } from '../../../src/db/audit/history-visibility.js'
 
 const entry = (seq: number, action: AuditAction, request: Partial<AuditEntry> = {}): AuditEntry => ({
   seq,

@@ -1,7 +1,7 @@
 // Issue #17 (S2f): a list that shows some fields reads only their columns and the metadata; no
 // ciphertext and no blind index of a field it does not show.
 import t from 'tap'
-import { pageColumns } from '../../../src/db/record-reads.js'
+import { pageColumns } from '../../../src/db/records/reads.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
 const denuncias = moduleOf(shippedService(), 'denuncias')

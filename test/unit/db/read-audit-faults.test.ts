@@ -1,7 +1,7 @@
 // F1, F12: which failures of the consultation writer are an entry's (set apart) and which the
 // writer's (kept and retried): judged by the database's code alone.
 import t from 'tap'
-import { writeFault } from '../../../src/db/read-audit-faults.js'
+import { writeFault } from '../../../src/db/audit/read-audit-faults.js'
 
 const withCode = (code: string) => Object.assign(new Error('x'), { code })
 

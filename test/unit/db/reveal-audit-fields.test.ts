@@ -1,9 +1,9 @@
 // Issue #16 item 3 and #15: a read with `fields=` logs as consulted only the fields it returns; an
 // encrypted field not asked for is neither decrypted nor named.
 import t from 'tap'
-import type { AuditEvent } from '../../../src/db/audit-log.js'
-import type { ReadAuditLog } from '../../../src/db/read-audit.js'
-import { auditConsultation } from '../../../src/db/reveal-audit.js'
+import type { AuditEvent } from '../../../src/db/audit/log.js'
+import type { ReadAuditLog } from '../../../src/db/audit/read-audit.js'
+import { auditConsultation } from '../../../src/db/records/reveal-audit.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
 const denuncias = moduleOf(shippedService(), 'denuncias')

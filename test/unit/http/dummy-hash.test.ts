@@ -2,7 +2,7 @@
 // real password's check costs, and must not be the hash of an empty or trivial password.
 import bcrypt from 'bcryptjs'
 import t from 'tap'
-import { BCRYPT_ROUNDS } from '../../../src/db/record-codec.js'
+import { BCRYPT_ROUNDS } from '../../../src/db/records/codec.js'
 import { DUMMY_HASH } from '../../../src/http/routes/session.js'
 
 t.test('D19: the dummy hash has the cost factor of stored passwords', async (t) => {

@@ -1,0 +1,124 @@
+// Switches every instance to the new key, then re-encrypts every value that is not under it,
+// in batches of one transaction each: an interrupted rotation resumes where it stopped
+// (issue #3). Each batch bumps its module's generation, so running instances drop cached
+// list totals whose blind indexes just changed (issue #13).
+import { formatExactTimestamp } from '../../compile/time.js'
+import { META, ROW_COLUMN } from '../../compile/metadata.js'
+import type { ServiceSpec } from '../../compile/types.js'
+import { appendAudit, type AuditEvent } from '../audit/log.js'
+import type { ChangeWatch } from '../change-watch.js'
+import type { Database, Row } from '../database.js'
+import { retireKeys, switchActiveKey } from './registry.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
+import type { RecordCodec } from '../records/codec.js'
+import { reencryptVersion } from '../records/versions.js'
+import { versionPages } from '../records/pages.js'
+
+export interface RotationOptions {
+  readonly database: Database
+  readonly spec: ServiceSpec
+  readonly codec: RecordCodec
+  /** Caches of running instances watch it; the key signal makes them reload their keys. */
+  readonly changes: ChangeWatch
+  /** The key every instance encrypts with from now on; each instance must hold it already. */
+  readonly activeKeyId: string
+  readonly timezone: string
+  readonly clock: () => Date
+  readonly batchSize?: number
+  /** Called after each committed batch (progress bars; tests interrupt here). */
+  readonly onBatch?: (progress: { readonly module: string; readonly rewritten: number }) => void | Promise<void>
+}
+
+/**
+ * Re-encrypts the kept versions of every record (issue #15 item 6) under the active key, in
+ * batches of one transaction each, keyed by (module, record, version): an interrupted run
+ * resumes, a version written meanwhile is under the active key already. Returns how many changed.
+ */
+async function rotateVersions(options: RotationOptions, batchSize: number): Promise<number> {
+  const { database, codec } = options
+  let rewritten = 0
+  for (const spec of options.spec.modules) {
+    if (spec.encryptedFields.length === 0) continue
+    // Only versions holding a ciphertext at all.
+    for await (const versions of versionPages(database.db, spec.name, batchSize, { ciphertext: true }))
+      await database.db.transaction().execute(async (trx) => {
+        for (const version of versions) {
+          const data = reencryptVersion(spec, codec, version)
+          if (data === undefined) continue
+          await trx
+            .updateTable(SYSTEM_TABLES.versions)
+            .set({ data: JSON.stringify(data) })
+            .where('module', '=', spec.name)
+            .where('record_id', '=', version.recordId)
+            .where('version', '=', version.version)
+            .execute()
+          rewritten += 1
+        }
+      })
+  }
+  return rewritten
+}
+
+export async function rotateEncryption(options: RotationOptions): Promise<{ rewritten: number; versions: number }> {
+  const { database, codec, activeKeyId } = options
+  const batchSize = options.batchSize ?? 500
+  const activePrefix = `v1.${activeKeyId}.%`
+  let rewritten = 0
+  await switchActiveKey(database, options.changes, activeKeyId)
+  for (const spec of options.spec.modules) {
+    const encrypted = spec.encryptedFields
+    if (encrypted.length === 0) continue
+    let after = 0
+    for (;;) {
+      const done = await database.db.transaction().execute(async (trx) => {
+        await codec.beforeWrite(trx)
+        // Deleted rows too: no value may stay under a retired key.
+        const rows = await trx
+          .selectFrom(spec.table.name)
+          .selectAll()
+          .where(ROW_COLUMN, '>', after)
+          .where((eb) =>
+            eb.or(encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)]))),
+          )
+          .orderBy(ROW_COLUMN)
+          .limit(batchSize)
+          // A request editing the same record waits, instead of being overwritten by this batch.
+          .$if(database.rowLocks, (q) => q.forUpdate())
+          .execute()
+        if (rows.length === 0) return true
+        const events: AuditEvent[] = []
+        for (const row of rows) {
+          const changes = codec.reencrypt(spec, row)
+          const next: Row = { ...row, ...changes }
+          const hash = codec.hash(spec, next)
+          await trx
+            .updateTable(spec.table.name)
+            .set({ ...changes, [META.hash]: hash })
+            .where(META.id, '=', row[META.id] as string)
+            .execute()
+          events.push({
+            userId: null,
+            action: 'recifrar',
+            module: spec.name,
+            recordId: String(row[META.id]),
+            version: Number(row[META.version]),
+            recordHash: hash,
+            fields: encrypted.filter((f) => f.column in changes).map((f) => f.name),
+          })
+        }
+        // The audit lock before the generation's row, in the order a seal takes them (D38): no deadlock.
+        await appendAudit({ database, trx, events, at: formatExactTimestamp(options.clock(), options.timezone) })
+        await options.changes.bump(trx, spec.name)
+        after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
+        rewritten += rows.length
+        return false
+      })
+      if (done) break
+      await options.onBatch?.({ module: spec.name, rewritten })
+    }
+  }
+  // The kept versions too: no value may stay under a retired key (issue #15 item 6).
+  const versions = await rotateVersions(options, batchSize)
+  await retireKeys(database, options.changes, activeKeyId)
+  return { rewritten, versions }
+}

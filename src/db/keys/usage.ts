@@ -1,0 +1,32 @@
+// How many stored values each key encrypted (issue #13): records of every module, deleted ones
+// included, and their kept versions (issue #15 item 6). The audit log stores field names only,
+// never values, so it holds no ciphertext.
+import { sql } from 'kysely'
+import type { ServiceSpec } from '../../compile/types.js'
+import type { Database } from '../database.js'
+import { versionKeyIds } from '../records/versions.js'
+import { versionPages } from '../records/pages.js'
+
+const PAGE = 1000
+
+/** Values per key id (`v1.<8 hex id>.…`), over every encrypted column. */
+export async function keyUsage(database: Database, spec: ServiceSpec): Promise<Map<string, number>> {
+  const usage = new Map<string, number>()
+  for (const module of spec.modules)
+    for (const field of module.encryptedFields) {
+      const keyId = sql<string>`substr(${sql.ref(field.column)}, 4, 8)`
+      const { rows } = await sql<{ key_id: string; n: number | string }>`select ${keyId} as key_id, count(*) as n
+        from ${sql.table(module.table.name)} where ${sql.ref(field.column)} is not null group by ${keyId}`.execute(
+        database.db,
+      )
+      for (const row of rows) usage.set(row.key_id, (usage.get(row.key_id) ?? 0) + Number(row.n))
+    }
+  for (const module of spec.modules) {
+    if (module.encryptedFields.length === 0) continue
+    // Versions holding a ciphertext, read in pages by key: the values are inside their JSON.
+    for await (const versions of versionPages(database.db, module.name, PAGE, { ciphertext: true }))
+      for (const version of versions)
+        for (const id of versionKeyIds(module, version.data)) usage.set(id, (usage.get(id) ?? 0) + 1)
+  }
+  return usage
+}

@@ -1,0 +1,232 @@
+// API values <-> stored columns for one module: encryption and blind indexes (D14, D16),
+// password hashes (D22), JSON and boolean columns, masking (D15) and the `_hash` (D17).
+import bcrypt from 'bcryptjs'
+import { FIELD_TYPES, type Dialect } from '../../compile/field-types.js'
+import { INTEGRITY, isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../../compile/metadata.js'
+import { isAppError } from '../../errors.js'
+import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
+import { canonicalJson, plaintextOf, sha256Hex } from '../canonical.js'
+import type { FieldCipher } from '../crypto.js'
+import type { Db, Row } from '../database.js'
+import { VALUE_CONVERSIONS } from '../dialects/values.js'
+
+export const BCRYPT_ROUNDS = 10
+
+/** Encryption is bound to the module and record: a value copied elsewhere fails its tag. */
+export const encryptionContext = (spec: ModuleSpec, recordId: string): string => `${spec.name}:${recordId}`
+
+export interface RecordCodec {
+  /** Replaces password values by their bcrypt hashes; slow, so run before a transaction. */
+  hashPasswords(spec: ModuleSpec, values: Row): Promise<Row>
+  /** Columns for the given field values: ciphertext, blind index, JSON, booleans. */
+  encode(spec: ModuleSpec, values: Row, recordId: string): Row
+  /**
+   * A stored row as the API shows it; encrypted values decrypted or masked. `written`: the
+   * API values this very write stored, by field name; their ciphertext is not decrypted
+   * again (each value is decrypted once, issue #7).
+   */
+  decode(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): Row
+  /**
+   * decode for the API's reads: a value that fails its integrity check does not fail the
+   * record; it reads as null, the record carries the INTEGRITY marker and `failed` names it.
+   * `only`: the fields to decode (`fields=`, issue #16); the others are left out, never decrypted.
+   */
+  decodeForRead(
+    spec: ModuleSpec,
+    row: Row,
+    reveal: boolean,
+    written?: Row,
+    only?: ReadonlySet<string>,
+  ): { readonly record: Row; readonly failed: readonly string[] }
+  /** Plain value of one field of a stored row (for change detection). */
+  plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
+  /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
+  hash(spec: ModuleSpec, row: Row): string
+  /** Blind-index values that match `value` under any configured key. */
+  blindIndexes(value: unknown): readonly string[]
+  /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
+  reencrypt(spec: ModuleSpec, row: Row): Row
+  /**
+   * The field values of a stored row as a version keeps them (issue #15 item 6): a plain value as
+   * the API takes it, an encrypted one as stored (its ciphertext, never the clear value); empty
+   * and write-only fields left out; the record's salt under `_sal` (F4).
+   */
+  snapshot(spec: ModuleSpec, row: Row): Row
+  /** The columns of a version's values, as `decode` reads them (the inverse of `snapshot`). */
+  fromSnapshot(spec: ModuleSpec, data: Row): Row
+  /** In a write transaction, before `encode`: encrypt under the database's active key (issue #13). */
+  beforeWrite(trx: Db): Promise<void>
+}
+
+/**
+ * The value of a non-textual encrypted field from its decrypted JSON. Before a plain string in
+ * a `mixed` or `array` field was encrypted as JSON, it was encrypted as its bare text: a text
+ * that is not JSON is such a string.
+ */
+function parseStoredJson(plaintext: string): unknown {
+  try {
+    return JSON.parse(plaintext) as unknown
+  } catch {
+    return plaintext
+  }
+}
+
+export function createRecordCodec(
+  dialect: Dialect,
+  cipher: FieldCipher,
+  beforeWrite: (trx: Db) => Promise<void> = async () => undefined,
+): RecordCodec {
+  const conversions = VALUE_CONVERSIONS[dialect]
+
+  const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
+    raw === null || raw === undefined ? null : field.encrypted ? raw : conversions[field.storage].fromDb(raw)
+
+  /** The API value of one stored column: decrypted (once) and parsed, or converted. */
+  function plainOf(field: FieldSpec, raw: unknown, context: () => string): unknown {
+    if (raw === null || raw === undefined) return null
+    if (!field.encrypted) return conversions[field.storage].fromDb(raw)
+    const plaintext = cipher.decrypt(String(raw), context())
+    return FIELD_TYPES[field.def.type].textual ? plaintext : parseStoredJson(plaintext)
+  }
+
+  /** A stored row as the API shows it; with `failed`, a value that fails its check is null and named there. */
+  function decodeRow(
+    spec: ModuleSpec,
+    row: Row,
+    reveal: boolean,
+    written?: Row,
+    failed?: string[],
+    only?: ReadonlySet<string>,
+  ): Row {
+    const out: Row = { [META.id]: row[META.id] }
+    let context: string | undefined
+    // The record's encryption context, built once per row, not once per value (issue #7).
+    const contextOf = () => (context ??= encryptionContext(spec, String(row[META.id])))
+    for (const field of spec.fields) {
+      if (field.writeOnly || (only !== undefined && !only.has(field.name))) continue
+      const raw = row[field.column]
+      if (raw === null || raw === undefined) out[field.name] = null
+      else if (field.encrypted && !reveal) out[field.name] = MASK
+      else if (
+        field.encrypted &&
+        written !== undefined &&
+        written[field.name] !== undefined &&
+        written[field.name] !== null
+      )
+        out[field.name] = written[field.name]
+      else if (failed === undefined || !field.encrypted) out[field.name] = plainOf(field, raw, contextOf)
+      else {
+        try {
+          out[field.name] = plainOf(field, raw, contextOf)
+        } catch (error) {
+          if (!isAppError(error)) throw error
+          out[field.name] = null
+          failed.push(field.name)
+        }
+      }
+    }
+    out[META.created] = row[META.created]
+    out[META.createdBy] = row[META.createdBy]
+    out[META.modified] = row[META.modified]
+    out[META.modifiedBy] = row[META.modifiedBy]
+    out[META.version] = Number(row[META.version])
+    out[META.hash] = row[META.hash]
+    if (row[META.deleted] !== null && row[META.deleted] !== undefined) out[META.deleted] = row[META.deleted]
+    // Who may see it is decided with the field rules (records/field-rules.ts `shownTo`, F4).
+    if (row[META.salt] !== null && row[META.salt] !== undefined) out[META.salt] = row[META.salt]
+    return out
+  }
+
+  const codec: RecordCodec = {
+    async hashPasswords(spec, values) {
+      const out: Row = { ...values }
+      for (const field of spec.fields)
+        if (field.writeOnly && typeof values[field.name] === 'string')
+          out[field.name] = await bcrypt.hash(values[field.name] as string, BCRYPT_ROUNDS)
+      return out
+    },
+    encode(spec, values, recordId) {
+      const out: Row = {}
+      for (const [name, value] of Object.entries(values)) {
+        const field = spec.fieldsByName.get(name)
+        if (field === undefined) continue
+        if (value === null || value === undefined) {
+          out[field.column] = null
+          if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = null
+        } else if (field.encrypted) {
+          // Textual types are encrypted as their text; the others as JSON, a string included.
+          const stored = FIELD_TYPES[field.def.type].textual ? plaintextOf(value) : JSON.stringify(value)
+          out[field.column] = cipher.encrypt(stored, encryptionContext(spec, recordId))
+          if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintextOf(value))
+        } else out[field.column] = conversions[field.storage].toDb(value)
+      }
+      return out
+    },
+    plainValue: (spec, field, row) =>
+      plainOf(field, row[field.column], () => encryptionContext(spec, String(row[META.id]))),
+    decode: (spec, row, reveal, written) => decodeRow(spec, row, reveal, written),
+    decodeForRead(spec, row, reveal, written, only) {
+      const failed: string[] = []
+      const record = decodeRow(spec, row, reveal, written, failed, only)
+      if (failed.length > 0) {
+        record[INTEGRITY.marker] = INTEGRITY.failed
+        record[INTEGRITY.fields] = failed
+      }
+      return { record, failed }
+    },
+    hash(spec, row) {
+      const stored: Row = {}
+      for (const column of spec.table.columns) {
+        if (column.name === ROW_COLUMN || column.name === META.hash || isBlindIndexColumn(column.name)) continue
+        const field = spec.fieldsByName.get(column.name)
+        const raw = row[column.name]
+        // An empty field is left out: adding a field to modules.yaml changes no existing hash. So is
+        // the salt of a record written before salts were kept (F4): its `_hash` stays what it was.
+        if ((field !== undefined || column.name === META.salt) && (raw === null || raw === undefined)) continue
+        stored[column.name] =
+          field === undefined ? (column.name === META.version ? Number(raw) : (raw ?? null)) : logicalStored(field, raw)
+      }
+      return sha256Hex(canonicalJson(stored))
+    },
+    blindIndexes: (value) => cipher.blindIndexes(plaintextOf(value)),
+    reencrypt(spec, row) {
+      const out: Row = {}
+      const context = encryptionContext(spec, String(row[META.id]))
+      for (const field of spec.fields) {
+        const raw = row[field.column]
+        if (!field.encrypted || typeof raw !== 'string' || cipher.keyIdOf(raw) === cipher.activeKeyId) continue
+        const plaintext = cipher.decrypt(raw, context)
+        out[field.column] = cipher.encrypt(plaintext, context)
+        if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
+      }
+      return out
+    },
+    snapshot(spec, row) {
+      const out: Row = {}
+      for (const field of spec.fields) {
+        const raw = row[field.column]
+        if (field.writeOnly || raw === null || raw === undefined) continue
+        out[field.name] = logicalStored(field, raw)
+      }
+      // The salt goes with the values: each version's `_hash` can be recomputed (D17, F4).
+      if (row[META.salt] !== null && row[META.salt] !== undefined) out[META.salt] = row[META.salt]
+      return out
+    },
+    fromSnapshot(spec, data) {
+      const out: Row = {}
+      for (const field of spec.fields) {
+        const value = data[field.name]
+        out[field.column] =
+          value === null || value === undefined
+            ? null
+            : field.encrypted
+              ? value
+              : conversions[field.storage].toDb(value)
+      }
+      out[META.salt] = data[META.salt] ?? null
+      return out
+    },
+    beforeWrite,
+  }
+  return codec
+}

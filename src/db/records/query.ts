@@ -1,0 +1,113 @@
+// THE one place where a query over a module's records starts: list, its total, get, history and
+// the row a write locks all begin here, so a condition that must hold for every read or write of
+// a module (not deleted; the caller's record scope, issue #14) is added once, here, and no path
+// can forget it.
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { META, ROW_COLUMN } from '../../compile/metadata.js'
+import type { Dialect } from '../../compile/field-types.js'
+import type { ModuleSpec } from '../../compile/types.js'
+import { resolveScope, type ResolvedScope, type ScopeAction } from '../../records/scope.js'
+import type { ActingUser } from '../../records/acting-user.js'
+import type { Db, DynamicDb } from '../database.js'
+import { scopeCondition, scopePageIds, type BranchPage, type ScopeSqlOptions } from './scope-sql.js'
+
+export interface RecordQueryOptions {
+  /** History reads the records deleted too (D25); every other read sees live records only (D10). */
+  readonly includeDeleted?: boolean
+  /**
+   * The records `user` may read (or change, `action: 'write'`) under their role's scope: a WHERE
+   * of the same SQL on both databases, never a filter after the query (issue #14). Null: no scope.
+   */
+  readonly user: ActingUser | null
+  readonly action?: ScopeAction
+  /** Where the scope's literal values are converted for the column (booleans, numbers). */
+  readonly dialect: Dialect
+  /** A list page: each branch of an or-ed scope yields only what the page can need (scope-sql.ts). */
+  readonly page?: BranchPage
+}
+
+/** A query over one module's table with nothing selected yet. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- Kysely's own type for "no columns selected yet"
+export type RecordQuery = SelectQueryBuilder<DynamicDb, string, {}>
+
+/** The records of `spec` a read may see, before its own filters, columns, order and page. */
+export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOptions): RecordQuery {
+  const all = db.selectFrom(spec.table.name)
+  const records = options.includeDeleted === true ? all : all.where(META.deleted, 'is', null)
+  const scope = resolveScope(spec, options.user, options.action ?? 'read')
+  if (scope === undefined) return records
+  // Deleted rows are outside the live partial indexes the SQLite form searches: plain OR (history reads one id).
+  const plainOr = options.includeDeleted === true
+  const sqlOptions = { dialect: options.dialect, table: spec.table.name }
+  return records.where((eb) => scopeCondition(eb, scope, sqlOptions, plainOr, options.page))
+}
+
+type Page = { readonly limit: number; readonly offset: number }
+
+/**
+ * A query of every live record (no filter, scope or search) stated so that it may walk the live
+ * rows' index (D40): that index's WHERE also holds `_id <> ''`, true of every record and written
+ * by these queries only. A filtered query leaves it out, so SQLite's planner, which has no
+ * statistics, never takes the index over a field's own index or a scan of the table.
+ */
+export const everyLiveRow = (query: RecordQuery): RecordQuery =>
+  // A literal, not a bound value: SQLite prepares anew, at every run, a statement whose choice of
+  // a partial index depends on a bound value.
+  query.where(sql<SqlBool>`${sql.ref(META.id)} <> ''`)
+
+/**
+ * An unfiltered page in creation order of an or-ed scope: the page's rows chosen by their ids
+ * from the branches' indexes (scope-sql.ts scopePageIds), then read, and only they.
+ */
+function idPage(db: Db, scope: ResolvedScope & { kind: 'any' }, options: ScopeSqlOptions, page: Page): RecordQuery {
+  return db
+    .selectFrom(options.table)
+    .where(META.deleted, 'is', null)
+    .where((eb) => {
+      const ids = scopePageIds(eb, scope, options, page)
+      return ids === undefined ? sql<SqlBool>`1 = 0` : eb(ROW_COLUMN, 'in', ids)
+    })
+}
+
+/**
+ * The columns a page reads: every one, or (`columns`, a read that shows some fields only) those.
+ * Table-qualified: a text search joins its index.
+ */
+export function selectColumns(query: RecordQuery, table: string, columns: readonly string[] | undefined) {
+  return columns === undefined ? query.selectAll(table) : query.select(columns.map((c) => `${table}.${c}` as never))
+}
+
+/**
+ * A plain list page (no filter, no sort, no text search) of the live records in `scope`
+ * (undefined: all of them), every column or `columns`, in creation order: an or-ed scope's page by
+ * its ids (idPage), any other as recordQuery pages it. With `converted`, the scope's values,
+ * the limit and the offset may be a prepared statement's placeholders (plain-page.ts).
+ */
+export function plainPageQuery(
+  db: Db,
+  spec: ModuleSpec,
+  scope: ResolvedScope | undefined,
+  options: Omit<ScopeSqlOptions, 'table'> & Page & { readonly columns?: readonly string[] | undefined },
+) {
+  const table = spec.table.name
+  const sqlOptions = { dialect: options.dialect, table, converted: options.converted === true }
+  if (scope?.kind === 'any')
+    return selectColumns(
+      idPage(db, scope as ResolvedScope & { kind: 'any' }, sqlOptions, options),
+      table,
+      options.columns,
+    ).orderBy(ROW_COLUMN, 'asc')
+  const live = db.selectFrom(table).where(META.deleted, 'is', null)
+  return selectColumns(
+    scope === undefined ? everyLiveRow(live) : live.where((eb) => scopeCondition(eb, scope, sqlOptions)),
+    table,
+    options.columns,
+  )
+    .orderBy(ROW_COLUMN, 'asc')
+    .limit(options.limit)
+    .offset(options.offset)
+}
+
+/** Whether `user` has a scope in `spec` (a prepared statement without one serves the others). */
+export const isScoped = (spec: ModuleSpec, user: ActingUser | null, action: ScopeAction = 'read'): boolean =>
+  resolveScope(spec, user, action) !== undefined
