@@ -73,7 +73,15 @@ const ignore = (): void => undefined
 /** Lowers the soft file size limit of `pid` to one byte; what it returns puts the old one back. */
 function limitFileSize(pid: number): () => void {
   if (pid === process.pid) process.on('SIGXFSZ', ignore)
-  const [soft, hard] = execFileSync('prlimit', ['--pid', String(pid), '--fsize', '--raw', '--noheadings', '-o', 'SOFT,HARD'])
+  const [soft, hard] = execFileSync('prlimit', [
+    '--pid',
+    String(pid),
+    '--fsize',
+    '--raw',
+    '--noheadings',
+    '-o',
+    'SOFT,HARD',
+  ])
     .toString()
     .trim()
     .split(/\s+/)
