@@ -62,7 +62,11 @@ export const recordHashShownTo = (hash: string | null, salted: boolean, reader: 
   reader.whole || salted ? hash : null
 
 /** Filtering or sorting on a field one cannot read would reveal it through the answers: 403. */
-export function checkQueryReadable(spec: ModuleSpec, user: ActingUser | null, query: ListQuery): void {
+export function checkQueryReadable(
+  spec: ModuleSpec,
+  user: ActingUser | null,
+  query: Pick<ListQuery, 'filters' | 'sort'>,
+): void {
   const hidden = hiddenFields(spec, user)
   if (hidden === undefined) return
   const named = spec.fields.filter(

@@ -7,6 +7,7 @@ import { hiddenFields, recordReader, shownTo } from '../../records/field-rules.j
 import { resolveScope } from '../../records/scope.js'
 import { recordNotFound, validationFailed } from '../../errors.js'
 import { filterCondition } from './filter-sql.js'
+import { checkListAccess } from './list-access.js'
 import { createPageScope, type PageScope } from './scope-branches.js'
 import { generationMemo, type GenerationMemo } from '../generation-memo.js'
 import { preparedPerModule, type Prepared } from '../prepared.js'
@@ -117,6 +118,8 @@ export async function list(
 ): Promise<{ records: ApiRecord[]; total: number }> {
   const { database, codec } = context
   const { db } = database
+  // Refused before anything is read, whoever lists (D16, D27): the route, an export, the next path.
+  checkListAccess(spec, query, read)
   // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
   const scope = resolveScope(spec, read.user, 'read')
   const columns = pageColumns(spec, shownFields(spec, read.user, read.fields))

@@ -1,10 +1,12 @@
 // Every read and write of module records: transactions, ids, encryption, hashes, audit. The
 // store is assembled from one file per concern of this folder: reads.ts (list, get), writes.ts
 // (create, update, remove, each with its version), history-reads.ts (history, past versions),
-// audit-reads.ts (trail) and session-events.ts (logins); its types are types.ts.
+// audit-reads.ts (trail) and session-events.ts (logins); its types are types.ts. Who may ask a
+// list what it asks is list-access.ts's one decision.
 // Every query over a module's records starts in query.ts.
 import * as auditReads from './audit-reads.js'
 import * as historyReads from './history-reads.js'
+import { checkListAccess } from './list-access.js'
 import * as reads from './reads.js'
 import * as sessionEvents from './session-events.js'
 import type { RecordStore, RecordStoreOptions } from './types.js'
@@ -20,6 +22,7 @@ export function createRecordStore(options: RecordStoreOptions): RecordStore {
   const writing = writes.writeContext(options)
   return {
     list: (spec, query, read) => reads.list(reading, spec, query, read),
+    checkList: (spec, query, read) => checkListAccess(spec, query, read),
     get: (spec, id, read) => reads.get(reading, spec, id, read),
     visible: (spec, id, filters, read) => reads.visible(reading, spec, id, filters, read),
     visibleIds: (spec, filters, user, limits) => reads.visibleIds(reading, spec, filters, user, limits),

@@ -58,7 +58,30 @@ export interface RequestContext {
 export interface WriteOptions extends ReadOptions {
   /** If-Match version (D13); undefined: last write wins. */
   readonly ifMatch?: number | undefined
+  /** The module's own rule for this write (the accounts module's, D21); undefined: none. */
+  readonly hook?: WriteHook | undefined
 }
+
+/**
+ * What a write hook decides on. `before`: the live record's values in clear, as the write's
+ * transaction locked it (undefined on create: there is no row); `after`: the values the write
+ * stores (undefined on remove).
+ */
+export interface WriteHookChange {
+  readonly action: 'crear' | 'editar' | 'eliminar'
+  readonly before: Readonly<Row> | undefined
+  readonly after: Readonly<Row> | undefined
+}
+
+/**
+ * A module's own rule for its writes, given by the caller that knows it (the accounts module's:
+ * who may manage whose account, D21, and its username and password rules). On update and remove
+ * it runs inside the write's transaction, on the row the write locked and then writes over:
+ * no read before the lock decides (D13). On create, before anything else (there is no row).
+ * It throws an AppError to refuse, or returns the values to write instead of `after` (undefined:
+ * as given). A password it returns changed is hashed again, inside the transaction.
+ */
+export type WriteHook = (change: WriteHookChange) => Row | undefined
 
 export interface BulkWriteOptions {
   readonly actor: string
@@ -82,7 +105,22 @@ export interface Expansion {
 }
 
 export interface RecordStore {
+  /**
+   * A page of records and its exact total. Refused first, before anything is read, when the
+   * reader may not ask it (checkList).
+   */
   list(spec: ModuleSpec, query: ListQuery, options: ReadOptions): Promise<{ records: ApiRecord[]; total: number }>
+  /**
+   * Throws what a list with `query` would refuse this reader, reading nothing: 403 for a filter
+   * on an encrypted field without `descifrar` (D16), then 403 for a field filtered or sorted by
+   * that the reader cannot read (D27). For paths that filter records without listing them (the
+   * live feed's subscriptions): one decision for all (list-access.ts).
+   */
+  checkList(
+    spec: ModuleSpec,
+    query: Pick<ListQuery, 'filters' | 'sort'>,
+    options: Pick<ReadOptions, 'reveal' | 'user'>,
+  ): void
   /** A live record; throws 404 `Registro no encontrado` otherwise (D10). */
   get(spec: ModuleSpec, id: string, options: ReadOptions): Promise<ApiRecord>
   /**

@@ -39,7 +39,7 @@ interface Change {
   readonly columns: Row
   readonly fields: readonly string[]
   /** More work of the same transaction, after the row is written. */
-  readonly then?: (trx: Db) => Promise<void>
+  readonly followUp?: (trx: Db) => Promise<void>
   /** The API values written: unique encrypted ones are checked under every key (issue #13). */
   readonly values?: Row
 }
@@ -90,10 +90,12 @@ export async function create(
   context: WriteContext,
   spec: ModuleSpec,
   values: Row,
-  { actor, reveal, user }: WriteOptions,
+  { actor, reveal, user, hook }: WriteOptions,
 ): Promise<ApiRecord> {
   const { database, codec, clock, timezone } = context
   const now = clock()
+  // The module's own rule first: a create has no row to lock (types.ts, WriteHook).
+  if (hook !== undefined) values = hook({ action: 'crear', before: undefined, after: values }) ?? values
   // Field rules and the creation state of the workflow (issue #14).
   checkWritable(spec, user, values)
   const filled = withDefaults(spec, withUserDefaults(spec, user, values), now, timezone)
@@ -136,17 +138,32 @@ export async function update(
 ): Promise<ApiRecord> {
   const { codec, afterUpdate } = context
   checkWritable(spec, writeOptions.user, changes)
-  const prepared = await codec.hashPasswords(spec, changes)
-  const row = await changeRecord(context, spec, id, 'editar', writeOptions, (current) => {
-    const kept = withoutDamagedNulls(codec, spec, current, prepared)
-    const plain = withoutDamagedNulls(codec, spec, current, changes).changes
-    return {
-      columns: codec.encode(spec, kept.changes, id),
-      fields: changedFields(codec, spec, current, plain, kept.damaged),
-      values: kept.changes,
-      then: afterUpdate === undefined ? undefined : (trx) => afterUpdate(trx, spec, id, changes, current),
-    }
-  })
+  // Passwords are hashed before the transaction (bcrypt is slow); one a hook changes, in it.
+  const hashed = await codec.hashPasswords(spec, changes)
+  let prepared = hashed
+  const row = await changeRecord(
+    context,
+    spec,
+    id,
+    'editar',
+    writeOptions,
+    async (current, _stamp, adjusted) => {
+      const given = adjusted ?? changes
+      if (adjusted !== undefined) {
+        checkWritable(spec, writeOptions.user, adjusted)
+        prepared = await rehashed(codec, spec, adjusted, changes, hashed)
+      }
+      const kept = withoutDamagedNulls(codec, spec, current, prepared)
+      const plain = withoutDamagedNulls(codec, spec, current, given).changes
+      return {
+        columns: codec.encode(spec, kept.changes, id),
+        fields: changedFields(codec, spec, current, plain, kept.damaged),
+        values: kept.changes,
+        followUp: afterUpdate === undefined ? undefined : (trx) => afterUpdate(trx, spec, id, given, current),
+      }
+    },
+    changes,
+  )
   const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
   const record = shownTo(decoded, recordReader(spec, writeOptions.user, writeOptions.reveal))
   // The response discloses every stored encrypted value, not only the ones sent (issue #3).
@@ -165,8 +182,23 @@ export async function remove(
     columns: { [META.deleted]: stamp },
     fields: [],
     // Refused while live records reference it (issue #16); the locked row makes it race-safe.
-    then: (trx) => context.references.checkUnreferenced(trx, spec, id),
+    followUp: (trx) => context.references.checkUnreferenced(trx, spec, id),
   }))
+}
+
+/**
+ * `adjusted` (a hook's values) with its passwords hashed: the hash made before the transaction
+ * where the hook kept the value given, a new one where it changed it.
+ */
+async function rehashed(codec: RecordCodec, spec: ModuleSpec, adjusted: Row, given: Row, hashed: Row): Promise<Row> {
+  const out: Row = { ...adjusted }
+  const fresh: Row = {}
+  for (const field of spec.fields) {
+    if (!field.writeOnly || !(field.name in adjusted)) continue
+    if (adjusted[field.name] === given[field.name]) out[field.name] = hashed[field.name]
+    else fresh[field.name] = adjusted[field.name]
+  }
+  return { ...out, ...(await codec.hashPasswords(spec, fresh)) }
 }
 
 /**
@@ -353,8 +385,9 @@ function changeRecord(
   spec: ModuleSpec,
   id: string,
   action: 'editar' | 'eliminar',
-  { actor, ifMatch, user }: WriteOptions,
-  changeOf: (current: Row, stamp: string) => Change,
+  { actor, ifMatch, user, hook }: WriteOptions,
+  changeOf: (current: Row, stamp: string, adjusted: Row | undefined) => Change | Promise<Change>,
+  after?: Row,
 ): Promise<Row> {
   const { database, codec, clock, timezone, references } = context
   return write(context, spec, async (trx) => {
@@ -362,9 +395,11 @@ function changeRecord(
     const stamp = formatTimestamp(now, timezone)
     await codec.beforeWrite(trx)
     const current = await lockLiveRow(context, trx, spec, id, user)
+    // The module's own rule decides on the row this transaction locked and writes over (types.ts).
+    const adjusted = hook?.({ action, before: codec.decodeForRead(spec, current, true).record, after })
     const version = Number(current[META.version])
     if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
-    const change = changeOf(current, stamp)
+    const change = await changeOf(current, stamp, adjusted)
     const { columns, fields, values } = change
     // The workflow decides on the locked row: moves, their requirements, read-only fields (#14), final states (F9).
     const before = (name: string) => {
@@ -392,7 +427,7 @@ function changeRecord(
     // The version changed (kept now if the record predates versions) and the new one (issue #15 item 6).
     await storeVersions(trx, spec, codec, [current], true)
     await storeVersions(trx, spec, codec, [next])
-    await change.then?.(trx)
+    await change.followUp?.(trx)
     await queueAudit({
       database,
       trx,

@@ -10,7 +10,6 @@ import type { EventTicketStore } from '../../db/accounts/event-tickets.js'
 import type { AuditTail } from '../../db/audit/tail.js'
 import type { RecordStore, RequestContext } from '../../db/records/types.js'
 import { invalidTicket, missingPermission, tooManyStreams, validationFailed, type ErrorDetail } from '../../errors.js'
-import { checkQueryReadable } from '../../records/field-rules.js'
 import { LIST_PARAMETERS, parseListQuery, type QueryValue } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext, type TokenClaims } from '../auth.js'
 import type { LiveFeed } from '../live/feed.js'
@@ -129,10 +128,8 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
       if (!holds(auth, spec.permissions.ver)) throw missingPermission(spec.permissions.ver, auth.role.name)
       checkMotivo(spec, auth, 'consultar', context)
       const query = parseListQuery(spec, filterQuery, service.service.list)
-      // As a list: an encrypted filter needs descifrar (D16), a hidden field is not filterable (#14).
-      if (query.filtersEncrypted && !holds(auth, spec.permissions.descifrar))
-        throw missingPermission(spec.permissions.descifrar, auth.role.name)
-      checkQueryReadable(spec, actingUser(auth), query)
+      // As a list, by the store's one decision: D16's descifrar, no hidden field filtered (D27).
+      store.checkList(spec, query, { reveal: holds(auth, spec.permissions.descifrar), user: actingUser(auth) })
       out.set(name, { spec, filters: query.filters })
     }
     return out

@@ -10,11 +10,10 @@ import type { ApiRecord, Expansion, RecordStore, RequestContext } from '../../db
 import { EXPAND_PARAMETER, parseExpand } from '../../records/expand-query.js'
 import type { MotivoAction } from '../../config/types.js'
 import { checkMotivo, requestContextOf } from '../motivo.js'
-import { missingPermission, validationFailed, type ErrorDetail } from '../../errors.js'
+import { validationFailed, type ErrorDetail } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
-import { guardAccountWrite } from '../account-guard.js'
+import { accountWriteHook } from '../account-guard.js'
 import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
-import { checkQueryReadable } from '../../records/field-rules.js'
 import { createBodyValidator } from '../../records/body-validator.js'
 import { etagOf, noneMatches, parseIfMatch } from '../if-match.js'
 
@@ -61,7 +60,9 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const validator = createBodyValidator(spec, options.ajv)
   const limits: ListLimits = service.service.list
   const isAccounts = spec === service.accounts.spec
-  const roleField = service.accounts.role
+  /** The accounts module's own rule (D21, F8), decided by the store on the row its write locks. */
+  const accountHook = (auth: AuthContext) =>
+    isAccounts ? accountWriteHook(service, options.accountRules, auth) : undefined
   const route = (operation: RouteSpec['operation']) => spec.routes.find((r) => r.operation === operation) as RouteSpec
 
   /** Authenticates and checks the permission: 401, then 403; then the motivo modules.yaml requires (400). */
@@ -109,14 +110,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const auth = await allow(request, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
     const expand = expansionsOf(request, auth)
-    // D16
-    if (query.filtersEncrypted && !reveal(auth)) throw missingPermission(spec.permissions.descifrar, auth.role.name)
-    const user = actingUser(auth)
-    checkQueryReadable(spec, user, query)
+    // The store refuses what this reader may not ask (D16, D27) before it reads anything.
     const listed = await store.list(spec, query, {
       reveal: reveal(auth),
       actor: auth.account.id,
-      user,
+      user: actingUser(auth),
       fields: query.fields,
       request: auth.request,
     })
@@ -159,15 +157,12 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   app.post('/', async (request, reply) => {
     const auth = await allow(request, 'create')
-    let values = validator.create(request.body)
-    if (isAccounts) {
-      guardAccountWrite(service, auth, { after: values[roleField] })
-      values = options.accountRules.check(values)
-    }
+    const values = validator.create(request.body)
     const record = await store.create(spec, values, {
       actor: auth.account.id,
       reveal: reveal(auth),
       user: actingUser(auth),
+      hook: accountHook(auth),
     })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.code(201).header('etag', etagOf(record[META.version]))
@@ -177,22 +172,14 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.put('/:id', async (request: IdRequest, reply) => {
     const auth = await allow(request, 'update')
     const ifMatch = parseIfMatch(request.headers['if-match'])
-    let changes = validator.update(request.body)
-    if (isAccounts) {
-      const before = await store.get(spec, request.params.id, {
-        reveal: false,
-        actor: auth.account.id,
-        user: actingUser(auth),
-      })
-      guardAccountWrite(service, auth, { before: before[roleField], after: changes[roleField] })
-      changes = options.accountRules.check(changes, before)
-    }
+    const changes = validator.update(request.body)
     const record = await store.update(spec, request.params.id, changes, {
       actor: auth.account.id,
       reveal: reveal(auth),
       ifMatch,
       user: actingUser(auth),
       request: auth.request,
+      hook: accountHook(auth),
     })
     serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
@@ -202,19 +189,12 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   app.delete('/:id', async (request: IdRequest) => {
     const auth = await allow(request, 'remove')
     const ifMatch = parseIfMatch(request.headers['if-match'])
-    if (isAccounts) {
-      const before = await store.get(spec, request.params.id, {
-        reveal: false,
-        actor: auth.account.id,
-        user: actingUser(auth),
-      })
-      guardAccountWrite(service, auth, { before: before[roleField] })
-    }
     await store.remove(spec, request.params.id, {
       actor: auth.account.id,
       reveal: false,
       ifMatch,
       user: actingUser(auth),
+      hook: accountHook(auth),
     })
     return { success: true, data: { message: 'Registro eliminado' } }
   })
