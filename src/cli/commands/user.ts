@@ -43,12 +43,13 @@ async function updateAccount(
   const [username = ''] = input.positionals
   return withEnvironment(input, async (env) => {
     const id = await accountId(env, username)
-    const before = await env.store.get(env.spec.accounts.spec, id, { reveal: false, actor: env.actor, user: null })
-    const values = env.accountRules.check(validatorOf(env).update(changes(env.spec.accounts, env)), before)
+    const values = validatorOf(env).update(changes(env.spec.accounts, env))
+    // The username and password rules, on the account as the write locks it (no read before).
     const after = await env.store.update(env.spec.accounts.spec, id, values, {
       actor: env.actor,
       reveal: false,
       user: null,
+      hook: (change) => (change.after === undefined ? undefined : env.accountRules.check(change.after, change.before)),
     })
     printLines(input, [typeof done === 'string' ? `${done}: '${username}' (${id})` : done(after, env.spec.accounts)])
     return 0
