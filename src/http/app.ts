@@ -12,6 +12,8 @@ import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import corsPlugin from './cors.js'
 import { createBodyAjv } from '../records/body-validator.js'
+import { DOCS_PREFIX } from '../contracts/system.js'
+import { sessionContracts } from '../contracts/session.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
@@ -21,7 +23,7 @@ import { createLoginThrottle, type LoginProtectionSettings } from './login-throt
 import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
-import { DOCS_PREFIX, docsRoutes } from './routes/docs.js'
+import { docsRoutes } from './routes/docs.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
@@ -180,6 +182,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         windowMs: login.windowSeconds * 1000,
       })
       await api.register(sessionRoutes, {
+        contracts: sessionContracts(service),
         accounts: deps.accounts,
         store: deps.store,
         accountsModule: service.accounts.module,

@@ -2,7 +2,11 @@
 // no clock. Served at GET {BASE_PATH}/openapi.json (D3) and written by `records openapi`.
 import type { ServiceSpec } from '../compile/types.js'
 import { modulePaths, moduleSchemas } from './module-paths.js'
-import { errorComponents, type OpenApiObject } from './responses.js'
+import type { OpenApiObject } from '../contracts/route-contract.js'
+import { sessionContracts } from '../contracts/session.js'
+import { systemContracts } from '../contracts/system.js'
+import { pathsOf } from './operation.js'
+import { errorComponents } from './responses.js'
 import { auditEntrySchema, servicePaths } from './service-paths.js'
 
 export interface OpenApiOptions {
@@ -36,7 +40,9 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
   const actorId = `${accountsPrefix}-2026-00001`
   const paths = Object.assign(
     {},
+    pathsOf(sessionContracts(compiled)),
     servicePaths(compiled),
+    pathsOf(systemContracts),
     ...compiled.modules.map((spec) => modulePaths(spec, actorId)),
   ) as OpenApiDocument['paths']
   const schemas = Object.assign({}, ...compiled.modules.map(moduleSchemas)) as Record<string, unknown>

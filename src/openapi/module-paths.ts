@@ -3,10 +3,11 @@
 import type { JsonSchema } from '../compile/field-types.js'
 import { INTEGRITY, MASK, META } from '../compile/metadata.js'
 import type { ModuleSpec, RouteOperation, RouteSpec } from '../compile/types.js'
-import { expandParameters, fieldsParameter, listParameters } from './list-parameters.js'
-import { scopeNote } from './scope-note.js'
-import { createExample, exampleId, recordExample, updateExample } from './examples.js'
-import { commonHeaders, errorRefs, messageData, ref, successEnvelope, type OpenApiObject } from './responses.js'
+import { expandParameters, fieldsParameter, listParameters } from '../contracts/list-parameters.js'
+import { scopeNote } from '../contracts/scope-note.js'
+import { createExample, exampleId, recordExample, updateExample } from '../contracts/examples.js'
+import { messageData, ref, successEnvelope, type OpenApiObject } from '../contracts/route-contract.js'
+import { commonHeaders, errorRefs } from './responses.js'
 
 export interface ModuleNames {
   readonly record: string
