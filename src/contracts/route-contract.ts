@@ -105,3 +105,12 @@ export const messageData: JsonSchema = {
 /** OpenAPI path template of a route relative to the base path: `/denuncias/{id}`. */
 export const openApiPath = (prefix: string, url: string): string =>
   `${prefix}${url === '/' && prefix !== '' ? '' : url}`.replace(/:([A-Za-z_]+)/g, '{$1}')
+
+/**
+ * A value computed on first use and kept: a contract's examples and parameter tables are read
+ * only by the OpenAPI document, built on its first request, so a start does not pay for them.
+ */
+export function lazily<T>(compute: () => T): () => T {
+  let value: { readonly is: T } | undefined
+  return () => (value ??= { is: compute() }).is
+}

@@ -12,6 +12,9 @@ import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import corsPlugin from './cors.js'
 import { createBodyAjv } from '../records/body-validator.js'
+import { auditContracts } from '../contracts/audit.js'
+import { eventContracts } from '../contracts/events.js'
+import { recordContracts } from '../contracts/records.js'
 import { DOCS_PREFIX } from '../contracts/system.js'
 import { sessionContracts } from '../contracts/session.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
@@ -191,7 +194,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         clock: deps.clock,
         throttle,
       })
-      await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
+      const audit = auditContracts(service)
+      await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
       const feed = createLiveFeed({
         tail: deps.events.tail,
         ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),
@@ -201,8 +205,10 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       api.addHook('onResponse', async (request) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') feed.wake()
       })
+      const events = eventContracts(service)
       await api.register(eventRoutes, {
-        prefix: '/eventos',
+        prefix: events.prefix,
+        contracts: events,
         service,
         store: deps.store,
         tail: deps.events.tail,
@@ -211,15 +217,18 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         clock: deps.clock,
         limits: { ...DEFAULT_LIVE_LIMITS, ...deps.events.limits },
       })
-      for (const spec of service.modules)
+      for (const spec of service.modules) {
+        const contracts = recordContracts(spec, service)
         await api.register(recordRoutes, {
-          prefix: `/${spec.name}`,
+          prefix: contracts.prefix,
+          contracts,
           spec,
           service,
           store: deps.store,
           ajv,
           accountRules: deps.accountRules,
         })
+      }
     },
     { prefix: deps.basePath === '/' ? '' : deps.basePath },
   )

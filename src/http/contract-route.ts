@@ -9,6 +9,7 @@ import type {
   FastifyRequest,
   RouteGenericInterface,
 } from 'fastify'
+import type { JsonSchema } from '../compile/field-types.js'
 import type { RouteContract } from '../contracts/route-contract.js'
 import { requirePermission, type AuthContext } from './auth.js'
 
@@ -50,6 +51,12 @@ function register<R extends RouteGenericInterface>(
     // The request's generic types are the handler's reading of the contract's parameters.
     handler: async (request, reply) => serialized(contract, reply, await handler(request as FastifyRequest<R>, reply)),
   })
+}
+
+/** The schema a contract's body is validated with; a contract without a body here is a programmer's bug. */
+export function validatingSchema(contract: RouteContract): JsonSchema {
+  if (contract.body === undefined) throw new Error(`${contract.operationId}: no body in its contract`)
+  return contract.body.validates ?? contract.body.schema
 }
 
 /** A route whose handler checks the caller itself, or no one: `public` and `bearerOrTicket` contracts. */

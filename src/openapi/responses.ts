@@ -1,4 +1,5 @@
-// The envelope of API reference 2.1 and every error answer of errors.ts, as OpenAPI components.
+// Every error answer of errors.ts and the common headers, as OpenAPI components; a contract names
+// its error answers and this file writes them (the success envelope is contracts/route-contract.ts).
 // Messages come from errors.ts: the document says what the error handler sends.
 import { MESSAGES } from '../errors.js'
 import type { JsonSchema } from '../compile/field-types.js'

@@ -14,6 +14,9 @@ import { checkQueryReadable } from '../../records/field-rules.js'
 import { LIST_PARAMETERS, parseListQuery, type QueryValue } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext, type TokenClaims } from '../auth.js'
 import type { LiveFeed } from '../live/feed.js'
+import type { ContractFamily } from '../../contracts/route-contract.js'
+import type { EventRoute } from '../../contracts/events.js'
+import { serveAuthenticated, serveRoute } from '../contract-route.js'
 import { checkMotivo, motivoMissing, motivoOf } from '../motivo.js'
 import { createLiveStream, type LiveStream, type Subscription } from '../live/stream.js'
 
@@ -38,6 +41,7 @@ export const DEFAULT_LIVE_LIMITS: LiveFeedLimits = {
 }
 
 export interface EventRoutesOptions {
+  readonly contracts: ContractFamily<EventRoute>
   readonly service: ServiceSpec
   readonly store: RecordStore
   readonly tail: AuditTail
@@ -138,8 +142,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     return out
   }
 
-  app.post('/ticket', async (request, reply) => {
-    const auth = await app.authenticate(request)
+  serveAuthenticated(app, options.contracts.routes.ticket, async (request, reply, auth) => {
     const now = clock().getTime()
     const expires = now + limits.ticketSeconds * 1000
     // The motivo travels with the ticket: the EventSource redeeming it cannot send the header (F3).
@@ -149,7 +152,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     return { success: true, data: { ticket, caduca: formatTimestamp(new Date(expires), service.service.timezone) } }
   })
 
-  app.get('/', async (request: EventsRequest, reply) => {
+  serveRoute(app, options.contracts.routes.stream, async (request: EventsRequest, reply) => {
     const asking = await caller(request)
     const { auth } = asking
     const problems: ErrorDetail[] = []
