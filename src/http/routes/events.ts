@@ -51,8 +51,6 @@ export interface EventRoutesOptions {
   readonly limits: LiveFeedLimits
 }
 
-/** The feed's own parameters; every other one is a list filter. */
-const FEED_PARAMETERS = ['modulos', 'desde', 'ticket'] as const
 const MAX_KNOWN = 10_000
 
 type EventsRequest = FastifyRequest<{ Querystring: Record<string, QueryValue> }>
@@ -76,6 +74,11 @@ function resumePoint(request: EventsRequest, problems: ErrorDetail[]): number | 
 
 export async function eventRoutes(app: FastifyInstance, options: EventRoutesOptions): Promise<void> {
   const { service, store, feed, tickets, clock, limits } = options
+  /** The feed's own parameters, its contract's query parameters and the ticket; every other one is a list filter. */
+  const feedParameters = new Set([
+    ...(options.contracts.routes.stream.parameters ?? []).filter((p) => p['in'] === 'query').map((p) => p['name']),
+    'ticket',
+  ])
   const open = new Set<LiveStream>()
   const perUser = new Map<string, number>()
 
@@ -118,9 +121,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
             .filter((m) => holds(auth, m.permissions.ver) && !motivoMissing(m, auth, 'consultar', context))
             .map((m) => m.name)
         : [...new Set(raw.split(',').map((n) => n.trim()))]
-    const filterQuery = Object.fromEntries(
-      Object.entries(request.query).filter(([k]) => !(FEED_PARAMETERS as readonly string[]).includes(k)),
-    )
+    const filterQuery = Object.fromEntries(Object.entries(request.query).filter(([k]) => !feedParameters.has(k)))
     for (const name of Object.keys(filterQuery).filter((k) => (LIST_PARAMETERS as readonly string[]).includes(k)))
       problems.push({ field: name, message: `El parámetro '${name}' no se aplica a un flujo de eventos` })
     const out = new Map<string, Subscription>()
