@@ -1,4 +1,4 @@
-// The live feed (issue #16 item 5): an SSE stream of record writes, and its tickets for EventSource.
+// The live feed (D36): an SSE stream of record writes, and its tickets for EventSource.
 import type { ServiceSpec } from '../compile/types.js'
 import { successEnvelope, type ContractFamily } from './route-contract.js'
 

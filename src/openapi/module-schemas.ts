@@ -14,8 +14,8 @@ const IGNORED_META: Readonly<Record<string, JsonSchema>> = Object.fromEntries(
 )
 
 /**
- * A body schema as the service accepts it (issue #13 item 6): the validating schema, plus what
- * the service drops before validating (D7, D15), so a client may send back what it read. The
+ * A body schema as the service accepts it: the validating schema, plus what the service drops
+ * before validating (D7, D15), so a client may send back what it read. The
  * metadata are named one by one rather than as a `^_` pattern, so that generated types keep
  * `additionalProperties: false` and a misspelled field does not compile (a typo is a 400, D7).
  */
