@@ -30,6 +30,8 @@ const FORBIDDEN: Record<string, RegExp[]> = {
   http: [/^kysely/, /^better-sqlite3/, /\/config\/load/, WIRING],
   // The OpenAPI generator is pure like compile/: a `records openapi` command and the app share it.
   openapi: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|config\/load)/, WIRING],
+  // Route contracts are data that http/ serves and openapi/ writes down: they import neither.
+  contracts: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|openapi|config\/load)/, WIRING],
 }
 
 t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {
