@@ -12,7 +12,6 @@ import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
-import { startInstanceHeartbeat } from '../db/instance-heartbeat.js'
 import type { LiveKeys } from '../db/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/read-audit.js'
@@ -24,6 +23,7 @@ import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/login-failures.js'
 import type { AccountRules } from '../records/account-rules.js'
 import { openEngine } from './engine.js'
+import { startServiceJobs } from './jobs.js'
 import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
 
@@ -224,16 +224,15 @@ export async function openService(settings: Settings, options: OpenServiceOption
     app = built
     // Accounts kept from before the username rule (F8): named at every start until renamed.
     for (const warning of usernames.warnings) built.log.warn({ event: 'usuario_fuera_de_regla' }, warning)
-    // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
-    const heartbeat = await startInstanceHeartbeat({
+    // The heartbeat, the schema watch and every other periodic job (jobs.ts).
+    const jobs = await startServiceJobs({
       database,
       keys: engine.keys,
       changes: engine.changes,
-      intervalMs: settings.heartbeatMs,
-      onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
+      heartbeatMs: settings.heartbeatMs,
+      schemaWatch,
+      log: built.log,
       onSealError,
-      onMissingKeys: (missing) =>
-        built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
     })
     return {
       app: built,
@@ -251,15 +250,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
         return engine.keyring
       },
       async close() {
-        schemaWatch.close()
-        await heartbeat.stop()
+        await jobs.stop()
         await built.close()
         await closeRedis()
         await engine.close()
       },
     }
   } catch (error) {
-    schemaWatch.close()
     await closeRedis()
     await engine.close()
     throw error
