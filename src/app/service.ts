@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { adminRoleMissing, isAppError } from '../errors.js'
+import { adminRoleMissing, isAppError, settingInvalid } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
@@ -78,7 +78,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
     rules.checkPassword(password, { username: settings.adminUsername, role: superRole.name })
   } catch (error) {
     const reasons = isAppError(error) ? (error.details ?? []).map((d) => d.message).join('; ') : String(error)
-    throw new Error(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`, { cause: error })
+    throw settingInvalid(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`, error)
   }
   const values: Record<string, unknown> = rules.check({
     [accounts.username]: settings.adminUsername,
