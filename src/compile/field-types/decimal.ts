@@ -1,8 +1,9 @@
 // `decimal`: numbers with a fractional part (a query filter takes up to 6 decimals).
 import { INVALID, ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { clamp, numberCell, numberSchema } from './shared.js'
+import { BASE_DECLARATION, clamp, numberCell, numberSchema } from './shared.js'
 
 export const decimalType: FieldTypeDef = {
+  declaration: { ...BASE_DECLARATION, bounds: 'number', defaultFits: (value) => typeof value === 'number' },
   storage: 'real',
   label: 'número',
   valueSchema: (f) => numberSchema('number', f),
@@ -10,7 +11,6 @@ export const decimalType: FieldTypeDef = {
   parseFilter: (raw) => (/^-?\d{1,15}(\.\d{1,6})?$/.test(raw) ? Number(raw) : INVALID),
   operators: ORDERED_OPERATORS,
   textual: false,
-  writeOnly: false,
   cell: numberCell,
   example: (f) => clamp(120.5, f),
   textExamples: false,

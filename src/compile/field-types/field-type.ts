@@ -43,7 +43,40 @@ export interface SchemaContext {
   readonly prefixes?: ReadonlyMap<string, string>
 }
 
+/**
+ * What modules.yaml may say about a field of the type: read by config/ (validate and rules) as
+ * `FIELD_DECLARATIONS`, the one part of a type file that config/ imports (docs/development.md).
+ */
+export interface FieldDeclaration {
+  /** May be `encrypted: true` (D15). */
+  readonly encryptable: boolean
+  /** Values compare: may be `unique`, `index` or part of a composite index, or a scope's field. */
+  readonly comparable: boolean
+  /** Which bounds apply: `minimum`/`maximum`, or `min_length`/`max_length`/`pattern`/`format`. */
+  readonly bounds: 'number' | 'text' | 'none'
+  /** May list its values in `enum` (and so be a state field). */
+  readonly enumerable: boolean
+  /** May say `default: $now`. */
+  readonly acceptsNow: boolean
+  /** A literal `default:` of this type. */
+  readonly defaultFits: (value: unknown) => boolean
+  /** May be `searchable: true`: words of its text found by `?q=` (issue #16). */
+  readonly searchable: boolean
+  /**
+   * Accepted on writes, never returned (password hashes): no default, no profile, no user
+   * attribute of a scope.
+   */
+  readonly writeOnly: boolean
+  /**
+   * Holds the id of a record of the module named by `module:` (issue #16 item 4): takes `module`
+   * and `on_delete`, is always indexed, can be expanded and is checked on every write.
+   */
+  readonly references: boolean
+}
+
 export interface FieldTypeDef {
+  /** What modules.yaml may declare for it (config/field-declarations.ts lists these). */
+  readonly declaration: FieldDeclaration
   /** How values are stored: the column per dialect (COLUMN_TYPES) and the value conversions of db/dialects. */
   readonly storage: StorageKind
   /** Spanish name used in error messages. */
@@ -64,8 +97,6 @@ export interface FieldTypeDef {
    * itself (other types decrypt from JSON).
    */
   readonly textual: boolean
-  /** Accepted on writes, never returned (password hashes). */
-  readonly writeOnly: boolean
   /** What a `default: $now` stores, for the types that accept it. */
   readonly now?: 'date' | 'datetime'
   /**

@@ -1,7 +1,20 @@
 // Pieces several field types share: their schemas, filter parsers, CSV cells and examples.
 import type { FieldDef } from '../../config/types.js'
 import type { FieldSpec } from '../types.js'
-import { INVALID, type FilterParser, type JsonSchema } from './field-type.js'
+import { INVALID, type FieldDeclaration, type FilterParser, type JsonSchema } from './field-type.js'
+
+/** What most types may declare; each type file states how it differs. */
+export const BASE_DECLARATION: FieldDeclaration = {
+  encryptable: true,
+  comparable: true,
+  bounds: 'none',
+  enumerable: false,
+  acceptsNow: false,
+  defaultFits: (value) => typeof value === 'string',
+  searchable: false,
+  writeOnly: false,
+  references: false,
+}
 
 export const stringSchema = (field: FieldDef, defaultMax: number): JsonSchema => ({
   type: 'string',

@@ -1,8 +1,9 @@
 // `string`: short text (1,000 characters unless max_length says otherwise).
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { anyString, stringExample, stringSchema, textCell } from './shared.js'
+import { anyString, BASE_DECLARATION, stringExample, stringSchema, textCell } from './shared.js'
 
 export const stringType: FieldTypeDef = {
+  declaration: { ...BASE_DECLARATION, bounds: 'text', enumerable: true, searchable: true },
   storage: 'text',
   label: 'texto',
   valueSchema: (f) => stringSchema(f, 1000),
@@ -10,7 +11,6 @@ export const stringType: FieldTypeDef = {
   operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
-  writeOnly: false,
   cell: textCell,
   example: stringExample,
   textExamples: true,

@@ -1,9 +1,10 @@
 // `time`: an hour and minute HH:MM.
 import { isTime } from '../formats.js'
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { textCell, when } from './shared.js'
+import { BASE_DECLARATION, textCell, when } from './shared.js'
 
 export const timeType: FieldTypeDef = {
+  declaration: BASE_DECLARATION,
   storage: 'text',
   label: 'hora HH:MM',
   valueSchema: () => ({ type: 'string', format: 'hour-minute' }),
@@ -11,7 +12,6 @@ export const timeType: FieldTypeDef = {
   operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
-  writeOnly: false,
   cell: textCell,
   example: () => '08:00',
   textExamples: true,

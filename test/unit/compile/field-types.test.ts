@@ -48,7 +48,25 @@ t.test('issue #18: every type of modules.yaml has one complete registry entry', 
       entry.now !== undefined,
       `${type}: $now is accepted where it means something`,
     )
+    t.equal(FIELD_DECLARATIONS[type], entry.declaration, `${type}: config/ reads the declaration of the type's file`)
+    const { writeOnly, references, comparable } = entry.declaration
+    if (writeOnly)
+      t.ok(
+        !comparable && !entry.sortable && entry.parseFilter === null,
+        `${type}: a value never returned never compares`,
+      )
+    if (references) t.ok(comparable && entry.storage === 'text', `${type}: an id is indexed text`)
   }
+  t.same(
+    TYPE_NAMES.filter((type) => FIELD_DECLARATIONS[type].writeOnly),
+    ['password'],
+    'password hashes are the values written and never read',
+  )
+  t.same(
+    TYPE_NAMES.filter((type) => FIELD_DECLARATIONS[type].references),
+    ['ref'],
+    'ref holds the id of another module',
+  )
 })
 
 t.test("issue #18: a type's example is valid under its schema, survives its CSV cell and its filter", async (t) => {
