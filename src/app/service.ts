@@ -8,7 +8,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
 import { adminRoleMissing, isAppError, settingInvalid } from '../errors.js'
+import { FIELD_TYPES } from '../compile/field-types.js'
 import type { ServiceSpec } from '../compile/types.js'
+import type { FieldType } from '../config/types.js'
 import type { AccountStore } from '../db/account-store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
@@ -68,6 +70,12 @@ export function serviceVersion(): string {
   return '0.0.0'
 }
 
+/** Text bounded by length alone: a sentence fits (a password hash does not count). */
+const isFreeText = (type: FieldType): boolean => {
+  const { bounds, writeOnly } = FIELD_TYPES[type].declaration
+  return bounds === 'text' && !writeOnly
+}
+
 async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings, rules: AccountRules) {
   const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
   if (superRole === undefined) throw adminRoleMissing()
@@ -85,9 +93,9 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
     [accounts.password]: password,
     [accounts.role]: superRole.name,
   })
-  // Any other required text field of the accounts module gets a descriptive value.
+  // Any other required free-text field (string, text) of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
-    if (field.def.required && values[field.name] === undefined && field.def.type === 'string')
+    if (field.def.required && values[field.name] === undefined && isFreeText(field.def.type))
       values[field.name] = 'Administrador inicial'
   await store.create(accounts.spec, values, { actor: 'sistema', reveal: false, user: null })
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }

@@ -13,5 +13,6 @@ export const arrayType: FieldTypeDef = {
   textual: false,
   cell: jsonCell,
   example: () => ['Ejemplo'],
+  demo: (f, { n }) => (f.def.required ? [`${f.label} ${n}`] : undefined),
   textExamples: true,
 }

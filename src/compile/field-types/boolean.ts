@@ -13,5 +13,6 @@ export const booleanType: FieldTypeDef = {
   textual: false,
   cell: (text) => (text === 'true' ? true : text === 'false' ? false : text),
   example: () => true,
+  demo: (f, { random }) => (typeof f.def.default === 'boolean' ? f.def.default : random.chance(0.8)),
   textExamples: true,
 }

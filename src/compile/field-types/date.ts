@@ -15,5 +15,6 @@ export const dateType: FieldTypeDef = {
   now: 'date',
   cell: textCell,
   example: () => EXAMPLE_DATE,
+  demo: (_, context) => context.pastStamp().slice(0, 10),
   textExamples: true,
 }

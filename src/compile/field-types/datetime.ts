@@ -15,5 +15,6 @@ export const datetimeType: FieldTypeDef = {
   now: 'datetime',
   cell: textCell,
   example: () => `${EXAMPLE_DATE} 10:30:00`,
+  demo: (_, context) => context.pastStamp(),
   textExamples: true,
 }

@@ -74,6 +74,33 @@ export interface FieldDeclaration {
   readonly references: boolean
 }
 
+/** What `records demo` gives a type to invent a value with (its randomness and clock are the command's). */
+export interface DemoContext {
+  /** The value's number within its field, from 1: unique values use it. */
+  readonly n: number
+  readonly random: {
+    /** In [0, 1). */
+    next(): number
+    /** An integer in [min, max]. */
+    int(min: number, max: number): number
+    pick<T>(values: readonly T[]): T
+    chance(probability: number): boolean
+  }
+  /** A moment of the last three years in the service's time zone (D9), as a stored datetime. */
+  pastStamp(): string
+  readonly roles: readonly string[]
+  /** Live ids of a module, for references. */
+  idsOf(module: string): readonly string[]
+  /** A password no one knows until the command prints it. */
+  password(): string
+}
+
+/** What a CSV file says about its cells as a whole. */
+export interface CellContext {
+  /** A `;`-separated file, as a spreadsheet in a Spanish locale saves it: decimals may say `12,5`. */
+  readonly decimalComma: boolean
+}
+
 export interface FieldTypeDef {
   /** What modules.yaml may declare for it (config/field-declarations.ts lists these). */
   readonly declaration: FieldDeclaration
@@ -103,9 +130,14 @@ export interface FieldTypeDef {
    * A CSV cell or a `--field name=value` text -> the JSON value the API would receive (as text if it does not
    * convert).
    */
-  readonly cell: (text: string) => unknown
+  readonly cell: (text: string, context?: CellContext) => unknown
   /** An example value the field accepts, for the OpenAPI document; undefined when none can be derived. */
   readonly example: (field: FieldSpec) => unknown
+  /**
+   * A plausible value for `records demo` when neither the data file nor the field's `enum` gives
+   * one; undefined leaves an optional field out.
+   */
+  readonly demo: (field: FieldSpec, context: DemoContext) => unknown
   /** The field's `examples` of modules.yaml (text) are valid examples of this type. */
   readonly textExamples: boolean
 }

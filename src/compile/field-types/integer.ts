@@ -1,6 +1,6 @@
 // `integer`: whole numbers within JavaScript's safe range.
 import { INVALID, ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { BASE_DECLARATION, clamp, numberCell, numberSchema } from './shared.js'
+import { BASE_DECLARATION, clamp, demoNumber, numberCell, numberSchema } from './shared.js'
 
 export const integerType: FieldTypeDef = {
   declaration: { ...BASE_DECLARATION, bounds: 'number', defaultFits: (value) => Number.isInteger(value) },
@@ -13,5 +13,6 @@ export const integerType: FieldTypeDef = {
   textual: false,
   cell: numberCell,
   example: (f) => clamp(1, f),
+  demo: (f, context) => demoNumber(f, context, 0),
   textExamples: false,
 }

@@ -13,5 +13,6 @@ export const mixedType: FieldTypeDef = {
   textual: false,
   cell: jsonCell,
   example: () => ({ nota: 'Ejemplo' }),
+  demo: (f) => (f.def.required ? {} : undefined),
   textExamples: true,
 }

@@ -20,5 +20,6 @@ export const passwordType: FieldTypeDef = {
   textual: true,
   cell: textCell,
   example: (f) => fitLength('Contraseña-segura-1', f),
+  demo: (_, context) => context.password(),
   textExamples: true,
 }

@@ -31,5 +31,9 @@ export const refType: FieldTypeDef = {
     const prefix = typeof pattern === 'string' ? /^\^([A-Z0-9]+)-/.exec(pattern)?.[1] : undefined
     return `${prefix ?? 'REF'}-${EXAMPLE_DATE.slice(0, 4)}-00001`
   },
+  demo: (f, { idsOf, random }) => {
+    const ids = f.def.module === undefined ? [] : idsOf(f.def.module)
+    return ids.length === 0 ? undefined : random.pick(ids)
+  },
   textExamples: false,
 }

@@ -13,6 +13,7 @@ export const roleType: FieldTypeDef = {
   sortable: true,
   textual: true,
   cell: textCell,
+  demo: (_, { roles, random }) => random.pick(roles),
   textExamples: true,
   // The least privileged role is the safest example (roles run from most to least).
   example: (f) => (f.valueSchema['enum'] as readonly string[] | undefined)?.at(-1),

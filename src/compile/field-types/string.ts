@@ -13,5 +13,13 @@ export const stringType: FieldTypeDef = {
   textual: true,
   cell: textCell,
   example: stringExample,
+  demo: (f, { n, random }) => {
+    const { def } = f
+    if (def.examples !== undefined && def.examples.length > 0 && !def.unique) return random.pick(def.examples)
+    if (def.format === 'email') return `persona${n}@example.org`
+    if (def.format === 'uri') return `https://example.org/documentos/${n}`
+    const text = `${f.label} ${n}`
+    return def.maxLength === undefined ? text : text.slice(-def.maxLength)
+  },
   textExamples: true,
 }

@@ -13,5 +13,6 @@ export const textType: FieldTypeDef = {
   textual: true,
   cell: textCell,
   example: stringExample,
+  demo: (f, { n }) => `${f.label}: texto de demostración ${n}.`,
   textExamples: true,
 }

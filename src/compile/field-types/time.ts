@@ -14,5 +14,6 @@ export const timeType: FieldTypeDef = {
   textual: true,
   cell: textCell,
   example: () => '08:00',
+  demo: (_, { random }) => `${String(random.int(0, 23)).padStart(2, '0')}:${random.pick(['00', '15', '30', '45'])}`,
   textExamples: true,
 }
