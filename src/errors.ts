@@ -313,6 +313,7 @@ export type OperatorErrorCode =
   | 'USAGE'
   | 'COMMAND_FAILED'
   | 'USERNAME_COLLISION'
+  | 'INSTALLATION_INCOMPLETE'
 
 export interface OperatorErrorOptions {
   /** Every problem of a configuration file, each at its file:line:column. */
@@ -353,6 +354,17 @@ export const configInvalid = (problems: readonly ConfigProblem[]): OperatorError
 /** An environment variable (or .env line) the service cannot use. */
 export const settingInvalid = (message: string, cause?: unknown): OperatorError =>
   new OperatorError('SETTING_INVALID', message, { cause })
+
+/** Every environment setting the service cannot use, one per line (as configInvalid lists modules.yaml's). */
+export const settingsInvalid = (problems: readonly string[]): OperatorError =>
+  new OperatorError('SETTING_INVALID', problems.join('\n'), { items: problems })
+
+/** A file the installation ships is missing (a copy or an image that left it out): reinstall. */
+export const installationIncomplete = (file: string, what: string): OperatorError =>
+  new OperatorError(
+    'INSTALLATION_INCOMPLETE',
+    `No se encuentra ${file} (${what}): la instalación está incompleta; vuelva a instalar el servicio`,
+  )
 
 export const keyMissing = (missing: readonly string[]): OperatorError => {
   const one = missing.length === 1

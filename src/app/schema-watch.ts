@@ -1,7 +1,8 @@
 // A running service serves the modules.yaml it started with (issue #18 item 5). When the file
 // changes under it, or another process (`records migrate`, a newer instance) migrates the
 // database to another schema, it says so, once per change, in the log (warn) and on /health,
-// and applies nothing: the administrator restarts when ready. Checked every 30 s and on /health.
+// and applies nothing: the administrator restarts when ready. Checked on /health and every 30 s
+// (a job of jobs.ts).
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { parse } from 'yaml'
@@ -25,14 +26,14 @@ export interface SchemaWatchOptions {
   readonly modules: readonly ModuleSpec[]
   readonly database: Database
   readonly warn: (message: string) => void
-  /** How often to look without being asked (default 30 s); 0: only when asked. */
-  readonly intervalMs?: number
 }
+
+/** How often jobs.ts looks without being asked. */
+export const SCHEMA_WATCH_MS = 30_000
 
 export interface SchemaWatch {
   /** undefined while the service serves what the file and the database say. */
   check(): Promise<SchemaDrift | undefined>
-  close(): void
 }
 
 const read = (file: string): string => {
@@ -134,8 +135,5 @@ export function createSchemaWatch(options: SchemaWatchOptions): SchemaWatch {
       .finally(() => (running = undefined))
     return running
   }
-  const intervalMs = options.intervalMs ?? 30_000
-  const timer = intervalMs > 0 ? setInterval(() => void check().catch(() => undefined), intervalMs) : undefined
-  timer?.unref()
-  return { check, close: () => clearInterval(timer) }
+  return { check }
 }

@@ -7,12 +7,13 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { sql } from 'kysely'
 import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { adminRoleMissing, isAppError } from '../errors.js'
+import { adminRoleMissing, isAppError, settingInvalid } from '../errors.js'
+import { FIELD_TYPES } from '../compile/field-types.js'
 import type { ServiceSpec } from '../compile/types.js'
+import type { FieldType } from '../config/types.js'
 import type { AccountStore } from '../db/accounts/store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
-import { startInstanceHeartbeat } from '../db/keys/instance-heartbeat.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
@@ -24,6 +25,7 @@ import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/accounts/login-failures.js'
 import type { AccountRules } from '../records/account-rules.js'
 import { openEngine } from './engine.js'
+import { startServiceJobs } from './jobs.js'
 import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
 
@@ -68,6 +70,12 @@ export function serviceVersion(): string {
   return '0.0.0'
 }
 
+/** Text bounded by length alone: a sentence fits (a password hash does not count). */
+const isFreeText = (type: FieldType): boolean => {
+  const { bounds, writeOnly } = FIELD_TYPES[type].declaration
+  return bounds === 'text' && !writeOnly
+}
+
 async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, settings: Settings, rules: AccountRules) {
   const superRole = [...spec.roles.values()].find((r) => r.permissions.includes('*.*'))
   if (superRole === undefined) throw adminRoleMissing()
@@ -78,16 +86,16 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
     rules.checkPassword(password, { username: settings.adminUsername, role: superRole.name })
   } catch (error) {
     const reasons = isAppError(error) ? (error.details ?? []).map((d) => d.message).join('; ') : String(error)
-    throw new Error(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`, { cause: error })
+    throw settingInvalid(`ADMIN_PASSWORD no cumple la política de contraseñas: ${reasons}`, error)
   }
   const values: Record<string, unknown> = rules.check({
     [accounts.username]: settings.adminUsername,
     [accounts.password]: password,
     [accounts.role]: superRole.name,
   })
-  // Any other required text field of the accounts module gets a descriptive value.
+  // Any other required free-text field (string, text) of the accounts module gets a descriptive value.
   for (const field of accounts.spec.fields)
-    if (field.def.required && values[field.name] === undefined && field.def.type === 'string')
+    if (field.def.required && values[field.name] === undefined && isFreeText(field.def.type))
       values[field.name] = 'Administrador inicial'
   await store.create(accounts.spec, values, { actor: 'sistema', reveal: false, user: null })
   return { username: settings.adminUsername, password: settings.adminPassword === undefined ? password : undefined }
@@ -224,16 +232,15 @@ export async function openService(settings: Settings, options: OpenServiceOption
     app = built
     // Accounts kept from before the username rule (F8): named at every start until renamed.
     for (const warning of usernames.warnings) built.log.warn({ event: 'usuario_fuera_de_regla' }, warning)
-    // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
-    const heartbeat = await startInstanceHeartbeat({
+    // The heartbeat, the schema watch and every other periodic job (jobs.ts).
+    const jobs = await startServiceJobs({
       database,
       keys: engine.keys,
       changes: engine.changes,
-      intervalMs: settings.heartbeatMs,
-      onError: (error) => built.log.warn({ err: error }, 'no se pudo anotar esta instancia en _instances'),
+      heartbeatMs: settings.heartbeatMs,
+      schemaWatch,
+      log: built.log,
       onSealError,
-      onMissingKeys: (missing) =>
-        built.log.error({ missing }, 'La base de datos usa claves que esta instancia no tiene configuradas'),
     })
     return {
       app: built,
@@ -251,15 +258,13 @@ export async function openService(settings: Settings, options: OpenServiceOption
         return engine.keyring
       },
       async close() {
-        schemaWatch.close()
-        await heartbeat.stop()
+        await jobs.stop()
         await built.close()
         await closeRedis()
         await engine.close()
       },
     }
   } catch (error) {
-    schemaWatch.close()
     await closeRedis()
     await engine.close()
     throw error

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseKey } from '../db/crypto.js'
-import { settingInvalid } from '../errors.js'
+import { isOperatorError, settingInvalid, settingsInvalid } from '../errors.js'
 import type { LoginProtectionSettings } from '../http/login-throttle.js'
 import { parseTrustProxy, type TrustProxy } from '../http/trust-proxy.js'
 
@@ -58,12 +58,33 @@ export interface Settings {
 
 type Env = Readonly<Record<string, string | undefined>>
 
-function integer(env: Env, name: string, fallback: number, min = 1): number {
-  const raw = env[name]
-  if (raw === undefined || raw === '') return fallback
-  if (!/^\d+$/.test(raw) || Number(raw) < min)
-    throw settingInvalid(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
-  return Number(raw)
+/**
+ * Reads settings without stopping at the first bad one: each problem is noted (a default stands
+ * in meanwhile) and `check` then refuses the start with all of them, as modules.yaml's are listed.
+ */
+function settingReader(env: Env) {
+  const problems: string[] = []
+  /** `parse()`, or `fallback` with its SETTING_INVALID problem noted; any other error is thrown. */
+  function read<T>(parse: () => T, fallback: T): T {
+    try {
+      return parse()
+    } catch (error) {
+      if (!isOperatorError(error) || error.code !== 'SETTING_INVALID') throw error
+      problems.push(error.message)
+      return fallback
+    }
+  }
+  function integer(name: string, fallback: number, min = 1): number {
+    const raw = env[name]
+    if (raw === undefined || raw === '') return fallback
+    if (/^\d+$/.test(raw) && Number(raw) >= min) return Number(raw)
+    problems.push(`${name} debe ser un número entero >= ${min} (recibido '${raw}')`)
+    return fallback
+  }
+  function check(): void {
+    if (problems.length > 0) throw settingsInvalid(problems)
+  }
+  return { read, integer, check }
 }
 
 /** `https://a.example, https://b.example` or `*`; each origin is scheme://host[:port], no path. */
@@ -78,10 +99,19 @@ function corsOrigins(raw: string | undefined): string[] {
   return origins
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+/** pino's levels; anything else would fail the logger's creation with pino's own words. */
+function logLevelOf(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return 'info'
+  if (LOG_LEVELS.includes(raw)) return raw
+  throw settingInvalid(`LOG_LEVEL admite ${LOG_LEVELS.join(', ')} (recibido '${raw}')`)
+}
+
 function logFormatOf(raw: string | undefined): Settings['logFormat'] {
   if (raw === undefined || raw === '') return 'auto'
   if (raw === 'pretty' || raw === 'json') return raw
-  throw new Error(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
+  throw settingInvalid(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
 }
 
 /** Reads `file` or creates it with a fresh secret, readable by the owner only (an older file too, issue #13 item 5). */
@@ -110,10 +140,8 @@ function secretsOf(env: Env, dataDir: string) {
   const keyFile = join(dataDir, 'encryption.key')
   try {
     const jwtSecret = env['JWT_SECRET'] || secretFile(jwtFile, () => randomBytes(48).toString('base64url'), created)
-    if (jwtSecret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
-    const keyText = env['RECORDS_ENCRYPTION_KEY']
-      ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
-      : secretFile(keyFile, () => randomBytes(32).toString('base64'), created)
+    checkJwtSecret(jwtSecret)
+    const keyText = envKeyText(env) ?? secretFile(keyFile, () => randomBytes(32).toString('base64'), created)
     const generated = [
       ...(created.includes(jwtFile) ? ['JWT_SECRET'] : []),
       ...(created.includes(keyFile) ? ['RECORDS_ENCRYPTION_KEY'] : []),
@@ -124,6 +152,16 @@ function secretsOf(env: Env, dataDir: string) {
     throw error
   }
 }
+
+const checkJwtSecret = (secret: string): void => {
+  if (secret.length < 32) throw settingInvalid('JWT_SECRET debe tener al menos 32 caracteres')
+}
+
+/** RECORDS_ENCRYPTION_KEY and the old keys after it, when the environment gives them. */
+const envKeyText = (env: Env): string | undefined =>
+  env['RECORDS_ENCRYPTION_KEY']
+    ? [env['RECORDS_ENCRYPTION_KEY'], ...(env['RECORDS_ENCRYPTION_OLD_KEYS'] ?? '').split(',')].join('\n')
+    : undefined
 
 /** Keys one per line (or comma-separated): the first encrypts once a rotation makes it active. */
 export const parseKeyList = (text: string): Buffer[] =>
@@ -147,48 +185,54 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
   const dataDir = resolve(cwd, env['DATA_DIR'] || './data')
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const basePath = basePathOf(env)
+  const { read, integer, check } = settingReader(env)
   const settings = {
-    port: integer(env, 'PORT', 3000, 0),
+    port: integer('PORT', 3000, 0),
     host: env['HOST'] || '127.0.0.1',
     basePath,
     dataDir,
     databaseUrl: env['DATABASE_URL'] || `sqlite:${join(dataDir, 'records.db')}`,
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10),
     redisUrl: env['REDIS_URL'] || undefined,
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] || 'records:',
     modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
     encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
     auditCheckpointKeyFile: resolve(cwd, env['AUDIT_CHECKPOINT_KEY_FILE'] || join(dataDir, 'audit-checkpoint.key')),
-    heartbeatMs: integer(env, 'INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
+    heartbeatMs: integer('INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
     eventStreams: {
-      perUser: integer(env, 'EVENT_STREAMS_PER_USER', 5),
-      perInstance: integer(env, 'EVENT_STREAMS_PER_INSTANCE', 1000),
-      maxReplay: integer(env, 'EVENT_REPLAY_MAX_ENTRIES', 10_000),
+      perUser: integer('EVENT_STREAMS_PER_USER', 5),
+      perInstance: integer('EVENT_STREAMS_PER_INSTANCE', 1000),
+      maxReplay: integer('EVENT_REPLAY_MAX_ENTRIES', 10_000),
     },
     adminUsername: env['ADMIN_USERNAME'] || 'admin',
     adminPassword: env['ADMIN_PASSWORD'] || undefined,
     rateLimits: {
-      ipPerMinute: integer(env, 'RATE_LIMIT_IP_PER_MINUTE', 50),
-      tokenPerHour: integer(env, 'RATE_LIMIT_TOKEN_PER_HOUR', 1000),
-      docsPerMinute: integer(env, 'RATE_LIMIT_DOCS_PER_MINUTE', 300),
+      ipPerMinute: integer('RATE_LIMIT_IP_PER_MINUTE', 50),
+      tokenPerHour: integer('RATE_LIMIT_TOKEN_PER_HOUR', 1000),
+      docsPerMinute: integer('RATE_LIMIT_DOCS_PER_MINUTE', 300),
     },
-    trustProxy: parseTrustProxy(env['TRUST_PROXY']),
-    corsOrigins: corsOrigins(env['CORS_ORIGINS']),
+    trustProxy: read(() => parseTrustProxy(env['TRUST_PROXY']), false),
+    corsOrigins: read(() => corsOrigins(env['CORS_ORIGINS']), []),
     timeouts: {
-      requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000),
-      connectionMs: integer(env, 'CONNECTION_TIMEOUT_MS', 72_000),
+      requestMs: integer('REQUEST_TIMEOUT_MS', 30_000),
+      connectionMs: integer('CONNECTION_TIMEOUT_MS', 72_000),
     },
-    maxQueryLength: integer(env, 'MAX_QUERY_LENGTH', 4096),
+    maxQueryLength: integer('MAX_QUERY_LENGTH', 4096),
     loginProtection: {
-      maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 5),
-      delaySeconds: integer(env, 'LOGIN_DELAY_SECONDS', 30),
-      maxDelaySeconds: integer(env, 'LOGIN_MAX_DELAY_SECONDS', 900),
-      alertFailures: integer(env, 'LOGIN_ALERT_FAILURES', 100),
-      windowSeconds: integer(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 86_400),
+      maxFailures: integer('LOGIN_MAX_FAILURES', 5),
+      delaySeconds: integer('LOGIN_DELAY_SECONDS', 30),
+      maxDelaySeconds: integer('LOGIN_MAX_DELAY_SECONDS', 900),
+      alertFailures: integer('LOGIN_ALERT_FAILURES', 100),
+      windowSeconds: integer('LOGIN_FAILURE_WINDOW_SECONDS', 86_400),
     },
-    logLevel: env['LOG_LEVEL'] || 'info',
-    logFormat: logFormatOf(env['LOG_FORMAT']),
+    logLevel: read(() => logLevelOf(env['LOG_LEVEL']), 'info'),
+    logFormat: read(() => logFormatOf(env['LOG_FORMAT']), 'auto'),
   }
+  // Secrets the environment gives are checked with the rest; those of DATA_DIR's files after.
+  if (env['JWT_SECRET']) read(() => checkJwtSecret(env['JWT_SECRET'] ?? ''), undefined)
+  const keyText = envKeyText(env)
+  if (keyText !== undefined) read(() => parseKeyList(keyText), [])
+  check()
   // Last: a start refused by any other setting leaves no secret behind.
   return { ...settings, ...secretsOf(env, dataDir) }
 }

@@ -39,11 +39,7 @@ function csvRows(spec: ModuleSpec, text: string): ImportRow[] {
     const body: Record<string, unknown> = {}
     names.forEach((name, i) => {
       const field = spec.fieldsByName.get(name)
-      let text = restoreFormula(record[i] ?? '')
-      // The same spreadsheet writes decimals with a comma: 12,5.
-      const decimalComma = delimiter === ';' && field?.def.type === 'decimal' && /^-?\d+,\d+$/.test(text.trim())
-      if (decimalComma) text = text.replace(',', '.')
-      const value = cellValue(field, text)
+      const value = cellValue(field, restoreFormula(record[i] ?? ''), { decimalComma: delimiter === ';' })
       if (value !== undefined) body[name] = value
     })
     return { line, body }

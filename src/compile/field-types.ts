@@ -22,6 +22,7 @@ export {
   ENCRYPTED_OPERATORS,
   FILTER_OPERATORS,
   INVALID,
+  type CellContext,
   type Dialect,
   type FieldTypeDef,
   type FilterOperator,

@@ -18,7 +18,7 @@ export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
     storage: def.encrypted ? 'text' : entry.storage,
     encrypted: def.encrypted,
     blindIndexColumn: def.encrypted ? blindIndexColumnOf(def.name) : undefined,
-    writeOnly: entry.writeOnly,
+    writeOnly: entry.declaration.writeOnly,
     parseFilter: entry.parseFilter,
     operators: def.encrypted ? entry.operators.filter((op) => ENCRYPTED_OPERATORS.includes(op)) : entry.operators,
     sortable: entry.sortable && !def.encrypted,
@@ -81,7 +81,7 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     access,
     workflow,
     references: fields.flatMap((f) =>
-      f.def.type === 'ref' && f.def.module !== undefined
+      FIELD_TYPES[f.def.type].declaration.references && f.def.module !== undefined
         ? [{ field: f.name, column: f.column, module: f.def.module, onDelete: f.def.onDelete ?? 'restrict' }]
         : [],
     ),

@@ -21,7 +21,7 @@ function bodySchemaOf(field: FieldSpec): JsonSchema {
 function recordSchemaOf(field: FieldSpec): JsonSchema {
   const body = bodySchemaOf({ ...field, def: { ...field.def, required: false } })
   // With ?expand= a reference reads as the target record, when the caller may see it (issue #16).
-  if (field.def.type === 'ref')
+  if (FIELD_TYPES[field.def.type].declaration.references)
     return {
       anyOf: [
         body,
@@ -60,7 +60,10 @@ const SCALAR_TYPES = new Set(['string', 'integer', 'number', 'boolean'])
 function serializedSchemaOf(field: FieldSpec): JsonSchema {
   const type = field.valueSchema['type']
   // A reference may be expanded into its target record: untyped, written as JSON.stringify would.
-  return field.encrypted || field.def.type === 'ref' || typeof type !== 'string' || !SCALAR_TYPES.has(type)
+  return field.encrypted ||
+    FIELD_TYPES[field.def.type].declaration.references ||
+    typeof type !== 'string' ||
+    !SCALAR_TYPES.has(type)
     ? {}
     : { type: [type, 'null'] }
 }

@@ -1,5 +1,6 @@
 // What the JSON Schema cannot say about `access:` and `workflow:` (issue #14): every field, role,
 // state and user attribute they name exists, scopes can become indexed SQL, every state is reachable.
+import { FIELD_DECLARATIONS } from './field-declarations.js'
 import { didYouMean } from './suggest.js'
 import type {
   AccessDef,
@@ -18,14 +19,15 @@ export type Report = (path: readonly (string | number)[], message: string, atKey
 const SCOPE_METADATA = ['_id', '_created_by']
 /** Attributes of the acting user that are not fields of their account. */
 const USER_BUILTINS = ['id', 'role']
-const NOT_COMPARABLE = ['array', 'mixed', 'password']
 
 const isUserRef = (value: ConditionValueDef): value is { user: string } =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
 function userAttributes(config: ModulesConfig): string[] {
   const accounts = config.modules.find((m) => m.name === config.service.accounts.module)
-  const fields = (accounts?.fields ?? []).filter((f) => f.type !== 'password' && !f.encrypted).map((f) => f.name)
+  const fields = (accounts?.fields ?? [])
+    .filter((f) => !FIELD_DECLARATIONS[f.type].writeOnly && !f.encrypted)
+    .map((f) => f.name)
   return [...USER_BUILTINS, ...fields]
 }
 
@@ -74,7 +76,7 @@ function checkCondition(config: ModulesConfig, mod: ModuleDef, condition: Condit
     )
   if (field.encrypted)
     report(condition.at, `${where}: un campo cifrado no se puede usar en un ámbito (se compara en SQL).`, true)
-  else if (NOT_COMPARABLE.includes(field.type))
+  else if (!FIELD_DECLARATIONS[field.type].comparable)
     report(condition.at, `${where}: un campo de tipo ${field.type} no se puede comparar.`, true)
   else if (!indexed(mod, field))
     report(
@@ -154,7 +156,7 @@ export function checkAccess(config: ModulesConfig, report: Report): void {
       checkFieldList(mod, access.cannotWrite, [...at, 'cannot_write'], 'cannot_write', report)
       for (const { field: name, value } of access.defaults) {
         const field = mod.fields.find((f) => f.name === name)
-        if (field === undefined || field.type === 'password')
+        if (field === undefined || FIELD_DECLARATIONS[field.type].writeOnly)
           report(
             [...at, 'defaults', name],
             `${mod.name}: 'defaults' nombra un campo que no existe o no admite valor por defecto: '${name}'.${didYouMean(

@@ -1,6 +1,7 @@
 // The names a module's objects get in the database: its table, its indexes, its text search.
 // Pure functions of module and field names, shared by the steps that create the objects
 // (compile/table.ts, db/records/text-search-sql.ts) and the rule that keeps every name apart (rules.ts).
+import { FIELD_DECLARATIONS } from './field-declarations.js'
 import type { DefPath, FieldDef, ModuleDef } from './types.js'
 
 /** PostgreSQL keeps the first 63 bytes of a longer identifier, in DDL and in its error reports alike. */
@@ -70,7 +71,8 @@ export const metaIndexNames = (table: string) => ({
  */
 export function fieldIndexOf(table: string, field: FieldDef): { name: string; unique: boolean } | undefined {
   if (field.unique) return { name: `ux_${table}_${field.name}`, unique: true }
-  if (field.index || field.type === 'ref') return { name: `ix_${table}_${field.name}`, unique: false }
+  if (field.index || FIELD_DECLARATIONS[field.type].references)
+    return { name: `ix_${table}_${field.name}`, unique: false }
   return undefined
 }
 

@@ -1,7 +1,7 @@
 // Reads modules.yaml from disk; everything else about it is pure (validate.ts).
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { configInvalid } from '../errors.js'
+import { configInvalid, installationIncomplete } from '../errors.js'
 import type { ModulesConfig } from './types.js'
 import { validateModulesSource } from './validate.js'
 import { cacheFileText, cachedConfig, VALIDATED_CACHE_FILE, type ValidatedCache } from './validated-cache.js'
@@ -78,5 +78,5 @@ export function loadCommonPasswords(): ReadonlySet<string> {
         .filter((line) => line !== '' && !line.startsWith('#')),
     )
   }
-  throw new Error('No se encuentra assets/common-passwords.txt (la lista de contraseñas comunes que se rechazan)')
+  throw installationIncomplete('assets/common-passwords.txt', 'la lista de contraseñas comunes que se rechazan')
 }

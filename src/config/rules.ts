@@ -133,7 +133,7 @@ function checkIndexes(mod: ModuleDef, report: Report): void {
 function checkReference(config: ModulesConfig, mod: ModuleDef, field: FieldDef, report: Report): void {
   const at = (key: string) => ['modules', mod.name, 'fields', field.name, key]
   const name = `${mod.name}.${field.name}`
-  if (field.type !== 'ref') {
+  if (!declarationOf(field.type).references) {
     if (field.module !== undefined) report(at('module'), `${name}: 'module' solo se admite en campos de tipo ref.`)
     if (field.onDelete !== undefined)
       report(at('on_delete'), `${name}: 'on_delete' solo se admite en campos de tipo ref.`)
@@ -236,7 +236,7 @@ function checkAccounts(config: ModulesConfig, report: Report): void {
   expect('active', 'boolean', () => '')
   accounts.profile.forEach((name, index) => {
     const field = mod.fields.find((f) => f.name === name)
-    if (field === undefined || field.type === 'password')
+    if (field === undefined || declarationOf(field.type).writeOnly)
       report(
         ['service', 'accounts', 'profile', index],
         `El campo de perfil '${name}' no existe en ${mod.name} o no se puede mostrar.`,

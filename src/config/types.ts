@@ -1,10 +1,10 @@
 // The validated, typed shape of modules.yaml (`*Def`: what the YAML says).
 
-import { FIELD_DECLARATIONS, type FieldType } from './field-declarations.js'
+import { FIELD_TYPE_NAMES, type FieldType } from './field-type-names.js'
 
 export type { FieldType }
 /** The types a field may have, in the order of the declarations. */
-export const FIELD_TYPES = Object.keys(FIELD_DECLARATIONS) as readonly FieldType[]
+export const FIELD_TYPES: readonly FieldType[] = FIELD_TYPE_NAMES
 
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 export type Action = (typeof ACTIONS)[number]

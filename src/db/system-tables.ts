@@ -37,6 +37,8 @@ export const SYSTEM_TABLES = {
   eventTickets: '_event_tickets',
   /** Every version of every record, values as stored (encrypted ones encrypted), issue #15 item 6. */
   versions: '_versions',
+  /** One row per job that runs on one instance only: the period last claimed and its lease (db/job-lease.ts). */
+  jobRuns: '_job_runs',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -160,6 +162,15 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('key', 'text', (c) => c.primaryKey())
     .addColumn('failures', 'integer', (c) => c.notNull())
     .addColumn('last_at', bigint, (c) => c.notNull())
+    .execute()
+  // Not copied by a backup or `records copy` either: a new installation runs its jobs afresh.
+  await db.schema
+    .createTable(SYSTEM_TABLES.jobRuns)
+    .ifNotExists()
+    .addColumn('job', 'text', (c) => c.primaryKey())
+    .addColumn('period', bigint, (c) => c.notNull())
+    .addColumn('instance_id', 'text', (c) => c.notNull())
+    .addColumn('lease_until', bigint, (c) => c.notNull())
     .execute()
 }
 

@@ -12,6 +12,11 @@ import { queryTooLong, routeNotFound } from '../errors.js'
 import authPlugin from './auth.js'
 import corsPlugin from './cors.js'
 import { createBodyAjv } from '../records/body-validator.js'
+import { auditContracts } from '../contracts/audit.js'
+import { eventContracts } from '../contracts/events.js'
+import { recordContracts } from '../contracts/records.js'
+import { DOCS_PREFIX } from '../contracts/system.js'
+import { sessionContracts } from '../contracts/session.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
@@ -21,7 +26,7 @@ import { createLoginThrottle, type LoginProtectionSettings } from './login-throt
 import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
-import { DOCS_PREFIX, docsRoutes } from './routes/docs.js'
+import { docsRoutes } from './routes/docs.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { sessionRoutes } from './routes/session.js'
@@ -183,6 +188,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         windowMs: login.windowSeconds * 1000,
       })
       await api.register(sessionRoutes, {
+        contracts: sessionContracts(service),
         accounts: deps.accounts,
         store: deps.store,
         accountsModule: service.accounts.module,
@@ -191,7 +197,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         clock: deps.clock,
         throttle,
       })
-      await api.register(auditRoutes, { prefix: `/${service.audit.path}`, service, store: deps.store })
+      const audit = auditContracts(service)
+      await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
       const feed = createLiveFeed({
         tail: deps.events.tail,
         ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),
@@ -201,8 +208,10 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       api.addHook('onResponse', async (request) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') feed.wake()
       })
+      const events = eventContracts(service)
       await api.register(eventRoutes, {
-        prefix: '/eventos',
+        prefix: events.prefix,
+        contracts: events,
         service,
         store: deps.store,
         tail: deps.events.tail,
@@ -211,15 +220,18 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         clock: deps.clock,
         limits: { ...DEFAULT_LIVE_LIMITS, ...deps.events.limits },
       })
-      for (const spec of service.modules)
+      for (const spec of service.modules) {
+        const contracts = recordContracts(spec, service)
         await api.register(recordRoutes, {
-          prefix: `/${spec.name}`,
+          prefix: contracts.prefix,
+          contracts,
           spec,
           service,
           store: deps.store,
           ajv,
           accountRules: deps.accountRules,
         })
+      }
     },
     { prefix: deps.basePath === '/' ? '' : deps.basePath },
   )

@@ -2,6 +2,7 @@
 // walks X-Forwarded-For from the right, past trusted proxies only: the address counted is the
 // one the nearest trusted proxy saw, never what the client wrote at the left of the header.
 import { isIP } from 'node:net'
+import { settingInvalid } from '../errors.js'
 
 /** false: no proxy (the socket's address); n: n proxy hops in front; or proxy addresses/CIDRs. */
 export type TrustProxy = false | number | readonly string[]
@@ -33,7 +34,7 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
     .filter((e) => e !== '')
   const bad = entries.filter((e) => !isAddressOrCidr(e))
   if (bad.length > 0 || entries.length === 0)
-    throw new Error(
+    throw settingInvalid(
       `TRUST_PROXY: valor no válido '${bad.join("', '") || raw}' ` +
         '(use un número de proxies, p. ej. 1, o direcciones y CIDR: 127.0.0.1,10.0.0.0/8)',
     )

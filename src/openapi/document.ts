@@ -1,9 +1,12 @@
 // buildOpenApiDocument: the compiled service in, its OpenAPI 3.1 document out. Pure: no I/O,
 // no clock. Served at GET {BASE_PATH}/openapi.json (D3) and written by `records openapi`.
 import type { ServiceSpec } from '../compile/types.js'
-import { modulePaths, moduleSchemas } from './module-paths.js'
-import { errorComponents, type OpenApiObject } from './responses.js'
-import { auditEntrySchema, servicePaths } from './service-paths.js'
+import { moduleSchemas } from './module-schemas.js'
+import { AUDIT_ENTRY_COMPONENT, auditEntrySchema } from '../contracts/audit.js'
+import type { OpenApiObject } from '../contracts/route-contract.js'
+import { serviceContracts } from '../contracts/service.js'
+import { pathsOf } from './operation.js'
+import { errorComponents } from './responses.js'
 
 export interface OpenApiOptions {
   /** The `{base_url}` path every endpoint hangs from, as BASE_PATH: `/api`, or `/` for none. */
@@ -28,17 +31,11 @@ const DESCRIPTION = [
 ].join('\n')
 
 /**
- * The OpenAPI 3.1 document of a compiled service: every route of every module from its route
- * specs, request bodies from the schemas that validate them, the errors of errors.ts.
+ * The OpenAPI 3.1 document of a compiled service: one operation per route contract of every
+ * family (contracts/service.ts), the modules' schemas as components, the errors of errors.ts.
  */
 export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOptions): OpenApiDocument {
-  const accountsPrefix = compiled.accounts.spec.prefix
-  const actorId = `${accountsPrefix}-2026-00001`
-  const paths = Object.assign(
-    {},
-    servicePaths(compiled),
-    ...compiled.modules.map((spec) => modulePaths(spec, actorId)),
-  ) as OpenApiDocument['paths']
+  const paths = Object.assign({}, ...serviceContracts(compiled).map(pathsOf)) as OpenApiDocument['paths']
   const schemas = Object.assign({}, ...compiled.modules.map(moduleSchemas)) as Record<string, unknown>
   const list = compiled.service.list
   return {
@@ -79,7 +76,7 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
           description: 'Vale de un solo uso de `POST /eventos/ticket`, solo para `GET /eventos`.',
         },
       },
-      schemas: { ...errorComponents.schemas, EntradaAuditoria: auditEntrySchema, ...schemas },
+      schemas: { ...errorComponents.schemas, [AUDIT_ENTRY_COMPONENT]: auditEntrySchema, ...schemas },
       responses: errorComponents.responses,
       headers: errorComponents.headers,
       parameters: {

@@ -1,26 +1,9 @@
-// The envelope of API reference 2.1 and every error answer of errors.ts, as OpenAPI components.
+// Every error answer of errors.ts and the common headers, as OpenAPI components; a contract names
+// its error answers and this file writes them (the success envelope is contracts/route-contract.ts).
 // Messages come from errors.ts: the document says what the error handler sends.
 import { MESSAGES } from '../errors.js'
 import type { JsonSchema } from '../compile/field-types.js'
-
-export type OpenApiObject = Readonly<Record<string, unknown>>
-
-export const ref = (kind: 'schemas' | 'responses' | 'parameters' | 'headers', name: string): OpenApiObject => ({
-  $ref: `#/components/${kind}/${name}`,
-})
-
-/** `{ success: true, data }` around a data schema. */
-export const successEnvelope = (data: JsonSchema): JsonSchema => ({
-  type: 'object',
-  required: ['success', 'data'],
-  properties: { success: { const: true }, data },
-})
-
-export const messageData: JsonSchema = {
-  type: 'object',
-  required: ['message'],
-  properties: { message: { type: 'string' } },
-}
+import { ref, type ErrorResponseName, type ExtraHeader, type OpenApiObject } from '../contracts/route-contract.js'
 
 const errorSchema: JsonSchema = {
   type: 'object',
@@ -57,7 +40,7 @@ export const HEADERS: Readonly<Record<string, OpenApiObject>> = {
 }
 
 /** Headers of every answer that passed the rate limits. */
-export const commonHeaders = (extra: readonly string[] = []): OpenApiObject =>
+export const commonHeaders = (extra: readonly ExtraHeader[] = []): OpenApiObject =>
   Object.fromEntries(
     ['x-request-id', ...Object.keys(RATE_HEADERS), ...extra].map((name) => [name, ref('headers', name)]),
   )
@@ -90,7 +73,7 @@ function errorResponse(
 }
 
 /** Error answers by component name, with the HTTP status each stands for. */
-const ERRORS: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> = {
+const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; readonly response: OpenApiObject }>> = {
   BadRequest: {
     status: '400',
     response: errorResponse('Datos no válidos (D5, D7, D11).', {
@@ -195,15 +178,14 @@ const ERRORS: Readonly<Record<string, { readonly status: string; readonly respon
  * Every 4xx passes through the rate limits first, so it carries their headers too (D24,
  * issue #13 item 6); a 429 adds retry-after.
  */
-export const ERROR_RESPONSES: Readonly<Record<string, { readonly status: string; readonly response: OpenApiObject }>> =
-  Object.fromEntries(
-    Object.entries(ERRORS).map(([name, { status, response }]) => {
-      if (!status.startsWith('4')) return [name, { status, response }]
-      const headers = { ...(response['headers'] as OpenApiObject) }
-      for (const header of Object.keys(RATE_HEADERS)) headers[header] = ref('headers', header)
-      return [name, { status, response: { ...response, headers } }]
-    }),
-  )
+export const ERROR_RESPONSES = Object.fromEntries(
+  Object.entries(ERRORS).map(([name, { status, response }]) => {
+    if (!status.startsWith('4')) return [name, { status, response }]
+    const headers = { ...(response['headers'] as OpenApiObject) }
+    for (const header of Object.keys(RATE_HEADERS)) headers[header] = ref('headers', header)
+    return [name, { status, response: { ...response, headers } }]
+  }),
+) as Readonly<Record<ErrorResponseName, { readonly status: string; readonly response: OpenApiObject }>>
 
 export const errorComponents = {
   schemas: { Error: errorSchema },
@@ -212,5 +194,5 @@ export const errorComponents = {
 }
 
 /** `{ "400": $ref BadRequest, ... }` for the named error responses. */
-export const errorRefs = (names: readonly (keyof typeof ERROR_RESPONSES)[]): OpenApiObject =>
-  Object.fromEntries(names.map((name) => [ERROR_RESPONSES[name]?.status ?? '500', ref('responses', name)]))
+export const errorRefs = (names: readonly ErrorResponseName[]): OpenApiObject =>
+  Object.fromEntries(names.map((name) => [ERROR_RESPONSES[name].status, ref('responses', name)]))

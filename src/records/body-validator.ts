@@ -5,6 +5,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormatsPlugin from 'ajv-formats'
 import { FORMATS } from '../compile/formats.js'
 import { isMetadataKey, MASK } from '../compile/metadata.js'
+import type { JsonSchema } from '../compile/field-types.js'
 import type { ModuleSpec } from '../compile/types.js'
 import { badJson, requiredMissing, validationFailed, type ErrorDetail } from '../errors.js'
 
@@ -198,9 +199,15 @@ function lazily(ajv: Ajv, schema: object): ValidateFunction {
   return validate
 }
 
-export function createBodyValidator(spec: ModuleSpec, ajv: Ajv): BodyValidator {
-  const create = lazily(ajv, spec.schemas.create)
-  const update = lazily(ajv, spec.schemas.update)
+/** The schemas a create and an update body must meet: the module's own, or those its route contracts name. */
+export interface BodySchemas {
+  readonly create: JsonSchema
+  readonly update: JsonSchema
+}
+
+export function createBodyValidator(spec: ModuleSpec, ajv: Ajv, schemas: BodySchemas = spec.schemas): BodyValidator {
+  const create = lazily(ajv, schemas.create)
+  const update = lazily(ajv, schemas.update)
   const nothingSent = (): never => {
     throw requiredMissing([{ field: '', message: 'Envíe al menos un campo del registro' }])
   }

@@ -22,7 +22,9 @@ const layerOf = (path: string): string => (path.includes('/') ? (path.split('/')
 const WIRING = /\/(app|cli)\//
 const FORBIDDEN: Record<string, RegExp[]> = {
   errors: [/^\./],
-  config: [/\/(compile|records|db|http)\//, /^kysely|^fastify|^better-sqlite3/, WIRING],
+  // A field type is one file of compile/field-types/ (STYLE.md section 10), its declaration rules
+  // included: config/field-declarations.ts lists those, and that folder is all of compile/ config sees.
+  config: [/\/(records|db|http)\//, /\/compile\/(?!field-types\/)/, /^kysely|^fastify|^better-sqlite3/, WIRING],
   compile: [/^node:/, /^kysely/, /^fastify/, /\/(records|db|http)\//, WIRING],
   // Per-request pure logic: compile's output and the errors, ajv for bodies; no I/O, no SQL, no HTTP.
   records: [/^(?!\/(compile|records)\/|\/errors\.js$|ajv$|ajv-formats$)/],
@@ -30,6 +32,8 @@ const FORBIDDEN: Record<string, RegExp[]> = {
   http: [/^kysely/, /^better-sqlite3/, /\/config\/load/, WIRING],
   // The OpenAPI generator is pure like compile/: a `records openapi` command and the app share it.
   openapi: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|config\/load)/, WIRING],
+  // Route contracts are data that http/ serves and openapi/ writes down: they import neither.
+  contracts: [/^node:/, /^kysely/, /^fastify/, /^@fastify/, /\/(db|http|openapi|config\/load)/, WIRING],
 }
 
 t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {
@@ -42,6 +46,22 @@ t.test('each layer imports only what STYLE.md section 2 allows', async (t) => {
     t.same(bad, [], `${path} imports only what its layer may`)
   }
   t.ok(sources.length > 20, 'the scan saw the sources')
+})
+
+t.test('config/ reaches compile/ only for the field types, which need nothing of config/ at run time', async (t) => {
+  for (const { path, text } of sources.filter(
+    (s) => s.path.startsWith('config/') && s.path !== 'config/field-declarations.ts',
+  ))
+    t.notMatch(text, /from '[./]*\/compile\//, path)
+  // Their declarations are read while config/ loads: a value imported back from config/ would be a cycle.
+  for (const { path, text } of sources.filter((s) => s.path.startsWith('compile/field-types/'))) {
+    t.same(text.match(/^import (?!type ).* from '[./]*\/config\/.*$/gm) ?? [], [], `${path}: config types only`)
+    const compileImports = importsOf(text).filter((spec) => spec.startsWith('../') && !spec.startsWith('../../'))
+    t.ok(
+      compileImports.every((spec) => spec === '../formats.js' || spec === '../types.js'),
+      `${path}: ${compileImports}`,
+    )
+  }
 })
 
 t.test("http/ sees the store's types only, never its code", async (t) => {

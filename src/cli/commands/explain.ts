@@ -4,7 +4,7 @@
 import type { Command } from '../command.js'
 import { actingUserNamed, moduleNamed, withEnvironment } from '../environment.js'
 import { explainModule, explainRecord } from '../../records/explain.js'
-import { isAppError } from '../../errors.js'
+import { commandFailed, isAppError } from '../../errors.js'
 
 const explainCommand: Command = {
   name: 'explain',
@@ -25,7 +25,7 @@ qué campos son de solo lectura en su estado. No muestra valores de los campos.`
       const spec = moduleNamed(env.spec, moduleName)
       const user = await actingUserNamed(env, username)
       const role = env.spec.roles.get(user.role)
-      if (role === undefined) throw new Error(`El rol '${user.role}' del usuario no existe en modules.yaml`)
+      if (role === undefined) throw commandFailed(`El rol '${user.role}' del usuario no existe en modules.yaml`)
       const lines = [
         `Usuario ${username} (${user.id}), rol ${role.name}` +
           Object.entries(user.fields)

@@ -1,6 +1,8 @@
 // One demo value for a field: the data file's template when it names the field, else a value
-// from the field's declaration (enum, examples, format, bounds, type), so any modules.yaml works.
+// from the field's declaration (enum, else its type's demo value: compile/field-types/), so any
+// modules.yaml works.
 import { randomBytes } from 'node:crypto'
+import { FIELD_TYPES } from '../../compile/field-types.js'
 import { formatTimestamp } from '../../compile/time.js'
 import type { FieldSpec } from '../../compile/types.js'
 import { renderTemplate, type DemoData } from './demo-data.js'
@@ -34,58 +36,25 @@ function fromTemplate(field: FieldSpec, context: ValueContext): unknown {
   const template = context.data.fields.get(`${context.module}.${field.name}`)
   if (template === undefined) return undefined
   const render = (t: string) => renderTemplate(context.data, t, context.random, context.n, context.now)
-  if (typeof template === 'string') return field.def.type === 'array' ? [render(template)] : render(template)
+  // A list field (its values are arrays) takes several of the template's values.
+  const list = field.valueSchema['type'] === 'array'
+  if (typeof template === 'string') return list ? [render(template)] : render(template)
   const rendered = template.map(render)
-  if (field.def.type !== 'array') return context.random.pick(rendered)
+  if (!list) return context.random.pick(rendered)
   return [...new Set(rendered.slice(0, context.random.int(1, rendered.length)))]
-}
-
-function numberIn(field: FieldSpec, context: ValueContext, decimals: number): number {
-  const min = field.def.minimum ?? 0
-  const max = field.def.maximum ?? Math.max(min + 500, 500)
-  const value = min + context.random.next() * (max - min)
-  return decimals === 0 ? Math.round(value) : Math.round(value * 100) / 100
 }
 
 function fromDeclaration(field: FieldSpec, context: ValueContext): unknown {
   const { def } = field
-  const { random, n } = context
-  if (def.enum !== undefined && def.enum.length > 0) return random.pick(def.enum)
-  switch (def.type) {
-    case 'string': {
-      if (def.examples !== undefined && def.examples.length > 0 && !def.unique) return random.pick(def.examples)
-      if (def.format === 'email') return `persona${n}@example.org`
-      if (def.format === 'uri') return `https://example.org/documentos/${n}`
-      const text = `${field.label} ${n}`
-      return def.maxLength === undefined ? text : text.slice(-def.maxLength)
-    }
-    case 'text':
-      return `${field.label}: texto de demostración ${n}.`
-    case 'integer':
-      return numberIn(field, context, 0)
-    case 'decimal':
-      return numberIn(field, context, 2)
-    case 'boolean':
-      return typeof def.default === 'boolean' ? def.default : random.chance(0.8)
-    case 'date':
-      return pastStamp(context).slice(0, 10)
-    case 'datetime':
-      return pastStamp(context)
-    case 'time':
-      return `${String(random.int(0, 23)).padStart(2, '0')}:${random.pick(['00', '15', '30', '45'])}`
-    case 'ref': {
-      const ids = def.module === undefined ? [] : context.idsOf(def.module)
-      return ids.length === 0 ? undefined : random.pick(ids)
-    }
-    case 'role':
-      return random.pick(context.roles)
-    case 'password':
-      return demoPassword()
-    case 'array':
-      return def.required ? [`${field.label} ${n}`] : undefined
-    default:
-      return def.required ? {} : undefined
-  }
+  if (def.enum !== undefined && def.enum.length > 0) return context.random.pick(def.enum)
+  return FIELD_TYPES[def.type].demo(field, {
+    n: context.n,
+    random: context.random,
+    pastStamp: () => pastStamp(context),
+    roles: context.roles,
+    idsOf: context.idsOf,
+    password: demoPassword,
+  })
 }
 
 /** The field's demo value; undefined leaves it out of the record. */

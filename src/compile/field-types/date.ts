@@ -1,9 +1,10 @@
 // `date`: a calendar date AAAA-MM-DD; `default: $now` stores today's date in the service's zone.
 import { isDate } from '../formats.js'
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { EXAMPLE_DATE, textCell, when } from './shared.js'
+import { BASE_DECLARATION, EXAMPLE_DATE, textCell, when } from './shared.js'
 
 export const dateType: FieldTypeDef = {
+  declaration: { ...BASE_DECLARATION, acceptsNow: true },
   storage: 'text',
   label: 'fecha AAAA-MM-DD',
   valueSchema: () => ({ type: 'string', format: 'calendar-date' }),
@@ -11,9 +12,9 @@ export const dateType: FieldTypeDef = {
   operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
-  writeOnly: false,
   now: 'date',
   cell: textCell,
   example: () => EXAMPLE_DATE,
+  demo: (_, context) => context.pastStamp().slice(0, 10),
   textExamples: true,
 }

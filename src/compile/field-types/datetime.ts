@@ -1,9 +1,10 @@
 // `datetime`: a local date and time AAAA-MM-DD HH:MM:SS in the service's zone (D9).
 import { isDateTime } from '../formats.js'
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { EXAMPLE_DATE, textCell, when } from './shared.js'
+import { BASE_DECLARATION, EXAMPLE_DATE, textCell, when } from './shared.js'
 
 export const datetimeType: FieldTypeDef = {
+  declaration: { ...BASE_DECLARATION, acceptsNow: true },
   storage: 'text',
   label: 'fecha y hora AAAA-MM-DD HH:MM:SS',
   valueSchema: () => ({ type: 'string', format: 'local-datetime' }),
@@ -11,9 +12,9 @@ export const datetimeType: FieldTypeDef = {
   operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
-  writeOnly: false,
   now: 'datetime',
   cell: textCell,
   example: () => `${EXAMPLE_DATE} 10:30:00`,
+  demo: (_, context) => context.pastStamp(),
   textExamples: true,
 }

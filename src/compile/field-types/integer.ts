@@ -1,8 +1,9 @@
 // `integer`: whole numbers within JavaScript's safe range.
 import { INVALID, ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { clamp, numberCell, numberSchema } from './shared.js'
+import { BASE_DECLARATION, clamp, demoNumber, numberCell, numberSchema } from './shared.js'
 
 export const integerType: FieldTypeDef = {
+  declaration: { ...BASE_DECLARATION, bounds: 'number', defaultFits: (value) => Number.isInteger(value) },
   storage: 'integer',
   label: 'número entero',
   valueSchema: (f) => numberSchema('integer', f),
@@ -10,8 +11,8 @@ export const integerType: FieldTypeDef = {
   parseFilter: (raw) => (/^-?\d{1,15}$/.test(raw) ? Number(raw) : INVALID),
   operators: ORDERED_OPERATORS,
   textual: false,
-  writeOnly: false,
   cell: numberCell,
   example: (f) => clamp(1, f),
+  demo: (f, context) => demoNumber(f, context, 0),
   textExamples: false,
 }

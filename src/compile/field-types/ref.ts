@@ -1,12 +1,14 @@
 // `ref`: the id of a live record of another module (`module:`), issue #16 item 4. Stored as
 // the id's text; writes check the target exists and is live, `?expand=` embeds it.
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { anyString, EXAMPLE_DATE, textCell } from './shared.js'
+import { anyString, BASE_DECLARATION, EXAMPLE_DATE, textCell } from './shared.js'
 
 /** The pattern of the target module's ids (D8), when its prefix is known. */
 const idPattern = (prefix: string): string => `^${prefix}-[0-9]{4}-[0-9]{5,}$`
 
 export const refType: FieldTypeDef = {
+  // The id of a live record of another module: looked up on every write, so never encrypted.
+  declaration: { ...BASE_DECLARATION, encryptable: false, references: true },
   storage: 'text',
   label: 'id de registro',
   valueSchema: (f, context) => {
@@ -23,12 +25,15 @@ export const refType: FieldTypeDef = {
   operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
-  writeOnly: false,
   cell: textCell,
   example: (f) => {
     const pattern = f.valueSchema['pattern']
     const prefix = typeof pattern === 'string' ? /^\^([A-Z0-9]+)-/.exec(pattern)?.[1] : undefined
     return `${prefix ?? 'REF'}-${EXAMPLE_DATE.slice(0, 4)}-00001`
+  },
+  demo: (f, { idsOf, random }) => {
+    const ids = f.def.module === undefined ? [] : idsOf(f.def.module)
+    return ids.length === 0 ? undefined : random.pick(ids)
   },
   textExamples: false,
 }

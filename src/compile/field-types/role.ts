@@ -1,8 +1,9 @@
 // `role`: the name of one of modules.yaml's roles (the accounts module's role field).
 import type { FieldTypeDef } from './field-type.js'
-import { anyString, textCell } from './shared.js'
+import { anyString, BASE_DECLARATION, textCell } from './shared.js'
 
 export const roleType: FieldTypeDef = {
+  declaration: { ...BASE_DECLARATION, encryptable: false },
   storage: 'text',
   label: 'nombre de rol',
   valueSchema: (_f, context) => ({ type: 'string', enum: context.roles }),
@@ -11,8 +12,8 @@ export const roleType: FieldTypeDef = {
   operators: ['eq', 'ne', 'in', 'null'],
   sortable: true,
   textual: true,
-  writeOnly: false,
   cell: textCell,
+  demo: (_, { roles, random }) => random.pick(roles),
   textExamples: true,
   // The least privileged role is the safest example (roles run from most to least).
   example: (f) => (f.valueSchema['enum'] as readonly string[] | undefined)?.at(-1),

@@ -1,7 +1,20 @@
 // Pieces several field types share: their schemas, filter parsers, CSV cells and examples.
 import type { FieldDef } from '../../config/types.js'
 import type { FieldSpec } from '../types.js'
-import { INVALID, type FilterParser, type JsonSchema } from './field-type.js'
+import { INVALID, type DemoContext, type FieldDeclaration, type FilterParser, type JsonSchema } from './field-type.js'
+
+/** What most types may declare; each type file states how it differs. */
+export const BASE_DECLARATION: FieldDeclaration = {
+  encryptable: true,
+  comparable: true,
+  bounds: 'none',
+  enumerable: false,
+  acceptsNow: false,
+  defaultFits: (value) => typeof value === 'string',
+  searchable: false,
+  writeOnly: false,
+  references: false,
+}
 
 export const stringSchema = (field: FieldDef, defaultMax: number): JsonSchema => ({
   type: 'string',
@@ -55,6 +68,14 @@ export function stringExample(field: FieldSpec): string | undefined {
   if (field.def.format === 'uri') return 'https://example.org/documento.pdf'
   if (field.def.pattern !== undefined) return undefined // no value can be guessed from a pattern
   return fitLength(`Ejemplo de ${field.name.replaceAll('_', ' ')}`, field)
+}
+
+/** A demo number within the field's bounds (0 to 500 without them). */
+export function demoNumber(field: FieldSpec, context: DemoContext, decimals: 0 | 2): number {
+  const min = field.def.minimum ?? 0
+  const max = field.def.maximum ?? Math.max(min + 500, 500)
+  const value = min + context.random.next() * (max - min)
+  return decimals === 0 ? Math.round(value) : Math.round(value * 100) / 100
 }
 
 /** The fixed date of every example: the document is the same on every build. */

@@ -1,9 +1,10 @@
 // `time`: an hour and minute HH:MM.
 import { isTime } from '../formats.js'
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
-import { textCell, when } from './shared.js'
+import { BASE_DECLARATION, textCell, when } from './shared.js'
 
 export const timeType: FieldTypeDef = {
+  declaration: BASE_DECLARATION,
   storage: 'text',
   label: 'hora HH:MM',
   valueSchema: () => ({ type: 'string', format: 'hour-minute' }),
@@ -11,8 +12,8 @@ export const timeType: FieldTypeDef = {
   operators: ORDERED_OPERATORS,
   sortable: true,
   textual: true,
-  writeOnly: false,
   cell: textCell,
   example: () => '08:00',
+  demo: (_, { random }) => `${String(random.int(0, 23)).padStart(2, '0')}:${random.pick(['00', '15', '30', '45'])}`,
   textExamples: true,
 }

@@ -37,7 +37,9 @@ export interface HeartbeatOptions {
 
 export interface Heartbeat {
   readonly instanceId: string
-  /** Stops reporting and removes the instance's row (a clean shutdown). */
+  /** One report; app/jobs.ts runs it every `intervalMs` (errors go to onError). */
+  beat(): Promise<void>
+  /** Removes the instance's row (a clean shutdown, once the beats have stopped). */
   stop(): Promise<void>
 }
 
@@ -57,7 +59,6 @@ export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise
     interval_ms: options.intervalMs,
   }
   let signal: number | undefined
-  let beating: Promise<void> | undefined
 
   async function beat(): Promise<void> {
     const current = await changes.generation(KEYS_SIGNAL)
@@ -87,17 +88,10 @@ export async function startInstanceHeartbeat(options: HeartbeatOptions): Promise
     .where('seen_at', '<', Date.now() - FORGET_MS)
     .execute()
   await beat()
-  const timer = setInterval(() => {
-    beating ??= beat()
-      .catch(options.onError)
-      .finally(() => void (beating = undefined))
-  }, options.intervalMs)
-  timer.unref()
   return {
     instanceId,
+    beat: () => beat().catch(options.onError),
     async stop() {
-      clearInterval(timer)
-      await beating
       await database.db
         .deleteFrom(SYSTEM_TABLES.instances)
         .where('instance_id', '=', instanceId)

@@ -93,12 +93,15 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
         steps.push({ kind: 'require_field', table, field: field.name })
       continue
     }
-    // Text that becomes a reference keeps its column: its values must resolve instead (issue #16).
+    // Text that becomes a reference keeps its column: its values must resolve instead (issue #16);
+    // only a reference has `module:` (config/rules.ts).
     const keepsText =
-      field.def.type === 'ref' && field.storage === 'text' && FIELD_TYPES[previous.type].storage === 'text'
+      FIELD_TYPES[field.def.type].declaration.references &&
+      field.storage === 'text' &&
+      FIELD_TYPES[previous.type].storage === 'text'
     if (previous.type !== field.def.type && !(keepsText && !previous.encrypted))
       steps.push({ kind: 'change_type', table, field: field.name, from: previous.type, to: field.def.type })
-    else if (field.def.module !== undefined && field.def.type === 'ref' && previous.module !== field.def.module)
+    else if (field.def.module !== undefined && previous.module !== field.def.module)
       steps.push({ kind: 'check_references', table, field: field.name, target: field.def.module })
     if (previous.encrypted !== field.encrypted)
       steps.push({ kind: field.encrypted ? 'encrypt_field' : 'decrypt_field', table, field: field.name })

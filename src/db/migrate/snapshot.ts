@@ -41,7 +41,7 @@ export function snapshotOf(modules: readonly ModuleSpec[]): SchemaSnapshot {
                 encrypted: f.encrypted,
                 required: f.def.required,
                 ...(f.def.enum === undefined ? {} : { enum: f.def.enum }),
-                ...(f.def.type === 'ref' && f.def.module !== undefined ? { module: f.def.module } : {}),
+                ...(f.def.module !== undefined ? { module: f.def.module } : {}), // references only (config/rules.ts)
               },
             ]),
           ),

@@ -4,7 +4,9 @@
 import fastifySwagger, { type StaticDocumentSpec } from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { systemContracts } from '../../contracts/system.js'
 import type { OpenApiDocument } from '../../openapi/document.js'
+import { serveRoute } from '../contract-route.js'
 
 export interface DocsRoutesOptions {
   /** Built on the first request that needs it: a start does not pay for a page few will open. */
@@ -12,8 +14,6 @@ export interface DocsRoutesOptions {
   /** BASE_PATH: the page's asset links must carry it (the plugin only knows its own prefix). */
   readonly basePath: string
 }
-
-export const DOCS_PREFIX = '/docs'
 
 export async function docsRoutes(app: FastifyInstance, { document, basePath }: DocsRoutesOptions): Promise<void> {
   // A page load is several requests: the page and the document have their own, looser limit,
@@ -29,7 +29,7 @@ export async function docsRoutes(app: FastifyInstance, { document, basePath }: D
     }
     return built
   }
-  app.get('/openapi.json', async (_request, reply) =>
+  serveRoute(app, systemContracts.routes.openapi, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(current().text),
   )
 
@@ -44,7 +44,7 @@ export async function docsRoutes(app: FastifyInstance, { document, basePath }: D
     // The same object /openapi.json sends (OpenAPI 3.1; the plugin's types know 3.0 only).
     transformSpecification: () => current().document as unknown as Record<string, unknown>,
     transformSpecificationClone: false,
-    routePrefix: DOCS_PREFIX,
+    routePrefix: systemContracts.routes.docs.url,
     indexPrefix: basePath === '/' ? '' : basePath,
     theme: { title: 'municipal-records · API' },
     uiConfig: {

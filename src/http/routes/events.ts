@@ -13,6 +13,9 @@ import { invalidTicket, missingPermission, tooManyStreams, validationFailed, typ
 import { LIST_PARAMETERS, parseListQuery, type QueryValue } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext, type TokenClaims } from '../auth.js'
 import type { LiveFeed } from '../live/feed.js'
+import type { ContractFamily } from '../../contracts/route-contract.js'
+import type { EventRoute } from '../../contracts/events.js'
+import { serveAuthenticated, serveRoute } from '../contract-route.js'
 import { checkMotivo, motivoMissing, motivoOf } from '../motivo.js'
 import { createLiveStream, type LiveStream, type Subscription } from '../live/stream.js'
 
@@ -37,6 +40,7 @@ export const DEFAULT_LIVE_LIMITS: LiveFeedLimits = {
 }
 
 export interface EventRoutesOptions {
+  readonly contracts: ContractFamily<EventRoute>
   readonly service: ServiceSpec
   readonly store: RecordStore
   readonly tail: AuditTail
@@ -46,8 +50,6 @@ export interface EventRoutesOptions {
   readonly limits: LiveFeedLimits
 }
 
-/** The feed's own parameters; every other one is a list filter. */
-const FEED_PARAMETERS = ['modulos', 'desde', 'ticket'] as const
 const MAX_KNOWN = 10_000
 
 type EventsRequest = FastifyRequest<{ Querystring: Record<string, QueryValue> }>
@@ -71,6 +73,11 @@ function resumePoint(request: EventsRequest, problems: ErrorDetail[]): number | 
 
 export async function eventRoutes(app: FastifyInstance, options: EventRoutesOptions): Promise<void> {
   const { service, store, feed, tickets, clock, limits } = options
+  /** The feed's own parameters, its contract's query parameters and the ticket; every other one is a list filter. */
+  const feedParameters = new Set([
+    ...(options.contracts.routes.stream.parameters ?? []).filter((p) => p['in'] === 'query').map((p) => p['name']),
+    'ticket',
+  ])
   const open = new Set<LiveStream>()
   const perUser = new Map<string, number>()
 
@@ -113,9 +120,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
             .filter((m) => holds(auth, m.permissions.ver) && !motivoMissing(m, auth, 'consultar', context))
             .map((m) => m.name)
         : [...new Set(raw.split(',').map((n) => n.trim()))]
-    const filterQuery = Object.fromEntries(
-      Object.entries(request.query).filter(([k]) => !(FEED_PARAMETERS as readonly string[]).includes(k)),
-    )
+    const filterQuery = Object.fromEntries(Object.entries(request.query).filter(([k]) => !feedParameters.has(k)))
     for (const name of Object.keys(filterQuery).filter((k) => (LIST_PARAMETERS as readonly string[]).includes(k)))
       problems.push({ field: name, message: `El parámetro '${name}' no se aplica a un flujo de eventos` })
     const out = new Map<string, Subscription>()
@@ -135,8 +140,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     return out
   }
 
-  app.post('/ticket', async (request, reply) => {
-    const auth = await app.authenticate(request)
+  serveAuthenticated(app, options.contracts.routes.ticket, async (request, reply, auth) => {
     const now = clock().getTime()
     const expires = now + limits.ticketSeconds * 1000
     // The motivo travels with the ticket: the EventSource redeeming it cannot send the header (F3).
@@ -146,7 +150,7 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
     return { success: true, data: { ticket, caduca: formatTimestamp(new Date(expires), service.service.timezone) } }
   })
 
-  app.get('/', async (request: EventsRequest, reply) => {
+  serveRoute(app, options.contracts.routes.stream, async (request: EventsRequest, reply) => {
     const asking = await caller(request)
     const { auth } = asking
     const problems: ErrorDetail[] = []

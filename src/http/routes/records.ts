@@ -1,11 +1,13 @@
-// The five record operations of one module (API reference 4.4-4.8) and its history (D25).
+// The five record operations of one module (API reference 4.4-4.8) and its history (D25): the
+// handlers of the module's route contracts (contracts/records.ts), which declare the paths, the
+// permissions checked before them, the body schemas they validate with and the serializers.
 // Registered once per module with the module's path as prefix; handlers stay thin.
 import type { Ajv } from 'ajv'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { parseFields, parseListQuery, type ListLimits, type QueryValue } from '../../records/list-query.js'
-import type { JsonSchema } from '../../compile/field-types.js'
 import { META } from '../../compile/metadata.js'
-import type { ModuleSpec, RouteSpec, ServiceSpec } from '../../compile/types.js'
+import type { ModuleSpec, RouteOperation, ServiceSpec } from '../../compile/types.js'
+import type { ContractFamily } from '../../contracts/route-contract.js'
 import type { ApiRecord, Expansion, RecordStore, RequestContext } from '../../db/records/types.js'
 import { EXPAND_PARAMETER, parseExpand } from '../../records/expand-query.js'
 import type { MotivoAction } from '../../config/types.js'
@@ -13,11 +15,13 @@ import { checkMotivo, requestContextOf } from '../motivo.js'
 import { validationFailed, type ErrorDetail } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
 import { accountWriteHook } from '../account-guard.js'
-import { actingUser, holds, requirePermission, type AuthContext } from '../auth.js'
+import { actingUser, holds, type AuthContext } from '../auth.js'
+import { serveAuthenticated, validatingSchema } from '../contract-route.js'
 import { createBodyValidator } from '../../records/body-validator.js'
 import { etagOf, noneMatches, parseIfMatch } from '../if-match.js'
 
 export interface RecordRoutesOptions {
+  readonly contracts: ContractFamily<RouteOperation>
   readonly spec: ModuleSpec
   readonly service: ServiceSpec
   readonly store: RecordStore
@@ -28,23 +32,13 @@ export interface RecordRoutesOptions {
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
 
 /** The action of `motivo_requerido:` each operation is (issue #15). */
-const MOTIVO_ACTION: Readonly<Record<RouteSpec['operation'], MotivoAction>> = {
+const MOTIVO_ACTION: Readonly<Record<RouteOperation, MotivoAction>> = {
   list: 'consultar',
   get: 'consultar',
   history: 'consultar',
   create: 'crear',
   update: 'editar',
   remove: 'eliminar',
-}
-
-/**
- * Success bodies through the module's compiled serializer (fast-json-stringify, compiled by
- * Fastify on first use and cached per route). Set only once the result is in hand: an error
- * thrown before goes out through the error handler's envelope untouched.
- */
-function serializeWith(reply: FastifyReply, schema: JsonSchema): void {
-  // Fastify sets the JSON content type itself only for its default serializer.
-  void reply.serializer(reply.compileSerializationSchema(schema)).type('application/json; charset=utf-8')
 }
 
 /** `?version=`: a positive integer, else 400; absent: undefined. */
@@ -57,21 +51,23 @@ function parseVersion(value: unknown): number | undefined {
 
 export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOptions): Promise<void> {
   const { spec, service, store } = options
-  const validator = createBodyValidator(spec, options.ajv)
+  const { routes } = options.contracts
+  const validator = createBodyValidator(spec, options.ajv, {
+    create: validatingSchema(routes.create),
+    update: validatingSchema(routes.update),
+  })
   const limits: ListLimits = service.service.list
   const isAccounts = spec === service.accounts.spec
   /** The accounts module's own rule (D21, F8), decided by the store on the row its write locks. */
   const accountHook = (auth: AuthContext) =>
     isAccounts ? accountWriteHook(service, options.accountRules, auth) : undefined
-  const route = (operation: RouteSpec['operation']) => spec.routes.find((r) => r.operation === operation) as RouteSpec
 
-  /** Authenticates and checks the permission: 401, then 403; then the motivo modules.yaml requires (400). */
-  const allow = async (
+  /** After the token (401) and the contract's permission (403): the motivo modules.yaml requires (400). */
+  const allow = (
     request: FastifyRequest,
-    operation: RouteSpec['operation'],
-  ): Promise<AuthContext & { readonly request: RequestContext }> => {
-    const auth = await app.authenticate(request)
-    requirePermission(auth, route(operation).permission)
+    auth: AuthContext,
+    operation: RouteOperation,
+  ): AuthContext & { readonly request: RequestContext } => {
     const context = requestContextOf(request)
     checkMotivo(spec, auth, MOTIVO_ACTION[operation], context)
     return { ...auth, request: context }
@@ -106,8 +102,8 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     })
   }
 
-  app.get('/', async (request, reply) => {
-    const auth = await allow(request, 'list')
+  serveAuthenticated(app, routes.list, async (request, _reply, caller) => {
+    const auth = allow(request, caller, 'list')
     const query = parseListQuery(spec, request.query as Record<string, string | string[]>, limits)
     const expand = expansionsOf(request, auth)
     // The store refuses what this reader may not ask (D16, D27) before it reads anything.
@@ -119,12 +115,11 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       request: auth.request,
     })
     const records = await expanded(expand, auth, listed.records)
-    serializeWith(reply, spec.schemas.responses.list)
     return { success: true, data: { records, total: listed.total, limit: query.limit, offset: query.offset } }
   })
 
-  app.get('/:id', async (request: IdRequest, reply) => {
-    const auth = await allow(request, 'get')
+  serveAuthenticated(app, routes.get, async (request: IdRequest, reply, caller) => {
+    const auth = allow(request, caller, 'get')
     const problems: ErrorDetail[] = []
     const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
     if (problems.length > 0) throw validationFailed(problems)
@@ -134,12 +129,10 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const version = parseVersion((request.query as Record<string, unknown>)['version'])
     if (version !== undefined) {
       const [past] = await expanded(expand, auth, [await store.getVersion(spec, request.params.id, version, read)])
-      serializeWith(reply, spec.schemas.responses.one)
       return { success: true, data: past }
     }
     const [record] = await expanded(expand, auth, [await store.get(spec, request.params.id, read)])
     if (record === undefined) throw new Error('expand lost the record')
-    serializeWith(reply, spec.schemas.responses.one)
     const etag = etagOf(record[META.version])
     void reply.header('etag', etag)
     // D13: the caller's copy is current. Read and logged as any GET: the answer confirms the values.
@@ -147,16 +140,16 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     return { success: true, data: record }
   })
 
-  app.get('/:id/historial', async (request: IdRequest) => {
-    const auth = await allow(request, 'history')
+  serveAuthenticated(app, routes.history, async (request: IdRequest, _reply, caller) => {
+    const auth = allow(request, caller, 'history')
     const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), request: auth.request }
     // F2: consultations and who asked are for the audit trail's holders only (history-visibility.ts).
     const auditor = holds(auth, service.audit.permission)
     return { success: true, data: { entries: await store.history(spec, request.params.id, { ...read, auditor }) } }
   })
 
-  app.post('/', async (request, reply) => {
-    const auth = await allow(request, 'create')
+  serveAuthenticated(app, routes.create, async (request, reply, caller) => {
+    const auth = allow(request, caller, 'create')
     const values = validator.create(request.body)
     const record = await store.create(spec, values, {
       actor: auth.account.id,
@@ -164,13 +157,12 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       user: actingUser(auth),
       hook: accountHook(auth),
     })
-    serializeWith(reply, spec.schemas.responses.one)
     void reply.code(201).header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })
 
-  app.put('/:id', async (request: IdRequest, reply) => {
-    const auth = await allow(request, 'update')
+  serveAuthenticated(app, routes.update, async (request: IdRequest, reply, caller) => {
+    const auth = allow(request, caller, 'update')
     const ifMatch = parseIfMatch(request.headers['if-match'])
     const changes = validator.update(request.body)
     const record = await store.update(spec, request.params.id, changes, {
@@ -181,13 +173,12 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
       request: auth.request,
       hook: accountHook(auth),
     })
-    serializeWith(reply, spec.schemas.responses.one)
     void reply.header('etag', etagOf(record[META.version]))
     return { success: true, data: record }
   })
 
-  app.delete('/:id', async (request: IdRequest) => {
-    const auth = await allow(request, 'remove')
+  serveAuthenticated(app, routes.remove, async (request: IdRequest, _reply, caller) => {
+    const auth = allow(request, caller, 'remove')
     const ifMatch = parseIfMatch(request.headers['if-match'])
     await store.remove(spec, request.params.id, {
       actor: auth.account.id,

@@ -1,4 +1,5 @@
-// Login, logout and the current user (API reference 4.1-4.3, D19, D20).
+// Login, logout and the current user (API reference 4.1-4.3, D19, D20): the handlers of the
+// session contracts (contracts/session.ts), which declare their paths, bodies and answers.
 import bcrypt from 'bcryptjs'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccountsSpec } from '../../compile/types.js'
@@ -8,10 +9,14 @@ import type { RecordStore } from '../../db/records/types.js'
 import { badCredentials, badJson, loginDelayed, requiredMissing, validationFailed } from '../../errors.js'
 import { canonicalUsername, type AccountRules } from '../../records/account-rules.js'
 import { PASSWORD_MAX_BYTES, passwordBytes } from '../../records/password-policy.js'
+import type { ContractFamily } from '../../contracts/route-contract.js'
+import { LOGIN_BODY, PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_FIELDS, type SessionRoute } from '../../contracts/session.js'
+import { serveAuthenticated, serveRoute } from '../contract-route.js'
 import type { LoginThrottle } from '../login-throttle.js'
 import { clientAddress } from '../rate-limit.js'
 
 export interface SessionRoutesOptions {
+  readonly contracts: ContractFamily<SessionRoute>
   readonly accounts: AccountStore
   readonly store: RecordStore
   readonly accountsModule: string
@@ -27,8 +32,19 @@ export interface SessionRoutesOptions {
 // (BCRYPT_ROUNDS, checked by test/unit/http/dummy-hash.test.ts).
 export const DUMMY_HASH = '$2b$10$QIJpzpz5j.swFo68hnaTAOXXal2z4XLFdVpNHiZtqVniodk1FVhiy'
 
-/** The named string fields of a JSON object body; 400 when one is missing or empty (D7). */
-function readStrings<K extends string>(body: unknown, keys: readonly K[], strict = false): Record<K, string> {
+/** What readStrings reads of a body's schema: its required keys, and whether others are refused. */
+interface StringsBody<K extends string> {
+  readonly required: readonly K[]
+  readonly additionalProperties?: boolean
+}
+
+/**
+ * The required string fields of a JSON object body, by its contract's schema; 400 when one is
+ * missing or empty, and with `additionalProperties: false` when another comes with them (D7).
+ */
+function readStrings<K extends string>(body: unknown, schema: StringsBody<K>): Record<K, string> {
+  const keys = schema.required
+  const strict = schema.additionalProperties === false
   // No body at all is missing data; a JSON value that is not an object is bad JSON (D7).
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badJson()
   const b = (body ?? {}) as Record<string, unknown>
@@ -41,11 +57,9 @@ function readStrings<K extends string>(body: unknown, keys: readonly K[], strict
   return Object.fromEntries(keys.map((k) => [k, b[k]])) as Record<K, string>
 }
 
-/** Body of POST /me/password. */
-export const PASSWORD_CHANGE_FIELDS = { current: 'password_actual', next: 'password_nueva' } as const
-
 export async function sessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): Promise<void> {
   const { accounts, store, accountsModule, throttle } = options
+  const { routes } = options.contracts
   /** A failure of a login (no actor) or of a current password (the token's account, F6). */
   type Failure = { readonly action: 'login_fallido' | 'password_fallido'; readonly actor: string | null }
   // An entry with an actor names where the request came from: the token was used from there.
@@ -76,8 +90,8 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   }
   const LOGIN_FAILED: Failure = { action: 'login_fallido', actor: null }
 
-  app.post('/auth/login', async (request) => {
-    const login = readStrings(request.body, ['username', 'password'])
+  serveRoute(app, routes.login, async (request) => {
+    const login = readStrings(request.body, LOGIN_BODY)
     // Any spelling of the username finds its account (issue #13 item 4, F8).
     const username = canonicalUsername(login.username)
     const password = login.password
@@ -102,8 +116,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     return { success: true, data: { token, user: { id, ...profile } } }
   })
 
-  app.post('/auth/logout', async (request) => {
-    const auth = await app.authenticate(request)
+  serveAuthenticated(app, routes.logout, async (_request, _reply, auth) => {
     const now = Math.floor(options.clock().getTime() / 1000)
     await accounts.revoke(auth.claims.jti, auth.claims.exp, now)
     await store.audit([
@@ -120,8 +133,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     return { success: true, data: { message: 'Sesión cerrada' } }
   })
 
-  app.get('/me', async (request) => {
-    const auth = await app.authenticate(request)
+  serveAuthenticated(app, routes.me, async (_request, _reply, auth) => {
     return { success: true, data: auth.account.profile }
   })
 
@@ -129,10 +141,9 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   // on every instance, and the answer carries a fresh token (issue #13 item 4). A wrong current
   // password counts as a failed login of the account from the request's address, with the same
   // waits, and is audited (F6): a stolen token is no oracle for guessing the password.
-  app.post('/me/password', async (request) => {
-    const auth = await app.authenticate(request)
+  serveAuthenticated(app, routes.changePassword, async (request, _reply, auth) => {
     const { current, next } = PASSWORD_CHANGE_FIELDS
-    const body = readStrings(request.body, [current, next], true)
+    const body = readStrings(request.body, PASSWORD_CHANGE_BODY)
     const id = auth.account.id
     const { spec, username: usernameField, password } = options.accountsSpec
     const record = await store.get(spec, id, { reveal: false, actor: id, user: null })

@@ -174,3 +174,13 @@ t.test(
     )
   },
 )
+
+t.test('a first start whose ADMIN_PASSWORD breaks the policy is refused as a setting, saying why', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'records-weak-admin-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  await t.rejects(startTestApi(t, { dataDir, env: { ADMIN_PASSWORD: 'corta' } }), {
+    name: 'OperatorError',
+    code: 'SETTING_INVALID',
+    message: /^ADMIN_PASSWORD no cumple la política de contraseñas: .+/,
+  })
+})

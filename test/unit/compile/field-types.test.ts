@@ -10,6 +10,7 @@ import { FIELD_TYPES as TYPE_NAMES, type FieldDef } from '../../../src/config/ty
 import { COLUMN_TYPES, FIELD_TYPES, INVALID } from '../../../src/compile/field-types.js'
 import { FORMATS } from '../../../src/compile/formats.js'
 import { compileField } from '../../../src/compile/module.js'
+import { formatTimestamp } from '../../../src/compile/time.js'
 
 const addFormats = addFormatsPlugin as unknown as (ajv: Ajv, formats: string[]) => Ajv
 const ajv = new Ajv({ allErrors: true, strict: false })
@@ -48,7 +49,25 @@ t.test('issue #18: every type of modules.yaml has one complete registry entry', 
       entry.now !== undefined,
       `${type}: $now is accepted where it means something`,
     )
+    t.equal(FIELD_DECLARATIONS[type], entry.declaration, `${type}: config/ reads the declaration of the type's file`)
+    const { writeOnly, references, comparable } = entry.declaration
+    if (writeOnly)
+      t.ok(
+        !comparable && !entry.sortable && entry.parseFilter === null,
+        `${type}: a value never returned never compares`,
+      )
+    if (references) t.ok(comparable && entry.storage === 'text', `${type}: an id is indexed text`)
   }
+  t.same(
+    TYPE_NAMES.filter((type) => FIELD_DECLARATIONS[type].writeOnly),
+    ['password'],
+    'password hashes are the values written and never read',
+  )
+  t.same(
+    TYPE_NAMES.filter((type) => FIELD_DECLARATIONS[type].references),
+    ['ref'],
+    'ref holds the id of another module',
+  )
 })
 
 t.test("issue #18: a type's example is valid under its schema, survives its CSV cell and its filter", async (t) => {
@@ -61,5 +80,41 @@ t.test("issue #18: a type's example is valid under its schema, survives its CSV 
     const text = typeof example === 'string' ? example : JSON.stringify(example)
     t.same(entry.cell(text), example, `${type}: its CSV cell converts back to it`)
     if (entry.parseFilter !== null) t.not(entry.parseFilter(text), INVALID, `${type}: a filter accepts it`)
+  }
+})
+
+t.test("a type's CSV cell: a `;` file's decimal comma is the decimal type's alone", async (t) => {
+  const context = { decimalComma: true }
+  t.equal(FIELD_TYPES.decimal.cell('12,5', context), 12.5)
+  t.equal(FIELD_TYPES.decimal.cell('12,5'), '12,5', 'a `,` file passes it on as text (the validator words it)')
+  t.equal(FIELD_TYPES.integer.cell('12,5', context), '12,5')
+  t.equal(FIELD_TYPES.string.cell('12,5', context), '12,5')
+})
+
+t.test("a type's demo value (records demo) is valid under its schema", async (t) => {
+  let state = 0
+  const random = {
+    next: () => (state = (state + 0.37) % 1),
+    int: (min: number, max: number) => min + Math.floor(random.next() * (max - min + 1)),
+    pick: <T>(values: readonly T[]): T => values[0] as T,
+    chance: () => true,
+  }
+  const context = {
+    n: 3,
+    random,
+    pastStamp: () => formatTimestamp(new Date('2025-11-02T09:15:00Z'), 'Europe/Madrid'),
+    roles: ['jefe'],
+    idsOf: () => ['DEN-2026-00001'],
+    password: () => 'Contraseña-de-demo-1',
+  }
+  for (const type of TYPE_NAMES) {
+    const field = compileField(
+      { ...fieldOf(type), required: true, module: type === 'ref' ? 'denuncias' : undefined },
+      {
+        roles: ['jefe'],
+      },
+    )
+    const value = FIELD_TYPES[type].demo(field, context)
+    t.ok(ajv.validate(field.valueSchema, value), `${type}: ${JSON.stringify(value)} (${ajv.errorsText()})`)
   }
 })

@@ -7,7 +7,8 @@ import { compileService } from '../../../src/compile/service.js'
 import { loadModulesConfig } from '../../../src/config/load.js'
 import { MESSAGES } from '../../../src/errors.js'
 import { buildOpenApiDocument } from '../../../src/openapi/document.js'
-import { moduleComponentNames, openApiPath } from '../../../src/openapi/module-paths.js'
+import { moduleComponentNames } from '../../../src/contracts/component-names.js'
+import { openApiPath } from '../../../src/contracts/route-contract.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 const service = compileService(loadModulesConfig(join(ROOT, 'modules.yaml')))

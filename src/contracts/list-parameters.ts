@@ -9,7 +9,7 @@ import type { FieldSpec, ModuleSpec } from '../compile/types.js'
 import { MAX_IN_VALUES } from '../records/list-query.js'
 import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS } from '../records/text-query.js'
 import { exampleValue } from './examples.js'
-import { ref, type OpenApiObject } from './responses.js'
+import { ref, type OpenApiObject } from './route-contract.js'
 
 /** What each operator means, for the filter table and the property descriptions (issue #16). */
 const OPERATOR_NOTES: Readonly<Record<FilterOperator, string>> = {

@@ -1,0 +1,19 @@
+// Every endpoint family of the service, in the order the OpenAPI document lists them.
+import type { ServiceSpec } from '../compile/types.js'
+import { auditContracts } from './audit.js'
+import { eventContracts } from './events.js'
+import { recordContracts } from './records.js'
+import type { ContractFamily } from './route-contract.js'
+import { sessionContracts } from './session.js'
+import { systemContracts } from './system.js'
+
+/** The families of a compiled service: session, audit trail, live feed, D3's endpoints, then each module. */
+export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
+  return [
+    sessionContracts(service),
+    auditContracts(service),
+    eventContracts(service),
+    systemContracts,
+    ...service.modules.map((spec) => recordContracts(spec, service)),
+  ]
+}
