@@ -9,6 +9,7 @@ import type { ModuleSpec } from '../../compile/types.js'
 import type { AuditEntry } from '../../db/audit/log.js'
 import type { AuditTail } from '../../db/audit/tail.js'
 import type { RecordStore, RequestContext } from '../../db/records/types.js'
+import { isAppError } from '../../errors.js'
 import type { Filter } from '../../records/list-query.js'
 import { actingUser, holds, type AuthContext } from '../auth.js'
 import { motivoMissing } from '../motivo.js'
@@ -113,6 +114,19 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
     if (unjustified !== undefined) {
       close(`El rol '${auth.role.name}' debe indicar el motivo para consultar '${unjustified.spec.name}'`)
       return false
+    }
+    // A role changed to one that may no longer filter so (D16: descifrar; D27: a hidden field):
+    // the store's one decision, as when the feed was opened.
+    for (const sub of subscriptions.values()) {
+      const reveal = holds(auth, sub.spec.permissions.descifrar)
+      try {
+        options.store.checkList(sub.spec, { filters: sub.filters, sort: [] }, { reveal, user: actingUser(auth) })
+      } catch (error) {
+        if (!isAppError(error)) throw error
+        const why = error.details?.[0]?.message ?? error.message
+        close(`El rol '${auth.role.name}' ya no puede filtrar '${sub.spec.name}' así: ${why}`)
+        return false
+      }
     }
     return true
   }

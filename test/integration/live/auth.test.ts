@@ -68,3 +68,26 @@ t.test('#16: a role that loses a module it follows ends the stream, saying so', 
   t.equal(closing.data.mensaje, "El rol 'agente' ya no tiene el permiso 'personal.ver'")
   await stream.ended
 })
+
+t.test(
+  'D16: a role that may no longer filter by an encrypted field ends the stream that does, saying so',
+  async (t) => {
+    const { api, feed } = await listening(t)
+    const admin = await api.adminToken()
+    const user = await api.userWithRole('oficial')
+    const dni = '12345678Z'
+    const stream = await feed(`?modulos=denuncias&denunciante_dni=${dni}`, user.token)
+    t.equal(stream.status, 200, 'oficial holds denuncias.descifrar: the blind index may be asked')
+    // consulta reads denuncias but does not decrypt them: it could not open this feed now.
+    const put = await api.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { rol: 'consulta' } })
+    t.equal(put.status, 200, JSON.stringify(put.body))
+    await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
+    const closing = await stream.next()
+    t.equal(closing.event, 'cerrado', 'no event of a record found by a value it may no longer ask')
+    t.equal(
+      closing.data.mensaje,
+      "El rol 'consulta' ya no puede filtrar 'denuncias' así: El rol 'consulta' no tiene el permiso 'denuncias.descifrar'",
+    )
+    await stream.ended
+  },
+)
