@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { openService, type OpenService, type OpenServiceOptions } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
+import { TEST_BCRYPT_ROUNDS } from '../../src/db/record-codec.js'
 import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
 
 export { ON_POSTGRES }
@@ -156,6 +157,18 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     },
   }
   return api
+}
+
+/**
+ * The suite hashes passwords at a low bcrypt cost (test/setup/register.mjs); a test that
+ * measures bcrypt itself (D19's timing) opens its services at the production cost instead.
+ */
+export function productionBcryptCost(t: Test): void {
+  const saved = process.env[TEST_BCRYPT_ROUNDS]
+  delete process.env[TEST_BCRYPT_ROUNDS]
+  t.teardown(() => {
+    if (saved !== undefined) process.env[TEST_BCRYPT_ROUNDS] = saved
+  })
 }
 
 /** The DATABASE_URL a test that opens the service itself must pass for `dataDir` ({} on SQLite). */
