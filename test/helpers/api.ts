@@ -59,7 +59,18 @@ export interface StartOptions {
   readonly keepDir?: boolean
   /** Forwarded to openService: e.g. `{ level: 'debug', stream }` to capture the logs. */
   readonly logger?: OpenServiceOptions['logger']
+  /**
+   * How long consultation entries wait before they are written: READ_AUDIT_DELAY_MS unless
+   * the test is about the buffer itself (the service's own default is 1 s).
+   */
+  readonly readAuditDelayMs?: number
 }
+
+/**
+ * The tests' consultation buffer: entries are written 20 ms after the read instead of 1 s, so
+ * a test that reads the audit trail waits a moment (`eventually`), not a second per request.
+ */
+export const READ_AUDIT_DELAY_MS = 20
 
 export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'records-test-'))
@@ -75,6 +86,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     ...options.env,
   })
   const service = await openService(settings, {
+    readAuditDelayMs: options.readAuditDelayMs ?? READ_AUDIT_DELAY_MS,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   })
