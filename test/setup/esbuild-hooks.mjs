@@ -4,15 +4,50 @@
 // and run file by file). Transpiling only: `npm run typecheck` checks the types. The output is
 // what `tsc` emits for tsconfig.json (ES modules, verbatimModuleSyntax, no downleveling), with
 // an inline source map, so stack traces and tap's coverage name the .ts lines.
-import { existsSync, readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+// Every process and worker thread has its own hooks (the service's read-audit worker among
+// them): the output is kept in a cache keyed by the source's content, so most of them never
+// start esbuild at all.
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { readFile, rename, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { transform } from 'esbuild'
 
 const tsconfigRaw = {
   compilerOptions: JSON.parse(readFileSync(new URL('../../tsconfig.json', import.meta.url), 'utf8')).compilerOptions,
 }
 const target = `node${process.versions.node}`
+const esbuildVersion = JSON.parse(
+  readFileSync(new URL('../../node_modules/esbuild/package.json', import.meta.url), 'utf8'),
+).version
+const CACHE = join(tmpdir(), `records-test-transpiled-${process.getuid?.() ?? 'user'}`)
+mkdirSync(CACHE, { recursive: true, mode: 0o700 })
+const salt = JSON.stringify([esbuildVersion, target, tsconfigRaw])
+
+async function transpile(path, source) {
+  const key = createHash('sha256').update(salt).update(path).update('\0').update(source).digest('hex')
+  const file = join(CACHE, `${key}.js`)
+  try {
+    return await readFile(file, 'utf8')
+  } catch {
+    // Not cached yet: transpile below.
+  }
+  const { transform } = await import('esbuild')
+  const { code } = await transform(source, {
+    loader: 'ts',
+    format: 'esm',
+    target,
+    sourcemap: 'inline',
+    sourcefile: path,
+    tsconfigRaw,
+  })
+  // Written aside, then renamed: a process reading the cache never sees half a file.
+  const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`
+  await writeFile(partial, code, { mode: 0o600 })
+  await rename(partial, file)
+  return code
+}
 
 /** NodeNext: a relative `./x.js` in a source names `./x.ts` (as ts-node resolved it). */
 export async function resolve(specifier, context, next) {
@@ -30,13 +65,5 @@ export async function resolve(specifier, context, next) {
 export async function load(url, context, next) {
   if (!url.startsWith('file:') || !/\.m?ts$/.test(new URL(url).pathname)) return next(url, context)
   const path = fileURLToPath(url)
-  const { code } = await transform(await readFile(path, 'utf8'), {
-    loader: 'ts',
-    format: 'esm',
-    target,
-    sourcemap: 'inline',
-    sourcefile: path,
-    tsconfigRaw,
-  })
-  return { format: 'module', source: code, shortCircuit: true }
+  return { format: 'module', source: await transpile(path, await readFile(path, 'utf8')), shortCircuit: true }
 }
