@@ -7,6 +7,7 @@ import type { Test } from 'tap'
 import { openService, type OpenService, type OpenServiceOptions } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
 import { TEST_BCRYPT_ROUNDS } from '../../src/db/record-codec.js'
+import { WITHOUT_TS_NODE } from './child-env.js'
 import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
 
 export { ON_POSTGRES }
@@ -73,6 +74,8 @@ export interface StartOptions {
 export const READ_AUDIT_DELAY_MS = 20
 
 export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
+  // Its worker threads inherit process.env: set again after tap's own start reset it.
+  Object.assign(process.env, WITHOUT_TS_NODE)
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'records-test-'))
   const settings = loadSettings({
     DATA_DIR: dataDir,
