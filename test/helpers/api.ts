@@ -73,17 +73,53 @@ export interface StartOptions {
  */
 export const READ_AUDIT_DELAY_MS = 20
 
+/** The settings of every test service but its data directory's (and a test's own `env`). */
+const testEnv = (dataDir: string): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  MODULES_FILE: REPO_MODULES,
+  ADMIN_USERNAME: ADMIN.username,
+  ADMIN_PASSWORD: ADMIN.password,
+  RATE_LIMIT_IP_PER_MINUTE: '100000',
+  RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+})
+
+const templates = new Map<string, Promise<string>>()
+
+/**
+ * A migrated installation with its first superadmin, made once per test process (and per
+ * bcrypt cost: the admin's hash is in it): its data directory and, on PostgreSQL, its database.
+ * A start with the default settings copies it (the SQLite file; CREATE DATABASE ... TEMPLATE)
+ * instead of creating and migrating every table again. The copy gets its own JWT secret; it
+ * shares the template's generated encryption key, as copyTestData's copies do.
+ */
+function migratedTemplate(): Promise<string> {
+  const key = process.env[TEST_BCRYPT_ROUNDS] ?? ''
+  let made = templates.get(key)
+  if (made === undefined) {
+    made = (async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'records-template-'))
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+      const service = await openService(loadSettings({ ...testEnv(dir), ...(await databaseEnv(dir)) }))
+      await service.close()
+      rmSync(join(dir, 'jwt-secret'))
+      return dir
+    })()
+    templates.set(key, made)
+  }
+  return made
+}
+
 export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
   // Its worker threads inherit process.env: set again after tap's own start reset it.
   Object.assign(process.env, WITHOUT_TS_NODE)
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'records-test-'))
+  // A first start with the default settings: what the template holds. A test's own settings,
+  // clock or directory may change what a first start writes; those start from nothing.
+  const asTemplate =
+    options.dataDir === undefined && options.clock === undefined && Object.keys(options.env ?? {}).length === 0
+  if (asTemplate) await copyTestData(await migratedTemplate(), dataDir)
   const settings = loadSettings({
-    DATA_DIR: dataDir,
-    MODULES_FILE: REPO_MODULES,
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-    RATE_LIMIT_IP_PER_MINUTE: '100000',
-    RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+    ...testEnv(dataDir),
     ...(await databaseEnv(dataDir)),
     ...(ON_POSTGRES ? redisEnv() : {}),
     ...options.env,
