@@ -40,6 +40,12 @@ export interface EngineOptions {
    */
   readonly consultationLog?: boolean
   /**
+   * How long a consultation entry may wait in the buffer (read-audit.ts, default 1 s). Only the
+   * tests pass it, to read the entries a moment after the request instead of a second; no
+   * setting or environment variable reaches it.
+   */
+  readonly readAuditDelayMs?: number
+  /**
    * Set by `records serve` when it runs the bundle: the id of that build. A start with the same
    * modules.yaml and the same build reuses the validation kept in DATA_DIR (config/validated-cache.ts).
    */
@@ -100,6 +106,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       timezone,
       clock,
       onError: options.onReadAuditError,
+      ...(options.readAuditDelayMs === undefined ? {} : { maxDelayMs: options.readAuditDelayMs }),
       ...(options.onReadAuditRefused === undefined ? {} : { onRefused: options.onReadAuditRefused }),
     })
     // Writes bump the generations a running service watches, so every instance sees them at once (D20).

@@ -34,6 +34,8 @@ export interface OpenServiceOptions {
   readonly clock?: () => Date
   /** False only in `npm run bench` (issue #15): see EngineOptions.consultationLog. */
   readonly consultationLog?: boolean
+  /** Only the tests pass it: see EngineOptions.readAuditDelayMs. */
+  readonly readAuditDelayMs?: number
   /** See EngineOptions.programId. */
   readonly programId?: string
 }
@@ -180,6 +182,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     onSealError,
     ...consultationLog,
     ...programId,
+    ...(options.readAuditDelayMs === undefined ? {} : { readAuditDelayMs: options.readAuditDelayMs }),
   })
   const { spec, database, store, accounts, accountRules } = engine
   let redis: Redis | undefined

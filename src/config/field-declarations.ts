@@ -1,6 +1,7 @@
 // What each type of `type:` in modules.yaml (field-type-names.ts) may declare there. A field
-// type is one file of compile/field-types/ (STYLE.md section 10): its declaration rules are the `declaration` of that file, listed here for config/, which imports
-// nothing else of compile/ (docs/development.md says why). A unit test keeps this list, the
+// type is one file of compile/field-types/ (STYLE.md section 10): its declaration rules are the
+// `declaration` of that file, listed here for config/, which imports nothing else of compile/
+// (docs/development.md says why). A unit test keeps this list, the
 // registry compile/field-types.ts and schema/modules.schema.json in step.
 import { arrayType } from '../compile/field-types/array.js'
 import { booleanType } from '../compile/field-types/boolean.js'

@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { openService, type OpenService, type OpenServiceOptions } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
+import { TEST_BCRYPT_ROUNDS } from '../../src/db/records/codec.js'
+import { WITHOUT_TS_NODE } from './child-env.js'
 import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
 
 export { ON_POSTGRES }
@@ -58,22 +60,72 @@ export interface StartOptions {
   readonly keepDir?: boolean
   /** Forwarded to openService: e.g. `{ level: 'debug', stream }` to capture the logs. */
   readonly logger?: OpenServiceOptions['logger']
+  /**
+   * How long consultation entries wait before they are written: READ_AUDIT_DELAY_MS unless
+   * the test is about the buffer itself (the service's own default is 1 s).
+   */
+  readonly readAuditDelayMs?: number
+}
+
+/**
+ * The tests' consultation buffer: entries are written 20 ms after the read instead of 1 s, so
+ * a test that reads the audit trail waits a moment (`eventually`), not a second per request.
+ */
+export const READ_AUDIT_DELAY_MS = 20
+
+/** The settings of every test service but its data directory's (and a test's own `env`). */
+const testEnv = (dataDir: string): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  MODULES_FILE: REPO_MODULES,
+  ADMIN_USERNAME: ADMIN.username,
+  ADMIN_PASSWORD: ADMIN.password,
+  RATE_LIMIT_IP_PER_MINUTE: '100000',
+  RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+})
+
+const templates = new Map<string, Promise<string>>()
+
+/**
+ * A migrated installation with its first superadmin, made once per test process (and per
+ * bcrypt cost: the admin's hash is in it): its data directory and, on PostgreSQL, its database.
+ * A start with the default settings copies it (the SQLite file; CREATE DATABASE ... TEMPLATE)
+ * instead of creating and migrating every table again. The copy gets its own JWT secret; it
+ * shares the template's generated encryption key, as copyTestData's copies do.
+ */
+function migratedTemplate(): Promise<string> {
+  const key = process.env[TEST_BCRYPT_ROUNDS] ?? ''
+  let made = templates.get(key)
+  if (made === undefined) {
+    made = (async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'records-template-'))
+      process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+      const service = await openService(loadSettings({ ...testEnv(dir), ...(await databaseEnv(dir)) }))
+      await service.close()
+      rmSync(join(dir, 'jwt-secret'))
+      return dir
+    })()
+    templates.set(key, made)
+  }
+  return made
 }
 
 export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
+  // Its worker threads inherit process.env: set again after tap's own start reset it.
+  Object.assign(process.env, WITHOUT_TS_NODE)
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'records-test-'))
+  // A first start with the default settings: what the template holds. A test's own settings,
+  // clock or directory may change what a first start writes; those start from nothing.
+  const asTemplate =
+    options.dataDir === undefined && options.clock === undefined && Object.keys(options.env ?? {}).length === 0
+  if (asTemplate) await copyTestData(await migratedTemplate(), dataDir)
   const settings = loadSettings({
-    DATA_DIR: dataDir,
-    MODULES_FILE: REPO_MODULES,
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-    RATE_LIMIT_IP_PER_MINUTE: '100000',
-    RATE_LIMIT_TOKEN_PER_HOUR: '100000',
+    ...testEnv(dataDir),
     ...(await databaseEnv(dataDir)),
     ...(ON_POSTGRES ? redisEnv() : {}),
     ...options.env,
   })
   const service = await openService(settings, {
+    readAuditDelayMs: options.readAuditDelayMs ?? READ_AUDIT_DELAY_MS,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   })
@@ -156,6 +208,18 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
     },
   }
   return api
+}
+
+/**
+ * The suite hashes passwords at a low bcrypt cost (test/setup/register.mjs); a test that
+ * measures bcrypt itself (D19's timing) opens its services at the production cost instead.
+ */
+export function productionBcryptCost(t: Test): void {
+  const saved = process.env[TEST_BCRYPT_ROUNDS]
+  delete process.env[TEST_BCRYPT_ROUNDS]
+  t.teardown(() => {
+    if (saved !== undefined) process.env[TEST_BCRYPT_ROUNDS] = saved
+  })
 }
 
 /** The DATABASE_URL a test that opens the service itself must pass for `dataDir` ({} on SQLite). */

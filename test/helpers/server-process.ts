@@ -1,6 +1,7 @@
 // `npm start`'s entry point as a real child process on a random port (issue #8 multi-instance test).
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
+import { WITHOUT_TS_NODE } from './child-env.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -18,7 +19,7 @@ export async function startServerProcess(t: Test, env: Record<string, string>): 
   // The test's own loader (process.execArgv) lets the child run the TypeScript source.
   const child = spawn(process.execPath, [...process.execArgv, `${ROOT}src/app/server.ts`], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...WITHOUT_TS_NODE, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -3,14 +3,40 @@
 import bcrypt from 'bcryptjs'
 import { FIELD_TYPES, type Dialect } from '../../compile/field-types.js'
 import { INTEGRITY, isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../../compile/metadata.js'
-import { isAppError } from '../../errors.js'
+import { isAppError, settingInvalid } from '../../errors.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
 import { canonicalJson, plaintextOf, sha256Hex } from '../canonical.js'
 import type { FieldCipher } from '../crypto.js'
 import type { Db, Row } from '../database.js'
 import { VALUE_CONVERSIONS } from '../dialects/values.js'
 
+/** The cost factor of every stored password (D22) and of the dummy hash of an unknown user (D19). */
 export const BCRYPT_ROUNDS = 10
+
+/**
+ * A lower cost for the test suite only: about 140 ms of CPU per hash or comparison at 10, and
+ * the suite hashes and compares thousands of passwords. Honoured only inside a tap test process
+ * (tap sets TAP=1 in each, and its children inherit it) and never with NODE_ENV=production; set
+ * anywhere else, the start is refused rather than silently ignored, so a production service
+ * never runs with a low cost and nobody believes it does. Unset: BCRYPT_ROUNDS.
+ * test/setup/register.mjs sets it for the suite; a test that measures bcrypt (the D19 timing)
+ * unsets it.
+ */
+export const TEST_BCRYPT_ROUNDS = 'RECORDS_TEST_BCRYPT_ROUNDS'
+
+/** The cost new password hashes get in this process (see TEST_BCRYPT_ROUNDS). */
+export function bcryptRounds(env: NodeJS.ProcessEnv = process.env): number {
+  const asked = env[TEST_BCRYPT_ROUNDS]
+  if (asked === undefined || asked === '') return BCRYPT_ROUNDS
+  if (env['TAP'] !== '1' || env['NODE_ENV'] === 'production')
+    throw settingInvalid(
+      `${TEST_BCRYPT_ROUNDS} solo se admite al ejecutar las pruebas (tap); quítela: las contraseñas usan el coste ${BCRYPT_ROUNDS}`,
+    )
+  const rounds = Number(asked)
+  if (!Number.isInteger(rounds) || rounds < 4 || rounds > BCRYPT_ROUNDS)
+    throw settingInvalid(`${TEST_BCRYPT_ROUNDS} debe ser un entero entre 4 y ${BCRYPT_ROUNDS} (recibido '${asked}')`)
+  return rounds
+}
 
 /** Encryption is bound to the module and record: a value copied elsewhere fails its tag. */
 export const encryptionContext = (spec: ModuleSpec, recordId: string): string => `${spec.name}:${recordId}`
@@ -77,6 +103,8 @@ export function createRecordCodec(
   beforeWrite: (trx: Db) => Promise<void> = async () => undefined,
 ): RecordCodec {
   const conversions = VALUE_CONVERSIONS[dialect]
+  // Read once, when the service opens: a misplaced test setting refuses the start.
+  const rounds = bcryptRounds()
 
   const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
     raw === null || raw === undefined ? null : field.encrypted ? raw : conversions[field.storage].fromDb(raw)
@@ -142,7 +170,7 @@ export function createRecordCodec(
       const out: Row = { ...values }
       for (const field of spec.fields)
         if (field.writeOnly && typeof values[field.name] === 'string')
-          out[field.name] = await bcrypt.hash(values[field.name] as string, BCRYPT_ROUNDS)
+          out[field.name] = await bcrypt.hash(values[field.name] as string, rounds)
       return out
     },
     encode(spec, values, recordId) {

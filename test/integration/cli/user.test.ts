@@ -7,14 +7,15 @@ t.test('the first superadmin and the life of an account, all audited', async (t)
   const cli = createCli(t)
   const add = await cli.run(
     ['user', 'add', 'jgarcia', '--role', 'superadmin', '--field', 'nombre=Juana García', '--password-stdin'],
-    { input: 'clave-secreta-1\n' },
+    // Without the suite's lower cost (test/setup/register.mjs), as every real start runs.
+    { input: 'clave-secreta-1\n', env: { RECORDS_TEST_BCRYPT_ROUNDS: '' } },
   )
   t.equal(add.status, 0, add.stderr)
   t.match(add.stdout, /^Cuenta creada: 'jgarcia' \(USR-\d{4}-00001\) con el rol 'superadmin'\n$/)
   const hash = cli.raw((db) => db.prepare("select password from usuarios where username = 'jgarcia'").get()) as {
     password: string
   }
-  t.match(hash.password, /^\$2[aby]\$10\$/, 'the password is stored as a bcrypt hash (D22)')
+  t.match(hash.password, /^\$2[aby]\$10\$/, 'the password is stored as a bcrypt hash of cost 10 (D22)')
   t.notMatch(hash.password, /clave-secreta-1/)
 
   const list = JSON.parse((await cli.run(['user', 'list', '--json'])).stdout)
@@ -198,3 +199,29 @@ t.test(
     })
   },
 )
+
+t.test("the suite's lower bcrypt cost refuses a start outside the test runner", async (t) => {
+  const cli = createCli(t)
+  const outsideTests: Record<string, string>[] = [
+    { TAP: '', RECORDS_TEST_BCRYPT_ROUNDS: '4' },
+    { TAP: '1', NODE_ENV: 'production', RECORDS_TEST_BCRYPT_ROUNDS: '4' },
+  ]
+  for (const env of outsideTests) {
+    const serve = await cli.run(['serve'], { env: { ...env, PORT: '0' } })
+    t.not(serve.status, 0, `${JSON.stringify(env)}: serve refused`)
+    t.match(serve.stderr, /RECORDS_TEST_BCRYPT_ROUNDS solo se admite al ejecutar las pruebas/)
+    t.ok(noStack(serve), 'one line, no stack')
+    const add = await cli.run(
+      ['user', 'add', 'lcosta', '--role', 'superadmin', '--field', 'nombre=Luis Costa', '--password-stdin'],
+      { input: 'clave-secreta-1\n', env },
+    )
+    t.not(add.status, 0, `${JSON.stringify(env)}: no account is written with it`)
+    t.match(add.stderr, /RECORDS_TEST_BCRYPT_ROUNDS solo se admite/)
+  }
+  const accounts = cli.raw((db) =>
+    db.prepare("select 1 from sqlite_master where name = 'usuarios'").get() === undefined
+      ? 0
+      : (db.prepare('select count(*) as n from usuarios').get() as { n: number }).n,
+  )
+  t.equal(accounts, 0, 'no account was written')
+})

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { ON_POSTGRES } from '../../helpers/api.js'
 import { fillableDisk, IGNORE_SIGXFSZ } from '../../helpers/fillable-disk.js'
+import { WITHOUT_TS_NODE } from '../../helpers/child-env.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 const PASSWORD = 'fault-password-1'
@@ -20,7 +21,14 @@ t.test('F12: a full data directory: /health 503, the real error logged, SIGTERM 
   const node = [...IGNORE_SIGXFSZ, ...process.execArgv]
   const child = spawn(process.execPath, [...node, join(ROOT, 'src/app/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ADMIN_PASSWORD: PASSWORD },
+    env: {
+      ...process.env,
+      ...WITHOUT_TS_NODE,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD: PASSWORD,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

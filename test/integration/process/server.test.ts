@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { WITHOUT_TS_NODE } from '../../helpers/child-env.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 
@@ -26,7 +27,14 @@ async function startServer(t: Test): Promise<ServerProcess | undefined> {
   // The test's own loader (process.execArgv) lets the child run the TypeScript source.
   const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/app/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ADMIN_PASSWORD: 'process-password-1' },
+    env: {
+      ...process.env,
+      ...WITHOUT_TS_NODE,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ADMIN_PASSWORD: 'process-password-1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

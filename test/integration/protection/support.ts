@@ -134,7 +134,10 @@ export function captureLogs(): { stream: Writable; text: () => string } {
   return { stream, text: () => lines.join('') }
 }
 
-/** Read audits are buffered (about 1 s, more on a loaded CI machine): waits until `predicate` holds or 30 s pass. */
+/**
+ * Read audits are buffered (20 ms in the tests, READ_AUDIT_DELAY_MS; more on a loaded machine):
+ * asks again every 10 ms until `predicate` holds or 30 s pass.
+ */
 export async function eventually<T>(
   probe: () => Promise<T>,
   predicate: (value: T) => boolean,
@@ -144,6 +147,6 @@ export async function eventually<T>(
   for (;;) {
     const value = await probe()
     if (predicate(value) || Date.now() > until) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
