@@ -167,7 +167,9 @@ t.test(
 
     const history = await api.request('GET', `/personal/${record._id}/historial`, { token: admin })
     t.equal(history.status, 200, 'its history is still there')
-    const entries = history.body.data.entries as Record<string, any>[]
+    // The writes: consultations of the record (an administrator's write answers reveal its values,
+    // D29) join its history once the consultation log has written them, a matter of timing.
+    const entries = (history.body.data.entries as Record<string, any>[]).filter((e) => e.action !== 'consultar')
     t.same(
       entries.map((e) => [e.action, e.version, e.record_id, e.module]),
       [
