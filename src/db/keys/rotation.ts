@@ -9,9 +9,8 @@ import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { ChangeWatch } from '../change-watch.js'
 import type { Database, Row } from '../database.js'
 import { retireKeys, switchActiveKey } from './registry.js'
-import { SYSTEM_TABLES } from '../system-tables.js'
 import type { RecordCodec } from '../records/codec.js'
-import { reencryptVersion } from '../records/versions.js'
+import { reencryptVersion, rewriteVersionData } from '../records/versions.js'
 import { versionPages } from '../records/pages.js'
 
 export interface RotationOptions {
@@ -45,13 +44,7 @@ async function rotateVersions(options: RotationOptions, batchSize: number): Prom
         for (const version of versions) {
           const data = reencryptVersion(spec, codec, version)
           if (data === undefined) continue
-          await trx
-            .updateTable(SYSTEM_TABLES.versions)
-            .set({ data: JSON.stringify(data) })
-            .where('module', '=', spec.name)
-            .where('record_id', '=', version.recordId)
-            .where('version', '=', version.version)
-            .execute()
+          await rewriteVersionData(trx, version, data)
           rewritten += 1
         }
       })

@@ -7,8 +7,8 @@ import type { ModuleSpec } from '../../compile/types.js'
 import type { Db, Row } from '../database.js'
 import type { RecordCodec } from '../records/codec.js'
 import type { MigrationStep } from './plan.js'
-import { SYSTEM_TABLES } from '../system-tables.js'
 import { versionPages } from '../records/pages.js'
+import { rewriteVersionData } from '../records/versions.js'
 
 const PAGE = 500
 
@@ -67,13 +67,7 @@ export async function rewriteVersions(
       for (const version of versions) {
         const data = rewritten(spec, codec, mine, version.recordId, version.data)
         if (data === undefined) continue
-        await trx
-          .updateTable(SYSTEM_TABLES.versions)
-          .set({ data: JSON.stringify(data) })
-          .where('module', '=', spec.name)
-          .where('record_id', '=', version.recordId)
-          .where('version', '=', version.version)
-          .execute()
+        await rewriteVersionData(trx, version, data)
         count += 1
       }
   }

@@ -13,7 +13,7 @@ import { entriesShownTo } from '../audit/history-visibility.js'
 import { recordQuery } from './query.js'
 import type { ApiRecord, HistoryEntry, ReadOptions, RecordStoreOptions } from './types.js'
 import { readVersions, rowOfVersion } from './versions.js'
-import { auditConsultation, type ConsultationDetail } from './reveal-audit.js'
+import { storeConsultation as consultation } from './reveal-audit.js'
 import type { RecordCodec } from './codec.js'
 
 /** The actions that write a version: their entries carry the values they changed. */
@@ -90,17 +90,6 @@ export async function getVersion(
   const record = shown(codec, spec, row, read)
   await consultation(context, spec, [row], read, { recordId: id })
   return record
-}
-
-/** The read's consultation entry (issue #15), unless the store keeps none (the bench's comparison). */
-function consultation(
-  { consultationLog, readAudit }: RecordStoreOptions,
-  spec: ModuleSpec,
-  rows: readonly Row[],
-  read: ReadOptions,
-  detail: ConsultationDetail,
-): Promise<void> | undefined {
-  return consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
 }
 
 /** The record in the reader's scope, deleted or not (D25); 404 outside it (issue #14). */

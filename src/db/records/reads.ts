@@ -17,7 +17,7 @@ import type { Row } from '../database.js'
 import type { Filter } from '../../records/list-query.js'
 import type { RecordQuery } from './query.js'
 import type { ApiRecord, Expansion, ReadOptions, RecordStoreOptions } from './types.js'
-import { auditConsultation, type ConsultationDetail } from './reveal-audit.js'
+import { storeConsultation as consultation } from './reveal-audit.js'
 import { withTextSearch, type TextSearch } from './text-search-sql.js'
 import type { ListQuery } from '../../records/list-query.js'
 import type { ActingUser } from '../../records/acting-user.js'
@@ -318,17 +318,6 @@ export async function expand(
 
 /** Records whose stored values failed their integrity check on a read since this store was made. */
 export const integrityFailures = (context: ReadContext): number => context.damaged.size
-
-/** The read's consultation entry (issue #15), unless the store keeps none (the bench's comparison). */
-function consultation(
-  { consultationLog, readAudit }: ReadContext,
-  spec: ModuleSpec,
-  rows: readonly Row[],
-  read: ReadOptions,
-  detail: ConsultationDetail,
-): Promise<void> | undefined {
-  return consultationLog === false ? undefined : auditConsultation(readAudit, spec, rows, read, detail)
-}
 
 /** A list's total from the module's memo: `generation` is the module's, as the list read it. */
 async function cachedTotal(

@@ -81,3 +81,14 @@ export function auditConsultation(
   // A write's answer is recorded even while the log is full: the write has committed (F1).
   return event === undefined ? undefined : log.record([event], detail?.revealOnly === true)
 }
+
+/** The store's consultation entry of a read (issue #15), unless the store keeps none (the bench's comparison). */
+export function storeConsultation(
+  store: { readonly consultationLog?: boolean; readonly readAudit: ReadAuditLog },
+  spec: ModuleSpec,
+  rows: readonly Row[],
+  read: ReadOptions,
+  detail: ConsultationDetail,
+): Promise<void> | undefined {
+  return store.consultationLog === false ? undefined : auditConsultation(store.readAudit, spec, rows, read, detail)
+}

@@ -136,3 +136,18 @@ export function reencryptVersion(spec: ModuleSpec, codec: RecordCodec, version: 
   for (const field of names) data[field.name] = changed[field.column]
   return data
 }
+
+/** Replaces the field values a kept version holds (a key rotation, a migration's rewrite). */
+export async function rewriteVersionData(
+  db: Db,
+  version: Pick<StoredVersion, 'module' | 'recordId' | 'version'>,
+  data: Row,
+): Promise<void> {
+  await db
+    .updateTable(SYSTEM_TABLES.versions)
+    .set({ data: JSON.stringify(data) })
+    .where('module', '=', version.module)
+    .where('record_id', '=', version.recordId)
+    .where('version', '=', version.version)
+    .execute()
+}

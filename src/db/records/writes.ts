@@ -31,7 +31,7 @@ import { SYSTEM_TABLES } from '../system-tables.js'
 import { storeVersions, VERSION_COLUMNS, versionRow } from './versions.js'
 import { createReferenceChecks, type ReferenceChecks } from './references.js'
 import type { ApiRecord, BulkWriteOptions, RecordOrigin, RecordStoreOptions, WriteOptions } from './types.js'
-import { auditConsultation } from './reveal-audit.js'
+import { storeConsultation } from './reveal-audit.js'
 import { prepareRecordIds, reserveRecordIds } from './sequences.js'
 
 /** What an update or a removal changes in the live row: its columns and the fields named in the audit. */
@@ -167,8 +167,7 @@ export async function update(
   const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
   const record = shownTo(decoded, recordReader(spec, writeOptions.user, writeOptions.reveal))
   // The response discloses every stored encrypted value, not only the ones sent (issue #3).
-  if (context.consultationLog !== false)
-    await auditConsultation(context.readAudit, spec, [row], writeOptions, { recordId: id, revealOnly: true })
+  await storeConsultation(context, spec, [row], writeOptions, { recordId: id, revealOnly: true })
   return record
 }
 
