@@ -3,8 +3,8 @@
 // multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
 // a missing PostgreSQL or Redis fails the run.
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 
@@ -71,13 +71,38 @@ if (redis !== true) {
   if (CI) process.exit(1)
 }
 
-/** The suite's test files (tap given a directory would also run its helper modules, as empty tests). */
+/**
+ * What a test names when it works on the database under test: the helpers that give it a
+ * PostgreSQL database and Redis in this half (test/helpers/api.ts and postgres.ts, which define
+ * them). A test without any of them, through the test modules it imports, works on an embedded
+ * SQLite file in both halves (the `records` tests of test/integration/cli drive a DATA_DIR) and
+ * ran in the SQLite half already: running it again here checks nothing new.
+ */
+const DATABASE_UNDER_TEST =
+  /\b(startTestApi|databaseEnv|copyTestData|ON_POSTGRES|databaseFor|cloneDatabaseFor|urlOf|ADMIN_URL|REDIS_URL|redisEnv|RECORDS_TEST_DATABASE)\b/
+const DEFINITIONS = new Set(['test/helpers/api.ts', 'test/helpers/postgres.ts'])
+
+/** Whether `file` (a path from the root) or a test module it imports names the database under test. */
+function onDatabaseUnderTest(file, seen = new Set()) {
+  if (seen.has(file) || DEFINITIONS.has(file)) return false
+  seen.add(file)
+  const source = readFileSync(file, 'utf8')
+  if (DATABASE_UNDER_TEST.test(source)) return true
+  return [...source.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)]
+    .map((m) => relative('.', join(dirname(file), `${m[1]}.ts`)))
+    .some((imported) => imported.startsWith('test/') && existsSync(imported) && onDatabaseUnderTest(imported, seen))
+}
+
+/** The suite's test files that work on the database under test (tap given a directory would also run its helper modules, as empty tests). */
 function integrationTests() {
-  return readdirSync('test/integration', { recursive: true })
+  const all = readdirSync('test/integration', { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.test.ts'))
     .sort()
     .map((f) => join('test/integration', f))
+  const chosen = all.filter((f) => onDatabaseUnderTest(f))
+  console.log(`PostgreSQL pass: ${chosen.length} of ${all.length} integration files (the others use SQLite only)`)
+  return chosen
 }
 
 console.log(
@@ -85,8 +110,8 @@ console.log(
 )
 const started = Date.now()
 const result = spawnSync(
-  'npx',
-  ['tap', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests())],
+  'node',
+  ['scripts/tap.mjs', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests())],
   {
     stdio: 'inherit',
     env: {
