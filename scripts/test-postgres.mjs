@@ -93,7 +93,10 @@ function onDatabaseUnderTest(file, seen = new Set()) {
     .some((imported) => imported.startsWith('test/') && existsSync(imported) && onDatabaseUnderTest(imported, seen))
 }
 
-/** The suite's test files that work on the database under test (tap given a directory would also run its helper modules, as empty tests). */
+/**
+ * The suite's test files that work on the database under test (tap given a directory would also
+ * run its helper modules, as empty tests).
+ */
 function integrationTests() {
   const all = readdirSync('test/integration', { recursive: true })
     .map(String)
@@ -111,7 +114,11 @@ console.log(
 const started = Date.now()
 const result = spawnSync(
   'node',
-  ['scripts/tap.mjs', '--disable-coverage', ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests())],
+  [
+    'scripts/tap.mjs',
+    '--disable-coverage',
+    ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests()),
+  ],
   {
     stdio: 'inherit',
     env: {
