@@ -74,7 +74,10 @@ export interface ServerProcess {
   /** The API's base URL as the service announced it (`http://127.0.0.1:<port>/api`). */
   readonly base: string
   readonly child: ChildProcess
-  /** Resolves with the exit code once the process is gone (after a kill, say); `child.signalCode` is set by then. */
+  /**
+   * Resolves with the exit code once the process is gone (after a kill, say) and all it wrote has
+   * arrived ('close', not 'exit'); `child.signalCode` is set by then.
+   */
   readonly exited: Promise<number | null>
   output(): string
   until(pattern: RegExp, ms?: number): Promise<RegExpExecArray | null>
@@ -95,7 +98,7 @@ export async function startServerProcess(t: Test, options: ServerProcessOptions 
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const output = watchOutput(child)
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
   t.teardown(() => void child.kill('SIGKILL'))
   const base = (await output.until(READY))?.[1]
   if (base === undefined) throw new Error(`the server did not start:\n${output.text()}`)
