@@ -1,38 +1,16 @@
 // The first start as a police IT team meets it: under systemd or in a container (no terminal)
 // the generated password goes to a 0600 file and never into the log; a refused start leaves no
 // secret behind; a start refused for data loss names the command that applies it.
-import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { REPO_MODULES } from '../../helpers/api.js'
-import { api, BIN, createCli, type Cli } from './support.js'
+import { startServerProcess } from '../../helpers/server-process.js'
+import { api, createCli, type Cli } from './support.js'
 
-/** `records serve` with stdout piped (no terminal), as systemd runs it; its log and its base URL. */
-async function startPiped(t: Test, cli: Cli, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: cli.dataDir,
-    env: { ...process.env, ...cli.env, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const log = { text: '' }
-  child.stdout.on('data', (chunk: Buffer) => (log.text += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (log.text += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  t.teardown(() => void child.kill('SIGKILL'))
-  const deadline = Date.now() + 60_000
-  let base: string | undefined
-  while (base === undefined && Date.now() < deadline) {
-    base = /Servicio disponible en (http:\/\/[^ ]+)/.exec(log.text)?.[1]
-    if (base === undefined) await new Promise((r) => setTimeout(r, 100))
-  }
-  if (base === undefined) throw new Error(`the server did not start:\n${log.text}`)
-  const stop = async () => {
-    child.kill('SIGTERM')
-    return exited
-  }
-  return { base, log, stop }
-}
+/** `records serve` with stdout piped (no terminal), as systemd runs it. */
+const startPiped = (t: Test, cli: Cli, env: Record<string, string> = {}) =>
+  startServerProcess(t, { entry: 'dist', cwd: cli.dataDir, env: { ...cli.env, ...env } })
 
 const post = async (url: string, body: unknown, token?: string) => {
   const response = await fetch(url, {
@@ -57,8 +35,8 @@ t.test('without a terminal the first password goes to DATA_DIR/admin-password (0
   t.equal(statSync(file).mode & 0o777, 0o600, 'readable by the service user only')
   const password = readFileSync(file, 'utf8').trim()
   t.ok(password.length >= 24, 'a generated password')
-  t.notOk(server.log.text.includes(password), 'the log never holds the password')
-  t.match(server.log.text, `su contraseña está en ${file}`, 'the log names the file')
+  t.notOk(server.output().includes(password), 'the log never holds the password')
+  t.match(server.output(), `su contraseña está en ${file}`, 'the log names the file')
   t.notOk(
     readdirSync(cli.dataDir).some((name) => name.endsWith('.tmp')),
     'no temporary file left',
@@ -93,7 +71,7 @@ t.test('records user passwd removes admin-password too, and a later start remove
   writeFileSync(file, `${password}\n`, { mode: 0o600 })
   const third = await startPiped(t, cli)
   t.notOk(existsSync(file), 'a start removes a file whose password no longer logs in')
-  t.match(third.log.text, 'la contraseña inicial ya se cambió')
+  t.match(third.output(), 'la contraseña inicial ya se cambió')
   t.equal(await third.stop(), 0)
 })
 

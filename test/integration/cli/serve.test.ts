@@ -1,39 +1,20 @@
 // `records serve` is the service (what `npm start` runs): it listens, answers, and stops on
 // SIGTERM with status 0; a refused migration stops it with status 1 and the reason (issue #4).
-import { spawn } from 'node:child_process'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { REPO_MODULES } from '../../helpers/api.js'
-import { BIN, createCli, ROOT, type Cli } from './support.js'
+import { startServerProcess } from '../../helpers/server-process.js'
+import { createCli, ROOT, type Cli } from './support.js'
 
-/** `records serve` in a child: its base URL once it listens (the test fails otherwise), and its exit. */
-async function startServe(t: Test, cli: Cli, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: cli.dataDir,
-    env: { ...process.env, ...cli.env, PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  t.teardown(() => void child.kill('SIGKILL'))
-  const deadline = Date.now() + 60_000
-  let base: string | undefined
-  while (base === undefined && Date.now() < deadline) {
-    base = /Servicio disponible en (http:\/\/[^ ]+)/.exec(output)?.[1]
-    if (base === undefined) await new Promise((r) => setTimeout(r, 100))
-  }
-  if (base === undefined) throw new Error(`the server did not start:\n${output}`)
-  return { base, child, exited }
-}
+/** `records serve` in a child, from dist/: its base URL once it listens (the test fails otherwise). */
+const startServe = (t: Test, cli: Cli, env: Record<string, string> = {}) =>
+  startServerProcess(t, { entry: 'dist', cwd: cli.dataDir, env: { ...cli.env, ...env } })
 
 t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
-  const { base, child, exited } = await startServe(t, createCli(t))
-  t.same(await (await fetch(`${base}/health`)).json(), { success: true, data: { status: 'ok' } })
-  child.kill('SIGTERM')
-  t.equal(await exited, 0)
+  const server = await startServe(t, createCli(t))
+  t.same(await (await fetch(`${server.base}/health`)).json(), { success: true, data: { status: 'ok' } })
+  t.equal(await server.stop(), 0)
 })
 
 t.test(
@@ -59,8 +40,7 @@ t.test(
       const response = await fetch(`${first.base}${asset}`)
       t.ok(response.status === 200 && (await response.arrayBuffer()).byteLength > 0, `${asset} served by the bundle`)
     }
-    first.child.kill('SIGTERM')
-    t.equal(await first.exited, 0)
+    t.equal(await first.stop(), 0)
     const kept = join(cli.dataDir, '.modules-validado.json')
     t.equal(statSync(kept).mode & 0o777, 0o600, 'the validation is kept in DATA_DIR, 0600')
     const codeCache = join(ROOT, 'dist/src/app/serve.bundle.cjs.cache')
@@ -71,8 +51,7 @@ t.test(
     writeFileSync(codeCache, 'no es código')
     const second = await startServe(t, cli, { MODULES_FILE: file })
     t.equal((await fetch(`${second.base}/health`)).status, 200)
-    second.child.kill('SIGTERM')
-    t.equal(await second.exited, 0)
+    t.equal(await second.stop(), 0)
     t.doesNotThrow(() => JSON.parse(readFileSync(kept, 'utf8')), 'rewritten by the start')
     t.not(readFileSync(codeCache, 'utf8'), 'no es código', 'a rejected code cache is written again')
 

@@ -51,13 +51,16 @@ t.test('errors, locks and numbers', { skip }, async (t) => {
   const order: string[] = []
   let release!: () => void
   const held = new Promise<void>((resolve) => (release = resolve))
+  let firstLocked!: () => void
+  const locked = new Promise<void>((resolve) => (firstLocked = resolve))
   const first = db.transaction().execute(async (trx) => {
     await database.lock(trx, 'audit')
     order.push('first locked')
+    firstLocked()
     await held
     order.push('first commits')
   })
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  await Promise.race([locked, first]) // the second starts once the first holds the lock
   const second = db.transaction().execute(async (trx) => {
     await database.lock(trx, 'audit')
     order.push('second locked')

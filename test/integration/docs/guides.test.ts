@@ -15,12 +15,13 @@
 // - `<!-- guide-test: restart -->` before a block restarts the instance first (a changed
 //   modules.yaml), `<!-- guide-test: sqlite -->` runs the block on SQLite only; directives combine
 //   (`<!-- guide-test: restart sqlite -->`).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { databaseFor, ON_POSTGRES, redisEnv, urlOf } from '../../helpers/postgres.js'
+import { startServerProcess } from '../../helpers/server-process.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 const GUIDES = ['docs/consumers.md', 'docs/administrators.md', 'docs/operators.md']
@@ -65,45 +66,9 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0
 }
 
-interface Instance {
-  output(): string
-  stop(): Promise<void>
-}
-
-/**
- * `records serve` from dist/ (as `npm start` runs it; `npm run build` first), ready once
- * /health answers: a start from the build takes well under a second, one through the test's
- * TypeScript loader several.
- */
-async function startInstance(t: Test, env: Record<string, string>): Promise<Instance> {
-  const child: ChildProcess = spawn(process.execPath, [`${ROOT}bin/records.js`, 'serve'], {
-    cwd: env['WORK'],
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-  t.teardown(() => void child.kill('SIGKILL'))
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const healthy = await fetch(`http://127.0.0.1:${env['PORT']}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (healthy) break
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the service did not start:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return {
-    output: () => output,
-    async stop() {
-      child.kill('SIGTERM')
-      await exited
-    },
-  }
-}
+/** `records serve` from dist/ (as `npm start` runs it; `npm run build` first), on the guide's port and directory. */
+const startInstance = (t: Test, work: string, env: Record<string, string>) =>
+  startServerProcess(t, { entry: 'dist', cwd: work, env })
 
 // Variables a bare bash already has: everything else a block sets is carried to the next one.
 const PRISTINE = new Set(spawnSync('bash', ['-c', 'compgen -v'], { encoding: 'utf8' }).stdout.split('\n'))
@@ -149,14 +114,14 @@ for (const guide of GUIDES) {
     }
     if (ON_POSTGRES)
       Object.assign(env, { DATABASE_URL: urlOf(await databaseFor(env['DATA_DIR'] as string)) }, redisEnv())
-    let server = await startInstance(t, { ...env, WORK: work })
+    let server = await startInstance(t, work, env)
 
     for (const [index, block] of blocks.entries()) {
       const where = `${guide}:${block.line} (block ${index + 1})`
       if (block.directives.includes('sqlite') && ON_POSTGRES) continue
       if (block.directives.includes('restart')) {
         await server.stop()
-        server = await startInstance(t, { ...env, WORK: work })
+        server = await startInstance(t, work, env)
       }
       writeFileSync(join(work, '.guide-status'), '')
       const script = `${prelude(work)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`

@@ -16,14 +16,16 @@ export interface ServerProcess extends Process {
  */
 export async function startServer(t: Test, dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const server = await startServerProcess(t, {
-    DATA_DIR: dataDir,
-    MODULES_FILE: REPO_MODULES,
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-    RATE_LIMIT_IP_PER_MINUTE: '1000000',
-    RATE_LIMIT_TOKEN_PER_HOUR: '1000000',
-    ...(ON_POSTGRES ? { DATABASE_URL: urlOf(await databaseFor(dataDir)) } : {}),
-    ...env,
+    env: {
+      DATA_DIR: dataDir,
+      MODULES_FILE: REPO_MODULES,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      RATE_LIMIT_IP_PER_MINUTE: '1000000',
+      RATE_LIMIT_TOKEN_PER_HOUR: '1000000',
+      ...(ON_POSTGRES ? { DATABASE_URL: urlOf(await databaseFor(dataDir)) } : {}),
+      ...env,
+    },
   })
   return {
     ...server,

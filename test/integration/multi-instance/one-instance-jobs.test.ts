@@ -3,6 +3,7 @@
 // connection to one database (SQLite: one file; PostgreSQL: one database), tick on one manual
 // clock: their claims of a period race and exactly one wins; a run that outlasts its period
 // holds the job until it ends or its lease runs out.
+import { EventEmitter, on } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -97,16 +98,28 @@ t.test(
   },
 )
 
-/** Waits (up to 5 s) for `condition`: a run that never ends cannot be awaited. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition() && waited < 5_000; waited += 10)
-    await new Promise((resolve) => setTimeout(resolve, 10))
+/**
+ * Waits (up to 5 s) for `condition`, checked as each run starts (`starts` emits 'run'): a run
+ * that never ends cannot be awaited.
+ */
+async function until(starts: EventEmitter, condition: () => boolean): Promise<void> {
+  const deadline = new AbortController()
+  const timer = setTimeout(() => deadline.abort(), 5_000)
+  try {
+    // on() queues the runs that start while a check is under way: none is missed.
+    if (!condition()) for await (const _ of on(starts, 'run', { signal: deadline.signal })) if (condition()) return
+  } catch (error) {
+    if (!deadline.signal.aborted) throw error // after 5 s the test's own check says what is missing
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 t.test('a run that outlasts its period holds the job until it ends or its lease runs out', async (t) => {
   const databases = await sharedDatabase(t)
   const clock = manualClock(0)
   const runs: string[] = []
+  const starts = new EventEmitter()
   const finish = new Map<string, () => void>()
   const job = (instance: string): Job => ({
     name: 'fixity',
@@ -115,6 +128,7 @@ t.test('a run that outlasts its period holds the job until it ends or its lease 
     leaseMs: 2_500,
     run: () => {
       runs.push(`${instance}@${clock.now()}`)
+      starts.emit('run')
       return new Promise<void>((resolve) => finish.set(instance, resolve))
     },
   })
@@ -130,13 +144,13 @@ t.test('a run that outlasts its period holds the job until it ends or its lease 
   const b = runner('b', databases[1])
   // a claims period 1 at 1000 (lease until 3500) and does not finish.
   await clock.advance(600)
-  await until(() => runs.length === 1)
+  await until(starts, () => runs.length === 1)
   // b's ticks at 1400, 2400 and 3400 find the job held.
   await clock.advance(3_000, () => b.settled())
   t.same(runs, ['a@1000'], 'held while the run goes on, within its lease')
   // At 4400 a's lease has run out: a run that long is presumed dead.
   await clock.advance(400)
-  await until(() => runs.length === 2)
+  await until(starts, () => runs.length === 2)
   t.same(runs, ['a@1000', 'b@4400'], 'after the lease another instance takes a later period')
   finish.get('b')?.()
   await b.settled()
@@ -144,7 +158,7 @@ t.test('a run that outlasts its period holds the job until it ends or its lease 
   await a.settled()
   // b released period 4 when its run ended: a's tick at 5000 takes period 5 at once.
   await clock.advance(600)
-  await until(() => runs.length === 3)
+  await until(starts, () => runs.length === 3)
   // b's tick at 5400 finds period 5 taken.
   await clock.advance(400, () => b.settled())
   t.same(runs, ['a@1000', 'b@4400', 'a@5000'], 'a released run frees the job for the next period')

@@ -95,7 +95,7 @@ t.test(
     const dirs = [0, 1, 2].map(() => mkdtempSync(join(tmpdir(), 'records-instance-')))
     t.teardown(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
     // All three start at once on the empty database: migrations and the first admin take turns.
-    const servers = await Promise.all(dirs.map((dir) => startServerProcess(t, { ...env, DATA_DIR: dir })))
+    const servers = await Promise.all(dirs.map((dir) => startServerProcess(t, { env: { ...env, DATA_DIR: dir } })))
     const [a, b, c] = servers as [ServerProcess, ServerProcess, ServerProcess]
     const login = await call(a, 'POST', '/auth/login', { body: { username: 'admin', password: env.ADMIN_PASSWORD } })
     t.equal(login.status, 200, 'the one admin logs in')

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { watchOutput } from '../../helpers/server-process.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 const BIN = join(ROOT, 'bin/records.js')
@@ -46,24 +47,14 @@ function start(t: Test, dataDir: string, env: Record<string, string>, pty: boole
         stdio: ['pipe', 'pipe', 'pipe'],
       })
     : spawn(process.execPath, args, { cwd: dataDir, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+  const output = watchOutput(child)
   const exited = new Promise((resolve) => child.on('exit', resolve))
   t.teardown(async () => {
     if (pty) child.stdin.end()
     else child.kill('SIGTERM')
     await exited
   })
-  return {
-    output: () => output,
-    async until(pattern) {
-      const deadline = Date.now() + 90_000
-      while (!pattern.test(output) && Date.now() < deadline && child.exitCode === null)
-        await new Promise((r) => setTimeout(r, 50))
-      return pattern.exec(output)
-    },
-  }
+  return { output: output.text, until: output.until }
 }
 
 function environment(t: Test, extra: Record<string, string> = {}): { dataDir: string; env: Record<string, string> } {

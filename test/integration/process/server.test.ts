@@ -1,63 +1,22 @@
 // `npm start`'s entry point as a real process: it serves, prints how to log in, and stops
 // cleanly on SIGTERM, finishing requests in flight (README "Health, logs, stopping"; D1, D3, issue #5).
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { WITHOUT_TS_NODE } from '../../helpers/child-env.js'
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process.js'
 
-const ROOT = new URL('../../../', import.meta.url).pathname
-
-interface ServerProcess {
-  readonly base: string
-  readonly dataDir: string
-  readonly exited: Promise<number | null>
-  output(): string
-  /** Waits (up to a minute) until the output matches. */
-  until(pattern: RegExp): Promise<RegExpExecArray | null>
-  signal(name: NodeJS.Signals): void
-}
-
-/** `src/app/server.ts` as a child process on a random port and its own DATA_DIR; undefined if it did not start. */
-async function startServer(t: Test): Promise<ServerProcess | undefined> {
+/** `src/app/server.ts` as a child process on a random port and its own DATA_DIR. */
+async function startServer(t: Test): Promise<ServerProcess & { readonly dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-process-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  // The test's own loader (process.execArgv) lets the child run the TypeScript source.
-  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'src/app/server.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...WITHOUT_TS_NODE,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      ADMIN_PASSWORD: 'process-password-1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  t.teardown(() => void child.kill('SIGKILL'))
-  const until = async (pattern: RegExp) => {
-    const deadline = Date.now() + 60_000
-    while (!pattern.test(output) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
-    return pattern.exec(output)
-  }
-  const base = (await until(/Servicio disponible en (http:\/\/[^ ]+)/))?.[1]
-  if (base === undefined) {
-    t.fail(`the server did not start:\n${output}`)
-    return undefined
-  }
-  return { base, dataDir, exited, output: () => output, until, signal: (name) => void child.kill(name) }
+  const server = await startServerProcess(t, { env: { DATA_DIR: dataDir, ADMIN_PASSWORD: 'process-password-1' } })
+  return { ...server, dataDir }
 }
 
 t.test('the server listens, logs where and how to log in, and exits 0 on SIGTERM', async (t) => {
   const server = await startServer(t)
-  if (server === undefined) return
   const output = server.output()
   t.match(
     output,
@@ -68,14 +27,12 @@ t.test('the server listens, logs where and how to log in, and exits 0 on SIGTERM
   const health = await fetch(`${server.base}/health`)
   t.same(await health.json(), { success: true, data: { status: 'ok' } })
 
-  server.signal('SIGTERM')
-  t.equal(await server.exited, 0, 'exit status 0 after SIGTERM')
+  t.equal(await server.stop(), 0, 'exit status 0 after SIGTERM')
   t.match(server.output(), /deteniendo el servicio/)
 })
 
 t.test('SIGTERM: a request in flight finishes, new ones are refused, the database closes cleanly', async (t) => {
   const server = await startServer(t)
-  if (server === undefined) return
   const { base, until } = server
 
   // A login whose body arrives in two halves: the server holds it open while the signal comes.
@@ -97,7 +54,7 @@ t.test('SIGTERM: a request in flight finishes, new ones are refused, the databas
   await until(
     /"path":"\/api\/auth\/login".*"msg":"incoming request"|"msg":"incoming request".*"path":"\/api\/auth\/login"/,
   )
-  server.signal('SIGTERM')
+  server.child.kill('SIGTERM')
   await until(/"msg":"deteniendo el servicio/)
   const late = await fetch(`${base}/health`).then(
     (r) => r.status,
