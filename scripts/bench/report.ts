@@ -44,7 +44,7 @@ export interface PeerReport {
   readonly seedSeconds: number
 }
 
-/** S6 (issue #14): a scoped agente's list page against superadmin's, on the same service. */
+/** S6: a scoped agente's list page against superadmin's, on the same service. */
 export interface ScopedReport {
   /** How many of the seeded denuncias the agente's scope holds. */
   readonly inScope: number
@@ -85,7 +85,7 @@ export interface RunInfo {
 
 /** service / bare (issue #7 for S1 and S4; issue #17 for the full-record lists S2, S3). */
 const TARGET_RATIO: Readonly<Record<string, number>> = { S1: 0.85, S2: 0.9, S3: 0.9, S4: 0.8 }
-/** service / Platformatic DB (issue #17). */
+/** service / Platformatic DB. */
 const TARGET_PEER_RATIO: Readonly<Record<string, number>> = { S1: 1.2, S2f: 1.0, S4: 1.0 }
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 const summary = (runs: readonly (LoadFigures | undefined)[]) => {

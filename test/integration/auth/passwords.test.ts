@@ -1,4 +1,4 @@
-// Passwords and sessions (issue #13 item 4): the policy, the 72 bytes bcrypt reads, POST
+// Passwords and sessions: the policy, the 72 bytes bcrypt reads, POST
 // /me/password, and a password change, disable or re-enable ending every earlier token on
 // every instance that shares the database.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -17,7 +17,7 @@ const account = (username: string, password: string, rol = 'consulta') => ({
 })
 
 t.test(
-  'issue #13 item 4: the password policy refuses short, common, repetitive and username-based passwords',
+  'the password policy refuses short, common, repetitive and username-based passwords',
   async (t) => {
     const api = await startTestApi(t)
     const token = await api.adminToken()
@@ -63,7 +63,7 @@ t.test(
   },
 )
 
-t.test('issue #13 item 4: bcrypt reads 72 bytes, so a longer password is refused and never matches', async (t) => {
+t.test('bcrypt reads 72 bytes, so a longer password is refused and never matches', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   // 24 groups of a two-byte ñ and a one-byte letter: 72 bytes in 48 characters.
@@ -80,7 +80,7 @@ t.test('issue #13 item 4: bcrypt reads 72 bytes, so a longer password is refused
   t.match(tooLong.body.details, [{ field: 'password', message: /como máximo 72 bytes/ }])
 })
 
-t.test("issue #13 item 4: POST /me/password changes the caller's password and ends every earlier token", async (t) => {
+t.test("POST /me/password changes the caller's password and ends every earlier token", async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-passwords-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const a = await startTestApi(t, { dataDir })
@@ -140,7 +140,7 @@ t.test("issue #13 item 4: POST /me/password changes the caller's password and en
 })
 
 t.test(
-  "issue #13 item 4: an administrator's password change ends the account's tokens; other accounts keep theirs",
+  "an administrator's password change ends the account's tokens; other accounts keep theirs",
   async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'records-passwords-'))
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))

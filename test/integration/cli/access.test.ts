@@ -1,17 +1,17 @@
-// The command line and need to know (issue #14): `records export --as <usuario>` exports what that
+// The command line and need to know: `records export --as <usuario>` exports what that
 // user sees through the API; `records import` may keep historical states, audited as 'importar'.
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
 import type { OpenService } from '../../../src/app/service.js'
 import { api, createCli, DISCLOSURE } from './support.js'
 
-/** Staff records PER-…-00001 to 00012: the accounts and denuncias below reference 00011 and 00012 (#16). */
+/** Staff records PER-…-00001 to 00012: the accounts and denuncias below reference 00011 and 00012. */
 async function seedStaff(service: OpenService, token: string): Promise<void> {
   for (let i = 0; i < 12; i++) await api(service, token, 'POST', '/personal', VALID['personal']!())
 }
 
 t.test(
-  "#14: export --as applies the user's scope and field rules; without --as the operator exports all",
+  "export --as applies the user's scope and field rules; without --as the operator exports all",
   async (t) => {
     const cli = createCli(t)
     const ids = await cli.withService(async (service, token) => {
@@ -65,7 +65,7 @@ t.test(
   },
 )
 
-t.test('#14: records import keeps a historical state the API would refuse, audited as importar', async (t) => {
+t.test('records import keeps a historical state the API would refuse, audited as importar', async (t) => {
   const cli = createCli(t)
   const row = {
     ...VALID['sanciones']!(),
@@ -86,7 +86,7 @@ t.test('#14: records import keeps a historical state the API would refuse, audit
 })
 
 t.test(
-  '#14: records explain prints what a user may do in a module and on one record, and which rule decides',
+  'records explain prints what a user may do in a module and on one record, and which rule decides',
   async (t) => {
     const cli = createCli(t)
     const [mine, theirs] = await cli.withService(async (service, token) => {

@@ -1,5 +1,5 @@
 // `records serve` is the service (what `npm start` runs): it listens, answers, and stops on
-// SIGTERM with status 0; a refused migration stops it with status 1 and the reason (issue #4).
+// SIGTERM with status 0; a refused migration stops it with status 1 and the reason.
 import { spawn } from 'node:child_process'
 import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -37,7 +37,7 @@ t.test('records serve listens and exits 0 on SIGTERM', async (t) => {
 })
 
 t.test(
-  '#18: records serve runs the one-file build and reuses its validated modules.yaml until it changes',
+  'records serve runs the one-file build and reuses its validated modules.yaml until it changes',
   async (t) => {
     const bundle = statSync(join(ROOT, 'dist/src/app/serve.bundle.cjs'), { throwIfNoEntry: false })
     const compiled = statSync(join(ROOT, 'dist/src/app/serve.js'))

@@ -1,5 +1,5 @@
 // `records user ...`: accounts without the API, with its validation, hashes (D22) and audit
-// chain (D18); passwords only from a terminal or --password-stdin, never argv (issue #4).
+// chain (D18); passwords only from a terminal or --password-stdin, never argv.
 import t from 'tap'
 import { api, createCli, noStack } from './support.js'
 
@@ -164,7 +164,7 @@ t.test('a running service sees a CLI disable or role change at once (D20, issue 
 })
 
 t.test(
-  "issue #13 item 4: `records user passwd` ends the account's tokens in a running service; the policy applies",
+  "`records user passwd` ends the account's tokens in a running service; the policy applies",
   async (t) => {
     const cli = createCli(t)
     t.equal(

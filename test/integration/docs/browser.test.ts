@@ -1,4 +1,4 @@
-// The docs page in a real headless Chromium (issue #5): it loads from this process with helmet's
+// The docs page in a real headless Chromium: it loads from this process with helmet's
 // CSP, lists the nine modules, and a person can log in, authorize with the token and call a list.
 // Needs /usr/bin/chromium (Debian's package; .ci/run installs it). Without it, outside CI, the
 // test is skipped loudly; in CI (CI set) a missing browser is a failure.

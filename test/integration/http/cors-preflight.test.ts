@@ -1,4 +1,4 @@
-// CORS for a front-end dev server (issue #18 item 4): with CORS_ORIGINS its preflight is
+// CORS for a front-end dev server: with CORS_ORIGINS its preflight is
 // answered with the CORS headers; without it, or from another origin, the preflight is refused
 // and the log says why at info, naming the origin and CORS_ORIGINS.
 import t from 'tap'
@@ -22,7 +22,7 @@ const refusals = (text: string) =>
     .map((l) => JSON.parse(l) as { level: number; msg: string; origin?: string })
     .filter((l) => l.msg.startsWith('CORS: consulta previa rechazada'))
 
-t.test('#18: without CORS_ORIGINS a preflight is refused and the log says why, at info', async (t) => {
+t.test('without CORS_ORIGINS a preflight is refused and the log says why, at info', async (t) => {
   const logs = captureLogs()
   const api = await startTestApi(t, { logger: { level: 'info', stream: logs.stream } })
   const reply = await api.request('OPTIONS', '/denuncias', preflight(DEV_SERVER))
@@ -39,7 +39,7 @@ t.test('#18: without CORS_ORIGINS a preflight is refused and the log says why, a
 })
 
 t.test(
-  '#18: CORS_ORIGINS=http://localhost:5173 admits the dev server; another origin is refused and logged',
+  'CORS_ORIGINS=http://localhost:5173 admits the dev server; another origin is refused and logged',
   async (t) => {
     const logs = captureLogs()
     const api = await startTestApi(t, {

@@ -1,9 +1,9 @@
-// The live feed (issue #16 item 5): tickets, stream caps, and a stream ended by its token. On SQLite and PostgreSQL.
+// The live feed: tickets, stream caps, and a stream ended by its token. On SQLite and PostgreSQL.
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { listening, sala } from './support.js'
 
-t.test('#16: a ticket opens one stream once, within its life; the bearer never goes in the URL', async (t) => {
+t.test('a ticket opens one stream once, within its life; the bearer never goes in the URL', async (t) => {
   let now = Date.parse('2026-11-23T10:00:00Z')
   const { api, feed } = await listening(t, {}, () => new Date(now))
   const admin = await api.adminToken()
@@ -27,7 +27,7 @@ t.test('#16: a ticket opens one stream once, within its life; the bearer never g
 })
 
 t.test(
-  '#16: open streams are capped per user (429), and a revoked token or disabled user ends its stream',
+  'open streams are capped per user (429), and a revoked token or disabled user ends its stream',
   async (t) => {
     const { api, feed } = await listening(t, { EVENT_STREAMS_PER_USER: '2' })
     const admin = await api.adminToken()
@@ -53,7 +53,7 @@ t.test(
   },
 )
 
-t.test('#16: a role that loses a module it follows ends the stream, saying so', async (t) => {
+t.test('a role that loses a module it follows ends the stream, saying so', async (t) => {
   const { api, feed } = await listening(t)
   const admin = await api.adminToken()
   const user = await api.userWithRole('consulta')

@@ -1,4 +1,4 @@
-// The live feed in a real headless Chromium (issue #16 item 5): a page on the API's origin opens
+// The live feed in a real headless Chromium: a page on the API's origin opens
 // an EventSource with a ticket, another client creates a sala092 record and the page shows it;
 // then the page drops the stream, records are created meanwhile, and it resumes (a new ticket
 // and the last event id) without losing one. Same Chromium and flags as the docs page test.
@@ -54,7 +54,7 @@ const PAGE_SCRIPT = `
 `
 
 t.test(
-  '#16: an EventSource with a ticket shows a new sala092 record, and resumes without loss',
+  'an EventSource with a ticket shows a new sala092 record, and resumes without loss',
   { skip },
   async (t) => {
     if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)

@@ -1,4 +1,4 @@
-// Issue #13 item 1: `records keys generate --install && records keys rotate` while two service
+// `records keys generate --install && records keys rotate` while two service
 // processes serve concurrent reads and writes on one database (one SQLite file; PostgreSQL in
 // the PostgreSQL pass). During and after the rotation: every record reads back (no 500), a
 // blind-index search finds its record (total and page agree), a repeated unique encrypted value
@@ -52,7 +52,7 @@ async function storedKeyIds(env: Record<string, string>): Promise<string[]> {
 const records = runRecords
 
 t.test(
-  'issue #13: keys rotate while two instances serve reads and writes, then a restart with only the new key',
+  'keys rotate while two instances serve reads and writes, then a restart with only the new key',
   async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'records-rotation-live-'))
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -90,7 +90,7 @@ t.test(
       )
     for (let i = 0; i < PEOPLE; i++)
       t.equal((await call(b, token, 'POST', '/personal', { ...VALID['personal']!(), nif: nifOf(i) })).status, 201)
-    // Each instance caches the total of this search (issue #7): the rotation must not leave it stale.
+    // Each instance caches the total of this search: the rotation must not leave it stale.
     for (const server of [a, b])
       t.equal((await call(server, token, 'GET', `/denuncias?denunciante_dni=${dniOf(0)}`)).body.data.total, 1)
 

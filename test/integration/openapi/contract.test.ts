@@ -1,4 +1,4 @@
-// The published contract matches what the service does (issue #13 item 6): a record read with
+// The published contract matches what the service does: a record read with
 // GET validates, as it is, against the published update and create schemas (D7 metadata, D15
 // masks); every 4xx declares the rate-limit headers it carries (D24); /me/password is there.
 import t from 'tap'
@@ -11,7 +11,7 @@ type Document = {
 }
 
 t.test(
-  'issue #13 item 6: a GET body sent back validates against the published schemas, and the PUT succeeds',
+  'a GET body sent back validates against the published schemas, and the PUT succeeds',
   async (t) => {
     const api = await startTestApi(t)
     const token = await api.adminToken()
@@ -30,7 +30,7 @@ t.test(
         ['with descifrar', token],
         ['masked', reader.token],
       ] as const) {
-        // personal asks roles below jefe for a motivo (issue #15).
+        // personal asks roles below jefe for a motivo.
         const headers = { 'x-motivo': 'Comprobación del contrato' }
         const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token: as, headers })).body.data
         t.ok(update(read), `${module} ${who}: the GET body is a valid update body ${JSON.stringify(update.errors)}`)
@@ -45,7 +45,7 @@ t.test(
   },
 )
 
-t.test('issue #13 item 6: every 4xx response declares the x-ratelimit headers it carries (D24)', async (t) => {
+t.test('every 4xx response declares the x-ratelimit headers it carries (D24)', async (t) => {
   const api = await startTestApi(t)
   const doc = (await api.request('GET', '/openapi.json')).body as Document
   const resolve = (response: any) =>
@@ -66,7 +66,7 @@ t.test('issue #13 item 6: every 4xx response declares the x-ratelimit headers it
   t.ok(bad.headers['x-ratelimit-limit'] !== undefined, 'and a real 400 carries them')
 })
 
-t.test('issue #13 item 4: POST /me/password is published', async (t) => {
+t.test('POST /me/password is published', async (t) => {
   const api = await startTestApi(t)
   const doc = (await api.request('GET', '/openapi.json')).body as Document
   const operation = doc.paths['/me/password']?.['post']

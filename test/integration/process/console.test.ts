@@ -1,4 +1,4 @@
-// The first minute on a terminal (issue #18 item 2): `records serve` under a real pseudo-terminal
+// The first minute on a terminal: `records serve` under a real pseudo-terminal
 // prints readable lines and a banner with the URLs, the first superadmin's one-time password and
 // a login command that logs in when pasted into a shell. Piped, the log stays JSON lines, and
 // the password is never in it: it goes to DATA_DIR/admin-password (0600). Node has no pty of
@@ -89,7 +89,7 @@ const paste = (shell: string, command: string, input = '') =>
   spawnSync(shell, ['-c', command], { input, encoding: 'utf8', timeout: 30_000 })
 
 t.test(
-  '#18: on a terminal, a banner with the URLs, the one-time password and a login command that works when pasted',
+  'on a terminal, a banner with the URLs, the one-time password and a login command that works when pasted',
   { skip: python ? false : 'python3 (pty) not available' },
   async (t) => {
     const { dataDir, env } = environment(t)
@@ -125,7 +125,7 @@ t.test(
 )
 
 t.test(
-  '#18: with ADMIN_PASSWORD the pasted command asks for the password, and logs in with it',
+  'with ADMIN_PASSWORD the pasted command asks for the password, and logs in with it',
   { skip: python ? false : 'python3 (pty) not available' },
   async (t) => {
     const { dataDir, env } = environment(t, { ADMIN_PASSWORD: 'clave-de-consola-1', LOG_FORMAT: 'pretty' })
@@ -141,7 +141,7 @@ t.test(
 )
 
 t.test(
-  '#18: piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log',
+  'piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log',
   async (t) => {
     const { dataDir, env } = environment(t)
     const server = start(t, dataDir, env, false)

@@ -1,6 +1,6 @@
 // D18: every change and session event is an audit entry chained to the previous one; the
 // verification routine reports a clean database as clean and names each tampering done
-// directly in SQLite (issue #3 done-when). Entries name fields, never values (D14).
+// directly in SQLite. Entries name fields, never values (D14).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-// Issue #15 item 5: what the data protection officer asks of GET /auditoria. desde/hasta (ms
+// What the data protection officer asks of GET /auditoria. desde/hasta (ms
 // or the service's wall clock), usuario (id or username), modulo, registro (record_id or one of
 // the ids a read returned), accion, and "who consulted this person" (dni=, campo= + valor=)
 // through the blind index, deleted records included; bad values are 400 naming the parameter.
@@ -18,7 +18,7 @@ const trail = async (api: TestApi, query: string): Promise<{ status: number; ent
 const refersTo = (e: Entry, id: string) => e.record_id === id || (e.record_ids ?? []).includes(id)
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
-t.test('issue #15: desde/hasta, usuario, modulo, registro and accion, alone and combined', async (t) => {
+t.test('desde/hasta, usuario, modulo, registro and accion, alone and combined', async (t) => {
   const api = await startTestApi(t)
   const timezone = api.service.spec.service.timezone
   const agente = await api.userWithRole('agente')
@@ -106,7 +106,7 @@ t.test('issue #15: desde/hasta, usuario, modulo, registro and accion, alone and 
 })
 
 t.test(
-  'issue #15: dni= finds every entry that wrote, read, returned or searched a record of that person',
+  'dni= finds every entry that wrote, read, returned or searched a record of that person',
   async (t) => {
     const api = await startTestApi(t)
     const spec = api.service.spec
@@ -127,7 +127,7 @@ t.test(
     )
     t.equal((await api.request('DELETE', `/denuncias/${denuncia._id}`, { token: admin })).status, 200, 'then deleted')
 
-    // Through the API (issue #15 item 1): a list that returns the sancion, a search by the DNI that
+    // Through the API: a list that returns the sancion, a search by the DNI that
     // finds nothing any more (the denuncia is deleted), and a search that finds the sancion.
     t.equal((await api.request('GET', '/sanciones?limit=50', { token: admin })).status, 200, 'a list')
     const zeroHit = await api.request('GET', `/denuncias?denunciante_dni=${encodeURIComponent(dni)}`, { token: admin })

@@ -24,7 +24,7 @@ const assertMarked = (t: Test, record: any, label: string) => {
 }
 
 t.test(
-  'D14, issue #13 item 5: a flipped ciphertext, IV, tag or key id is marked, never garbage, and the module stays readable',
+  'D14: a flipped ciphertext, IV, tag or key id is marked, never garbage, and the module stays readable',
   async (t) => {
     const logs = captureLogs()
     const api = await startTestApi(t, { logger: { level: 'info', stream: logs.stream } })
@@ -116,7 +116,7 @@ t.test('D17/D18: values swapped between fields of one record decrypt, but verifi
 })
 
 t.test(
-  'issue #13 item 5: a damaged value is loud: audited once, /health detail, `records audit verify` names it',
+  'a damaged value is loud: audited once, /health detail, `records audit verify` names it',
   async (t) => {
     const api = await startTestApi(t)
     const token = await api.adminToken()
@@ -164,7 +164,7 @@ t.test(
   },
 )
 
-t.test('issue #13 item 5: a GET body sent back keeps the damaged value; a new value repairs it', async (t) => {
+t.test('a GET body sent back keeps the damaged value; a new value repairs it', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!

@@ -40,7 +40,7 @@ t.test('D1: without RECORDS_ENCRYPTION_KEY a key file is generated once in DATA_
 })
 
 t.test(
-  'issue #3: a different RECORDS_ENCRYPTION_KEY on existing data refuses to start, naming the variable',
+  'a different RECORDS_ENCRYPTION_KEY on existing data refuses to start, naming the variable',
   async (t) => {
     const dataDir = tempDir(t)
     const oldKey = newKey()
@@ -80,7 +80,7 @@ t.test(
     t.equal(
       await keyOf(created._id),
       keyIdOf(Buffer.from(oldKey, 'base64')),
-      'issue #13: until a rotation switches it, writes stay under the active key',
+      'until a rotation switches it, writes stay under the active key',
     )
     await switchActiveKey(api.service.database, api.service.changes, keyIdOf(Buffer.from(newOne, 'base64')))
     const after = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
@@ -97,7 +97,7 @@ t.test(
   },
 )
 
-t.test('issue #3: the old key given as the only key still works (the new one never wrote)', async (t) => {
+t.test('the old key given as the only key still works (the new one never wrote)', async (t) => {
   const dataDir = tempDir(t)
   const key = newKey()
   const { id, dni } = await writeOne(t, dataDir, { RECORDS_ENCRYPTION_KEY: key, RECORDS_ENCRYPTION_OLD_KEYS: newKey() })

@@ -4,7 +4,7 @@ import t from 'tap'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } from './support.js'
 
-/** personal asks roles below jefe for a motivo (issue #15); these tables are about masking. */
+/** personal asks roles below jefe for a motivo; these tables are about masking. */
 const MOTIVO = { 'x-motivo': 'Comprobación de enmascarado' }
 
 /**

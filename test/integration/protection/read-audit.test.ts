@@ -27,7 +27,7 @@ async function seed(api: TestApi) {
 }
 
 t.test(
-  'issue #3/#15: a revealing GET names the encrypted fields it decrypted; a masked one lists none of them',
+  'a revealing GET names the encrypted fields it decrypted; a masked one lists none of them',
   async (t) => {
     const api = await startTestApi(t)
     const { sensitive, plain, values } = await seed(api)
@@ -70,7 +70,7 @@ t.test(
   },
 )
 
-t.test('issue #15: a list or an encrypted filter that reveals is one entry listing the ids returned', async (t) => {
+t.test('a list or an encrypted filter that reveals is one entry listing the ids returned', async (t) => {
   const api = await startTestApi(t)
   const { sensitive, plain, values } = await seed(api)
   const second = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_telefono: '600123123' })
@@ -92,7 +92,7 @@ t.test('issue #15: a list or an encrypted filter that reveals is one entry listi
   t.notOk(JSON.stringify(rows).includes(String(values[0])), 'the filter value only as its hash')
 })
 
-t.test('issue #3: read entries are written in batches, not one write per request', async (t) => {
+t.test('read entries are written in batches, not one write per request', async (t) => {
   const api = await startTestApi(t)
   const { sensitive } = await seed(api)
   const token = await api.adminToken()
@@ -110,7 +110,7 @@ t.test('issue #3: read entries are written in batches, not one write per request
   )
 })
 
-t.test('issue #3: a clean stop flushes pending read entries', async (t) => {
+t.test('a clean stop flushes pending read entries', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-readaudit-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const api = await startTestApi(t, { dataDir })
@@ -124,11 +124,11 @@ t.test('issue #3: a clean stop flushes pending read entries', async (t) => {
 })
 
 t.test(
-  'issue #3: an update response that returns decrypted values the caller did not send is audited as a read',
+  'an update response that returns decrypted values the caller did not send is audited as a read',
   async (t) => {
     const api = await startTestApi(t)
     const { sensitive, values } = await seed(api)
-    // An oficial edits any denuncia (an agente's scope would make this one a 404, issue #14).
+    // An oficial edits any denuncia (an agente's scope would make this one a 404).
     const oficial = await api.userWithRole('oficial')
     const put = await api.request('PUT', `/denuncias/${sensitive._id}`, {
       token: oficial.token,

@@ -34,7 +34,7 @@ t.test('D6: the first state may be sent on create, and null takes the default', 
 })
 
 t.test(
-  "D6, #14: through the API a record is created only in its workflow's creation state (was: any state)",
+  "D6: through the API a record is created only in its workflow's creation state (was: any state)",
   async (t) => {
     const api = await startTestApi(t)
     const reply = await api.request('POST', '/denuncias', {

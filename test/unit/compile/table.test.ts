@@ -93,7 +93,7 @@ t.test('D8: _id is unique across deleted records too', async (t) => {
 })
 
 t.test(
-  'issue #7: indexes: of denuncias are composite, non-unique, live-only indexes in the declared order',
+  'indexes: of denuncias are composite, non-unique, live-only indexes in the declared order',
   async (t) => {
     const composites = moduleOf(service, 'denuncias').table.indexes.filter((i) => i.name.startsWith('cx_'))
     t.strictSame(composites, [
@@ -127,7 +127,7 @@ modules:
 `)
 
 t.test(
-  'issue #7: an encrypted field of a composite index is indexed through its blind index column (D16)',
+  'an encrypted field of a composite index is indexed through its blind index column (D16)',
   async (t) => {
     const config = notas(
       `notas:
@@ -146,7 +146,7 @@ t.test(
   },
 )
 
-t.test('issue #7: composite names cannot meet single-field names and stay within 63 bytes', async (t) => {
+t.test('composite names cannot meet single-field names and stay within 63 bytes', async (t) => {
   // A field called a__b indexed alone, and the pair [a, b]: ix_/ux_ and cx_ never meet.
   const config = notas(
     `notas:

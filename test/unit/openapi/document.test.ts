@@ -1,4 +1,4 @@
-// buildOpenApiDocument is pure: the compiled service in, OpenAPI 3.1 out (issue #5, D3).
+// buildOpenApiDocument is pure: the compiled service in, OpenAPI 3.1 out (D3).
 // The schemas it publishes are the objects that validate requests, not copies.
 import { join } from 'node:path'
 import t from 'tap'
@@ -48,7 +48,7 @@ t.test('every route of every module is a path, with its permission as x-permissi
 })
 
 t.test(
-  'request bodies are the compiled schemas plus what the service ignores (D5, D7, D15, issue #13 item 6)',
+  'request bodies are the compiled schemas plus what the service ignores (D5, D7, D15)',
   async (t) => {
     for (const spec of service.modules) {
       const names = moduleComponentNames(spec)
@@ -108,7 +108,7 @@ t.test('examples are valid bodies: the ajv that validates requests accepts them'
 })
 
 t.test(
-  'list parameters: limit, offset, sort, fields, q where searchable, one filtros object holding each operator of each filterable field (D11, D16, #16)',
+  'list parameters: limit, offset, sort, fields, q where searchable, one filtros object holding each operator of each filterable field (D11, D16)',
   async (t) => {
     const keys = (name: string, operators: readonly string[]) =>
       operators.flatMap((op) => (op === 'eq' ? [name, `${name}[eq]`] : [`${name}[${op}]`]))
@@ -197,7 +197,7 @@ t.test('answers: envelopes per status with the messages of errors.ts', async (t)
   const create = doc.paths['/denuncias'].post.responses
   t.same(Object.keys(create).sort(), ['201', '400', '401', '403', '409', '413', '415', '429', '500'])
   const get = doc.paths['/denuncias/{id}'].get.responses
-  // 400: a `version` that is not a whole number from 1 (issue #15 item 6).
+  // 400: a `version` that is not a whole number from 1.
   // 304: If-None-Match naming the current version (D13).
   t.same(Object.keys(get).sort(), ['200', '304', '400', '401', '403', '404', '429', '500'])
   const responses = doc.components.responses
