@@ -23,8 +23,7 @@ async function seventyLogins(api: TestApi, nearest: string): Promise<number[]> {
 }
 
 for (const trust of ['1', 'true']) {
-  const name =
-    `D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: ` + '429 after 50'
+  const name = `D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: ` + '429 after 50'
   t.test(name, async (t) => {
     const api = await startTestApi(t, { clock, env: { TRUST_PROXY: trust, RATE_LIMIT_IP_PER_MINUTE: '50' } })
     const statuses = await seventyLogins(api, '127.0.0.1')

@@ -26,32 +26,29 @@ t.test('a ticket opens one stream once, within its life; the bearer never goes i
   t.equal((await api.request('POST', '/eventos/ticket')).status, 401, 'a ticket needs the bearer token')
 })
 
-t.test(
-  'open streams are capped per user (429), and a revoked token or disabled user ends its stream',
-  async (t) => {
-    const { api, feed } = await listening(t, { EVENT_STREAMS_PER_USER: '2' })
-    const admin = await api.adminToken()
-    const user = await api.userWithRole('oficial')
-    await feed('?modulos=sala092', user.token)
-    const second = await feed('?modulos=sala092', user.token)
-    const third = await feed('?modulos=sala092', user.token)
-    t.equal(third.status, 429)
-    t.equal(third.body.error, 'Demasiados flujos de eventos abiertos')
-    t.match(third.body.details[0].message, /máximo 2/)
-    t.equal((await feed('?modulos=sala092', admin)).status, 200, 'another user is not affected')
-    t.equal((await api.request('POST', '/auth/logout', { token: user.token })).status, 200)
-    await api.create('sala092', sala())
-    const closing = await second.next()
-    t.equal(closing.event, 'cerrado', 'the next event finds the token revoked')
-    await second.ended
-    const other = await api.userWithRole('oficial')
-    const stream = await feed('?modulos=sala092', other.token)
-    const put = await api.request('PUT', `/usuarios/${other.id}`, { token: admin, body: { activo: false } })
-    t.equal(put.status, 200, JSON.stringify(put.body))
-    await api.create('sala092', sala())
-    t.equal((await stream.next()).event, 'cerrado', 'a disabled user')
-  },
-)
+t.test('open streams are capped per user (429), and a revoked token or disabled user ends its stream', async (t) => {
+  const { api, feed } = await listening(t, { EVENT_STREAMS_PER_USER: '2' })
+  const admin = await api.adminToken()
+  const user = await api.userWithRole('oficial')
+  await feed('?modulos=sala092', user.token)
+  const second = await feed('?modulos=sala092', user.token)
+  const third = await feed('?modulos=sala092', user.token)
+  t.equal(third.status, 429)
+  t.equal(third.body.error, 'Demasiados flujos de eventos abiertos')
+  t.match(third.body.details[0].message, /máximo 2/)
+  t.equal((await feed('?modulos=sala092', admin)).status, 200, 'another user is not affected')
+  t.equal((await api.request('POST', '/auth/logout', { token: user.token })).status, 200)
+  await api.create('sala092', sala())
+  const closing = await second.next()
+  t.equal(closing.event, 'cerrado', 'the next event finds the token revoked')
+  await second.ended
+  const other = await api.userWithRole('oficial')
+  const stream = await feed('?modulos=sala092', other.token)
+  const put = await api.request('PUT', `/usuarios/${other.id}`, { token: admin, body: { activo: false } })
+  t.equal(put.status, 200, JSON.stringify(put.body))
+  await api.create('sala092', sala())
+  t.equal((await stream.next()).event, 'cerrado', 'a disabled user')
+})
 
 t.test('a role that loses a module it follows ends the stream, saying so', async (t) => {
   const { api, feed } = await listening(t)

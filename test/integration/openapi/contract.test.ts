@@ -10,40 +10,37 @@ type Document = {
   components: { schemas: Record<string, any>; responses: Record<string, any> }
 }
 
-t.test(
-  'a GET body sent back validates against the published schemas, and the PUT succeeds',
-  async (t) => {
-    const api = await startTestApi(t)
-    const token = await api.adminToken()
-    const doc = (await api.request('GET', '/openapi.json')).body as Document
-    const ajv = createBodyAjv()
-    const reader = await api.userWithRole('consulta')
-    for (const module of ['denuncias', 'personal', 'sala092']) {
-      const created = await api.create(module, {
-        ...VALID[module]!(),
-        ...(module === 'denuncias' ? { denunciante_dni: '12345678Z' } : {}),
-      })
-      const base = module[0]!.toUpperCase() + module.slice(1)
-      const update = ajv.compile(doc.components.schemas[`${base}Cambios`])
-      const create = ajv.compile(doc.components.schemas[`${base}Alta`])
-      for (const [who, as] of [
-        ['with descifrar', token],
-        ['masked', reader.token],
-      ] as const) {
-        // personal asks roles below jefe for a motivo.
-        const headers = { 'x-motivo': 'Comprobación del contrato' }
-        const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token: as, headers })).body.data
-        t.ok(update(read), `${module} ${who}: the GET body is a valid update body ${JSON.stringify(update.errors)}`)
-        t.ok(create(read), `${module} ${who}: and a valid create body ${JSON.stringify(create.errors)}`)
-      }
-      const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token })).body.data
-      const put = await api.request('PUT', `/${module}/${String(created._id)}`, { token, body: read })
-      t.equal(put.status, 200, `${module}: the service accepts what the schema publishes`)
+t.test('a GET body sent back validates against the published schemas, and the PUT succeeds', async (t) => {
+  const api = await startTestApi(t)
+  const token = await api.adminToken()
+  const doc = (await api.request('GET', '/openapi.json')).body as Document
+  const ajv = createBodyAjv()
+  const reader = await api.userWithRole('consulta')
+  for (const module of ['denuncias', 'personal', 'sala092']) {
+    const created = await api.create(module, {
+      ...VALID[module]!(),
+      ...(module === 'denuncias' ? { denunciante_dni: '12345678Z' } : {}),
+    })
+    const base = module[0]!.toUpperCase() + module.slice(1)
+    const update = ajv.compile(doc.components.schemas[`${base}Cambios`])
+    const create = ajv.compile(doc.components.schemas[`${base}Alta`])
+    for (const [who, as] of [
+      ['with descifrar', token],
+      ['masked', reader.token],
+    ] as const) {
+      // personal asks roles below jefe for a motivo.
+      const headers = { 'x-motivo': 'Comprobación del contrato' }
+      const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token: as, headers })).body.data
+      t.ok(update(read), `${module} ${who}: the GET body is a valid update body ${JSON.stringify(update.errors)}`)
+      t.ok(create(read), `${module} ${who}: and a valid create body ${JSON.stringify(create.errors)}`)
     }
-    const unknown = ajv.compile(doc.components.schemas['DenunciasCambios'])
-    t.notOk(unknown({ campo_inventado: 1 }), 'an unknown field is still outside the published schema')
-  },
-)
+    const read = (await api.request('GET', `/${module}/${String(created._id)}`, { token })).body.data
+    const put = await api.request('PUT', `/${module}/${String(created._id)}`, { token, body: read })
+    t.equal(put.status, 200, `${module}: the service accepts what the schema publishes`)
+  }
+  const unknown = ajv.compile(doc.components.schemas['DenunciasCambios'])
+  t.notOk(unknown({ campo_inventado: 1 }), 'an unknown field is still outside the published schema')
+})
 
 t.test('every 4xx response declares the x-ratelimit headers it carries (D24)', async (t) => {
   const api = await startTestApi(t)

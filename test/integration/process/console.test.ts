@@ -140,28 +140,25 @@ t.test(
   },
 )
 
-t.test(
-  'piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log',
-  async (t) => {
-    const { dataDir, env } = environment(t)
-    const server = start(t, dataDir, env, false)
-    await server.until(/Inicie sesión: [^\n]+\n/)
-    const entries = server
-      .output()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-    const admin = entries.find((e) => e.msg.startsWith('Primer superadministrador creado'))
-    const file = join(dataDir, 'admin-password')
-    t.match(admin, { level: 30, msg: `su contraseña está en ${file}` })
-    const password = readFileSync(file, 'utf8').trim()
-    t.notOk(server.output().includes(password), 'no log line carries the password (central logs)')
-    t.match(
-      entries.find((e) => e.msg.startsWith('Servicio disponible')),
-      { docs: /\/api\/docs$/, health: /\/api\/health$/ },
-    )
-    const command = entries.find((e) => e.msg.startsWith('Inicie sesión: '))?.msg.slice('Inicie sesión: '.length) ?? ''
-    const pasted = paste('sh', command, `${password}\n`).stdout
-    t.match(JSON.parse(pasted.slice(pasted.indexOf('{'))), { success: true }, 'the command in the JSON line works too')
-  },
-)
+t.test('piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log', async (t) => {
+  const { dataDir, env } = environment(t)
+  const server = start(t, dataDir, env, false)
+  await server.until(/Inicie sesión: [^\n]+\n/)
+  const entries = server
+    .output()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+  const admin = entries.find((e) => e.msg.startsWith('Primer superadministrador creado'))
+  const file = join(dataDir, 'admin-password')
+  t.match(admin, { level: 30, msg: `su contraseña está en ${file}` })
+  const password = readFileSync(file, 'utf8').trim()
+  t.notOk(server.output().includes(password), 'no log line carries the password (central logs)')
+  t.match(
+    entries.find((e) => e.msg.startsWith('Servicio disponible')),
+    { docs: /\/api\/docs$/, health: /\/api\/health$/ },
+  )
+  const command = entries.find((e) => e.msg.startsWith('Inicie sesión: '))?.msg.slice('Inicie sesión: '.length) ?? ''
+  const pasted = paste('sh', command, `${password}\n`).stdout
+  t.match(JSON.parse(pasted.slice(pasted.indexOf('{'))), { success: true }, 'the command in the JSON line works too')
+})

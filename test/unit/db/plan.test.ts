@@ -407,60 +407,54 @@ t.test('reordering the fields of a composite index drops it and creates the new 
   t.notOk(steps.some(isUnsafe))
 })
 
-t.test(
-  'a field of a composite index encrypted later moves the index to its blind index column',
-  async (t) => {
-    const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
-    t.match(
-      planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'),
-      [
-        { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
-        { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
-        { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
-        {
-          kind: 'create_index',
-          index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] },
-        },
-      ],
-    )
-  },
-)
+t.test('a field of a composite index encrypted later moves the index to its blind index column', async (t) => {
+  const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
+  t.match(
+    planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'),
+    [
+      { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
+      { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
+      { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
+      {
+        kind: 'create_index',
+        index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] },
+      },
+    ],
+  )
+})
 
-t.test(
-  'renamed_from on a field of a composite index renames the column and rebuilds the index',
-  async (t) => {
-    const renamed = setIndexes(
-      editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
-      'denuncias',
-      [
-        ['estado', 'urgencia'],
-        ['agente_asignado', 'estado'],
-      ],
-    )
-    const steps = planTo(renamed)
-    t.strictSame(steps, [
-      { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
-      { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
-      { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
-      {
-        kind: 'create_index',
-        table: 'denuncias',
-        index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true },
+t.test('renamed_from on a field of a composite index renames the column and rebuilds the index', async (t) => {
+  const renamed = setIndexes(
+    editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
+    'denuncias',
+    [
+      ['estado', 'urgencia'],
+      ['agente_asignado', 'estado'],
+    ],
+  )
+  const steps = planTo(renamed)
+  t.strictSame(steps, [
+    { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
+    { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
+    { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
+    {
+      kind: 'create_index',
+      table: 'denuncias',
+      index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true },
+    },
+    {
+      kind: 'create_index',
+      table: 'denuncias',
+      index: {
+        name: 'cx_denuncias__estado__urgencia',
+        columns: ['estado', 'urgencia'],
+        unique: false,
+        liveOnly: true,
       },
-      {
-        kind: 'create_index',
-        table: 'denuncias',
-        index: {
-          name: 'cx_denuncias__estado__urgencia',
-          columns: ['estado', 'urgencia'],
-          unique: false,
-          liveOnly: true,
-        },
-      },
-    ])
-    t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
-  },
-)
+    },
+  ])
+  t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
+})
 
 t.test('D12: unique added creates a unique index on live records', async (t) => {
   t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, unique: true }))), [

@@ -47,50 +47,43 @@ t.test('every route of every module is a path, with its permission as x-permissi
   t.equal(doc.paths['/auditoria'].get['x-permission'], 'auditoria.ver')
 })
 
-t.test(
-  'request bodies are the compiled schemas plus what the service ignores (D5, D7, D15)',
-  async (t) => {
-    for (const spec of service.modules) {
-      const names = moduleComponentNames(spec)
-      for (const [published, validating] of [
-        [doc.components.schemas[names.create], spec.schemas.create],
-        [doc.components.schemas[names.update], spec.schemas.update],
-      ]) {
-        const { properties, description, ...rest } = published
-        const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
-        t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
-        t.equal(rest.additionalProperties, false, `${spec.name}: an unknown field is refused (D7)`)
-        t.match(description, 'se aceptan y se ignoran', `${spec.name}: says metadata are accepted and ignored (D7)`)
-        // Named one by one, not as a `^_` pattern: openapi-typescript would type that as "any key".
-        for (const key of ['_id', '_version', '_hash', '_created', '_integridad'])
-          t.match(properties[key].description, 'se ignora', `${spec.name}.${key}: accepted and ignored (D7)`)
-        for (const field of spec.fields)
-          if (field.encrypted)
-            t.same(
-              properties[field.name].anyOf,
-              [own[field.name], { const: '***' }],
-              `${spec.name}.${field.name}: the mask (D15)`,
-            )
-          else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
-      }
-      t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, {
-        $ref: `#/components/schemas/${names.create}`,
-      })
+t.test('request bodies are the compiled schemas plus what the service ignores (D5, D7, D15)', async (t) => {
+  for (const spec of service.modules) {
+    const names = moduleComponentNames(spec)
+    for (const [published, validating] of [
+      [doc.components.schemas[names.create], spec.schemas.create],
+      [doc.components.schemas[names.update], spec.schemas.update],
+    ]) {
+      const { properties, description, ...rest } = published
+      const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
+      t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
+      t.equal(rest.additionalProperties, false, `${spec.name}: an unknown field is refused (D7)`)
+      t.match(description, 'se aceptan y se ignoran', `${spec.name}: says metadata are accepted and ignored (D7)`)
+      // Named one by one, not as a `^_` pattern: openapi-typescript would type that as "any key".
+      for (const key of ['_id', '_version', '_hash', '_created', '_integridad'])
+        t.match(properties[key].description, 'se ignora', `${spec.name}.${key}: accepted and ignored (D7)`)
+      for (const field of spec.fields)
+        if (field.encrypted)
+          t.same(
+            properties[field.name].anyOf,
+            [own[field.name], { const: '***' }],
+            `${spec.name}.${field.name}: the mask (D15)`,
+          )
+        else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
     }
-    const denuncias = doc.components.schemas.DenunciasAlta
-    t.same(
-      denuncias.required,
-      ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'],
-      'D5 for denuncias',
-    )
-    t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
-    t.same(
-      doc.components.schemas.UsuariosAlta.properties.rol.enum,
-      [...service.roles.keys()],
-      'roles from modules.yaml',
-    )
-  },
-)
+    t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, {
+      $ref: `#/components/schemas/${names.create}`,
+    })
+  }
+  const denuncias = doc.components.schemas.DenunciasAlta
+  t.same(
+    denuncias.required,
+    ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'],
+    'D5 for denuncias',
+  )
+  t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
+  t.same(doc.components.schemas.UsuariosAlta.properties.rol.enum, [...service.roles.keys()], 'roles from modules.yaml')
+})
 
 t.test('examples are valid bodies: the ajv that validates requests accepts them', async (t) => {
   const ajv = createBodyAjv()
