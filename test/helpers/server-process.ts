@@ -1,4 +1,4 @@
-// `npm start`'s entry point as a real child process on a random port (issue #8 multi-instance test).
+// `npm start`'s entry point as a real child process on a random port (the multi-instance tests).
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
 import { WITHOUT_TS_NODE } from './child-env.js'

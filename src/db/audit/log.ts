@@ -49,7 +49,7 @@ export interface AuditEntry {
   readonly fields: readonly string[]
   readonly prev_hash: string
   readonly hash: string
-  // Null on entries written before: see hashAuditEntry.
+  // The request columns (D29), null on entries written before them: see hashAuditEntry.
   readonly address: string | null
   readonly request_id: string | null
   readonly motivo: string | null
@@ -87,7 +87,7 @@ const optional = (key: string, value: unknown): string =>
  * in canonicalJson's order (a test proves the text identical to canonicalJson of the entry
  * without its null request keys).
  *
- * The request columns of issue #15 (address, request_id, motivo, recipient, record_ids,
+ * The request columns of D29 (address, request_id, motivo, recipient, record_ids,
  * criteria) enter the hashed text only when not null: an entry written before they existed
  * hashed a text without them, and reading it back gives NULL there, so leaving null keys out
  * rebuilds that very text and old chains still verify. A non-null value cannot be removed

@@ -33,7 +33,8 @@ export async function activeKeyOf(database: Database, db: Db = database.db, lock
 
 /**
  * Refuses a keyring that lacks a key the data may use; returns the active key. On a first
- * start (or a database older than issue #13) the configured first key becomes the active one.
+ * start (or a database that does not yet record its active key) the configured first key becomes
+ * the active one.
  */
 export async function checkKeyRegistry(database: Database, keyring: Keyring): Promise<string> {
   const missing = (await registeredKeys(database.db)).filter((id) => !keyring.keys.has(id))

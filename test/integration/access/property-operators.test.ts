@@ -1,4 +1,4 @@
-// The property of property.test.ts with the operators of issue #16: for random users, records and
+// The property of property.test.ts with the query operators (D31): for random users, records and
 // list queries (ranges, lists, emptiness, several sort keys), a list never returns a record the
 // same user's GET refuses, holds exactly the records of the unscoped answer that GET allows, and
 // counts in `total` what it lists. Operators go through recordQuery like every read: no second path.

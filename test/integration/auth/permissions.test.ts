@@ -75,7 +75,7 @@ async function check(
 ): Promise<void> {
   const allowed = EXPECTED[role]?.[module as keyof Grants]?.includes(action) ?? false
   const label = `${role} ${action} ${module}: ${allowed ? 'allowed' : '403'}`
-  // A record of its own for every check that reads, changes or deletes one. Since #14 an agente
+  // A record of its own for every check that reads, changes or deletes one. Under D26 an agente
   // acts only on the records of their scope: a role that may create makes its own target (in
   // its scope), the others get the administrator's (turnos name the agente's personal_id).
   const creates = EXPECTED[role]?.[module as keyof Grants]?.includes('crear') === true && module !== 'usuarios'

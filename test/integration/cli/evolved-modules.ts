@@ -1,4 +1,4 @@
-// The migration scenario of issue #4, shared by the SQLite and PostgreSQL runs of `records migrate`.
+// The migration scenario shared by the SQLite and PostgreSQL runs of `records migrate`.
 import { readFileSync } from 'node:fs'
 import { REPO_MODULES } from '../../helpers/api.js'
 

@@ -1,5 +1,5 @@
 // `records keys generate|rotate`: new key material and the re-encryption of every value
-// under retired keys, audited as 'recifrar' (issue #3's rotation, from the command line; D14).
+// under retired keys, audited as 'recifrar' (key rotation from the command line, D14).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'

@@ -1,4 +1,4 @@
-// `records migrate` on PostgreSQL: the scenario of issue #4 (a new module, a new
+// `records migrate` on PostgreSQL: the scenario of migrate.test.ts (a new module, a new
 // field, a rename, a composite index, a plain field turned encrypted) planned, applied and verified on a fresh
 // PostgreSQL database; when none answers, said loudly (and a failure in CI).
 import { writeFileSync } from 'node:fs'

@@ -131,7 +131,7 @@ t.test('accounts created by the CLI work with the API next to those created by i
   })
 })
 
-t.test('a running service sees a CLI disable or role change at once (D20, issue #7 caches)', async (t) => {
+t.test('a running service sees a CLI disable or role change at once (D20 caches)', async (t) => {
   const cli = createCli(t)
   t.equal(
     (

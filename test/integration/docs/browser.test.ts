@@ -97,7 +97,7 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
 
   // Authorize with the token, as a person pastes it.
   await page.locator('.auth-wrapper .authorize').click()
-  // The bearer scheme's form (the live feed's ticket scheme, issue #16, has its own).
+  // The bearer scheme's form (the live feed's ticket scheme, D36, has its own).
   const bearer = page.locator('.modal-ux form').filter({ hasText: 'bearer' })
   await bearer.locator('input[type="text"], input:not([type])').first().fill(token)
   await bearer.locator('.auth-btn-wrapper .authorize').click()

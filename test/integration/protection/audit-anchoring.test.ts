@@ -1,4 +1,4 @@
-// Issue #15 items 5 and 7 on both databases: `records audit export` writes a piece of the chain
+// Anchoring the audit chain (D34), on both databases: `records audit export` writes a piece of the chain
 // that `records audit verify --segment` checks offline (and a tampered file fails); `records
 // audit checkpoint` signs the head, and `records audit verify --checkpoint` catches a log
 // rewritten since (an old entry edited and every later hash recomputed, which the chain alone

@@ -27,7 +27,7 @@ async function buildHistory(t: Test): Promise<History> {
     markers.push(value)
     return value
   }
-  // Assigned to the agente below: since #14 an agente reads only the denuncias of their scope.
+  // Assigned to the agente below: under D26 an agente reads only the denuncias of their scope.
   const kept = await api.create('denuncias', {
     ...VALID['denuncias']!(),
     agente_asignado: 'PER-2026-00011',

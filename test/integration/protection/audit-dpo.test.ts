@@ -156,7 +156,7 @@ t.test('dni= finds every entry that wrote, read, returned or searched a record o
     'no read that returned none of them',
   )
 
-  // The request entries of issue #15 as the read path writes them: the ids a list returned,
+  // The request entries of D29 as the read path writes them: the ids a list returned,
   // and a search's criteria holding the value only as its blind-index hash.
   const hash = api.service.codec.blindIndexes(dni)[0]!
   const at = formatExactTimestamp(new Date(), spec.service.timezone)

@@ -10,7 +10,7 @@ import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } 
 const MOTIVO = { 'x-motivo': 'Comprobación de permisos' }
 
 /**
- * Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
+ * Under D26 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
  * personal_id.
  */
 const AGENTE = 'PER-2026-00011'

@@ -1,5 +1,5 @@
-// D14 / issue #3: tampered ciphertext fails its GCM tag and is never returned as garbage. Since
-// issue #13 item 5 the record still reads, with the damaged fields null and `_integridad`, so one
+// D14: tampered ciphertext fails its GCM tag and is never returned as garbage. The record
+// still reads, with the damaged fields null and `_integridad`, so one
 // bad value does not make a whole module unreadable; the failure is logged, audited and verified.
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'

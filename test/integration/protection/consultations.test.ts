@@ -147,7 +147,7 @@ t.test('entries written before the request columns and after them verify togethe
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const old = await startTestApi(t, { dataDir })
   const denuncia = await old.create('denuncias', VALID['denuncias']!())
-  // The table as it was before issue #15, and an entry written by the code of then.
+  // The table as it was before the request columns (D29), and an entry written by the code of then.
   const db = old.service.database.db
   for (const column of ['address', 'request_id', 'motivo', 'recipient', 'record_ids', 'criteria'])
     await sql`alter table _audit drop column ${sql.ref(column)}`.execute(db)

@@ -1,4 +1,4 @@
-// D1/D14 and issue #3: the key comes from RECORDS_ENCRYPTION_KEY or a key file generated once
+// D1/D14: the key comes from RECORDS_ENCRYPTION_KEY or a key file generated once
 // in DATA_DIR (mode 0600); a wrong or missing key is a clear startup error, never garbage;
 // keys listed in RECORDS_ENCRYPTION_OLD_KEYS keep decrypting what they encrypted.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'

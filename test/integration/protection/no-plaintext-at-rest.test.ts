@@ -1,6 +1,6 @@
 // D14: no plaintext of an encrypted field anywhere: not in any file under DATA_DIR (database,
-// WAL, shared memory, secrets) before or after a clean close, nor in debug logs (
-// No token, password or plaintext marker in the logs of a full CRUD run).
+// WAL, shared memory, secrets) before or after a clean close, nor in debug logs
+// (no token, password or plaintext marker in the logs of a full CRUD run).
 // On PostgreSQL: not in any row of any table, nor in debug logs.
 import { rmSync } from 'node:fs'
 import { basename } from 'node:path'

@@ -1,6 +1,6 @@
-// Issue #3 item 8 (Directive (EU) 2016/680 art. 25): every response that returns decrypted
+// Directive (EU) 2016/680 art. 25: every response that returns decrypted
 // values of encrypted fields adds a `consultar` entry naming the fields, never the values.
-// Since issue #15 a module holding personal data logs every read, masked ones included, as ONE
+// Since D29 a module holding personal data logs every read, masked ones included, as ONE
 // entry per request (consultations.test.ts). Entries are buffered and written in batches; a
 // clean stop flushes.
 import { mkdtempSync, rmSync } from 'node:fs'

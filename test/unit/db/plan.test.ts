@@ -34,7 +34,7 @@ t.test('from an empty database every table is created with all its indexes', asy
   t.equal(
     steps.filter((s) => s.kind === 'create_index').length,
     53,
-    '3 per table (id, creator, live rows) + 20 for unique and index: true (two for the scopes of #14) + 4 for ref fields without index: true + 2 composite',
+    '3 per table (id, creator, live rows) + 20 for unique and index: true (two for the record scopes) + 4 for ref fields without index: true + 2 composite',
   )
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')

@@ -1,4 +1,4 @@
-// The per-request decisions of issue #14 against the compiled shipped modules.yaml: scopes
+// The per-request decisions of need to know (D26-D28) against the compiled shipped modules.yaml: scopes
 // resolved with the acting user, field rules and workflow moves. Pure: no database, no HTTP.
 import t from 'tap'
 import { resolveScope } from '../../../src/records/scope.js'
