@@ -1,4 +1,4 @@
-// What auditing reads of decrypted data costs (issue #3): GET one record by id through the
+// What auditing reads of decrypted data costs: GET one record by id through the
 // real app, revealing (audited) vs. masked (not audited), on a temp SQLite database.
 // Run: npm run bench:read-audit   (figures vary with the machine; compare within one run)
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// npm run bench (issues #7, #17): the service against the bare stack and against the peer a user
+// npm run bench: the service against the bare stack and against the peer a user
 // would pick instead (Platformatic DB, installed into a cache outside the repository), side by
 // side in one run.
 //   npm run bench                                  10,000 denuncias, 3 rounds of 5 s per scenario
@@ -8,9 +8,9 @@
 //   npm run bench -- --duration 10 --rounds 5 --json --profile
 //   npm run bench -- --database postgres           the same on a fresh PostgreSQL database
 //   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
-//   npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's (#14)
+//   npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's
 //   npm run bench -- --database postgres --scenarios S4 --instances 1,3   1 and 3 service instances on
-//                                                  one database, side by side, and S4's lock waits (#17)
+//                                                  one database, side by side, and S4's lock waits
 // See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -93,7 +93,7 @@ if (databaseKind !== 'sqlite' && databaseKind !== 'postgres')
   throw new Error(`--database must be sqlite or postgres, not ${String(args.database)}`)
 const adminUrl = args['database-url'] ?? DEFAULT_ADMIN_URL
 const instanceCounts = parseInstances(String(args.instances), databaseKind)
-/** Scenarios whose service windows are sampled for lock waits, on PostgreSQL (issue #17 item 4). */
+/** Scenarios whose service windows are sampled for lock waits, on PostgreSQL. */
 const LOCK_SAMPLED = new Set(['S4'])
 const seedMode = String(args.seed)
 if (seedMode !== 'bulk' && seedMode !== 'api') throw new Error(`--seed must be bulk or api, not ${seedMode}`)
@@ -158,7 +158,7 @@ function scenarios(size: number, year: number): Scenario[] {
         platformatic: platformaticRequests.list(offset),
       },
     },
-    // Issue #17: a page of the fields a list screen shows, none encrypted: nothing to decrypt.
+    // A page of the fields a list screen shows, none encrypted: nothing to decrypt.
     {
       name: 'S2f',
       title: 'GET list limit=100 fields=',
@@ -257,7 +257,7 @@ async function startPeer(
 }
 
 /**
- * S6 (issue #14): the same list page (limit=100, the same offsets) read by an agente, whose
+ * S6: the same list page (limit=100, the same offsets) read by an agente, whose
  * scope (`agente_asignado` is their personal_id or they created it) holds 1/AGENTS of the
  * seeded denuncias, and by superadmin (no scope), on the same service, interleaved like the
  * other scenarios. Cost ratio: unscoped req/s / scoped req/s (target <= 1.1x).
@@ -519,7 +519,7 @@ async function runSize(size: number): Promise<SizeReport> {
 const consultationCosts: { records: number; cost: ConsultationCost }[] = []
 const reports: SizeReport[] = []
 for (const size of sizes) reports.push(await runSize(size))
-// `npm start` to healthy, as the user runs it (issue #18 item 1); --start-runs 0 skips it.
+// `npm start` to healthy, as the user runs it; --start-runs 0 skips it.
 const startRuns = Number(args['start-runs'])
 const npmStart =
   startRuns > 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds dist/ only when a source is newer than the last build (issue #18 item 1): `npm start`,
+// Builds dist/ only when a source is newer than the last build: `npm start`,
 // `npm run records` and `npm run backup` start in well under a second after `npm install`
 // (whose `prepare` builds), and a developer who edited src/ still runs what they wrote.
 // A stat of each source file costs a few milliseconds; tsc costs ten seconds.

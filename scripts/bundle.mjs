@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the built service (dist/src/app/serve.js and everything it imports) into one file,
-// dist/src/app/serve.bundle.cjs, which `records serve` loads when it is current (issue #18
-// item 1). Node spent most of a start finding, reading and compiling some 600 separate files;
+// dist/src/app/serve.bundle.cjs, which `records serve` loads when it is current.
+// Node spent most of a start finding, reading and compiling some 600 separate files;
 // one file of the same code starts in about half the CPU time (docs/performance.md, "Start").
 //
 // The bundle sits beside serve.js on purpose: the few files that find a neighbour through

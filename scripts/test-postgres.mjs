@@ -1,4 +1,4 @@
-// The PostgreSQL half of `npm test` (issue #8): the whole integration suite again, on a fresh
+// The PostgreSQL half of `npm test`: the whole integration suite again, on a fresh
 // PostgreSQL database per data directory, with rate limits counted in Redis, plus the
 // multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
 // a missing PostgreSQL or Redis fails the run.

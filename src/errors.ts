@@ -91,10 +91,10 @@ export const validationFailed = (details: readonly ErrorDetail[]): AppError =>
 export const requiredMissing = (details: readonly ErrorDetail[]): AppError =>
   new AppError('REQUIRED', 400, MESSAGES.required, { details })
 
-/** The longest justification accepted in `X-Motivo` (issue #15). */
+/** The longest justification accepted in `X-Motivo`. */
 export const MOTIVO_MAX_LENGTH = 500
 
-/** 400: modules.yaml requires a justification of this role for this action (issue #15, `motivo_requerido`). */
+/** 400: modules.yaml requires a justification of this role for this action (`motivo_requerido`). */
 export const motivoRequired = (module: string, action: string, role: string): AppError =>
   new AppError('REQUIRED', 400, MESSAGES.motivoRequired, {
     details: [
@@ -132,7 +132,7 @@ export const noToken = (): AppError => new AppError('UNAUTHENTICATED', 401, MESS
 export const invalidToken = (cause?: unknown): AppError =>
   new AppError('INVALID_TOKEN', 401, MESSAGES.invalidToken, { cause })
 export const badCredentials = (): AppError => new AppError('BAD_CREDENTIALS', 401, MESSAGES.badCredentials)
-/** 403; `details` names the permission or rule that refused, never a field's value (issues #14, #18). */
+/** 403; `details` names the permission or rule that refused, never a field's value. */
 export const forbidden = (details?: readonly ErrorDetail[]): AppError =>
   new AppError('FORBIDDEN', 403, MESSAGES.forbidden, details === undefined ? {} : { details })
 
@@ -140,7 +140,7 @@ export const forbidden = (details?: readonly ErrorDetail[]): AppError =>
 export const missingPermission = (permission: string, role: string): AppError =>
   forbidden([{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${permission}'` }])
 
-/** A move of a workflow (issue #14): details name the field, the current state and the allowed next states. */
+/** A move of a workflow: details name the field, the current state and the allowed next states. */
 export const transitionNotAllowed = (
   field: string,
   current: string,
@@ -160,7 +160,7 @@ export const transitionNotAllowed = (
     ],
   })
 
-/** A new record in a state the workflow does not create records in (issue #14, D6). */
+/** A new record in a state the workflow does not create records in (D6). */
 export const creationStateNotAllowed = (field: string, allowed: readonly string[]): AppError =>
   new AppError('TRANSITION_NOT_ALLOWED', 409, MESSAGES.transitionNotAllowed, {
     details: [{ field, message: `Un registro nuevo solo puede crearse en: ${allowed.join(', ')}` }],
@@ -179,7 +179,7 @@ export const finalStateReadOnly = (field: string, state: string, action: 'modifi
     details: [{ field, message: `El registro está en el estado final '${state}': su rol no puede ${action}lo` }],
   })
 export const recordNotFound = (): AppError => new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordNotFound)
-/** `?version=N` that the record never had, or one written before versions were kept (issue #15 item 6). */
+/** `?version=N` that the record never had, or one written before versions were kept. */
 export const recordVersionNotFound = (version: number, current: number): AppError =>
   new AppError('RECORD_NOT_FOUND', 404, MESSAGES.recordVersionNotFound, {
     details: [
@@ -201,7 +201,7 @@ export const versionConflict = (current: number): AppError =>
     details: [{ field: '_version', message: `La versión actual es ${current}` }],
   })
 
-/** A reference (issue #16) that names no live record of its target module: 400 naming the field. */
+/** A reference that names no live record of its target module: 400 naming the field. */
 export const referenceNotFound = (field: string, module: string, id: string): AppError =>
   validationFailed([{ field, message: `'${field}' no es el id de un registro vivo de ${module}: '${id}'` }])
 
@@ -214,7 +214,7 @@ export interface Referrer {
   readonly more: boolean
 }
 
-/** A delete of a record that live records reference (issue #16): 409, one detail per referencing field. */
+/** A delete of a record that live records reference: 409, one detail per referencing field. */
 export const stillReferenced = (referrers: readonly Referrer[]): AppError =>
   new AppError('REFERENCED', 409, MESSAGES.referenced, {
     details: referrers.map((r) => ({
@@ -235,10 +235,10 @@ export const unsupportedMediaType = (): AppError =>
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })
 
-/** A live-feed ticket unknown, expired or already redeemed (issue #16 item 5): 401 like a bad token. */
+/** A live-feed ticket unknown, expired or already redeemed: 401 like a bad token. */
 export const invalidTicket = (): AppError => new AppError('INVALID_TOKEN', 401, MESSAGES.invalidTicket)
 
-/** Past the open event streams allowed per user or per instance (issue #16 item 5). */
+/** Past the open event streams allowed per user or per instance. */
 export const tooManyStreams = (message: string): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.tooManyStreams, {
     details: [{ field: 'eventos', message }],
@@ -246,7 +246,7 @@ export const tooManyStreams = (message: string): AppError =>
   })
 
 /**
- * An address that failed repeatedly for one username must wait (issue #13 item 2): D23's 429,
+ * An address that failed repeatedly for one username must wait: D23's 429,
  * explained in details on `field` (`username` at login, `password_actual` on POST /me/password, F6).
  */
 export const loginDelayed = (retryAfterSeconds: number, field = 'username'): AppError =>
@@ -408,5 +408,5 @@ export const usageError = (message: string): OperatorError =>
 export const commandFailed = (message: string, exitCode = 1): OperatorError =>
   new OperatorError('COMMAND_FAILED', message, { exitCode })
 
-/** Live accounts whose usernames share one canonical form (issue #13 item 4): a person chooses who keeps it. */
+/** Live accounts whose usernames share one canonical form: a person chooses who keeps it. */
 export const usernameCollision = (message: string): OperatorError => new OperatorError('USERNAME_COLLISION', message)

@@ -1,4 +1,4 @@
-// Node flags the service runs with (issue #7): `npm start` passes them (package.json, checked by
+// Node flags the service runs with: `npm start` passes them (package.json, checked by
 // a unit test) and the bench starts the service with them. V8 reads them at process start only,
 // so they cannot be set from inside the service.
 //
@@ -8,7 +8,7 @@
 // the CPU per request unchanged within the machine's noise.
 // --min-semi-space-size=4: the same size from the start. A start grows the young generation from
 // 1 MiB through 8 scavenges and an early full collection; at 4 MiB it takes 5 and no full
-// collection, 20 to 30 ms less of a start's CPU (issue #18). Under load it is 4 MiB either way.
+// collection, 20 to 30 ms less of a start's CPU. Under load it is 4 MiB either way.
 // Not --max-old-space-size: at 192 MiB V8 collected sooner and the bench's peak fell from
 // 210-225 to about 160 MiB, but 150 concurrent lists of 1,000 records (D11's largest page) then
 // ran the heap out and the process aborted; without the cap it answered them all (851 MiB). A

@@ -1,4 +1,4 @@
-// The bare stack the service is measured against (issue #7): a minimal Fastify server that
+// The bare stack the service is measured against: a minimal Fastify server that
 // does only what no records service can skip. Each route verifies the JWT; then
 //   GET  /bare/denuncias/:id  reads one row and decrypts its three values;
 //   GET  /bare/denuncias      reads one page and its count, decrypting every encrypted value;

@@ -1,4 +1,4 @@
-// The bare stack's data access (issue #7, #8): the same five statements on better-sqlite3
+// The bare stack's data access: the same five statements on better-sqlite3
 // (BENCH_DB, inserts into their own file BENCH_BARE_DB, the service's pragmas) or on `pg`
 // (BENCH_DATABASE_URL, a Pool of BENCH_POOL_SIZE connections like the service's
 // DATABASE_POOL_SIZE, named prepared statements, inserts into their own table). Nothing else.

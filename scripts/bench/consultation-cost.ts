@@ -1,4 +1,4 @@
-// The cost of the consultation log (issue #15), in the same run as the rest of the bench: two
+// The cost of the consultation log, in the same run as the rest of the bench: two
 // services in process on the seeded database, one logging consultations and one not (the
 // engine's bench-only `consultationLog: false`), driven alternately through app.inject on the
 // reads of S1-S3; then the audit rows and bytes one list request writes (limit=100 and 1000).
@@ -123,7 +123,7 @@ export async function measureConsultationCost(
 }
 
 export function printConsultationCost(costs: readonly { records: number; cost: ConsultationCost }[]): void {
-  const lines = ['', 'Consultation log (issue #15): in process, same database, on vs off']
+  const lines = ['', 'Consultation log: in process, same database, on vs off']
   for (const { records, cost } of costs) {
     lines.push(`  ${records.toLocaleString('en')} records`)
     for (const s of cost.scenarios)

@@ -1,4 +1,4 @@
-// Where a create's time goes, statement by statement (issue #17): the service in process on a
+// Where a create's time goes, statement by statement: the service in process on a
 // fresh database (SQLite, or PostgreSQL with --database postgres), `--creates` POSTs through
 // `app.inject` (the whole HTTP path), with the driver wrapped for this run only: every SQL
 // statement counted and timed. Prints, per statement, how many a create runs and their time,
@@ -92,7 +92,7 @@ try {
     dataDir,
   )
   const service = await openService(settings)
-  // The agents the creates are assigned to (agente_asignado references personal, issue #16).
+  // The agents the creates are assigned to (agente_asignado references personal).
   const spec = service.spec.moduleByName.get('denuncias')
   if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
   await seedDenuncias(service, spec, 0, 'bench-seed')

@@ -1,4 +1,4 @@
-// The database a benchmark run measures (issue #8): the one place where the bench tells SQLite
+// The database a benchmark run measures: the one place where the bench tells SQLite
 // from PostgreSQL. SQLite (the default) is a file in the run's temp directory; PostgreSQL is a
 // fresh database, `records_bench_<random>`, created on the server of an admin URL with
 // byte-order collation (as SQLite compares, like test/helpers/postgres.ts) and dropped after.

@@ -1,4 +1,4 @@
-// Several service instances behind the bench (issue #17 item 4): `--instances 1,3` measures the
+// Several service instances behind the bench: `--instances 1,3` measures the
 // scenarios with one service process and with three on the same PostgreSQL database, as
 // docs/deployment.md runs them (the same DATABASE_URL, JWT_SECRET and encryption key, a
 // DATA_DIR each). The load is spread over a group's instances by autocannon (its connections

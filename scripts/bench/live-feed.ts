@@ -1,4 +1,4 @@
-// The live feed under load (issue #16 item 5): 100 subscribers follow sala092 over SSE on a
+// The live feed under load: 100 subscribers follow sala092 over SSE on a
 // service child of its own while one client writes. Measured: events delivered per second
 // (every subscriber receives every write, so deliveries = writes x subscribers) and the delay
 // from each write to its delivery, p50 and p99 over every (write, subscriber) pair. The delay

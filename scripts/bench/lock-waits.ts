@@ -1,5 +1,5 @@
-// The share of a write window's backend time spent waiting for locks, on PostgreSQL (issue #17
-// item 4): while the window is open, a connection of its own polls `pg_stat_activity` every few
+// The share of a write window's backend time spent waiting for locks, on PostgreSQL:
+// while the window is open, a connection of its own polls `pg_stat_activity` every few
 // milliseconds for the client backends of one database. Each poll is a sample of what every
 // backend was doing at that instant; over many polls, the count of (backend, poll) pairs in a
 // state is proportional to the time spent in it. A lock wait is state 'active' with

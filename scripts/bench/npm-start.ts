@@ -1,4 +1,4 @@
-// "start to healthy" as a user sees it (issue #18 item 1): `npm start` from the command to the
+// "start to healthy" as a user sees it: `npm start` from the command to the
 // first 200 of /api/health, polled every 20 ms, on a fresh data directory (the first start
 // creates the database and the first admin) and on one already initialised. npm's own start-up
 // is part of the figure, as it is of the user's wait. Median of `runs`.

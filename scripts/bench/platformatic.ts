@@ -1,4 +1,4 @@
-// The peer a user would pick instead of the service (issue #17): Platformatic DB, the
+// The peer a user would pick instead of the service: Platformatic DB, the
 // config-driven REST generator, serving a denuncias table of the same columns and indexes. It
 // does no encryption, revocation, permissions or audit; it verifies a JWT (Platformatic's own
 // authorization with a shared secret) and maps the table to REST.

@@ -1,4 +1,4 @@
-// Summarises a V8 .cpuprofile (node --cpu-prof, issue #17): the functions with the most self
+// Summarises a V8 .cpuprofile (node --cpu-prof): the functions with the most self
 // time, and the share of a few groups (SQLite driver, fsync on commit, crypto, JSON, Fastify).
 //   node dist/scripts/bench/profile-summary.js <file.cpuprofile> [--top 25]
 import { readFileSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// One scenario against every target of the run (issue #17): the same load function, the same
+// One scenario against every target of the run: the same load function, the same
 // options and the same number of rounds for the service, the bare stack and the peer, rounds
 // interleaved with the order rotating so that noise from other users of the machine hits all.
 // Any bench (lists, consultation log, SSE, scoped lists) measures through `runRounds`. With

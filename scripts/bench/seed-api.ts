@@ -1,4 +1,4 @@
-// Seeding through the HTTP API (issue #17, `--seed api`): `count` creates posted by `concurrency`
+// Seeding through the HTTP API (`--seed api`): `count` creates posted by `concurrency`
 // clients at once, as users would fill the database, so the service's tables, indexes and audit
 // chain grow the way they do in use. Shared by every target: each names its path, token and body.
 

@@ -40,7 +40,7 @@ const BATCH = 5000
 
 /**
  * The staff records the seeded denuncias are assigned to: `agente_asignado` references
- * personal (issue #16), so agents 1..AGENTS exist before any denuncia names them.
+ * personal, so agents 1..AGENTS exist before any denuncia names them.
  */
 async function seedAgents(service: OpenService, actor: string): Promise<void> {
   const personal = service.spec.moduleByName.get('personal')
@@ -80,7 +80,7 @@ export async function seedDenuncias(
 }
 
 /**
- * A create body the API accepts: the workflow creates denuncias in `pendiente` only (issue #14),
+ * A create body the API accepts: the workflow creates denuncias in `pendiente` only,
  * so S4 and the API seed post that state (the bulk seed imports every state, as an import may).
  */
 export function creatableDenuncia(i: number): Record<string, unknown> {

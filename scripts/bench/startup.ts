@@ -1,4 +1,4 @@
-// `npm start` to the first healthy answer (issue #17): the command a user runs, its prestart
+// `npm start` to the first healthy answer: the command a user runs, its prestart
 // included, on the bench's seeded database, stopped after each run; the median of `rounds`.
 import { startChild } from './processes.js'
 

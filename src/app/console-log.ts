@@ -1,4 +1,4 @@
-// The service's log as a person reads it on a terminal (issue #18 item 2): one short line per
+// The service's log as a person reads it on a terminal: one short line per
 // event, time, level, message and the few fields that matter, a request as `GET /path -> 200
 // (3 ms)`. JSON lines stay the default for files and pipes, where log tools read them.
 // A pino destination: pino writes each JSON line to `write`, this turns it into text.

@@ -35,7 +35,7 @@ export interface EngineOptions {
   /** PostgreSQL (D38): a committed write's seal failed; its entry waits for the next seal. */
   readonly onSealError: (error: unknown) => void
   /**
-   * False: no consultation entries (issue #15). Only `npm run bench` passes it, to measure
+   * False: no consultation entries. Only `npm run bench` passes it, to measure
    * their cost side by side; no setting or environment variable reaches it.
    */
   readonly consultationLog?: boolean
@@ -61,16 +61,16 @@ export interface Engine {
   readonly settings: Settings
   readonly spec: ServiceSpec
   readonly database: Database
-  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
+  /** The configured keys; `activeId`: the key every write uses, the database's. */
   readonly keyring: Keyring
-  /** The keys as they follow a rotation while this process runs (issue #13). */
+  /** The keys as they follow a rotation while this process runs. */
   readonly keys: LiveKeys
-  /** The generations every instance watches (D20); also carries the key signal (issue #13). */
+  /** The generations every instance watches (D20); also carries the key signal. */
   readonly changes: ChangeWatch
   readonly codec: RecordCodec
   readonly store: RecordStore
   readonly accounts: AccountStore
-  /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
+  /** Canonical usernames and the password policy, for every account write. */
   readonly accountRules: AccountRules
   readonly clock: () => Date
   /** Migration steps applied at this start, in plain words. */
@@ -113,7 +113,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const changes = createChangeWatch(database)
     // Entries a crash left between a write's commit and its seal join the chain now (D38).
     if (options.sealAudit !== false) await sealAudit(database, changes)
-    // A password change or a change of the active flag ends the account's tokens (issue #13 item 4).
+    // A password change or a change of the active flag ends the account's tokens.
     const afterUpdate = endSessionsOnCredentialChange(database, spec.accounts)
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
     const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}

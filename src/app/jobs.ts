@@ -26,7 +26,7 @@ export interface ServiceJobsOptions {
 /** Reports this instance (its first heartbeat before this resolves), then runs every job until stopped. */
 export async function startServiceJobs(options: ServiceJobsOptions): Promise<JobRunner> {
   const { database, log } = options
-  // This instance's keys, reported to `records keys` and reread on a rotation's signal (issue #13).
+  // This instance's keys, reported to `records keys` and reread on a rotation's signal.
   const heartbeat = await startInstanceHeartbeat({
     database,
     keys: options.keys,

@@ -1,4 +1,4 @@
-// A running service serves the modules.yaml it started with (issue #18 item 5). When the file
+// A running service serves the modules.yaml it started with. When the file
 // changes under it, or another process (`records migrate`, a newer instance) migrates the
 // database to another schema, it says so, once per change, in the log (warn) and on /health,
 // and applies nothing: the administrator restarts when ready. Checked on /health and every 30 s

@@ -59,7 +59,7 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
     })
     process.stdout.write(`${banner.join('\n')}\n`)
   } else {
-    // JSON for log tools: the same facts, one per line, none of them a warning (issue #18 item 2),
+    // JSON for log tools: the same facts, one per line, none of them a warning,
     // never the password: JSON means no terminal, so a generated one is in its file.
     const urls = { docs: `${base}/docs`, health: `${base}/health` }
     log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)

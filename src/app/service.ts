@@ -32,7 +32,7 @@ import type { Settings } from './settings.js'
 export interface OpenServiceOptions {
   readonly logger?: FastifyServerOptions['logger']
   readonly clock?: () => Date
-  /** False only in `npm run bench` (issue #15): see EngineOptions.consultationLog. */
+  /** False only in `npm run bench`: see EngineOptions.consultationLog. */
   readonly consultationLog?: boolean
   /** Only the tests pass it: see EngineOptions.readAuditDelayMs. */
   readonly readAuditDelayMs?: number
@@ -47,7 +47,7 @@ export interface OpenService {
   readonly store: RecordStore
   readonly accounts: AccountStore
   readonly codec: RecordCodec
-  /** The configured keys; `activeId`: the key every write uses, the database's (issue #13). */
+  /** The configured keys; `activeId`: the key every write uses, the database's. */
   readonly keyring: Keyring
   readonly keys: LiveKeys
   readonly changes: ChangeWatch
@@ -106,7 +106,7 @@ async function createInitialAdmin(spec: ServiceSpec, store: RecordStore, setting
 /** The Redis client of REDIS_URL: rate limits and failed logins shared by every instance. */
 async function sharedRedis(settings: Settings): Promise<Redis | undefined> {
   if (settings.redisUrl === undefined) return undefined
-  // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start, issue #7).
+  // ioredis is imported only when REDIS_URL is set (about 35 ms of every other start).
   const { Redis } = await import('ioredis')
   // No offline queue: while Redis is away a count fails at once and is made per process or in
   // the database (redisOutage), instead of every request waiting for a reconnection.
@@ -136,7 +136,7 @@ function redisOutage(log: () => FastifyInstance['log'] | undefined): (error: unk
   }
 }
 
-/** Failed logins in Redis when configured (the database while it is away), else the database (issue #13 item 2). */
+/** Failed logins in Redis when configured (the database while it is away), else the database. */
 async function loginFailureStore(database: Database, redis: Redis | undefined, onError: (error: unknown) => void) {
   if (redis === undefined) return createLoginFailureStore(database)
   const { createRedisLoginFailureStore } = await import('../db/accounts/login-failures-redis.js')
@@ -195,7 +195,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     warn: (message) => app?.log.warn(message),
   })
   try {
-    // Refuses to start while two accounts differ only in case, accents' form or spaces (issue #13 item 4).
+    // Refuses to start while two accounts differ only in case, accents' form or spaces.
     const usernames = await canonicalizeUsernames(database, spec.accounts, store)
     redis = await sharedRedis(settings)
     // Instances starting together on one empty PostgreSQL: one creates the admin, the others find it taken.

@@ -13,42 +13,42 @@ export interface Settings {
   readonly basePath: string
   readonly dataDir: string
   readonly databaseUrl: string
-  /** PostgreSQL connections per instance (issue #8). */
+  /** PostgreSQL connections per instance. */
   readonly databasePoolSize: number
-  /** Shared rate-limit counters for many instances; per-process counters without it (issue #8). */
+  /** Shared rate-limit counters for many instances; per-process counters without it. */
   readonly redisUrl: string | undefined
   readonly redisKeyPrefix: string
   readonly modulesFile: string
   readonly jwtSecret: string
-  /** Configured first key first; the rest only decrypt (rotation, issue #3). */
+  /** Configured first key first; the rest only decrypt (rotation). */
   readonly encryptionKeys: readonly Buffer[]
-  /** DATA_DIR/encryption.key when the keys come from it: read again on a rotation's signal (issue #13). */
+  /** DATA_DIR/encryption.key when the keys come from it: read again on a rotation's signal. */
   readonly encryptionKeyFile: string | undefined
-  /** The Ed25519 key `records audit checkpoint` signs with (issue #15 item 7); created on first use. */
+  /** The Ed25519 key `records audit checkpoint` signs with; created on first use. */
   readonly auditCheckpointKeyFile: string
-  /** How often a running instance reports its keys in `_instances` (issue #13). */
+  /** How often a running instance reports its keys in `_instances`. */
   readonly heartbeatMs: number
   readonly adminUsername: string
   readonly adminPassword: string | undefined
-  /** D24, and the docs page's own looser per-address limit (issue #18 item 3). */
+  /** D24, and the docs page's own looser per-address limit. */
   readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number; readonly docsPerMinute: number }
-  /** Proxies trusted to name the client's address (issue #13 item 3). */
+  /** Proxies trusted to name the client's address. */
   readonly trustProxy: TrustProxy
   /** CORS_ORIGINS: browser origins allowed to call the API; empty (the default) sends no CORS headers. */
   readonly corsOrigins: readonly string[]
   /**
-   * Slow clients (issue #6): a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-
+   * Slow clients: a whole request must arrive within `requestMs`; a socket idle for `connectionMs` (keep-
    * alive included) closes.
    */
   readonly timeouts: { readonly requestMs: number; readonly connectionMs: number }
-  /** Longest accepted query string in characters (issue #6). */
+  /** Longest accepted query string in characters. */
   readonly maxQueryLength: number
-  /** Brute-force slowing per username and address, with a per-username alert (issue #13 item 2). */
+  /** Brute-force slowing per username and address, with a per-username alert. */
   readonly loginProtection: LoginProtectionSettings
-  /** Open live-feed streams allowed per user and per instance (issue #16 item 5). */
+  /** Open live-feed streams allowed per user and per instance. */
   readonly eventStreams: { readonly perUser: number; readonly perInstance: number; readonly maxReplay: number }
   readonly logLevel: string
-  /** LOG_FORMAT: readable lines or JSON; `auto` (unset) is readable on a terminal only (issue #18). */
+  /** LOG_FORMAT: readable lines or JSON; `auto` (unset) is readable on a terminal only. */
   readonly logFormat: 'pretty' | 'json' | 'auto'
   /** Secrets that were generated because none was configured: warn, never print them. */
   readonly generated: readonly string[]
@@ -114,7 +114,7 @@ function logFormatOf(raw: string | undefined): Settings['logFormat'] {
   throw settingInvalid(`LOG_FORMAT admite pretty o json (recibido '${raw}')`)
 }
 
-/** Reads `file` or creates it with a fresh secret, readable by the owner only (an older file too, issue #13 item 5). */
+/** Reads `file` or creates it with a fresh secret, readable by the owner only (an older file too). */
 function secretFile(file: string, make: () => string, created: string[]): string {
   if (existsSync(file)) {
     try {

@@ -1,4 +1,4 @@
-// What a person needs after `npm start` (issue #18 item 2): where the API, its docs page and
+// What a person needs after `npm start`: where the API, its docs page and
 // its health check are, the first superadmin's credentials when this start created them, and
 // a login command that works when pasted into a shell (bash, zsh, sh).
 

@@ -1,4 +1,4 @@
-// Anchoring the audit chain (issue #15 item 7): a checkpoint is the chain's head (seq, hash,
+// Anchoring the audit chain: a checkpoint is the chain's head (seq, hash,
 // at, count) signed with an Ed25519 key, in a small JSON file kept off the machine. Whoever
 // rewrites the log afterwards (edits an entry and re-chains every hash after it) produces a
 // chain that verifies on its own but no longer holds the checkpoint's hash at its seq.

@@ -1,4 +1,4 @@
-// An exported piece of the audit chain (issue #15 item 5): its lines in CSV or JSON Lines, and
+// An exported piece of the audit chain: its lines in CSV or JSON Lines, and
 // the offline check of such a file: consecutive sequence numbers, each entry linked to the one
 // before, each hash recomputed. Pure: no database; `records audit verify --segment` runs it.
 import { parse } from 'csv-parse/sync'

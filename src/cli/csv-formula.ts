@@ -2,7 +2,7 @@
 // `-`, `@`, a tab or a carriage return as a formula. `records export` writes such text cells
 // with a leading `'`, which spreadsheets show as text; `records import` takes it off again, so
 // an export re-imports unchanged. Text that already starts with `'` before one of those
-// characters gets one more `'`: the pair of functions is exact both ways (issue #13 item 5).
+// characters gets one more `'`: the pair of functions is exact both ways.
 
 const NEUTRALISED = /^'*[=+\-@\t\r]/
 

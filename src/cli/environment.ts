@@ -72,7 +72,7 @@ export async function withEnvironment<T>(
   }
 }
 
-/** The user a command acts as (`--as`): their role's scopes and field rules apply (issue #14). */
+/** The user a command acts as (`--as`): their role's scopes and field rules apply. */
 export async function actingUserNamed(env: Environment, username: string): Promise<ActingUser> {
   const credentials = await env.accounts.credentials(username)
   const account = credentials === undefined ? undefined : await env.accounts.activeAccount(credentials.id)

@@ -1,6 +1,6 @@
 // What `records import` says about the rows it refuses: the checks of an exported file that
 // the API itself does not make (masked values, `_id`), and the rejections grouped by kind, so
-// one wrong column in 50,000 rows is one line with a count, not 50,000 lines (issue #18 item 6).
+// one wrong column in 50,000 rows is one line with a count, not 50,000 lines.
 import { MASK, META } from '../compile/metadata.js'
 import type { ModuleSpec } from '../compile/types.js'
 

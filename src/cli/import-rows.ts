@@ -16,7 +16,7 @@ export interface ImportRow {
 
 /**
  * `;` or `,`, from the header: field names contain neither, so whichever the first line has more
- * of separates the columns. A spreadsheet in a Spanish locale saves CSV with `;` (issue #18).
+ * of separates the columns. A spreadsheet in a Spanish locale saves CSV with `;`.
  */
 export function delimiterOf(text: string): ';' | ',' {
   const header = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? ''

@@ -1,4 +1,4 @@
-// What `records keys rotate|status` tell the operator about old keys (issue #13): an old key may
+// What `records keys rotate|status` tell the operator about old keys: an old key may
 // leave the configuration only when no stored value and no running instance uses it.
 import { liveInstances, type InstanceReport } from '../db/keys/instance-heartbeat.js'
 import type { Database } from '../db/database.js'

@@ -1,5 +1,5 @@
 // Loads the one-file service (dist/src/app/serve.bundle.cjs, scripts/bundle.mjs) with V8's code
-// cache (issue #18 item 1): the first start after a build compiles it and, once it listens,
+// cache: the first start after a build compiles it and, once it listens,
 // keeps the compiled code beside it (`serve.bundle.cjs.cache`); the next starts take it from
 // there instead of compiling 1.8 MB of JavaScript again. V8 checks the cache against the source
 // and its own version and flags and rejects one that does not fit; the start then compiles as

@@ -17,7 +17,7 @@ export async function loadCommands(): Promise<Command[]> {
 /**
  * The commands of the file named by the first argument (`user` -> commands/user.js), else all:
  * importing every command loads Fastify, Kysely and the drivers, and `records validate`
- * should start in a fraction of a second (issue #18 item 1). A command's file is its first word.
+ * should start in a fraction of a second. A command's file is its first word.
  */
 export async function loadCommandsFor(argv: readonly string[]): Promise<Command[]> {
   const first = argv[0] ?? ''

@@ -1,4 +1,4 @@
-// The access rules of a field as a consumer reads them (issue #14): who cannot read or write it,
+// The access rules of a field as a consumer reads them: who cannot read or write it,
 // defaults from the user, read-only states and the state field's workflow. Compiled into the
 // descriptions of the very schemas that validate requests, so the OpenAPI document shows them.
 import type { JsonSchema } from './field-types.js'

@@ -1,4 +1,4 @@
-// `access:` and `workflow:` of a module compiled into lookup data (issue #14): scopes as
+// `access:` and `workflow:` of a module compiled into lookup data: scopes as
 // conditions for db/ to turn into SQL, field rules and moves as sets and maps for records/.
 import type { AccessDef, ConditionDef, ConditionValueDef, ModuleDef, WorkflowDef } from '../config/types.js'
 import { META_COLUMNS } from './metadata.js'

@@ -20,7 +20,7 @@ export const META = {
 } as const
 
 /**
- * Added to a record read whose stored encrypted values fail their check (issue #13 item 5):
+ * Added to a record read whose stored encrypted values fail their check:
  * the affected fields read as null and these two say so; the rest of the record reads as usual.
  */
 export const INTEGRITY = { marker: '_integridad', fields: '_integridad_campos', failed: 'error' } as const
@@ -53,13 +53,13 @@ export interface MetaFilter {
   readonly description: string
 }
 
-/** A time of the metadata: `AAAA-MM-DD HH:MM:SS`, or a date alone meaning its first second (issue #16). */
+/** A time of the metadata: `AAAA-MM-DD HH:MM:SS`, or a date alone meaning its first second. */
 const parseStamp: FilterParser = (raw) => (isDateTime(raw) ? raw : isDate(raw) ? `${raw} 00:00:00` : INVALID)
 const STAMP = { label: 'fecha y hora AAAA-MM-DD HH:MM:SS o fecha AAAA-MM-DD', parse: parseStamp }
 const WHO = { label: 'id de usuario', operators: ['eq', 'ne', 'in'] as const, parse: (raw: string) => raw }
 const TIME_OPERATORS: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
 
-/** Metadata a client may filter on: who created or changed a record (D11), and when (issue #16). */
+/** Metadata a client may filter on: who created or changed a record (D11), and when. */
 export const FILTERABLE_META: readonly MetaFilter[] = [
   { name: META.created, ...STAMP, operators: TIME_OPERATORS, description: 'cuándo se creó' },
   { name: META.modified, ...STAMP, operators: TIME_OPERATORS, description: 'cuándo se modificó por última vez' },

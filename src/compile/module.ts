@@ -69,7 +69,7 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
     stateField: def.fields.find((f) => f.state)?.name,
     defaults: compileDefaults(def),
     table: compileTable(def.name, fields, def.indexes),
-    // The access rules noted on the fields of the schemas that validate and document requests (#14).
+    // The access rules noted on the fields of the schemas that validate and document requests.
     schemas: {
       ...schemas,
       create: withFieldNotes(schemas.create, notes),

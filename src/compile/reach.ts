@@ -1,4 +1,4 @@
-// Modules that only a `*.*` role can use (issue #18 item 5): after adding a module, a role that
+// Modules that only a `*.*` role can use: after adding a module, a role that
 // lists modules one by one (the shipped administrador) does not reach it until it is named.
 // Not an error (a module for superadmins only is legitimate), a warning of `records validate`.
 import type { ServiceSpec } from './types.js'

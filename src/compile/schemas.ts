@@ -20,7 +20,7 @@ function bodySchemaOf(field: FieldSpec): JsonSchema {
 
 function recordSchemaOf(field: FieldSpec): JsonSchema {
   const body = bodySchemaOf({ ...field, def: { ...field.def, required: false } })
-  // With ?expand= a reference reads as the target record, when the caller may see it (issue #16).
+  // With ?expand= a reference reads as the target record, when the caller may see it.
   if (FIELD_TYPES[field.def.type].declaration.references)
     return {
       anyOf: [

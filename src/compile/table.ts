@@ -1,6 +1,6 @@
 // The SQL table of a module: metadata columns, one column per field, blind-index
 // columns for encrypted fields, and the indexes that unique, `index: true` and the module's
-// `indexes:` (composite, issue #7) ask for, and the live rows' index every list walks (D40).
+// `indexes:` (composite) ask for, and the live rows' index every list walks (D40).
 import { compositeIndexName, fieldIndexOf, metaIndexNames } from '../config/database-names.js'
 import type { ColumnSpec, FieldSpec, IndexSpec, TableSpec } from './types.js'
 import { META, META_COLUMNS, ROW_COLUMN } from './metadata.js'

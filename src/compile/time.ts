@@ -20,7 +20,7 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter
 }
 
-/** The last second formatted per time zone: writes within one second share it (issue #7). */
+/** The last second formatted per time zone: writes within one second share it. */
 const lastFormatted = new Map<string, { second: number; text: string }>()
 
 /** `YYYY-MM-DD HH:MM:SS` in `timeZone`. */

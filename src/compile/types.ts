@@ -14,7 +14,7 @@ export interface FieldSpec {
   /** Accepted on write, never returned (passwords). */
   readonly writeOnly: boolean
   readonly parseFilter: FilterParser | null
-  /** The filter operators this field allows: its type's, only ENCRYPTED_OPERATORS when encrypted (issue #16). */
+  /** The filter operators this field allows: its type's, only ENCRYPTED_OPERATORS when encrypted. */
   readonly operators: readonly FilterOperator[]
   readonly sortable: boolean
   readonly valueSchema: JsonSchema
@@ -47,7 +47,7 @@ export interface TableSpec {
   readonly name: string
   readonly columns: readonly ColumnSpec[]
   readonly indexes: readonly IndexSpec[]
-  /** Columns of the `searchable` fields, indexed for `?q=` (issue #16); absent in older snapshots: none. */
+  /** Columns of the `searchable` fields, indexed for `?q=`; absent in older snapshots: none. */
   readonly search?: readonly string[]
 }
 
@@ -56,8 +56,8 @@ export interface ModuleSchemas {
   readonly update: JsonSchema
   readonly record: JsonSchema
   /**
-   * What the success responses are serialized by (fast-json-stringify through Fastify,
-   * issue #7): the record's shape with plain types only. Encrypted, array and mixed values
+   * What the success responses are serialized by (fast-json-stringify through Fastify):
+   * the record's shape with plain types only. Encrypted, array and mixed values
    * are left untyped (written as JSON.stringify would) so masking never meets a type.
    */
   readonly responses: { readonly one: JsonSchema; readonly list: JsonSchema }
@@ -79,7 +79,7 @@ export interface DefaultSpec {
   readonly value: { readonly literal: unknown } | { readonly now: 'date' | 'datetime' }
 }
 
-/** A `ref` field: the module it points to and what deleting a target does (issue #16 item 4). */
+/** A `ref` field: the module it points to and what deleting a target does. */
 export interface ReferenceSpec {
   readonly field: string
   readonly column: string
@@ -103,7 +103,7 @@ export interface ModuleSpec {
   readonly schemas: ModuleSchemas
   readonly permissions: Readonly<Record<Action, string>>
   readonly routes: readonly RouteSpec[]
-  /** Need to know per role (issue #14); a role absent here acts on the whole module. */
+  /** Need to know per role; a role absent here acts on the whole module. */
   readonly access: ReadonlyMap<string, AccessSpec>
   readonly workflow: WorkflowSpec | undefined
   /** The module's `ref` fields, in declaration order. */
@@ -170,7 +170,7 @@ export interface RoleSpec {
 
 export interface AccountsSpec extends AccountsDef {
   readonly spec: ModuleSpec
-  /** Account fields that access rules name as `$user.<field>`: loaded with the account (issue #14). */
+  /** Account fields that access rules name as `$user.<field>`: loaded with the account. */
   readonly userFields: readonly string[]
 }
 

@@ -1,4 +1,4 @@
-// The `access:` and `workflow:` keys of a module, already shape-checked, as typed definitions (issue #14).
+// The `access:` and `workflow:` keys of a module, already shape-checked, as typed definitions.
 import type { AccessDef, ConditionDef, ConditionValueDef, DefPath, LiteralDef, MoveDef, WorkflowDef } from './types.js'
 
 type Raw = Record<string, unknown>

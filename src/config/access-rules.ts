@@ -1,4 +1,4 @@
-// What the JSON Schema cannot say about `access:` and `workflow:` (issue #14): every field, role,
+// What the JSON Schema cannot say about `access:` and `workflow:`: every field, role,
 // state and user attribute they name exists, scopes can become indexed SQL, every state is reachable.
 import { FIELD_DECLARATIONS } from './field-declarations.js'
 import { didYouMean } from './suggest.js'

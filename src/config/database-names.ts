@@ -30,7 +30,7 @@ function cutTo(text: string, bytes: number): string {
 export const storedName = (name: string): string => cutTo(name, MAX_IDENTIFIER_BYTES)
 
 /**
- * `cx_<table>__<f1>__<f2>`, a composite index (issue #7). The `cx_` prefix keeps it apart from
+ * `cx_<table>__<f1>__<f2>`, a composite index. The `cx_` prefix keeps it apart from
  * the `ix_`/`ux_` names of single-field indexes. When a name holds `__` itself (the parts could
  * then be read two ways) or the result is too long, the name is cut and ends in a hash of the
  * table and field list.
@@ -67,7 +67,7 @@ export const metaIndexNames = (table: string) => ({
 
 /**
  * The single-field index a field asks for, or undefined: unique fields get a unique one, `index:
- * true` and references (a delete of their target looks up who still points to it, #16) a plain one.
+ * true` and references (a delete of their target looks up who still points to it) a plain one.
  */
 export function fieldIndexOf(table: string, field: FieldDef): { name: string; unique: boolean } | undefined {
   if (field.unique) return { name: `ux_${table}_${field.name}`, unique: true }
@@ -76,7 +76,7 @@ export function fieldIndexOf(table: string, field: FieldDef): { name: string; un
   return undefined
 }
 
-/** SQLite's text search of a module (issue #16): an FTS5 table and the triggers that keep it. */
+/** SQLite's text search of a module: an FTS5 table and the triggers that keep it. */
 export const searchTableName = (table: string): string => `${table}__fts`
 /** The search table's triggers, after insert, delete and update of the module's table. */
 export const SEARCH_TRIGGERS = ['ai', 'ad', 'au'] as const
@@ -84,7 +84,7 @@ export const searchTriggerName = (table: string, trigger: (typeof SEARCH_TRIGGER
   `${searchTableName(table)}_${trigger}`
 /** The tables FTS5 keeps beside an external-content search table. */
 const FTS_SHADOW_TABLES = ['data', 'idx', 'docsize', 'config'] as const
-/** PostgreSQL's text search of one column (issue #16): a GIN index. */
+/** PostgreSQL's text search of one column: a GIN index. */
 export const searchIndexName = (table: string, column: string): string => `ix_${table}__q_${column}`
 
 /** The indexes and key constraints of the service's own tables (db/system-tables.ts). */

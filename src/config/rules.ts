@@ -256,7 +256,7 @@ function checkService(config: ModulesConfig, report: Report): void {
     report(['service', 'audit_path'], `La ruta '${config.service.auditPath}' está reservada por el servicio.`)
 }
 
-/** `motivo_requerido:` names roles that exist (issue #15). */
+/** `motivo_requerido:` names roles that exist. */
 function checkMotivoRoles(config: ModulesConfig, report: Report): void {
   const roles = config.roles.map((r) => r.name)
   for (const mod of config.modules)

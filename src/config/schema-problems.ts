@@ -12,7 +12,7 @@ const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv
  * The compiled schema, on first use: a start that reuses its validated modules.yaml
  * (config/validated-cache.ts) never compiles it. validateSchema: false: the schema is the
  * project's own (tests compile it strictly); checking it against the meta-schema cost a tenth of
- * every start (issue #7).
+ * every start.
  */
 let compiled: ValidateFunction | undefined
 function shapeValidator(): ValidateFunction {

@@ -17,7 +17,7 @@ export interface FieldDef {
   readonly unique: boolean
   readonly encrypted: boolean
   readonly index: boolean
-  /** Its words are found by the list's `?q=` text search (issue #16). */
+  /** Its words are found by the list's `?q=` text search. */
   readonly searchable: boolean
   readonly state: boolean
   readonly enum?: readonly string[]
@@ -30,11 +30,11 @@ export interface FieldDef {
   readonly pattern?: string
   readonly format?: 'email' | 'uri'
   readonly renamedFrom?: string
-  /** `ref` only: the module whose record ids the field holds (issue #16 item 4). */
+  /** `ref` only: the module whose record ids the field holds. */
   readonly module?: string
   /** `ref` only: whether deleting a referenced target is refused (restrict, the default) or allowed. */
   readonly onDelete?: 'restrict' | 'allow'
-  /** Enum values renamed since the last migration, old -> new (issue #18 item 6). */
+  /** Enum values renamed since the last migration, old -> new. */
   readonly renamedValues?: Readonly<Record<string, string>>
 }
 
@@ -44,15 +44,15 @@ export interface ModuleDef {
   readonly prefix: string
   readonly description?: string
   readonly fields: readonly FieldDef[]
-  /** Composite indexes: each lists two or more field names, in index order (issue #7). */
+  /** Composite indexes: each lists two or more field names, in index order. */
   readonly indexes: readonly (readonly string[])[]
-  /** Need to know per role (issue #14): record scopes and field rules; roles not named are module-wide. */
+  /** Need to know per role: record scopes and field rules; roles not named are module-wide. */
   readonly access?: readonly AccessDef[]
-  /** The state field's workflow (issue #14); undefined: any state to any state, as before. */
+  /** The state field's workflow; undefined: any state to any state, as before. */
   readonly workflow?: WorkflowDef
-  /** Holds personal data: every read of its records is a logged consultation (issue #15). */
+  /** Holds personal data: every read of its records is a logged consultation. */
   readonly personalData?: boolean
-  /** Per action, the roles that must give a justification (`X-Motivo`, issue #15). */
+  /** Per action, the roles that must give a justification (`X-Motivo`). */
   readonly motivoRequired?: Readonly<Partial<Record<MotivoAction, readonly string[]>>>
 }
 

@@ -1,5 +1,5 @@
 // The last validated modules.yaml (D39), kept in DATA_DIR so that a start with the same file and the
-// same program skips parsing and checking it again (issue #18 item 1: YAML with positions, the
+// same program skips parsing and checking it again (YAML with positions, the
 // schema compile and the rules were a third of a start). Validation is a pure function of the
 // text and the program, so its answer for the same pair is the same; `records validate` and any
 // change of either always validate in full.

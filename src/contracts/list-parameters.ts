@@ -11,7 +11,7 @@ import { MAX_TEXT_QUERY_LENGTH, MAX_TEXT_QUERY_WORDS } from '../records/text-que
 import { exampleValue } from './examples.js'
 import { ref, type OpenApiObject } from './route-contract.js'
 
-/** What each operator means, for the filter table and the property descriptions (issue #16). */
+/** What each operator means, for the filter table and the property descriptions. */
 const OPERATOR_NOTES: Readonly<Record<FilterOperator, string>> = {
   eq: 'igual a',
   ne: 'distinto de (incluye los registros sin valor)',
@@ -121,7 +121,7 @@ function filtersParameter(spec: ModuleSpec): OpenApiObject {
   }
 }
 
-/** `fields=`: lists and GET by id (issue #16). */
+/** `fields=`: lists and GET by id. */
 export const fieldsParameter = (spec: ModuleSpec): OpenApiObject => {
   const sample = spec.fields.filter((f) => !f.writeOnly).slice(0, 2)
   return {
@@ -136,7 +136,7 @@ export const fieldsParameter = (spec: ModuleSpec): OpenApiObject => {
   }
 }
 
-/** `?expand=` on a module with references (issue #16): the ref fields and their targets. */
+/** `?expand=` on a module with references: the ref fields and their targets. */
 export function expandParameters(spec: ModuleSpec): OpenApiObject[] {
   const first = spec.references[0]
   if (first === undefined) return []
@@ -155,7 +155,7 @@ export function expandParameters(spec: ModuleSpec): OpenApiObject[] {
   ]
 }
 
-/** `q` where the module has searchable fields (issue #16). */
+/** `q` where the module has searchable fields. */
 function textParameter(spec: ModuleSpec): OpenApiObject[] {
   const searchable = spec.fields.filter((f) => f.def.searchable).map((f) => `\`${f.name}\``)
   if (searchable.length === 0) return []

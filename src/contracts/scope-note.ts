@@ -1,4 +1,4 @@
-// Which roles of a module see only part of its records (issue #14), for the operations' descriptions.
+// Which roles of a module see only part of its records, for the operations' descriptions.
 // The per-field notes live in the schemas themselves (compile/access-notes.ts).
 import type { ModuleSpec, ScopeSpec } from '../compile/types.js'
 

@@ -11,7 +11,7 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
 }
 
-/** One-shot `crypto.hash` (Node >= 20.12): half the cost of createHash for short texts (issue #7). */
+/** One-shot `crypto.hash` (Node >= 20.12): half the cost of createHash for short texts. */
 export const sha256Hex = (text: string): string => hash('sha256', text, 'hex')
 
 /** The text a scalar is encrypted and blind-indexed as: strings as they are, the rest as JSON. */

@@ -1,4 +1,4 @@
-// Cheap, cross-process change detection for what the service caches (issue #7, D20):
+// Cheap, cross-process change detection for what the service caches (D20):
 // every write of a module bumps that module's generation in the same transaction, and
 // revocations bump their own. A generation is a row of `_sequences` (prefix `_gen:<key>`,
 // year 0), so it is shared by every process and instance on the database. On PostgreSQL a

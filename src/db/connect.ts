@@ -1,7 +1,7 @@
 // DATABASE_URL -> an open Database. `sqlite:<path>` is the embedded default (D1);
-// `postgres://...` serves many instances on one database (issue #8).
+// `postgres://...` serves many instances on one database.
 // The PostgreSQL driver is imported only when a postgres:// URL asks for it: `pg` costs
-// about 40 ms of every SQLite start (issue #7).
+// about 40 ms of every SQLite start.
 import { settingInvalid } from '../errors.js'
 import { createSqliteDatabase } from './dialects/sqlite.js'
 import type { Database } from './database.js'

@@ -67,7 +67,7 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
       ].join('.')
     },
     decrypt(stored, context) {
-      // v1.<key id>.<iv>.<tag>.<body>, read by position: no array per value (issue #7).
+      // v1.<key id>.<iv>.<tag>.<body>, read by position: no array per value.
       const keyAt = stored.indexOf('.') + 1
       const ivAt = stored.indexOf('.', keyAt) + 1
       const tagAt = ivAt === 0 ? 0 : stored.indexOf('.', ivAt) + 1

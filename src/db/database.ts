@@ -8,7 +8,7 @@ export type Row = Record<string, unknown>
 export type DynamicDb = Record<string, Row>
 export type Db = Kysely<DynamicDb>
 
-/** Writers that must take turns across connections and instances (issue #8). */
+/** Writers that must take turns across connections and instances. */
 export type LockName = 'audit' | 'migration' | 'ids'
 
 export interface Database {
@@ -38,7 +38,7 @@ export interface Database {
   continueGenerated(trx: Db, table: string, column: string): Promise<void>
   /**
    * A number that changes whenever another connection commits (SQLite `PRAGMA data_version`);
-   * undefined where the dialect has no such cheap signal. Lets caches skip re-reading (issue #7).
+   * undefined where the dialect has no such cheap signal. Lets caches skip re-reading.
    */
   dataVersion?(): number
   /**

@@ -1,4 +1,4 @@
-// Queries built by Kysely once and then only re-parameterized (issue #7): building and
+// Queries built by Kysely once and then only re-parameterized: building and
 // compiling a query costs more than SQLite takes to run it. A builder receives `param(name)`
 // placeholders; the compiled query remembers where each one landed among the parameters.
 import type { CompiledQuery, Compilable } from 'kysely'
@@ -45,7 +45,7 @@ export function preparedQuery<P extends string>(
   }
 }
 
-/** A query of each module, compiled on first use and then only re-bound (issue #7). */
+/** A query of each module, compiled on first use and then only re-bound. */
 export function preparedPerModule<P extends string>(
   build: (spec: ModuleSpec, param: (name: P) => string) => Compilable<Row>,
 ): (spec: ModuleSpec) => Prepared<P> {

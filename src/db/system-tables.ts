@@ -26,16 +26,16 @@ export const SYSTEM_TABLES = {
   auditPending: '_audit_pending',
   revokedTokens: '_revoked_tokens',
   keys: '_keys',
-  /** Per account, the session version its tokens must carry (issue #13 item 4). */
+  /** Per account, the session version its tokens must carry. */
   accountSessions: '_account_sessions',
-  /** One row (id 1): the key every instance encrypts with (issue #13). */
+  /** One row (id 1): the key every instance encrypts with. */
   keyState: '_key_state',
-  /** One row per running instance: its keys, refreshed by a heartbeat (issue #13). */
+  /** One row per running instance: its keys, refreshed by a heartbeat. */
   instances: '_instances',
   loginFailures: '_login_failures',
-  /** Single-use tickets that open a live feed from a browser (issue #16 item 5). */
+  /** Single-use tickets that open a live feed from a browser. */
   eventTickets: '_event_tickets',
-  /** Every version of every record, values as stored (encrypted ones encrypted), issue #15 item 6. */
+  /** Every version of every record, values as stored (encrypted ones encrypted). */
   versions: '_versions',
   /** One row per job that runs on one instance only: the period last claimed and its lease (db/job-lease.ts). */
   jobRuns: '_job_runs',
@@ -89,7 +89,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .columns(['user_id'])
     .execute()
   // One row per record version: `data` holds the field values as stored (JSON; an encrypted
-  // value is its ciphertext, bound to the record like the live column), issue #15 item 6.
+  // value is its ciphertext, bound to the record like the live column).
   await db.schema
     .createTable(SYSTEM_TABLES.versions)
     .ifNotExists()
@@ -103,7 +103,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('hash', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint(SYSTEM_INDEXES.versionsKey, ['module', 'record_id', 'version'])
     .execute()
-  // The filters of GET /auditoria (issue #15 item 5): a time range, a record id alone (the
+  // The filters of GET /auditoria: a time range, a record id alone (the
   // module's filter uses ix_audit_record's first column).
   await db.schema.createIndex(SYSTEM_INDEXES.auditAt).ifNotExists().on(SYSTEM_TABLES.audit).columns(['at']).execute()
   await db.schema
@@ -154,7 +154,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('key_ids', 'text', (c) => c.notNull())
     .addColumn('active_key_id', 'text', (c) => c.notNull())
     .execute()
-  // Failed logins per username and per username and address (issue #13 item 2): not copied by a
+  // Failed logins per username and per username and address: not copied by a
   // backup or `records copy`, they are forgotten within a day anyway.
   await db.schema
     .createTable(SYSTEM_TABLES.loginFailures)
@@ -175,7 +175,7 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
 }
 
 /**
- * The columns of one consultation or disclosure entry (issue #15), all nullable: entries
+ * The columns of one consultation or disclosure entry, all nullable: entries
  * written before them keep NULL there and their hashes do not include them (audit/log.ts).
  */
 export const AUDIT_REQUEST_COLUMNS = ['address', 'request_id', 'motivo', 'recipient', 'record_ids', 'criteria'] as const
@@ -198,7 +198,7 @@ async function addAuditRequestColumns(db: Db, dialect: Dialect): Promise<void> {
 
 /**
  * createSystemTables under the migration lock, in its own transaction: instances starting
- * together on one PostgreSQL would otherwise race on CREATE TABLE IF NOT EXISTS (issue #8).
+ * together on one PostgreSQL would otherwise race on CREATE TABLE IF NOT EXISTS.
  */
 export async function ensureSystemTables(database: Database): Promise<void> {
   await database.db.transaction().execute(async (trx) => {

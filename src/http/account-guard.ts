@@ -30,7 +30,7 @@ export function guardAccountWrite(
 /**
  * The accounts module's write hook for `auth`'s writes: the guard on the role the account has
  * (as locked) and the one it is given, then the username and password rules on the values
- * written, an update's against the account as locked (F8, issue #13 item 4).
+ * written, an update's against the account as locked (F8).
  */
 export const accountWriteHook =
   (service: ServiceSpec, rules: AccountRules, auth: AuthContext): WriteHook =>

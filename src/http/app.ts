@@ -37,21 +37,21 @@ import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 export interface AppDeps {
   readonly store: RecordStore
   readonly accounts: AccountStore
-  /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
+  /** Canonical usernames and the password policy, for every account write. */
   readonly accountRules: AccountRules
   readonly jwtSecret: string
   readonly basePath: string
   readonly rateLimits: { readonly ipPerMinute: number; readonly tokenPerHour: number; readonly docsPerMinute?: number }
-  /** REDIS_URL's client: rate-limit counters shared by every instance (issue #8, #13 item 7). */
+  /** REDIS_URL's client: rate-limit counters shared by every instance. */
   readonly redis?: Redis
   /** Redis did not answer a rate-limit count: counted per process for this request. */
   readonly onRedisError?: (error: unknown) => void
-  /** Proxies trusted to name the client's address (issue #13 item 3). */
+  /** Proxies trusted to name the client's address. */
   readonly trustProxy: TrustProxy
   readonly logger: FastifyServerOptions['logger']
   readonly clock: () => Date
   readonly ping: () => Promise<void>
-  /** Whether the service still serves the current schema, for /health (issue #18 item 5). */
+  /** Whether the service still serves the current schema, for /health. */
   readonly schemaDrift?: () => Promise<object | undefined>
   /** The consultation log's writer, for /health (F1, F12). */
   readonly consultationLog?: HealthOptions['consultationLog']
@@ -61,14 +61,14 @@ export interface AppDeps {
   readonly corsOrigins?: readonly string[]
   /** The service's version, shown in the OpenAPI document. */
   readonly version?: string
-  /** Slow clients: whole-request and idle-socket timeouts in milliseconds (issue #6). */
+  /** Slow clients: whole-request and idle-socket timeouts in milliseconds. */
   readonly timeouts?: { readonly requestMs: number; readonly connectionMs: number }
-  /** Longest accepted query string (issue #6). */
+  /** Longest accepted query string. */
   readonly maxQueryLength?: number
-  /** Where failed logins are counted (the database or Redis), and the policy (issue #13 item 2). */
+  /** Where failed logins are counted (the database or Redis), and the policy. */
   readonly loginFailures: LoginFailureStore
   readonly loginProtection?: LoginProtectionSettings
-  /** The live feed's database (its audit tail, notifications, tickets) and limits (issue #16 item 5). */
+  /** The live feed's database (its audit tail, notifications, tickets) and limits. */
   readonly events: {
     /**
      * The audit tail the feed streams (db/audit/tail.ts) and the tickets browsers redeem
@@ -104,7 +104,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     requestIdHeader: false,
     genReqId: requestIdOf,
     // A malformed URL (`/api/%`) is refused before routing, outside setErrorHandler: without
-    // this it left as Fastify's own `{error, code, message, statusCode}` (issue #6).
+    // this it left as Fastify's own `{error, code, message, statusCode}`.
     frameworkErrors: handleError,
   })
   app.setErrorHandler(handleError)
@@ -130,7 +130,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   // First hooks of every request: even a 429 or a 404 carries its id and the security headers.
   app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
   // Personal data and tokens must not sit in a browser's or a proxy's cache: every answer but the
-  // public ones (health, the OpenAPI document, the docs page) says no-store (issue #13 item 5).
+  // public ones (health, the OpenAPI document, the docs page) says no-store.
   const prefix = deps.basePath === '/' ? '' : deps.basePath
   const publicPaths = new Set([`${prefix}/health`, `${prefix}/openapi.json`])
   app.addHook('onRequest', async (request, reply) => {
@@ -153,7 +153,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     ...(deps.onRedisError === undefined ? {} : { onStoreError: deps.onRedisError }),
   })
   await app.register(nulGuard)
-  // X-Motivo is accepted on every request: one too long is refused before any work (issue #15).
+  // X-Motivo is accepted on every request: one too long is refused before any work.
   app.addHook('preHandler', async (request) => void motivoOf(request))
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
 

@@ -41,7 +41,7 @@ declare module 'fastify' {
     authenticate(request: FastifyRequest): Promise<AuthContext>
     /**
      * The caller behind verified `claims`, checked again (revocation, disabled account, session
-     * version, role): a live feed repeats this on every event and heartbeat (issue #16). 401 otherwise.
+     * version, role): a live feed repeats this on every event and heartbeat. 401 otherwise.
      */
     authorizeClaims(claims: TokenClaims): Promise<AuthContext>
     /** A token for `account` under its current session version. */
@@ -60,7 +60,7 @@ export function requirePermission(auth: AuthContext, permission: string): void {
   if (!auth.role.granted.has(permission)) throw missingPermission(permission, auth.role.name)
 }
 
-/** The caller as record scopes, field rules and workflows see them (issue #14). */
+/** The caller as record scopes, field rules and workflows see them. */
 export const actingUser = (auth: AuthContext): ActingUser => ({
   id: auth.account.id,
   role: auth.account.role,
@@ -87,7 +87,7 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     if (!/^Bearer [A-Za-z0-9._~+/=-]+$/.test(header)) throw invalidToken()
     let claims: TokenClaims
     try {
-      // The plugin's verifier, compiled once; request.jwtVerify() re-merges options per call (issue #7).
+      // The plugin's verifier, compiled once; request.jwtVerify() re-merges options per call.
       claims = app.jwt.verify<TokenClaims>(header.slice('Bearer '.length))
     } catch (error) {
       throw invalidToken(error)
@@ -104,7 +104,7 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
       options.accounts.isRevoked(claims.jti),
       options.accounts.activeAccount(claims.sub),
     ])
-    // A password change, disable or re-enable since the token was issued ends it (issue #13 item 4).
+    // A password change, disable or re-enable since the token was issued ends it.
     if (revoked || account === undefined || (claims.sv ?? 0) !== account.sessionVersion) throw invalidToken()
     const role = options.service.roles.get(account.role)
     if (role === undefined) throw invalidToken()

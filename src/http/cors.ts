@@ -1,6 +1,6 @@
 // CORS (CORS_ORIGINS): the browser origins allowed to call the API; none by default, so a page
 // served from elsewhere cannot use a logged-in browser's token. A refused preflight says why
-// in the log at info (issue #18 item 4): the browser console only says "blocked by CORS".
+// in the log at info: the browser console only says "blocked by CORS".
 import fastifyCors from '@fastify/cors'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'

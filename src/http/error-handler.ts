@@ -31,7 +31,7 @@ export function handleError(
   if (known === undefined || known.statusCode >= 500) {
     if (known?.code === 'INTEGRITY')
       // Stored data failed its check: changed outside the service, or a key is missing. The client
-      // gets a clear 500; operators get one fatal line to alert on, naming the record (issue #6).
+      // gets a clear 500; operators get one fatal line to alert on, naming the record.
       request.log.fatal(
         { err: known.cause ?? error, alert: 'integridad' },
         'request failed: integrity alert, stored data altered or unreadable',

@@ -1,4 +1,4 @@
-// Log options of the app (issue #5): JSON lines with a request id on each, no secrets.
+// Log options of the app: JSON lines with a request id on each, no secrets.
 // Requests are logged as path and query parameter *names*: filter values may be personal data.
 import { randomUUID } from 'node:crypto'
 import type { FastifyServerOptions } from 'fastify'

@@ -1,4 +1,4 @@
-// Brute force slowed without a lockout switch (issue #13 item 2, after OWASP's authentication
+// Brute force slowed without a lockout switch (after OWASP's authentication
 // guidance): failures are counted per username and client address and per username. An address
 // that failed `maxFailures` times for a username waits before its next try, twice as long after
 // each further failure (up to `maxDelayMs`); an address that did not fail is never held back, so

@@ -1,4 +1,4 @@
-// The justification of a request (issue #15): `X-Motivo`, accepted on every request, kept in
+// The justification of a request: `X-Motivo`, accepted on every request, kept in
 // its consultation entry, required where modules.yaml's `motivo_requerido:` says so.
 import type { FastifyRequest } from 'fastify'
 import type { MotivoAction } from '../config/types.js'

@@ -1,5 +1,5 @@
 // A NUL character (U+0000) is refused in every request, on both databases alike: PostgreSQL
-// cannot store it in text or jsonb, and no record needs it (issue #8; D7: a clear 400, never a 500).
+// cannot store it in text or jsonb, and no record needs it (D7: a clear 400, never a 500).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { validationFailed, type ErrorDetail } from '../errors.js'
@@ -13,7 +13,7 @@ const detail = (field: string): ErrorDetail => ({
 /**
  * Paths (`campo`, `lista[0]`, `objeto.clave`) of the strings and keys in `value` that hold a NUL,
  * walked without recursion: a deeply nested body is the body validator's to refuse (MAX_DEPTH),
- * not a stack overflow here (issue #6).
+ * not a stack overflow here.
  */
 function nulPaths(value: unknown): string[] {
   const out: string[] = []

@@ -1,6 +1,6 @@
-// D24 on @fastify/rate-limit (issue #13 item 7): requests per client address per minute and per
+// D24 on @fastify/rate-limit: requests per client address per minute and per
 // bearer token per hour, counted together; `/health` exempt; the docs page and /openapi.json on
-// their own looser per-address limit (issue #18 item 3).
+// their own looser per-address limit.
 // The plugin counts (in Redis through its `redis` option when REDIS_URL is set, else in its own
 // in-process store); what one plugin hook cannot express is done here, on `createRateLimit`, its
 // documented manual limiter: two limits for one request, the headers of the tighter one, the
@@ -29,7 +29,7 @@ export interface RateLimitOptions {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** 'docs': the route counts against the docs page's limit, not the API's (issue #18 item 3). */
+    /** 'docs': the route counts against the docs page's limit, not the API's. */
     rateLimitGroup?: 'docs'
   }
 }

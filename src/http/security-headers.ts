@@ -1,7 +1,7 @@
-// Security headers on every answer (issue #5), helmet's values computed once at build time.
+// Security headers on every answer, helmet's values computed once at build time.
 // @fastify/helmet rebuilds helmet's middleware (CSP directives parsed again) on every
 // request; the headers never vary per request here, so they are collected once from
-// helmet itself and set from a plain object (issue #7).
+// helmet itself and set from a plain object.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'

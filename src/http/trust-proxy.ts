@@ -1,4 +1,4 @@
-// Which proxies may name the client's address (issue #13 item 3). Fastify's `trustProxy`
+// Which proxies may name the client's address. Fastify's `trustProxy`
 // walks X-Forwarded-For from the right, past trusted proxies only: the address counted is the
 // one the nearest trusted proxy saw, never what the client wrote at the left of the header.
 import { isIP } from 'node:net'

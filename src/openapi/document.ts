@@ -57,7 +57,7 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
         description: spec.def.description ?? `Módulo ${spec.name} (prefijo ${spec.prefix}).`,
       })),
       { name: compiled.audit.path, description: 'Cadena de auditoría (D18, D25).' },
-      { name: 'eventos', description: 'Cambios en vivo por Server-Sent Events (issue #16).' },
+      { name: 'eventos', description: 'Cambios en vivo por Server-Sent Events (D36).' },
       { name: 'sistema', description: 'Estado y documentación (D3).' },
     ],
     paths,

@@ -175,8 +175,8 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
 }
 
 /**
- * Every 4xx passes through the rate limits first, so it carries their headers too (D24,
- * issue #13 item 6); a 429 adds retry-after.
+ * Every 4xx passes through the rate limits first, so it carries their headers too (D24);
+ * a 429 adds retry-after.
  */
 export const ERROR_RESPONSES = Object.fromEntries(
   Object.entries(ERRORS).map(([name, { status, response }]) => {

@@ -1,6 +1,6 @@
 // What every write of an account must respect, whoever makes it (the API, `records user`,
 // the first superadmin, POST /me/password): the username in its canonical form and safe
-// alphabet (F8) and the password policy (issue #13 item 4). Pure: the caller passes the list
+// alphabet (F8) and the password policy. Pure: the caller passes the list
 // of common passwords.
 import type { ServiceSpec } from '../compile/types.js'
 import { validationFailed } from '../errors.js'

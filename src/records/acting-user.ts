@@ -1,4 +1,4 @@
-// Who acts on records: what scopes, field rules and workflows are decided against (issue #14).
+// Who acts on records: what scopes, field rules and workflows are decided against.
 
 export interface ActingUser {
   readonly id: string

@@ -1,4 +1,4 @@
-// GET /auditoria query (D25, issue #15 item 5): limit/offset as lists; filters modulo, accion,
+// GET /auditoria query (D25): limit/offset as lists; filters modulo, accion,
 // registro, usuario, desde/hasta and "who consulted this person" (dni=, campo= + valor=). Pure.
 import { validationFailed, type ErrorDetail } from '../errors.js'
 import { formatExactTimestamp } from '../compile/time.js'
@@ -26,7 +26,7 @@ export const AUDIT_PARAMETERS = [
 
 /**
  * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
- * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15);
+ * `comunicar`: a disclosure (an export) naming its recipient and reason;
  * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6).
  */
 export const AUDIT_ACTIONS = [
@@ -145,7 +145,7 @@ export function parseAuditQuery(
   for (const name of ['modulo', 'accion'] as const) {
     const value = values[name]
     if (value === undefined) continue
-    // An action outside the list matches nothing: say so, as an enum filter on records does (issue #13 item 6).
+    // An action outside the list matches nothing: say so, as an enum filter on records does.
     if (name === 'accion' && !(AUDIT_ACTIONS as readonly string[]).includes(value))
       problems.push({
         field: name,

@@ -164,7 +164,7 @@ function valueProblem(value: unknown): 'unicode' | 'depth' | undefined {
 
 /**
  * Text that is not valid Unicode cannot be stored as written: SQLite keeps UTF-8, where a lone
- * surrogate becomes U+FFFD, so the record would read back changed and fail nothing (issue #6).
+ * surrogate becomes U+FFFD, so the record would read back changed and fail nothing.
  */
 function checkValues(values: Body): void {
   const details: ErrorDetail[] = []
@@ -187,7 +187,7 @@ function asObject(body: unknown, orMissing: () => never): Body {
   return body as Body
 }
 
-/** Compiled on first use, once: a start compiles nothing it does not serve (issue #7). */
+/** Compiled on first use, once: a start compiles nothing it does not serve. */
 function lazily(ajv: Ajv, schema: object): ValidateFunction {
   let compiled: ValidateFunction | undefined
   const validate = ((data: unknown) => {

@@ -1,4 +1,4 @@
-// `?expand=a,b` (issue #16 item 4): the reference fields whose targets a read embeds. Pure.
+// `?expand=a,b`: the reference fields whose targets a read embeds. Pure.
 import { validationFailed } from '../errors.js'
 import type { ModuleSpec } from '../compile/types.js'
 import type { QueryValue } from './list-query.js'

@@ -1,5 +1,5 @@
-// What a user may do in a module, and on one record, with the rule that decides each point
-// (issue #14): the text of `records explain`, the question an auditor asks. Pure.
+// What a user may do in a module, and on one record, with the rule that decides each point:
+// the text of `records explain`, the question an auditor asks. Pure.
 import type { ModuleSpec, RoleSpec, ScopeSpec } from '../compile/types.js'
 import { userAttribute, type ActingUser } from './acting-user.js'
 import { nextStates } from './workflow.js'

@@ -1,4 +1,4 @@
-// Field rules of a role (issue #14): fields it cannot read (absent from answers), cannot write
+// Field rules of a role: fields it cannot read (absent from answers), cannot write
 // (403 naming the field) and values filled from the acting user on create. Pure.
 import type { ListQuery } from './list-query.js'
 import type { AccessSpec, ModuleSpec } from '../compile/types.js'

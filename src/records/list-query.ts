@@ -1,4 +1,4 @@
-// A list request's query string -> a checked ListQuery (D11, D16, issue #16). Pure.
+// A list request's query string -> a checked ListQuery (D11, D16). Pure.
 //
 // Each parameter of a list has its own parser below, called from parseListQuery; every other
 // name is a filter, `campo=valor` or `campo[op]=valor`. A new parameter is one more entry in
@@ -15,7 +15,7 @@ export interface ListLimits {
   readonly maxFilters: number
 }
 
-/** How many values one `campo[in]=a,b,c` may list (issue #16). */
+/** How many values one `campo[in]=a,b,c` may list. */
 export const MAX_IN_VALUES = 100
 
 export interface Filter {
@@ -48,7 +48,7 @@ export interface ListQuery {
   readonly fields: ReadonlySet<string> | undefined
   /** A filter compares an encrypted field's values: the caller needs `{module}.descifrar` (D16). */
   readonly filtersEncrypted: boolean
-  /** `?q=`: the words a text search looks for (issue #16); absent without `q`. */
+  /** `?q=`: the words a text search looks for; absent without `q`. */
   readonly text?: readonly string[]
   /** Order by the text search's relevance: `q` given and no `sort`. */
   readonly byRelevance?: boolean
@@ -93,7 +93,7 @@ function parseCount(name: string, raw: string | undefined, fallback: number, pro
   return Math.min(Number(raw), Number.MAX_SAFE_INTEGER)
 }
 
-/** `sort=a,-b`: several keys, each a sortable field or metadata, none twice (issue #16). */
+/** `sort=a,-b`: several keys, each a sortable field or metadata, none twice. */
 function parseSort(spec: ModuleSpec, raw: string | undefined, problems: ErrorDetail[]): SortKey[] {
   if (raw === undefined) return []
   const keys: SortKey[] = []
@@ -120,7 +120,7 @@ function parseSort(spec: ModuleSpec, raw: string | undefined, problems: ErrorDet
 /** Fields a `fields=` may name: the ones a record shows, and the metadata (always shown anyway). */
 const SHOWN_META: readonly string[] = Object.values(META).filter((name) => name !== META.deleted)
 
-/** `fields=a,b`: the module fields to return; unknown names are a 400 (issue #16). */
+/** `fields=a,b`: the module fields to return; unknown names are a 400. */
 export function parseFields(
   spec: ModuleSpec,
   raw: QueryValue,

@@ -1,4 +1,4 @@
-// Password rules of the kind NIST SP 800-63B describes (issue #13 item 4): a minimum length,
+// Password rules of the kind NIST SP 800-63B describes: a minimum length,
 // no common, repetitive or sequential value, nothing built on the username; no composition
 // rules and no forced expiry. bcrypt reads only the first 72 bytes of a password, so longer
 // ones are refused instead of silently cut (a longer password would equal its first 72 bytes).

@@ -1,4 +1,4 @@
-// A role's compiled scope with the acting user's values filled in (issue #14): what db/ turns
+// A role's compiled scope with the acting user's values filled in: what db/ turns
 // into SQL. Pure; a user-valued match whose user has no value matches nothing.
 import type { ModuleSpec, ScopeSpec } from '../compile/types.js'
 import type { StorageKind } from '../compile/field-types.js'

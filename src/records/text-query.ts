@@ -1,4 +1,4 @@
-// `?q=` of a list (issue #16): the words to find, as both databases index them. Pure.
+// `?q=` of a list: the words to find, as both databases index them. Pure.
 //
 // A word is a run of letters and digits; case and accents do not count ("Daños" and "DANOS"
 // are the word "danos"). Each word of the query must begin a word of one of the searchable

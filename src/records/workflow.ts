@@ -1,4 +1,4 @@
-// A module's workflow decided for one write (issue #14): the state a record is created in, the
+// A module's workflow decided for one write: the state a record is created in, the
 // move an update makes (who may, what it requires), fields read-only in the current state, fields
 // the state requires (F9) and final states read-only but for `final_editable_by` (F9). Pure.
 import type { ModuleSpec, WorkflowSpec } from '../compile/types.js'

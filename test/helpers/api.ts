@@ -46,8 +46,8 @@ export interface TestApi {
   adminToken(): Promise<string>
   /**
    * Seeds the targets a test names by id (`PER-2026-00011`): creates records of the module of
-   * that prefix, as the administrator, until the id exists. Writes check every reference
-   * (issue #16): `userWithRole` and `create` seed the references of their bodies through it;
+   * that prefix, as the administrator, until the id exists. Writes check every reference:
+   * `userWithRole` and `create` seed the references of their bodies through it;
    * test/integration/records/references.test.ts tests the check itself with `request`.
    */
   seedTargets(body: Record<string, unknown>, module?: string): Promise<void>

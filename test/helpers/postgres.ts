@@ -1,4 +1,4 @@
-// The PostgreSQL half of the suite (issue #8): RECORDS_TEST_DATABASE=postgres runs every
+// The PostgreSQL half of the suite: RECORDS_TEST_DATABASE=postgres runs every
 // integration test on a fresh PostgreSQL database per data directory, dropped when the
 // test file ends. The server is RECORDS_TEST_POSTGRES_URL (default: the local one).
 import { randomBytes } from 'node:crypto'

@@ -1,4 +1,4 @@
-// A Server-Sent Events client for the live-feed tests (issue #16): reads a real HTTP stream,
+// A Server-Sent Events client for the live-feed tests: reads a real HTTP stream,
 // parses its events and lets a test wait for the next one of a kind. No timers: a wait ends
 // with the event or with the stream.
 export interface SseEvent {

@@ -1,4 +1,4 @@
-// Issue #18 item 7: docs/api-reference.md documents every endpoint and every message. Its
+// docs/api-reference.md documents every endpoint and every message. Its
 // endpoint table must list each operation of the OpenAPI document the service serves (module
 // paths written as {module}), and each fixed Spanish message of errors.ts must appear in it,
 // so a new route or message without its reference fails here.

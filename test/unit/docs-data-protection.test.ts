@@ -1,4 +1,4 @@
-// Issue #18 item 7: the data protection page tells a DPO which fields are encrypted (D14). Its
+// The data protection page tells a DPO which fields are encrypted (D14). Its
 // table must be the shipped modules.yaml's, so an `encrypted: true` added or removed there
 // without the page fails here.
 import { readFileSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// Issue #18 item 7: the documentation is a set that holds together in a clone. Every relative
+// The documentation is a set that holds together in a clone. Every relative
 // link and #anchor of README.md and docs/*.md resolves (a file that exists, a heading that
 // exists, with GitHub's anchor rules), nothing points outside the repository's own text
 // (`../shared/spec`), every source path named in inline code exists, and every D-number cited

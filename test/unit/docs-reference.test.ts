@@ -1,5 +1,5 @@
 // The administrators' modules.yaml reference in docs/administrators.md is checked against
-// schema/modules.schema.json (issue #5): a key added to or removed from the schema without the
+// schema/modules.schema.json: a key added to or removed from the schema without the
 // guide (or the other way round) fails here, and the guide's YAML examples are valid.
 import { readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'

@@ -1,4 +1,4 @@
-// Issue #18 item 8: one error type for what an operator must fix (OperatorError), with a stable
+// One error type for what an operator must fix (OperatorError), with a stable
 // code, the Spanish message the CLI and startup print, and its details; no ad-hoc classes.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -20,7 +20,7 @@ const files = (dir: string): string[] =>
     return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : []
   })
 
-t.test('issue #18: a configuration error lists every problem at file:line:column', async (t) => {
+t.test('a configuration error lists every problem at file:line:column', async (t) => {
   const error = configInvalid([
     { file: 'modules.yaml', line: 5, column: 13, message: "Zona horaria desconocida 'Mars/Olympus'" },
     { file: 'modules.yaml', line: 9, column: 3, message: 'Falta la clave obligatoria' },
@@ -33,7 +33,7 @@ t.test('issue #18: a configuration error lists every problem at file:line:column
   )
 })
 
-t.test('issue #18: a refused migration lists its steps; a usage error exits with 2', async (t) => {
+t.test('a refused migration lists its steps; a usage error exits with 2', async (t) => {
   t.match(migrationRefused('Los datos impiden el cambio', ['Quitar el campo x']), {
     code: 'MIGRATION_REFUSED',
     items: ['Quitar el campo x'],
@@ -43,7 +43,7 @@ t.test('issue #18: a refused migration lists its steps; a usage error exits with
   t.match(commandFailed('Las contraseñas no coinciden'), { code: 'COMMAND_FAILED', exitCode: 1 })
 })
 
-t.test('issue #18: errors.ts holds the only error classes of src/', async (t) => {
+t.test('errors.ts holds the only error classes of src/', async (t) => {
   for (const path of files(SRC).filter((p) => !p.endsWith('/errors.ts')))
     t.notMatch(readFileSync(path, 'utf8'), /class \w+ extends Error\b/, relative(SRC, path))
 })

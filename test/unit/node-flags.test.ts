@@ -1,4 +1,4 @@
-// Issue #7: `npm start` runs the service with the Node flags the bench measured it with.
+// `npm start` runs the service with the Node flags the bench measured it with.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { SERVICE_NODE_FLAGS } from '../../src/node-flags.js'

@@ -1,4 +1,4 @@
-// The validated modules.yaml kept in DATA_DIR (issue #18 item 1): reused only for the same text,
+// The validated modules.yaml kept in DATA_DIR: reused only for the same text,
 // the same build and a signature made with this installation's secret; anything else validates.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,4 +1,4 @@
-// `records audit checkpoint [--out FILE] [--key FILE]` (issue #15 item 7): the chain's head
+// `records audit checkpoint [--out FILE] [--key FILE]`: the chain's head
 // signed with an Ed25519 key, into a small JSON file to keep off the machine;
 // `records audit verify --checkpoint FILE` checks it later. Listed by audit.ts.
 import { mkdirSync, writeFileSync } from 'node:fs'

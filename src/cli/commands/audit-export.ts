@@ -1,5 +1,5 @@
-// `records audit export [--desde T] [--hasta T] [--format csv|jsonl] [--out FILE]` (issue #15
-// item 5): the entries of a time range as one unbroken piece of the chain, for the data
+// `records audit export [--desde T] [--hasta T] [--format csv|jsonl] [--out FILE]`:
+// the entries of a time range as one unbroken piece of the chain, for the data
 // protection officer; its first prev_hash and last hash on stderr, and
 // `records audit verify --segment FILE` checks the file offline. Listed by audit.ts.
 import { openExportOutput } from '../export-output.js'

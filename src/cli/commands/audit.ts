@@ -1,6 +1,6 @@
 // `records audit verify [--from N] [--expect-head SEQ:HASH] [--checkpoint FILE] [--segment FILE]`:
-// the audit chain and every record's hash checked (D17, D18), against a signed checkpoint
-// (issue #15 item 7), or an exported segment checked offline; `records audit export` and
+// the audit chain and every record's hash checked (D17, D18), against a signed checkpoint,
+// or an exported segment checked offline; `records audit export` and
 // `records audit checkpoint` are in audit-export.ts and audit-checkpoint.ts.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -69,7 +69,7 @@ async function checkExpectedHead(env: Environment, expected: Head): Promise<Inte
   return undefined
 }
 
-/** What a signed checkpoint proves against the database (issue #15 item 7); problems, if any. */
+/** What a signed checkpoint proves against the database; problems, if any. */
 async function checkCheckpoint(env: Environment, checkpoint: Checkpoint): Promise<IntegrityProblem[]> {
   if (!signatureHolds(checkpoint))
     return [

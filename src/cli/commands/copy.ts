@@ -1,6 +1,6 @@
 // `records copy --from <url> --to <url>`: moves a whole installation (an embedded SQLite one to
 // PostgreSQL, typically) with every record, account, audit entry, sequence and hash as it is,
-// so `records audit verify` on the target checks the same chain (issue #8).
+// so `records audit verify` on the target checks the same chain.
 import { existsSync } from 'node:fs'
 import { createDatabase } from '../../db/connect.js'
 import { copyDatabase } from '../../db/operations/copy.js'

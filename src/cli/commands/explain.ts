@@ -1,5 +1,5 @@
 // `records explain <usuario> <módulo> [<id>]`: what a user may do in a module (and on one record)
-// and which rule of modules.yaml decides it (issue #14). Reads only; nothing is audited as a read
+// and which rule of modules.yaml decides it. Reads only; nothing is audited as a read
 // of the record's values, which are not printed.
 import type { Command } from '../command.js'
 import { actingUserNamed, moduleNamed, withEnvironment } from '../environment.js'

@@ -1,6 +1,6 @@
 // `records export <module>`: every live record as the API lists it (masked unless --decrypt),
 // in CSV or JSON Lines; a disclosure, logged as one 'comunicar' entry naming its recipient
-// and reason (issue #15).
+// and reason.
 import { openExportOutput } from '../export-output.js'
 import { stringify } from 'csv-stringify/sync'
 import { META } from '../../compile/metadata.js'
@@ -16,7 +16,7 @@ import type { ActingUser } from '../../records/acting-user.js'
 
 const PAGE = 1000
 
-/** Both required: an export hands records to someone, for a reason (issue #15). */
+/** Both required: an export hands records to someone, for a reason. */
 function disclosureOf(recipient: string | undefined, motivo: string | undefined) {
   const missing = [
     ...(recipient?.trim() ? [] : ['--destinatario <quién recibe los datos>']),

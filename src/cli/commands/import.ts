@@ -91,7 +91,7 @@ Salida: 0 si se importó; 1 si hubo filas rechazadas sin --skip-invalid (nada im
     return withEnvironment(input, async (env) => {
       const spec = moduleNamed(env.spec, moduleName)
       const validator = createBodyValidator(spec, createBodyAjv())
-      // Accounts get the API's account rules too: canonical username, password policy (issue #13 item 4).
+      // Accounts get the API's account rules too: canonical username, password policy.
       const accountRules = spec === env.spec.accounts.spec ? env.accountRules : undefined
       const rows = readImportRows(spec, text, format)
       if (!flag(input, 'new-ids') && rows.some((r) => hasId(r.body))) throw commandFailed(ID_REFUSED)

@@ -1,5 +1,5 @@
 // `records keys generate|rotate|status|retire`: encryption key material and its rotation while the
-// service runs (issues #3, #13, D14).
+// service runs (D14).
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -49,7 +49,7 @@ cifrados). Para usarla:
     const file = join(settingsOf(input).dataDir, 'encryption.key')
     const previous = existsSync(file) ? readFileSync(file, 'utf8').trim() : ''
     writeFileSync(file, `${key}\n${previous === '' ? '' : `${previous}\n`}`, { mode: 0o600 })
-    chmodSync(file, 0o600) // the mode above applies only to a new file (issue #13 item 5)
+    chmodSync(file, 0o600) // the mode above applies only to a new file
     if (flag(input, 'json')) printJson(input, { keyId, installed: file })
     else
       printLines(input, [
@@ -59,7 +59,7 @@ cifrados). Para usarla:
   },
 }
 
-/** --wait SECONDS: how long to wait for running instances to report (heartbeats, issue #13). */
+/** --wait SECONDS: how long to wait for running instances to report (heartbeats). */
 function waitMsOf(input: Parameters<Command['run']>[0]): number {
   const text = stringOption(input, 'wait') ?? '60'
   if (!/^\d+$/.test(text)) throw usageError(`--wait espera un número de segundos, recibido '${text}'`)

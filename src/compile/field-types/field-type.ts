@@ -42,7 +42,7 @@ export interface FieldDeclaration {
   readonly acceptsNow: boolean
   /** A literal `default:` of this type. */
   readonly defaultFits: (value: unknown) => boolean
-  /** May be `searchable: true`: words of its text found by `?q=` (issue #16). */
+  /** May be `searchable: true`: words of its text found by `?q=`. */
   readonly searchable: boolean
   /**
    * Accepted on writes, never returned (password hashes): no default, no profile, no user
@@ -50,7 +50,7 @@ export interface FieldDeclaration {
    */
   readonly writeOnly: boolean
   /**
-   * Holds the id of a record of the module named by `module:` (issue #16 item 4): takes `module`
+   * Holds the id of a record of the module named by `module:`: takes `module`
    * and `on_delete`, is always indexed, can be expanded and is checked on every write.
    */
   readonly references: boolean
@@ -95,7 +95,7 @@ export interface FieldTypeDef {
   /** Converts a query-string value (INVALID when it is not one); null when the type cannot be filtered. */
   readonly parseFilter: FilterParser | null
   /**
-   * The filter operators the type allows (issue #16), read by the list parser, the SQL and the
+   * The filter operators the type allows, read by the list parser, the SQL and the
    * OpenAPI document alike; empty exactly when `parseFilter` is null. Encrypted fields keep only
    * those of ENCRYPTED_OPERATORS.
    */

@@ -1,4 +1,4 @@
-// `ref`: the id of a live record of another module (`module:`), issue #16 item 4. Stored as
+// `ref`: the id of a live record of another module (`module:`). Stored as
 // the id's text; writes check the target exists and is live, `?expand=` embeds it.
 import { ORDERED_OPERATORS, type FieldTypeDef } from './field-type.js'
 import { anyString, BASE_DECLARATION, EXAMPLE_DATE, textCell } from './shared.js'

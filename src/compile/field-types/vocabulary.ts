@@ -20,7 +20,7 @@ export const INVALID = Symbol('invalid filter value')
 export type FilterParser = (raw: string) => unknown
 
 /**
- * The operators of a list filter, `campo[op]=valor` (issue #16): equality, order, a list of
+ * The operators of a list filter, `campo[op]=valor`: equality, order, a list of
  * values, emptiness. Plain `campo=valor` is `eq` (D11).
  */
 export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'null'] as const

@@ -1,4 +1,4 @@
-// Single-use tickets that let a browser's EventSource open a live feed (issue #16 item 5): an
+// Single-use tickets that let a browser's EventSource open a live feed: an
 // EventSource cannot send an Authorization header, and a bearer token in a URL ends in logs.
 // A ticket is random, stored hashed in the database (any instance redeems it), bound to the
 // token that asked for it (its revocation ends the stream too), and lives seconds. It carries

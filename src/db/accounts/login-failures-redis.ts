@@ -1,4 +1,4 @@
-// Failed-login counts in Redis (REDIS_URL, issue #13 item 2): one hash per key, counted and
+// Failed-login counts in Redis (REDIS_URL): one hash per key, counted and
 // given its expiry in one atomic script, so every instance sees one count. While Redis does not
 // answer, the database store counts instead: logins go on, still slowed, never unprotected.
 import type { Redis } from 'ioredis'

@@ -1,4 +1,4 @@
-// Failed-login counts shared by every instance and kept across restarts (issue #13 item 2):
+// Failed-login counts shared by every instance and kept across restarts:
 // in the database, or in Redis when REDIS_URL is set (login-failures-redis.ts). Keys are hashes
 // made by the caller, so neither store holds a username or an address in clear.
 import { sql } from 'kysely'

@@ -19,12 +19,12 @@ export interface Account {
   readonly role: string
   /**
    * Starts at 0 and grows with every password change, disable or re-enable: a token carries
-   * the value it was issued under and is refused once it differs (issue #13 item 4).
+   * the value it was issued under and is refused once it differs.
    */
   readonly sessionVersion: number
   /** `_id`, the profile fields of modules.yaml and `_created` (API reference 2.9). */
   readonly profile: Readonly<Record<string, unknown>>
-  /** The account fields access rules name as `$user.<field>` (issue #14). */
+  /** The account fields access rules name as `$user.<field>`. */
   readonly fields: Readonly<Record<string, unknown>>
 }
 

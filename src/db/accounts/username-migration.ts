@@ -1,4 +1,4 @@
-// Usernames written before they were canonical (issue #13 item 4): at startup each live
+// Usernames written before they were canonical: at startup each live
 // account's username is rewritten to its canonical form through the record store (new
 // version, `_hash` and an 'editar' audit entry by `sistema`). Two live accounts whose
 // usernames have one canonical form cannot both keep it: the start is refused, naming them,

@@ -10,7 +10,7 @@ import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from '../system-tables.js'
 import { coalesced } from '../coalesce.js'
 import { preparedQuery } from '../prepared.js'
 
-/** One list, which GET /auditoria?accion= validates against (issue #13 item 6). */
+/** One list, which GET /auditoria?accion= validates against. */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 export interface AuditEvent {
@@ -24,7 +24,7 @@ export interface AuditEvent {
   readonly fields: readonly string[]
   /** When the request was answered, with ms; default: when the entry is appended. */
   readonly at?: string
-  /** Issue #15: the request this entry records (consultations and disclosures). */
+  /** The request this entry records (consultations and disclosures). */
   readonly address?: string | null
   readonly requestId?: string | null
   /** The justification given (`X-Motivo`). */
@@ -49,7 +49,7 @@ export interface AuditEntry {
   readonly fields: readonly string[]
   readonly prev_hash: string
   readonly hash: string
-  // Issue #15, null on entries written before: see hashAuditEntry.
+  // The request columns (D29), null on entries written before them: see hashAuditEntry.
   readonly address: string | null
   readonly request_id: string | null
   readonly motivo: string | null
@@ -64,7 +64,7 @@ type RequestKey = 'address' | 'request_id' | 'motivo' | 'recipient' | 'record_id
 
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The actions a live feed streams (issue #16 item 5): the writes of module records. */
+/** The actions a live feed streams: the writes of module records. */
 export const RECORD_WRITE_ACTIONS = [
   'crear',
   'importar',
@@ -73,7 +73,7 @@ export const RECORD_WRITE_ACTIONS = [
 ] as const satisfies readonly AuditAction[]
 const isRecordWrite = (action: AuditAction): boolean => (RECORD_WRITE_ACTIONS as readonly string[]).includes(action)
 
-/** The PostgreSQL channel told the last seq of every record write, on commit (issue #16 item 5). */
+/** The PostgreSQL channel told the last seq of every record write, on commit. */
 export const AUDIT_CHANNEL = 'records_audit'
 
 const json = (value: unknown): string => JSON.stringify(value ?? null)
@@ -87,7 +87,7 @@ const optional = (key: string, value: unknown): string =>
  * in canonicalJson's order (a test proves the text identical to canonicalJson of the entry
  * without its null request keys).
  *
- * The request columns of issue #15 (address, request_id, motivo, recipient, record_ids,
+ * The request columns of D29 (address, request_id, motivo, recipient, record_ids,
  * criteria) enter the hashed text only when not null: an entry written before they existed
  * hashed a text without them, and reading it back gives NULL there, so leaving null keys out
  * rebuilds that very text and old chains still verify. A non-null value cannot be removed
@@ -147,8 +147,8 @@ const MAX_ROWS = 64
 const inserts = new WeakMap<Database, Map<string, CompiledQuery>>()
 
 /**
- * The INSERT of `rows` entries into `table`, compiled once per database, table and size (issue
- * #7): a read audit flushes up to a thousand entries at a time, and building that statement
+ * The INSERT of `rows` entries into `table`, compiled once per database, table and size:
+ * a read audit flushes up to a thousand entries at a time, and building that statement
  * through the query builder cost more than hashing and storing them. Sizes are powers of two up
  * to MAX_ROWS, so at most seven statements per table exist and the driver keeps each prepared.
  */

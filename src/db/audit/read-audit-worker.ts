@@ -1,4 +1,4 @@
-// The read audit's writer thread (issue #7) for an embedded SQLite file: batches of
+// The read audit's writer thread for an embedded SQLite file: batches of
 // `consultar` entries are hashed into the chain and inserted here, on a connection of this
 // thread, so a read costs the event loop an array push, not a share of the flush. The
 // chain stays one: this connection appends under SQLite's write lock like every writer.

@@ -1,4 +1,4 @@
-// The writers of the consultation log's batches (issue #7): in this thread, or in a worker thread
+// The writers of the consultation log's batches: in this thread, or in a worker thread
 // with its own connection on an embedded SQLite file. A failed write rejects with the database's
 // code (SQLITE_FULL, a SQLSTATE...), which read-audit-faults.ts judges.
 import { Worker } from 'node:worker_threads'

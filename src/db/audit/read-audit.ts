@@ -1,4 +1,4 @@
-// Consultations of personal data are audited too (Directive (EU) 2016/680, art. 25; issue #15:
+// Consultations of personal data are audited too (Directive (EU) 2016/680, art. 25:
 // one entry per request): entries are buffered and appended in batches, one transaction per
 // flush, so a read costs a push to an array, not a write. Entries not yet flushed when the
 // process is killed are lost (at most `maxDelayMs`, 1 s, of them); a clean stop flushes. The backlog is
@@ -6,7 +6,7 @@
 // for the writer (reads slow down; entries are never dropped, memory does not grow).
 // On an embedded SQLite file the batches are written by a worker thread with its own
 // connection (read-audit-worker.ts): hashing and inserting them no longer takes turns with
-// requests on the event loop (issue #7). PostgreSQL writes them from here: its I/O is
+// requests on the event loop. PostgreSQL writes them from here: its I/O is
 // asynchronous already. An entry the database refuses is set apart and reported, never retried in
 // front of the others; a writer that cannot write keeps every entry, retries, and says so in
 // `status()` for /health (F1, F12).
@@ -164,7 +164,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
       // growing and the read is refused; the failure is on /health and in the log already.
       if (failing !== undefined && backlog >= maxBacklog && !always)
         throw consultationLogFull(unwritten, failing.since, failing.code)
-      // Each entry keeps the time of its request (ms), not of the flush that writes it (issue #15).
+      // Each entry keeps the time of its request (ms), not of the flush that writes it.
       const at = formatExactTimestamp(options.clock(), options.timezone)
       for (const event of events) {
         const stamped = event.at === undefined ? { ...event, at } : event

@@ -1,5 +1,5 @@
 // The record writes of the audit chain after a given seq: what a live feed streams and what a
-// resume replays (issue #16 item 5). The chain's seq is the feed's event id.
+// resume replays. The chain's seq is the feed's event id.
 import { AUDIT_CHANNEL, auditEntryFromRow, RECORD_WRITE_ACTIONS, type AuditEntry } from './log.js'
 import type { Database, Db } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'

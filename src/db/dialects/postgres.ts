@@ -1,5 +1,5 @@
 // PostgreSQL through `pg` and Kysely's PostgresDialect: a connection pool shared by the
-// requests of one instance; many instances share the database (issue #8).
+// requests of one instance; many instances share the database.
 import pg from 'pg'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import type { Database, Db, DynamicDb, LockName } from '../database.js'

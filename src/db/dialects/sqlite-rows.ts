@@ -1,4 +1,4 @@
-// better-sqlite3 statements whose rows are built in JavaScript (issue #17). better-sqlite3 makes
+// better-sqlite3 statements whose rows are built in JavaScript. better-sqlite3 makes
 // each row object in C++, one property at a time; past a score of columns V8 keeps such an object
 // as a dictionary, slow to build and slow to read. A list page of 100 full records (27 columns)
 // took about twice as long that way as reading the same rows as arrays. Here a reading statement

@@ -77,7 +77,7 @@ export interface SqliteOptions {
 
 /**
  * The database file, and so its -wal and -shm (SQLite gives them the database file's mode),
- * readable by the owner only whatever the umask, the folder or an older file (issue #13 item 5).
+ * readable by the owner only whatever the umask, the folder or an older file.
  */
 export function makePrivate(file: string): void {
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600))
@@ -94,7 +94,7 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   // FULL: an acknowledged write survives a power cut, not only a process crash.
   raw.pragma('synchronous = FULL')
   // Overwritten and deleted content is zeroed, not left in free page space: after a key
-  // rotation no ciphertext under the retired key survives in the file (issue #3, D14).
+  // rotation no ciphertext under the retired key survives in the file (D14).
   raw.pragma('secure_delete = ON')
   raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`)
   // Never map the database file into memory (the build's default, said here so it stays): a mapped

@@ -1,4 +1,4 @@
-// What each running instance holds (issue #13): a row of `_instances` per process, refreshed
+// What each running instance holds: a row of `_instances` per process, refreshed
 // every heartbeat with the keys it has configured and the key it encrypts with. On a key
 // signal (change watch) the instance reads its keys again before reporting. `records keys`
 // reads these rows to know when every instance holds a new key and when none uses an old one.

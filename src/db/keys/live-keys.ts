@@ -1,4 +1,4 @@
-// The encryption keys of one running process (issue #13). The configured keys may grow while
+// The encryption keys of one running process. The configured keys may grow while
 // it runs (the key file is read again when a rotation signals it), and the key it encrypts
 // with is the database's active key, checked inside every write transaction: no instance
 // writes under a key that a rotation retired, whatever its own configuration lists first.

@@ -1,7 +1,7 @@
 // Which encryption keys the stored data may need, and which one every instance encrypts
 // with. A key that encrypted values and is not configured any more is a startup error,
-// never garbage output (issue #3). The active key is the database's, not each instance's
-// configuration: a rotation switches it for every instance at once (issue #13).
+// never garbage output. The active key is the database's, not each instance's
+// configuration: a rotation switches it for every instance at once.
 import { keyMissing } from '../../errors.js'
 import type { ChangeWatch } from '../change-watch.js'
 import type { Keyring } from '../crypto.js'
@@ -19,7 +19,7 @@ export async function registeredKeys(db: Db): Promise<string[]> {
 
 /**
  * The key every write encrypts with. `lock`: inside a write transaction on PostgreSQL the row is
- * held shared until commit, so a switch waits for writes under the old key to end (issue #13).
+ * held shared until commit, so a switch waits for writes under the old key to end.
  */
 export async function activeKeyOf(database: Database, db: Db = database.db, lock = false): Promise<string | undefined> {
   const row = await db
@@ -33,7 +33,8 @@ export async function activeKeyOf(database: Database, db: Db = database.db, lock
 
 /**
  * Refuses a keyring that lacks a key the data may use; returns the active key. On a first
- * start (or a database older than issue #13) the configured first key becomes the active one.
+ * start (or a database that does not yet record its active key) the configured first key becomes
+ * the active one.
  */
 export async function checkKeyRegistry(database: Database, keyring: Keyring): Promise<string> {
   const missing = (await registeredKeys(database.db)).filter((id) => !keyring.keys.has(id))

@@ -1,7 +1,7 @@
 // Switches every instance to the new key, then re-encrypts every value that is not under it,
-// in batches of one transaction each: an interrupted rotation resumes where it stopped
-// (issue #3). Each batch bumps its module's generation, so running instances drop cached
-// list totals whose blind indexes just changed (issue #13).
+// in batches of one transaction each: an interrupted rotation resumes where it stopped.
+// Each batch bumps its module's generation, so running instances drop cached
+// list totals whose blind indexes just changed.
 import { formatExactTimestamp } from '../../compile/time.js'
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { ServiceSpec } from '../../compile/types.js'
@@ -29,7 +29,7 @@ export interface RotationOptions {
 }
 
 /**
- * Re-encrypts the kept versions of every record (issue #15 item 6) under the active key, in
+ * Re-encrypts the kept versions of every record under the active key, in
  * batches of one transaction each, keyed by (module, record, version): an interrupted run
  * resumes, a version written meanwhile is under the active key already. Returns how many changed.
  */
@@ -110,7 +110,7 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
       await options.onBatch?.({ module: spec.name, rewritten })
     }
   }
-  // The kept versions too: no value may stay under a retired key (issue #15 item 6).
+  // The kept versions too: no value may stay under a retired key.
   const versions = await rotateVersions(options, batchSize)
   await retireKeys(database, options.changes, activeKeyId)
   return { rewritten, versions }

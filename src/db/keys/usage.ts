@@ -1,5 +1,5 @@
-// How many stored values each key encrypted (issue #13): records of every module, deleted ones
-// included, and their kept versions (issue #15 item 6). The audit log stores field names only,
+// How many stored values each key encrypted: records of every module, deleted ones
+// included, and their kept versions. The audit log stores field names only,
 // never values, so it holds no ciphertext.
 import { sql } from 'kysely'
 import type { ServiceSpec } from '../../compile/types.js'

@@ -9,7 +9,7 @@ export type MigrationStep =
   | { readonly kind: 'add_column'; readonly table: string; readonly column: ColumnSpec }
   | { readonly kind: 'rename_column'; readonly table: string; readonly from: string; readonly to: string }
   | { readonly kind: 'create_index'; readonly table: string; readonly index: IndexSpec }
-  /** The text-search index of `?q=` over these columns (issue #16); built from the rows already there. */
+  /** The text-search index of `?q=` over these columns; built from the rows already there. */
   | { readonly kind: 'create_text_search'; readonly table: string; readonly columns: readonly string[] }
   | { readonly kind: 'drop_text_search'; readonly table: string; readonly columns: readonly string[] }
   | { readonly kind: 'drop_index'; readonly table: string; readonly name: string }
@@ -23,7 +23,7 @@ export type MigrationStep =
     }
   /**
    * A field became a reference to `target` (or points elsewhere now): existing live rows must
-   * name live records of it (checked against the data, issue #16).
+   * name live records of it (checked against the data).
    */
   | { readonly kind: 'check_references'; readonly table: string; readonly field: string; readonly target: string }
   /** A field became required: existing rows must all have it (checked against the data). */
@@ -38,7 +38,7 @@ export type MigrationStep =
       readonly to: string
     }
   | { readonly kind: 'encrypt_field' | 'decrypt_field'; readonly table: string; readonly field: string }
-  /** Records holding `from` in an enum field get `to` instead (`renamed_values`, issue #18). */
+  /** Records holding `from` in an enum field get `to` instead (`renamed_values`). */
   | {
       readonly kind: 'rename_enum_value'
       readonly table: string
@@ -47,7 +47,7 @@ export type MigrationStep =
       readonly to: string
     }
 
-/** Steps that rewrite or drop data: never applied at startup (issue #4: `records migrate`). */
+/** Steps that rewrite or drop data: never applied at startup (`records migrate`). */
 export const UNSAFE_KINDS: ReadonlySet<MigrationStep['kind']> = new Set([
   'remove_module',
   'remove_field',
@@ -93,7 +93,7 @@ function planModule(spec: ModuleSpec, before: SchemaSnapshot['modules'][string])
         steps.push({ kind: 'require_field', table, field: field.name })
       continue
     }
-    // Text that becomes a reference keeps its column: its values must resolve instead (issue #16);
+    // Text that becomes a reference keeps its column: its values must resolve instead;
     // only a reference has `module:` (config/rules.ts).
     const keepsText =
       FIELD_TYPES[field.def.type].declaration.references &&

@@ -1,4 +1,4 @@
-// After the DDL of a migration: the kept versions of records (issue #15 item 6, D33) follow the
+// After the DDL of a migration: the kept versions of records (D33) follow the
 // fields they hold. A renamed field is renamed in them, a field turned encrypted is encrypted
 // (no version keeps a clear value of an encrypted field), one turned plain is decrypted. Other
 // changes (an enum value renamed, a type changed) leave them as they were: history says what

@@ -66,7 +66,7 @@ export interface RewriteOptions {
 /** Rewrites what the steps require, deleted records included; returns how many records changed. */
 export async function rewriteRecords(options: RewriteOptions): Promise<number> {
   const { trx, codec } = options
-  await codec.beforeWrite(trx) // values it encrypts go under the database's active key (issue #13)
+  await codec.beforeWrite(trx) // values it encrypts go under the database's active key
   let rewritten = 0
   for (const spec of options.modules) {
     const steps = options.steps.filter((s) => s.kind !== 'create_table' && s.table === spec.name && rewritesData(s))

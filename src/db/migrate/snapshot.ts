@@ -7,7 +7,7 @@ export interface FieldSnapshot {
   readonly encrypted: boolean
   readonly required: boolean
   readonly enum?: readonly string[]
-  /** A `ref` field's target module (issue #16). */
+  /** A `ref` field's target module. */
   readonly module?: string
 }
 

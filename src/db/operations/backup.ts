@@ -1,4 +1,4 @@
-// Online backup of the embedded SQLite database (operators, issue #5): SQLite's backup API
+// Online backup of the embedded SQLite database (operators): SQLite's backup API
 // copies a consistent snapshot page by page while the service keeps serving.
 import { existsSync } from 'node:fs'
 import BetterSqlite3 from 'better-sqlite3'
@@ -16,7 +16,7 @@ export async function backupSqlite(sourceFile: string, destination: string): Pro
   if (existsSync(destination)) throw backupRefused(`'${destination}' ya existe: no se sobrescribe una copia`)
   const source = new BetterSqlite3(sourceFile, { fileMustExist: true })
   try {
-    // Created empty and private first: SQLite would create it with the umask's mode (issue #13 item 5).
+    // Created empty and private first: SQLite would create it with the umask's mode.
     makePrivate(destination)
     const { totalPages } = await source.backup(destination)
     makePrivate(destination)

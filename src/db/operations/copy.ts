@@ -1,5 +1,5 @@
 // Moves a whole installation to another database (`records copy --from sqlite:... --to
-// postgres://...`, issue #8): every record, account, audit entry, record version, sequence,
+// postgres://...`): every record, account, audit entry, record version, sequence,
 // revoked token, key-registry row and the schema state, value for value, so every `_hash` and the audit
 // chain verify unchanged on the target. Run it with the service stopped.
 import type { StorageKind } from '../../compile/field-types.js'

@@ -34,9 +34,9 @@ export interface IntegrityReport {
 }
 
 export interface ValueCheck {
-  /** Ids of the configured keys: a value under any other key is named (issue #13). */
+  /** Ids of the configured keys: a value under any other key is named. */
   readonly keyIds?: ReadonlySet<string>
-  /** Decrypt every stored value: proves each one reads back with the configured keys (issue #13). */
+  /** Decrypt every stored value: proves each one reads back with the configured keys. */
   readonly decrypt?: boolean
 }
 
@@ -149,7 +149,7 @@ export async function verifyIntegrity(
             recordId,
             message: `El registro ${recordId} no coincide con su _hash: fue modificado fuera del servicio`,
           })
-        // The values the API would read as null with `_integridad` (issue #13 item 5).
+        // The values the API would read as null with `_integridad`.
         const { failed } = codec.decodeForRead(module, row, true)
         if (failed.length > 0)
           problems.push({

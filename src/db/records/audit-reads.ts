@@ -1,4 +1,4 @@
-// Reads of the audit trail: the filtered trail (D25, issue #15 item 5); one record's history is
+// Reads of the audit trail: the filtered trail (D25); one record's history is
 // history-reads.ts.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import { META } from '../../compile/metadata.js'
@@ -20,7 +20,7 @@ const contains = (column: 'record_ids' | 'criteria', value: string): Expression<
   sql<SqlBool>`${sql.ref(column)} like ${containsJsonString(value)} escape '\\'`
 
 /**
- * "Who consulted this person" (issue #15 item 5): the records holding the value in one of the
+ * "Who consulted this person": the records holding the value in one of the
  * fields, found through their blind indexes under every configured key (D16), deleted records
  * included (a consultation stays a consultation after the record is gone), whatever the scope
  * of whoever asks (the trail is not scoped); then the entries that wrote or read one of those

@@ -49,13 +49,13 @@ export interface RecordCodec {
   /**
    * A stored row as the API shows it; encrypted values decrypted or masked. `written`: the
    * API values this very write stored, by field name; their ciphertext is not decrypted
-   * again (each value is decrypted once, issue #7).
+   * again (each value is decrypted once).
    */
   decode(spec: ModuleSpec, row: Row, reveal: boolean, written?: Row): Row
   /**
    * decode for the API's reads: a value that fails its integrity check does not fail the
    * record; it reads as null, the record carries the INTEGRITY marker and `failed` names it.
-   * `only`: the fields to decode (`fields=`, issue #16); the others are left out, never decrypted.
+   * `only`: the fields to decode (`fields=`); the others are left out, never decrypted.
    */
   decodeForRead(
     spec: ModuleSpec,
@@ -73,14 +73,14 @@ export interface RecordCodec {
   /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
   reencrypt(spec: ModuleSpec, row: Row): Row
   /**
-   * The field values of a stored row as a version keeps them (issue #15 item 6): a plain value as
+   * The field values of a stored row as a version keeps them: a plain value as
    * the API takes it, an encrypted one as stored (its ciphertext, never the clear value); empty
    * and write-only fields left out; the record's salt under `_sal` (F4).
    */
   snapshot(spec: ModuleSpec, row: Row): Row
   /** The columns of a version's values, as `decode` reads them (the inverse of `snapshot`). */
   fromSnapshot(spec: ModuleSpec, data: Row): Row
-  /** In a write transaction, before `encode`: encrypt under the database's active key (issue #13). */
+  /** In a write transaction, before `encode`: encrypt under the database's active key. */
   beforeWrite(trx: Db): Promise<void>
 }
 
@@ -128,7 +128,7 @@ export function createRecordCodec(
   ): Row {
     const out: Row = { [META.id]: row[META.id] }
     let context: string | undefined
-    // The record's encryption context, built once per row, not once per value (issue #7).
+    // The record's encryption context, built once per row, not once per value.
     const contextOf = () => (context ??= encryptionContext(spec, String(row[META.id])))
     for (const field of spec.fields) {
       if (field.writeOnly || (only !== undefined && !only.has(field.name))) continue

@@ -1,4 +1,4 @@
-// Unique encrypted fields while two keys coexist (issue #13). The unique index on a blind-index
+// Unique encrypted fields while two keys coexist. The unique index on a blind-index
 // column only compares indexes made under the same key: during a rotation a value written under
 // the new key would not collide with the same value still indexed under the old one. So, while
 // more than one key is configured, a write looks the value up under every key first. Writes

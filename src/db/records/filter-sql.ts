@@ -1,4 +1,4 @@
-// A list filter (`campo[op]=valor`, issue #16) as a WHERE condition, the same SQL on SQLite and
+// A list filter (`campo[op]=valor`) as a WHERE condition, the same SQL on SQLite and
 // PostgreSQL: plain comparisons on the column, so an indexed field uses its index; an encrypted
 // field compares its blind index (D16).
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
@@ -31,7 +31,7 @@ export function filterCondition(
     if (stored.length === 0) return sql<SqlBool>`1 = 0`
     return stored.length === 1 ? eb(column, '=', stored[0] as never) : eb(column, 'in', stored as never[])
   }
-  // `ne` keeps the records without a value: they are not equal to it either (issue #16).
+  // `ne` keeps the records without a value: they are not equal to it either.
   if (op === 'ne') return eb.or([eb(column, '<>', stored[0] as never), eb(column, 'is', null)])
   return eb(column, COMPARISONS[op], stored[0] as never)
 }

@@ -1,6 +1,6 @@
-// A record's history with values and a past version of it (issue #15 item 6, D33): the audit
+// A record's history with values and a past version of it (D33): the audit
 // entries of the record, each write with the old and new values of the fields it changed, read
-// from `_versions` under the same scope, field rules and masking as the record itself (#14, D15),
+// from `_versions` under the same scope, field rules and masking as the record itself (D15),
 // and logged as a consultation exactly as a GET is.
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
@@ -21,7 +21,7 @@ const WRITES: ReadonlySet<AuditAction> = new Set(['crear', 'importar', 'editar',
 
 /**
  * The audit entries of one record in the reader's scope, deleted records included (D25); each
- * write with the old and new values it changed, shown as the record is (issue #15 item 6).
+ * write with the old and new values it changed, shown as the record is.
  */
 export async function history(
   context: RecordStoreOptions,
@@ -64,14 +64,14 @@ export async function history(
     }
     return { ...entry, changes }
   })
-  // Reading a record's history is a consultation (issue #15); `_historial`: what was read, values included.
+  // Reading a record's history is a consultation; `_historial`: what was read, values included.
   await consultation(context, spec, [live], read, { recordId: id, fields: ['_historial'] })
   return withShownHashes(spec, out, new Map([...rows, [Number(live[META.version]), live]]), read)
 }
 
 /**
  * The record as it was at `version`, in the reader's scope, deleted records included (D25);
- * 404 for a version it never had or one not kept (issue #15 item 6).
+ * 404 for a version it never had or one not kept.
  */
 export async function getVersion(
   context: RecordStoreOptions,
@@ -92,7 +92,7 @@ export async function getVersion(
   return record
 }
 
-/** The record in the reader's scope, deleted or not (D25); 404 outside it (issue #14). */
+/** The record in the reader's scope, deleted or not (D25); 404 outside it. */
 async function scopedRow(
   { database }: RecordStoreOptions,
   trx: Db,

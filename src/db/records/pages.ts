@@ -42,7 +42,7 @@ export function recordPages(db: Db, spec: ModuleSpec, size: number): AsyncGenera
 }
 
 /**
- * The kept versions of a module's records (issue #15 item 6), by record and version; with
+ * The kept versions of a module's records, by record and version; with
  * `ciphertext`, only those holding an encrypted value at all (`v1.…` inside their JSON).
  */
 export async function* versionPages(

@@ -1,4 +1,4 @@
-// A plain list page (no filter, no sort, no text search) as a prepared statement (issue #14):
+// A plain list page (no filter, no sort, no text search) as a prepared statement:
 // the list every client opens first. Building an agente's or-ed scope query through Kysely and
 // compiling it cost more per request than superadmin's whole page; compiled once per module and
 // per scope shape, a request only binds its scope's values, its limit and its offset.

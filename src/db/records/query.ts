@@ -1,6 +1,6 @@
 // THE one place where a query over a module's records starts: list, its total, get, history and
 // the row a write locks all begin here, so a condition that must hold for every read or write of
-// a module (not deleted; the caller's record scope, issue #14) is added once, here, and no path
+// a module (not deleted; the caller's record scope) is added once, here, and no path
 // can forget it.
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
@@ -16,7 +16,7 @@ export interface RecordQueryOptions {
   readonly includeDeleted?: boolean
   /**
    * The records `user` may read (or change, `action: 'write'`) under their role's scope: a WHERE
-   * of the same SQL on both databases, never a filter after the query (issue #14). Null: no scope.
+   * of the same SQL on both databases, never a filter after the query. Null: no scope.
    */
   readonly user: ActingUser | null
   readonly action?: ScopeAction

@@ -24,8 +24,8 @@ import type { ActingUser } from '../../records/acting-user.js'
 import type { RecordCodec } from './codec.js'
 
 /**
- * The fields a read decodes: those asked for (`fields=`, issue #16) that the reader may read
- * (issue #14); undefined when that is every field. The others are never decrypted.
+ * The fields a read decodes: those asked for (`fields=`) that the reader may read;
+ * undefined when that is every field. The others are never decrypted.
  */
 export function shownFields(
   spec: ModuleSpec,
@@ -44,7 +44,7 @@ export function shownFields(
 /**
  * The columns a list reads when it shows some fields only (`fields=`, a hidden field): the
  * metadata and those fields' own columns, no other value and no blind index. Undefined: all.
- * A list screen that asks for the plain fields it shows reads no ciphertext at all (issue #17).
+ * A list screen that asks for the plain fields it shows reads no ciphertext at all.
  */
 export function pageColumns(spec: ModuleSpec, shown: ReadonlySet<string> | undefined): readonly string[] | undefined {
   if (shown === undefined) return undefined
@@ -63,7 +63,7 @@ export function pageColumns(spec: ModuleSpec, shown: ReadonlySet<string> | undef
 
 /**
  * A list's criteria as the request gave them (filters, sort, page), each encrypted field's
- * value replaced by its keyed blind-index hashes, the ones the search compared (issue #15).
+ * value replaced by its keyed blind-index hashes, the ones the search compared.
  */
 export function criteriaOf(spec: ModuleSpec, query: ListQuery, codec: Pick<RecordCodec, 'blindIndexes'>): Row {
   const criteria: Row = {}
@@ -87,7 +87,7 @@ export interface ReadContext extends RecordStoreOptions {
   readonly pageScope: PageScope
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
-   * count (API reference 4.4) that a large table pays once per write, not once per page (issue #7).
+   * count (API reference 4.4) that a large table pays once per write, not once per page.
    */
   readonly totals: Map<string, GenerationMemo<number>>
   /** Damaged record versions already reported by this process: each is alerted and audited once. */
@@ -120,7 +120,7 @@ export async function list(
   const { db } = database
   // Refused before anything is read, whoever lists (D16, D27): the route, an export, the next path.
   checkListAccess(spec, query, read)
-  // The caller's scope is part of the WHERE: pages and totals count only records in scope (#14).
+  // The caller's scope is part of the WHERE: pages and totals count only records in scope.
   const scope = resolveScope(spec, read.user, 'read')
   const columns = pageColumns(spec, shownFields(spec, read.user, read.fields))
   const records = () =>
@@ -217,7 +217,7 @@ export async function list(
 /** A live record; throws 404 `Registro no encontrado` otherwise (D10). */
 export async function get(context: ReadContext, spec: ModuleSpec, id: string, read: ReadOptions): Promise<ApiRecord> {
   const { database } = context
-  // Outside the caller's scope a record is 404, its existence not revealed (issue #14).
+  // Outside the caller's scope a record is 404, its existence not revealed.
   const row = isScoped(spec, read.user)
     ? await recordQuery(database.db, spec, { user: read.user, dialect: database.dialect })
         .selectAll()
@@ -295,7 +295,7 @@ export async function expand(
     if (ref === undefined || target === undefined) continue
     const ids = [...new Set(out.map((r) => r[field]).filter((v): v is string => typeof v === 'string'))]
     if (ids.length === 0) continue
-    // The target's own read path: live records in the caller's scope of the target module (#14).
+    // The target's own read path: live records in the caller's scope of the target module.
     const rows = await recordQuery(database.db, target, { user, dialect: database.dialect })
       .selectAll()
       .where(META.id, 'in', ids)
@@ -333,7 +333,7 @@ async function cachedTotal(
 }
 
 /**
- * Decodes a read; a value that fails its check is reported loudly but leaves the rest readable (issue #13 item 5).
+ * Decodes a read; a value that fails its check is reported loudly but leaves the rest readable.
  */
 function decodeRead(
   { codec, damaged, onIntegrityFailure, readAudit }: ReadContext,
@@ -368,7 +368,7 @@ function decodeRead(
   return record
 }
 
-/** A list's filters (D11) on a query: lists and the live feed (issue #16) match records alike. */
+/** A list's filters (D11) on a query: lists and the live feed match records alike. */
 function filtered(
   { database, codec }: ReadContext,
   spec: ModuleSpec,

@@ -1,4 +1,4 @@
-// References between modules (issue #16 item 4), inside the write's transaction: a write names
+// References between modules, inside the write's transaction: a write names
 // only live targets (locked FOR SHARE on PostgreSQL until commit), and a delete of a target
 // that live records still reference is refused (the target is locked FOR UPDATE by the delete,
 // so the two cannot both pass). Existence is checked regardless of the writer's scope in the

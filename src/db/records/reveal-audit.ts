@@ -1,4 +1,4 @@
-// Consultations (issue #15): a read of a module holding personal data (or one the reader's role
+// Consultations: a read of a module holding personal data (or one the reader's role
 // must justify, F3), a search through an encrypted field, or a read that decrypts values leaves
 // ONE 'consultar' entry per request, naming who, when, from where, why, the ids returned, the
 // fields shown (never their values) and the criteria (an encrypted field's value only as its
@@ -35,7 +35,7 @@ export function consultationEvent(
   detail: ConsultationDetail = {},
 ): AuditEvent | undefined {
   if (logConsultation === false) return undefined
-  // A field the reader cannot read (issue #14) or did not ask for (`fields=`, issue #16) is not
+  // A field the reader cannot read or did not ask for (`fields=`) is not
   // in the answer: not revealed.
   const hidden = hiddenFields(spec, user)
   const visible = (f: FieldSpec) => !(hidden?.has(f.name) ?? false) && (asked?.has(f.name) ?? true)
@@ -82,7 +82,7 @@ export function auditConsultation(
   return event === undefined ? undefined : log.record([event], detail?.revealOnly === true)
 }
 
-/** The store's consultation entry of a read (issue #15), unless the store keeps none (the bench's comparison). */
+/** The store's consultation entry of a read, unless the store keeps none (the bench's comparison). */
 export function storeConsultation(
   store: { readonly consultationLog?: boolean; readonly readAudit: ReadAuditLog },
   spec: ModuleSpec,

@@ -1,4 +1,4 @@
-// The branches of an or-ed scope a plain list page must merge (issue #14). A page of an or-ed
+// The branches of an or-ed scope a plain list page must merge. A page of an or-ed
 // scope merges its branches' indexes up to the page's offset (scope-sql.ts scopePageIds); at
 // large offsets that merge costs twice the page itself. Often one branch adds nothing: an
 // agente's new denuncia is assigned to them, so "created by me" holds no record that "assigned

@@ -1,4 +1,4 @@
-// A resolved record scope as a WHERE condition on SQLite and PostgreSQL (issue #14): equality
+// A resolved record scope as a WHERE condition on SQLite and PostgreSQL: equality
 // and IN on indexed columns, or-ed and and-ed; never a filter after the query.
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { ResolvedScope } from '../../records/scope.js'
@@ -85,8 +85,8 @@ export function scopeCondition(
 /**
  * The ids of one page of an or-ed scope's records in creation order, with no filter: each
  * branch's live ids straight from its index (in `_row` order), merged by a UNION that stops at
- * the page's end, then the page of them. A list then reads the page's 100 rows and no other
- * (issue #14): an OFFSET over whole rows read every skipped row, and an agente's rows lie far
+ * the page's end, then the page of them. A list then reads the page's 100 rows and no other:
+ * an OFFSET over whole rows read every skipped row, and an agente's rows lie far
  * apart in the table (at 1M denuncias page 100 cost 40 ms against 1 ms for superadmin's adjacent
  * rows). On SQLite the plan is a MERGE (UNION) of the two index searches with no sort.
  */

@@ -1,4 +1,4 @@
-// The text search of `?q=` (issue #16) on each database, and the DDL of its index.
+// The text search of `?q=` on each database, and the DDL of its index.
 // SQLite: an FTS5 table over the searchable columns, kept by triggers (so every writer, the CLI
 // included, keeps it current), folding case and accents (unicode61 remove_diacritics 2).
 // PostgreSQL: a GIN index per searchable column on a 'simple' tsvector of the column's text

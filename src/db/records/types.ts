@@ -27,16 +27,16 @@ export interface ReadOptions {
   /** Who reads: a read that reveals encrypted values is audited in their name. */
   readonly actor: string
   /**
-   * Whose record scope, field rules and workflow roles apply (issue #14); null: none (the
+   * Whose record scope, field rules and workflow roles apply; null: none (the
    * command line's operator, the service itself). Required so that no caller forgets it.
    */
   readonly user: ActingUser | null
   /**
-   * `fields=` (issue #16): the module fields to return; the others are not read out, and an
+   * `fields=`: the module fields to return; the others are not read out, and an
    * encrypted one is not decrypted. Undefined: every field.
    */
   readonly fields?: ReadonlySet<string> | undefined
-  /** The request this read answers: its consultation entry names it (issue #15). */
+  /** The request this read answers: its consultation entry names it. */
   readonly request?: RequestContext
   /** False: the caller logs this read itself (an export logs one `comunicar` entry). */
   readonly logConsultation?: boolean
@@ -47,7 +47,7 @@ export interface ReadOptions {
   readonly auditor?: boolean
 }
 
-/** Who asked, from where and why: the request columns of a consultation entry (issue #15). */
+/** Who asked, from where and why: the request columns of a consultation entry. */
 export interface RequestContext {
   readonly address: string | null
   readonly requestId: string | null
@@ -98,7 +98,7 @@ export interface RecordOrigin {
   readonly createdBy: string
 }
 
-/** One `?expand=` field (issue #16): the caller holds `ver` on its target module; `reveal`: `descifrar` too. */
+/** One `?expand=` field: the caller holds `ver` on its target module; `reveal`: `descifrar` too. */
 export interface Expansion {
   readonly field: string
   readonly reveal: boolean
@@ -125,7 +125,7 @@ export interface RecordStore {
   get(spec: ModuleSpec, id: string, options: ReadOptions): Promise<ApiRecord>
   /**
    * The record as a list with `filters` would show it to the reader (scope, field rules,
-   * masking, read audit); undefined where that list would leave it out (the live feed, issue #16).
+   * masking, read audit); undefined where that list would leave it out (the live feed).
    */
   visible(
     spec: ModuleSpec,
@@ -155,19 +155,19 @@ export interface RecordStore {
   /**
    * Creates many validated records in ONE transaction, inserted and audited in batches:
    * all of them or none (bulk import). Same ids, defaults, encryption and hashes as create; audited as
-   * 'importar', and not held to the workflow's creation states (historical records keep theirs, #14).
+   * 'importar', and not held to the workflow's creation states (historical records keep theirs).
    */
   createMany(spec: ModuleSpec, values: readonly Row[], options: BulkWriteOptions): Promise<number>
   update(spec: ModuleSpec, id: string, changes: Row, options: WriteOptions): Promise<ApiRecord>
   remove(spec: ModuleSpec, id: string, options: WriteOptions): Promise<void>
   /**
    * The audit entries of one record in the reader's scope, deleted records included (D25); each
-   * write with the old and new values it changed, shown as the record is (issue #15 item 6).
+   * write with the old and new values it changed, shown as the record is.
    */
   history(spec: ModuleSpec, id: string, options: ReadOptions): Promise<HistoryEntry[]>
   /**
    * The record as it was at `version`, in the reader's scope, deleted records included (D25);
-   * 404 for a version it never had or one not kept (issue #15 item 6).
+   * 404 for a version it never had or one not kept.
    */
   getVersion(spec: ModuleSpec, id: string, version: number, options: ReadOptions): Promise<ApiRecord>
   /** The audit trail, newest last (D25). */
@@ -178,7 +178,7 @@ export interface RecordStore {
   integrityFailures(): number
 }
 
-/** A record read whose encrypted values failed their check (issue #13 item 5). */
+/** A record read whose encrypted values failed their check. */
 export interface IntegrityFailure {
   readonly module: string
   readonly recordId: string
@@ -188,14 +188,14 @@ export interface IntegrityFailure {
 
 export interface RecordStoreOptions {
   readonly database: Database
-  /** Every module by name: references are checked and expanded across modules (issue #16). */
+  /** Every module by name: references are checked and expanded across modules. */
   readonly modules: ReadonlyMap<string, ModuleSpec>
   readonly codec: RecordCodec
   readonly timezone: string
   readonly clock: () => Date
   readonly readAudit: ReadAuditLog
   /**
-   * Told of every write of a module, inside its transaction: caches elsewhere expire (issue #7).
+   * Told of every write of a module, inside its transaction: caches elsewhere expire.
    * Every writer passes one: a running service's caches rely on the bumps (D20).
    */
   readonly changes: ChangeWatch
@@ -210,7 +210,7 @@ export interface RecordStoreOptions {
    */
   readonly onSealError?: (error: unknown) => void
   /**
-   * False: reads of personal data leave no consultation entry (issue #15). Only for the bench's
+   * False: reads of personal data leave no consultation entry. Only for the bench's
    * side-by-side comparison: no setting of the service turns it off.
    */
   readonly consultationLog?: boolean

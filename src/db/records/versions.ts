@@ -1,4 +1,4 @@
-// The versions of each record (issue #15 item 6, D33): every write stores the record as it now
+// The versions of each record (D33): every write stores the record as it now
 // is in `_versions`, in the write's own transaction: its field values as the record table holds
 // them (an encrypted value as its ciphertext, bound to the record; never in clear), who and when,
 // and its `_hash`, which the audit entry of that version names. One full copy per version, not a

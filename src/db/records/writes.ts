@@ -1,5 +1,5 @@
 // Writes of module records, each in one transaction with its audit entry (D17, D25) and the
-// version it makes (issue #15 item 6): create and bulk create share one insert path; update and
+// version it makes: create and bulk create share one insert path; update and
 // remove share one change path (lock the live row, check If-Match, next version, `_hash`, audit).
 // Each is a function of this file over the store's WriteContext; store.ts hands them their calls.
 import { sql } from 'kysely'
@@ -40,7 +40,7 @@ interface Change {
   readonly fields: readonly string[]
   /** More work of the same transaction, after the row is written. */
   readonly followUp?: (trx: Db) => Promise<void>
-  /** The API values written: unique encrypted ones are checked under every key (issue #13). */
+  /** The API values written: unique encrypted ones are checked under every key. */
   readonly values?: Row
 }
 
@@ -96,7 +96,7 @@ export async function create(
   const now = clock()
   // The module's own rule first: a create has no row to lock (types.ts, WriteHook).
   if (hook !== undefined) values = hook({ action: 'crear', before: undefined, after: values }) ?? values
-  // Field rules and the creation state of the workflow (issue #14).
+  // Field rules and the creation state of the workflow.
   checkWritable(spec, user, values)
   const filled = withDefaults(spec, withUserDefaults(spec, user, values), now, timezone)
   checkCreation(spec, filled)
@@ -120,7 +120,7 @@ export async function createMany(
       const batch: Row[] = []
       for (const value of values.slice(start, start + batchSize))
         batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now, timezone)))
-      // Audited as 'importar': an import may keep historical states the API would not create in (#14).
+      // Audited as 'importar': an import may keep historical states the API would not create in.
       const kept = origins.slice(start, start + batchSize)
       await insertRecords(context, trx, spec, batch, actor, now, 'importar', kept)
       onProgress?.(Math.min(start + batchSize, values.length))
@@ -166,7 +166,7 @@ export async function update(
   )
   const decoded = codec.decodeForRead(spec, row, writeOptions.reveal, prepared).record
   const record = shownTo(decoded, recordReader(spec, writeOptions.user, writeOptions.reveal))
-  // The response discloses every stored encrypted value, not only the ones sent (issue #3).
+  // The response discloses every stored encrypted value, not only the ones sent.
   await storeConsultation(context, spec, [row], writeOptions, { recordId: id, revealOnly: true })
   return record
 }
@@ -180,7 +180,7 @@ export async function remove(
   await changeRecord(context, spec, id, 'eliminar', writeOptions, (_current, stamp) => ({
     columns: { [META.deleted]: stamp },
     fields: [],
-    // Refused while live records reference it (issue #16); the locked row makes it race-safe.
+    // Refused while live records reference it; the locked row makes it race-safe.
     followUp: (trx) => context.references.checkUnreferenced(trx, spec, id),
   }))
 }
@@ -336,14 +336,14 @@ async function insertRecords(
   // One statement per row keeps each under the driver's parameter limit; compiled once per module.
   const insert = context.insertQuery(spec)
   for (const row of rows) await trx.executeQuery(insert.bind(row))
-  // Version 1 of each, values as stored (issue #15 item 6).
+  // Version 1 of each, values as stored.
   await storeVersions(trx, spec, codec, rows)
   await queueAudit({ database, trx, events, at })
   return rows
 }
 
 /**
- * The live row in the user's scope (else 404, issue #14), locked until commit so a concurrent
+ * The live row in the user's scope (else 404), locked until commit so a concurrent
  * write waits and then sees it (D13). Readable but outside a `write_scope`: 403 naming the rule.
  */
 async function lockLiveRow(
@@ -400,7 +400,7 @@ function changeRecord(
     if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
     const change = await changeOf(current, stamp, adjusted)
     const { columns, fields, values } = change
-    // The workflow decides on the locked row: moves, their requirements, read-only fields (#14), final states (F9).
+    // The workflow decides on the locked row: moves, their requirements, read-only fields, final states (F9).
     const before = (name: string) => {
       const field = spec.fieldsByName.get(name)
       return field === undefined ? undefined : codec.plainValue(spec, field, current)
@@ -423,7 +423,7 @@ function changeRecord(
     const next: Row = { ...current, ...set }
     set[META.hash] = next[META.hash] = codec.hash(spec, next)
     await trx.updateTable(spec.table.name).set(set).where(META.id, '=', id).where(META.version, '=', version).execute()
-    // The version changed (kept now if the record predates versions) and the new one (issue #15 item 6).
+    // The version changed (kept now if the record predates versions) and the new one.
     await storeVersions(trx, spec, codec, [current], true)
     await storeVersions(trx, spec, codec, [next])
     await change.followUp?.(trx)
@@ -464,7 +464,7 @@ function changedFields(
 }
 
 /**
- * A damaged value reads as null (issue #13 item 5); a client that sends that null back has not
+ * A damaged value reads as null; a client that sends that null back has not
  * chosen to clear it, so it is not applied (as `***` is not, D15). A new value replaces it.
  */
 function withoutDamagedNulls(

@@ -1,5 +1,5 @@
 // One per instance: reads the record writes the audit chain gained since it last looked and
-// hands them, in seq order, to every open stream of this instance (issue #16 item 5). It looks
+// hands them, in seq order, to every open stream of this instance. It looks
 // when told: a write answered by this instance, a PostgreSQL NOTIFY from any instance (sent on
 // commit, audit/log.ts), and a poll: on SQLite `PRAGMA data_version` tells, at no table read,
 // that another process (the `records` command, another instance on the file) committed;

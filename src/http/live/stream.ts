@@ -1,4 +1,4 @@
-// One open live feed (issue #16 item 5): turns the audit's record writes into the events its
+// One open live feed: turns the audit's record writes into the events its
 // subscriber may see. Every record is re-read through the store's `visible` (records/query.ts:
 // the subscriber's scope and the list filters; field rules, masking and the read audit as a
 // GET), so the feed has no access rule of its own. Entries are handled one at a time, in seq

@@ -17,7 +17,7 @@ export interface DocsRoutesOptions {
 
 export async function docsRoutes(app: FastifyInstance, { document, basePath }: DocsRoutesOptions): Promise<void> {
   // A page load is several requests: the page and the document have their own, looser limit,
-  // so reading the docs never spends the API's per-address budget (issue #18 item 3).
+  // so reading the docs never spends the API's per-address budget.
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rateLimitGroup: 'docs' }
   })

@@ -1,4 +1,4 @@
-// The live feed (issue #16 item 5): GET /eventos streams Server-Sent Events of record writes,
+// The live feed: GET /eventos streams Server-Sent Events of record writes,
 // POST /eventos/ticket gives a browser's EventSource a single-use ticket (it cannot send the
 // bearer header, and a token in a URL ends in logs). Access rules are the store's (stream.ts);
 // a module's motivo rule is asked at subscription, the motivo coming with the ticket or the

@@ -1,6 +1,6 @@
 // GET /health (D3): no auth, no rate limit; 503 when the database does not answer. When the
-// service no longer serves the current schema (issue #18 item 5) `data.esquema` says why; when
-// stored values failed their integrity check on a read (issue #13 item 5) `data.integridad` says so.
+// service no longer serves the current schema `data.esquema` says why; when
+// stored values failed their integrity check on a read `data.integridad` says so.
 // While the consultation log cannot be written, 503 (F12, D29): an instance that serves reads it
 // cannot log must leave the balancer's rotation; entries the database refused are counted (F1).
 import type { FastifyInstance } from 'fastify'
@@ -19,7 +19,7 @@ export interface HealthOptions {
   readonly ping: () => Promise<void>
   /** undefined while the service serves the current modules.yaml and database schema. */
   readonly schemaDrift?: () => Promise<object | undefined>
-  /** Damaged records this instance has read since it started (issue #13 item 5). */
+  /** Damaged records this instance has read since it started. */
   readonly integrityFailures?: () => number
   readonly consultationLog?: () => ConsultationLogHealth
 }

@@ -31,7 +31,7 @@ export interface RecordRoutesOptions {
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
 
-/** The action of `motivo_requerido:` each operation is (issue #15). */
+/** The action of `motivo_requerido:` each operation is. */
 const MOTIVO_ACTION: Readonly<Record<RouteOperation, MotivoAction>> = {
   list: 'consultar',
   get: 'consultar',
@@ -75,7 +75,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
   const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
 
   /**
-   * `?expand=` (issue #16): the named references replaced by their targets, read under the
+   * `?expand=`: the named references replaced by their targets, read under the
    * caller's permissions on the target module; without its `ver`, a reference stays an id. An
    * embedded record is revealed like a GET of it: its module's motivo rule applies (400 naming
    * that module, before anything is read) and its consultation names this request (F3).
@@ -125,7 +125,7 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     if (problems.length > 0) throw validationFailed(problems)
     const expand = expansionsOf(request, auth)
     const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields, request: auth.request }
-    // ?version=N: the record as it was (issue #15 item 6); no ETag, it is not the one to change.
+    // ?version=N: the record as it was; no ETag, it is not the one to change.
     const version = parseVersion((request.query as Record<string, unknown>)['version'])
     if (version !== undefined) {
       const [past] = await expanded(expand, auth, [await store.getVersion(spec, request.params.id, version, read)])

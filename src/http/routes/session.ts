@@ -28,7 +28,7 @@ export interface SessionRoutesOptions {
 
 // Compared against when the username is unknown, so both answers take as long (D19).
 // A constant (bcrypt of 'municipal-records: no such user'), not hashed at import: that
-// cost ~70 ms of every start (issue #7). Its cost factor is the one passwords get
+// cost ~70 ms of every start. Its cost factor is the one passwords get
 // (BCRYPT_ROUNDS, checked by test/unit/http/dummy-hash.test.ts).
 export const DUMMY_HASH = '$2b$10$QIJpzpz5j.swFo68hnaTAOXXal2z4XLFdVpNHiZtqVniodk1FVhiy'
 
@@ -83,7 +83,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const { alert, usernameFailures } = await throttle.failed(username, clientAddress(request))
     await failed(recordId, f, request)
     if (!alert) return
-    // Many addresses failing for one username (issue #13 item 2): an operator must look.
+    // Many addresses failing for one username: an operator must look.
     const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
     request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
     await audit(recordId, 'login_alerta', null)
@@ -92,7 +92,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
 
   serveRoute(app, routes.login, async (request) => {
     const login = readStrings(request.body, LOGIN_BODY)
-    // Any spelling of the username finds its account (issue #13 item 4, F8).
+    // Any spelling of the username finds its account (F8).
     const username = canonicalUsername(login.username)
     const password = login.password
     const waitMs = await throttle.waitMs(username, clientAddress(request))
@@ -138,7 +138,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   })
 
   // Every user changes their own password; every token issued before, this one included, ends
-  // on every instance, and the answer carries a fresh token (issue #13 item 4). A wrong current
+  // on every instance, and the answer carries a fresh token. A wrong current
   // password counts as a failed login of the account from the request's address, with the same
   // waits, and is audited (F6): a stolen token is no oracle for guessing the password.
   serveAuthenticated(app, routes.changePassword, async (request, _reply, auth) => {

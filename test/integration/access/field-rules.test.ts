@@ -1,10 +1,10 @@
-// Field rules (issue #14, D27): a field a role cannot read is absent from its answers (not
+// Field rules (D27): a field a role cannot read is absent from its answers (not
 // masked), cannot be filtered or sorted on; a field it cannot write is a 403 naming the field
 // that changes nothing; a role's defaults fill fields from the acting user.
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 
-t.test('#14, D27: consulta does not see observaciones of denuncias, in GET, list or filter', async (t) => {
+t.test('D27: consulta does not see observaciones of denuncias, in GET, list or filter', async (t) => {
   const api = await startTestApi(t)
   const record = await api.create('denuncias', { ...VALID['denuncias']!(), observaciones: 'Nota interna' })
   const { token } = await api.userWithRole('consulta')
@@ -30,7 +30,7 @@ t.test('#14, D27: consulta does not see observaciones of denuncias, in GET, list
   t.equal(admin.body.data.observaciones, 'Nota interna', 'other roles still read it')
 })
 
-t.test('#14, D27: an agente cannot write agente_asignado: 403 naming the field, nothing written', async (t) => {
+t.test('D27: an agente cannot write agente_asignado: 403 naming the field, nothing written', async (t) => {
   const api = await startTestApi(t)
   const agente = await api.userWithRole('agente', { personal_id: 'PER-2026-00011' })
   const refused = {
@@ -67,7 +67,7 @@ t.test('#14, D27: an agente cannot write agente_asignado: 403 naming the field, 
   t.equal(after.body.data._version, 1, 'nothing changed')
   t.equal(after.body.data.lugar_hechos, own.lugar_hechos)
   const oficial = await api.userWithRole('oficial')
-  await api.seedTargets({ agente_asignado: 'PER-2026-00012' }, 'denuncias') // a live personal record (#16)
+  await api.seedTargets({ agente_asignado: 'PER-2026-00012' }, 'denuncias') // a live personal record
   const reassigned = await api.request('PUT', `/denuncias/${own._id}`, {
     token: oficial.token,
     body: { agente_asignado: 'PER-2026-00012' },
@@ -85,7 +85,7 @@ t.test("F10: an agente cannot plant a sanción in another officer's scope throug
   const admin = await api.adminToken()
   const agenteA = await api.userWithRole('agente', { personal_id: 'PER-2026-00011' })
   const agenteB = await api.userWithRole('agente', { personal_id: 'PER-2026-00012' })
-  await api.seedTargets({ agente_denunciante: 'PER-2026-00012' }, 'sanciones') // a live personal record (#16)
+  await api.seedTargets({ agente_denunciante: 'PER-2026-00012' }, 'sanciones') // a live personal record
   const planted = await api.request('POST', '/sanciones', {
     token: agenteA.token,
     body: { ...VALID['sanciones']!(), agente_denunciante: 'PER-2026-00012' },

@@ -1,4 +1,4 @@
-// The property of property.test.ts with the operators of issue #16: for random users, records and
+// The property of property.test.ts with the query operators (D31): for random users, records and
 // list queries (ranges, lists, emptiness, several sort keys), a list never returns a record the
 // same user's GET refuses, holds exactly the records of the unscoped answer that GET allows, and
 // counts in `total` what it lists. Operators go through recordQuery like every read: no second path.
@@ -11,7 +11,7 @@ const ROLES = ['agente', 'agente', 'oficial', 'consulta'] as const
 const PRIORITIES = ['baja', 'media', 'alta', 'urgente'] as const
 const DAYS = ['2026-01-05', '2026-01-15', '2026-02-01', '2026-02-20'] as const
 
-t.test('#14, #16: a list with operators never returns what GET refuses', async (t) => {
+t.test('a list with operators never returns what GET refuses', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   const users: string[] = []

@@ -1,4 +1,4 @@
-// The property that keeps the rules in one place (issue #14, STYLE 9): for random users and
+// The property that keeps the rules in one place (STYLE 9): for random users and
 // records, a list never returns a record that the same user's GET refuses (and holds every one
 // it allows), and a refused write changes nothing.
 import fc from 'fast-check'
@@ -9,7 +9,7 @@ const PEOPLE = ['PER-2026-00011', 'PER-2026-00012', 'PER-2026-00013'] as const
 const ROLES = ['agente', 'agente', 'agente', 'oficial', 'consulta', 'jefe'] as const
 const STATES = ['pendiente', 'investigacion', 'archivada', 'judicializada'] as const
 
-t.test('#14: a list never returns what GET refuses; a refused write changes nothing', async (t) => {
+t.test('a list never returns what GET refuses; a refused write changes nothing', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   // Users: each role, with one of the personal_ids or none.

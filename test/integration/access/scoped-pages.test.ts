@@ -1,4 +1,4 @@
-// A scoped list's pages (issue #14): each branch of an or-ed scope yields only the rows a page can
+// A scoped list's pages: each branch of an or-ed scope yields only the rows a page can
 // need (its filters, order and offset + limit, scope-sql.ts BranchPage), so a page must still be
 // exactly the slice of the whole scoped list at that offset, whichever branch its rows come from,
 // with records in both branches counted once. Checked against the whole list for random pages.
@@ -11,7 +11,7 @@ import { startTestApi, VALID } from '../../helpers/api.js'
 const PRIORITIES = ['baja', 'media', 'alta', 'urgente'] as const
 const SORTS = ['', '&sort=prioridad', '&sort=-prioridad', '&sort=-fecha_hechos,prioridad', '&sort=-_created'] as const
 
-t.test('#14: every page of a scoped list is the slice of the whole scoped list', async (t) => {
+t.test('every page of a scoped list is the slice of the whole scoped list', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   const mine = 'PER-2026-00011'
@@ -68,7 +68,7 @@ t.test('#14: every page of a scoped list is the slice of the whole scoped list',
   )
 })
 
-t.test('#14: a branch that adds no record is left out of the plain page, and back after a write', async (t) => {
+t.test('a branch that adds no record is left out of the plain page, and back after a write', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   const mine = 'PER-2026-00021'

@@ -1,4 +1,4 @@
-// Record scopes (issue #14, D26): an agente sees and changes only the records of their scope,
+// Record scopes (D26): an agente sees and changes only the records of their scope,
 // and the store applies it to every path: GET, list and total, filters and blind-index search,
 // history, PUT and DELETE. Outside the scope a record is 404, its existence not revealed.
 import t, { type Test } from 'tap'
@@ -28,7 +28,7 @@ async function setup(t: Test) {
 
 const ids = (reply: { body: any }): string[] => reply.body.data.records.map((r: any) => r._id).sort()
 
-t.test('#14, D26: an agente lists and counts only the denuncias assigned to them or created by them', async (t) => {
+t.test('D26: an agente lists and counts only the denuncias assigned to them or created by them', async (t) => {
   const { api, agenteA, mine, theirs } = await setup(t)
   const created = await api.create('denuncias', VALID['denuncias']!(), agenteA.token)
   t.equal(created.agente_asignado, A, "an agente's new denuncia is assigned to their own personal_id")
@@ -43,7 +43,7 @@ t.test('#14, D26: an agente lists and counts only the denuncias assigned to them
   t.notOk(ids(list).includes(theirs._id))
 })
 
-t.test('#14, D26: outside the scope GET, history, PUT and DELETE are 404 and change nothing', async (t) => {
+t.test('D26: outside the scope GET, history, PUT and DELETE are 404 and change nothing', async (t) => {
   const { api, agenteA, theirs } = await setup(t)
   for (const [method, path, body] of [
     ['GET', `/denuncias/${theirs._id}`, undefined],
@@ -62,14 +62,14 @@ t.test('#14, D26: outside the scope GET, history, PUT and DELETE are 404 and cha
       error: 'Sin permisos para esta operación',
       details: [{ field: 'permiso', message: "El rol 'agente' no tiene el permiso 'denuncias.eliminar'" }],
     },
-    '#18: the 403 names the permission',
+    'the 403 names the permission',
   )
   const after = await api.request('GET', `/denuncias/${theirs._id}`, { token: await api.adminToken() })
   t.equal(after.body.data._version, 1, 'the record is unchanged')
   t.equal(after.body.data.estado, 'pendiente')
 })
 
-t.test('#14, D26: inside the scope the agente reads, edits and sees the history', async (t) => {
+t.test('D26: inside the scope the agente reads, edits and sees the history', async (t) => {
   const { api, agenteA, mine } = await setup(t)
   t.equal((await api.request('GET', `/denuncias/${mine._id}`, { token: agenteA.token })).status, 200)
   t.equal((await api.request('GET', `/denuncias/${mine._id}/historial`, { token: agenteA.token })).status, 200)
@@ -80,7 +80,7 @@ t.test('#14, D26: inside the scope the agente reads, edits and sees the history'
   t.equal(put.status, 200, JSON.stringify(put.body))
 })
 
-t.test('#14, D16, D26: a blind-index search finds nothing outside the scope', async (t) => {
+t.test('D16, D26: a blind-index search finds nothing outside the scope', async (t) => {
   const { api, agenteA } = await setup(t)
   const own = await api.request('GET', '/denuncias?denunciante_dni=11111111A', { token: agenteA.token })
   t.equal(own.body.data.total, 1)
@@ -90,7 +90,7 @@ t.test('#14, D16, D26: a blind-index search finds nothing outside the scope', as
   t.same(other.body.data.records, [])
 })
 
-t.test('#14: a user without personal_id sees, under a personal_id scope, only what they created', async (t) => {
+t.test('a user without personal_id sees, under a personal_id scope, only what they created', async (t) => {
   const { api } = await setup(t)
   const bare = await api.userWithRole('agente')
   const created = await api.create('denuncias', VALID['denuncias']!(), bare.token)
@@ -100,7 +100,7 @@ t.test('#14: a user without personal_id sees, under a personal_id scope, only wh
   t.equal(list.body.data.total, 1)
 })
 
-t.test('#14: oficial and jefe read every denuncia (docs/decisions.md, assigned cases)', async (t) => {
+t.test('oficial and jefe read every denuncia (docs/decisions.md, assigned cases)', async (t) => {
   const { api } = await setup(t)
   for (const role of ['oficial', 'jefe', 'consulta']) {
     const { token } = await api.userWithRole(role, { personal_id: A })
@@ -129,7 +129,7 @@ async function scopedModule(
     )
 }
 
-t.test('#14, D26: the shipped scopes of sanciones, atestados and turnos', async (t) => {
+t.test('D26: the shipped scopes of sanciones, atestados and turnos', async (t) => {
   const { api, agenteA } = await setup(t)
   await scopedModule(t, api, 'sanciones', agenteA.token, [{ agente_denunciante: A }], [{ agente_denunciante: B }, {}])
   await scopedModule(

@@ -1,4 +1,4 @@
-// State workflows (issue #14, D28): every move of every shipped workflow allowed and every other
+// State workflows (D28): every move of every shipped workflow allowed and every other
 // refused (409 naming the field, the current state and the allowed next states), moves that
 // require a field (400 Datos requeridos), read-only fields by state (409), final states final
 // for everyone, superadmin included. The table is written from the issue's text, not read from
@@ -95,7 +95,7 @@ async function recordIn(api: TestApi, module: string, state: string): Promise<st
 
 for (const module of Object.keys(MOVES)) {
   t.test(
-    `#14, D28: ${module}: every allowed move succeeds and every other is 409 with the allowed next states`,
+    `D28: ${module}: every allowed move succeeds and every other is 409 with the allowed next states`,
     async (t) => {
       const api = await startTestApi(t)
       const token = await api.adminToken()
@@ -145,7 +145,7 @@ for (const module of Object.keys(MOVES)) {
   )
 }
 
-t.test('#14, D28: a move missing a required field is 400 Datos requeridos naming it', async (t) => {
+t.test('D28: a move missing a required field is 400 Datos requeridos naming it', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const id = await recordIn(api, 'sanciones', 'borrador')
@@ -171,7 +171,7 @@ t.test('#14, D28: a move missing a required field is 400 Datos requeridos naming
   )
 })
 
-t.test('#14, D28: amounts are read-only from firme on: 409 naming the field, nothing changed', async (t) => {
+t.test('D28: amounts are read-only from firme on: 409 naming the field, nothing changed', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const borrador = await recordIn(api, 'sanciones', 'borrador')
@@ -204,7 +204,7 @@ t.test('#14, D28: amounts are read-only from firme on: 409 naming the field, not
   }
 })
 
-t.test('#14, D28: archivada -> investigacion is for jefe and above; oficial sees the moves it may make', async (t) => {
+t.test('D28: archivada -> investigacion is for jefe and above; oficial sees the moves it may make', async (t) => {
   const api = await startTestApi(t)
   const oficial = await api.userWithRole('oficial')
   const jefe = await api.userWithRole('jefe')

@@ -1,4 +1,4 @@
-// Scopes per action (issue #14, D26): `scope` bounds every read and write of a role, `write_scope`
+// Scopes per action (D26): `scope` bounds every read and write of a role, `write_scope`
 // narrows PUT and DELETE further. A DELETE outside the caller's scope is 404 and deletes nothing;
 // readable but outside `write_scope` is 403 naming the rule; inside both it deletes. The shipped
 // agente may not delete denuncias, so this test gives them `denuncias.eliminar` and a
@@ -57,7 +57,7 @@ async function setup(t: Test) {
   return { api, agente, mine, mineClosed, theirs, status }
 }
 
-t.test('#14: a DELETE outside the scope is 404 Registro no encontrado and deletes nothing', async (t) => {
+t.test('a DELETE outside the scope is 404 Registro no encontrado and deletes nothing', async (t) => {
   const { api, agente, theirs, status } = await setup(t)
   const reply = await api.request('DELETE', `/denuncias/${theirs._id}`, { token: agente.token })
   t.equal(reply.status, 404)
@@ -67,7 +67,7 @@ t.test('#14: a DELETE outside the scope is 404 Registro no encontrado and delete
   t.equal(total.body.data.total, 3, 'nothing was deleted')
 })
 
-t.test('#14: a DELETE inside the scope and the write_scope deletes', async (t) => {
+t.test('a DELETE inside the scope and the write_scope deletes', async (t) => {
   const { api, agente, mine, status } = await setup(t)
   const reply = await api.request('DELETE', `/denuncias/${mine._id}`, { token: agente.token })
   t.equal(reply.status, 200, JSON.stringify(reply.body))
@@ -76,7 +76,7 @@ t.test('#14: a DELETE inside the scope and the write_scope deletes', async (t) =
   t.same(again.body, NOT_FOUND, 'a second DELETE finds nothing')
 })
 
-t.test('#14: readable but outside write_scope: PUT and DELETE are 403 naming write_scope', async (t) => {
+t.test('readable but outside write_scope: PUT and DELETE are 403 naming write_scope', async (t) => {
   const { api, agente, mineClosed, status } = await setup(t)
   t.equal(
     (await api.request('GET', `/denuncias/${mineClosed._id}`, { token: agente.token })).status,
@@ -98,7 +98,7 @@ t.test('#14: readable but outside write_scope: PUT and DELETE are 403 naming wri
   t.equal(after.body.data._version, 2)
 })
 
-t.test('#14: write_scope does not narrow reads: the list still holds every record of the scope', async (t) => {
+t.test('write_scope does not narrow reads: the list still holds every record of the scope', async (t) => {
   const { api, agente, mine, mineClosed } = await setup(t)
   const list = await api.request('GET', '/denuncias', { token: agente.token })
   t.same(list.body.data.records.map((r: { _id: string }) => r._id).sort(), [mine._id, mineClosed._id].sort())

@@ -190,7 +190,7 @@ t.test('D22: account answers and password rules', async (t) => {
       })
     ).status,
     201,
-    'issue #13 item 4: exactly 12 is enough for a role that manages no accounts',
+    'exactly 12 is enough for a role that manages no accounts',
   )
   const badRole = await api.request('POST', '/usuarios', { token: admin, body: account('capitan') })
   assertError(t, badRole, 400, /rol/, 'D22: rol must be one of the roles')

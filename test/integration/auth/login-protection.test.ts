@@ -1,8 +1,8 @@
-// Issue #13 item 2: brute force is slowed per username and client address, never by a lock
+// Brute force is slowed per username and client address, never by a lock
 // that anyone can pull. The owner logs in from an address that did not fail; the failing
 // address waits, longer after each failure; many failures on one username raise an alert;
 // the counts are shared by every instance and survive a restart (database, or Redis in the
-// PostgreSQL pass). Addresses come through one trusted proxy (TRUST_PROXY=1, issue #13 item 3).
+// PostgreSQL pass). Addresses come through one trusted proxy (TRUST_PROXY=1).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,7 +35,7 @@ function assertWait(t: Test, reply: Reply, seconds: number, label: string): void
   t.match(reply.body.details, why, `${label}: details say why`)
 }
 
-t.test('#13 item 2: an attacker failing from one address cannot stop the owner logging in from another', async (t) => {
+t.test('an attacker failing from one address cannot stop the owner logging in from another', async (t) => {
   const { clock, advance } = controlledClock()
   const api = await startTestApi(t, { clock, env: ENV })
   await api.userWithRole('consulta') // consulta_1 / password-consulta-1
@@ -69,7 +69,7 @@ t.test('#13 item 2: an attacker failing from one address cannot stop the owner l
   t.ok(audit.body.data.total >= 40, 'every refused attempt, waiting ones included, is audited as login_fallido (D18)')
 })
 
-t.test('#13 item 2: the right password after the wait logs in and starts that address over', async (t) => {
+t.test('the right password after the wait logs in and starts that address over', async (t) => {
   const { clock, advance } = controlledClock()
   const api = await startTestApi(t, { clock, env: ENV })
   for (let i = 0; i < 5; i++) await login(api, ADMIN.username, 'wrong', ATTACKER)
@@ -84,7 +84,7 @@ t.test('#13 item 2: the right password after the wait logs in and starts that ad
   t.equal((await right()).status, 200, 'four new failures: under the threshold')
 })
 
-t.test('#13 item 2: past the per-username ceiling: an alert; failing addresses wait, clean ones do not', async (t) => {
+t.test('past the per-username ceiling: an alert; failing addresses wait, clean ones do not', async (t) => {
   const { clock } = controlledClock()
   const logs = captureLogs()
   const env = { ...ENV, LOGIN_ALERT_FAILURES: '10' }
@@ -122,7 +122,7 @@ function sharedOptions(t: Test, clock: () => Date): StartOptions & { dataDir: st
   return { dataDir, clock, env: { ...ENV, ...(ON_POSTGRES ? redisEnv() : {}) } }
 }
 
-t.test('#13 item 2: two instances share the counts and a restart keeps them', async (t) => {
+t.test('two instances share the counts and a restart keeps them', async (t) => {
   const { clock } = controlledClock()
   const options = sharedOptions(t, clock)
   await t.test('two instances count together', async (t) => {

@@ -1,4 +1,4 @@
-// Passwords and sessions (issue #13 item 4): the policy, the 72 bytes bcrypt reads, POST
+// Passwords and sessions: the policy, the 72 bytes bcrypt reads, POST
 // /me/password, and a password change, disable or re-enable ending every earlier token on
 // every instance that shares the database.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -16,54 +16,51 @@ const account = (username: string, password: string, rol = 'consulta') => ({
   rol,
 })
 
-t.test(
-  'issue #13 item 4: the password policy refuses short, common, repetitive and username-based passwords',
-  async (t) => {
-    const api = await startTestApi(t)
-    const token = await api.adminToken()
-    const refused = async (body: Record<string, unknown>, message: RegExp, label: string) => {
-      const reply = await api.request('POST', '/usuarios', { token, body })
-      assertError(t, reply, 400, /^Datos inválidos/, label)
-      t.match(reply.body.details, [{ field: 'password', message }], `${label}: the detail says why, in Spanish`)
-      t.notOk(
-        JSON.stringify(reply.body).includes(String(body['password'])),
-        `${label}: the refusal never echoes the password`,
-      )
-    }
-    await refused(account('corto', 'once-letras'), /al menos 12 caracteres/, '11 characters')
-    await refused(
-      account('jefa', 'catorce-letras', 'administrador'),
-      /al menos 15 caracteres para un rol que gestiona cuentas/,
-      '14 for an administrador',
+t.test('the password policy refuses short, common, repetitive and username-based passwords', async (t) => {
+  const api = await startTestApi(t)
+  const token = await api.adminToken()
+  const refused = async (body: Record<string, unknown>, message: RegExp, label: string) => {
+    const reply = await api.request('POST', '/usuarios', { token, body })
+    assertError(t, reply, 400, /^Datos inválidos/, label)
+    t.match(reply.body.details, [{ field: 'password', message }], `${label}: the detail says why, in Spanish`)
+    t.notOk(
+      JSON.stringify(reply.body).includes(String(body['password'])),
+      `${label}: the refusal never echoes the password`,
     )
-    await refused(account('comun', 'password12345678'), /demasiado común/, 'a common password with digits after it')
-    await refused(account('comun2', 'QwertyUIOP2024!!'), /demasiado común/, 'a common password in another case')
-    await refused(account('repite', 'aaaaaaaaaaaaaaaa'), /repetición ni una secuencia/, 'one character repeated')
-    await refused(account('secuencia', '123456789012345'), /repetición ni una secuencia|demasiado común/, 'a sequence')
-    await refused(
-      account('mgomez', 'soy-MGomez-de-guardia'),
-      /no puede contener el nombre de usuario/,
-      'the username inside',
-    )
-    t.equal(
-      (await api.request('POST', '/usuarios', { token, body: account('lperez', 'guardia-de-tarde-7') })).status,
-      201,
-      'a long, uncommon one passes',
-    )
-    const strict = await api.request('POST', '/usuarios', {
-      token,
-      body: account('jefe2', 'relevo-de-guardia-9', 'administrador'),
-    })
-    t.equal(strict.status, 201, '15 or more passes for an administrador')
-    const update = await api.request('PUT', `/usuarios/${strict.body.data._id as string}`, {
-      token,
-      body: { password: 'corto-de-más' },
-    })
-    assertError(t, update, 400, /^Datos inválidos/, 'the policy applies on update too')
-  },
-)
+  }
+  await refused(account('corto', 'once-letras'), /al menos 12 caracteres/, '11 characters')
+  await refused(
+    account('jefa', 'catorce-letras', 'administrador'),
+    /al menos 15 caracteres para un rol que gestiona cuentas/,
+    '14 for an administrador',
+  )
+  await refused(account('comun', 'password12345678'), /demasiado común/, 'a common password with digits after it')
+  await refused(account('comun2', 'QwertyUIOP2024!!'), /demasiado común/, 'a common password in another case')
+  await refused(account('repite', 'aaaaaaaaaaaaaaaa'), /repetición ni una secuencia/, 'one character repeated')
+  await refused(account('secuencia', '123456789012345'), /repetición ni una secuencia|demasiado común/, 'a sequence')
+  await refused(
+    account('mgomez', 'soy-MGomez-de-guardia'),
+    /no puede contener el nombre de usuario/,
+    'the username inside',
+  )
+  t.equal(
+    (await api.request('POST', '/usuarios', { token, body: account('lperez', 'guardia-de-tarde-7') })).status,
+    201,
+    'a long, uncommon one passes',
+  )
+  const strict = await api.request('POST', '/usuarios', {
+    token,
+    body: account('jefe2', 'relevo-de-guardia-9', 'administrador'),
+  })
+  t.equal(strict.status, 201, '15 or more passes for an administrador')
+  const update = await api.request('PUT', `/usuarios/${strict.body.data._id as string}`, {
+    token,
+    body: { password: 'corto-de-más' },
+  })
+  assertError(t, update, 400, /^Datos inválidos/, 'the policy applies on update too')
+})
 
-t.test('issue #13 item 4: bcrypt reads 72 bytes, so a longer password is refused and never matches', async (t) => {
+t.test('bcrypt reads 72 bytes, so a longer password is refused and never matches', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   // 24 groups of a two-byte ñ and a one-byte letter: 72 bytes in 48 characters.
@@ -80,7 +77,7 @@ t.test('issue #13 item 4: bcrypt reads 72 bytes, so a longer password is refused
   t.match(tooLong.body.details, [{ field: 'password', message: /como máximo 72 bytes/ }])
 })
 
-t.test("issue #13 item 4: POST /me/password changes the caller's password and ends every earlier token", async (t) => {
+t.test("POST /me/password changes the caller's password and ends every earlier token", async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-passwords-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const a = await startTestApi(t, { dataDir })
@@ -139,41 +136,38 @@ t.test("issue #13 item 4: POST /me/password changes the caller's password and en
   t.match(audit.body.data.entries, [{ user_id: user.id, fields: ['password'] }], 'audited as an edit by the user')
 })
 
-t.test(
-  "issue #13 item 4: an administrator's password change ends the account's tokens; other accounts keep theirs",
-  async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'records-passwords-'))
-    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-    const a = await startTestApi(t, { dataDir })
-    const b = await startTestApi(t, { dataDir })
-    const admin = await a.adminToken()
-    const user = await a.userWithRole('oficial')
-    const bystander = await a.userWithRole('oficial')
-    t.equal((await b.request('GET', '/me', { token: user.token })).status, 200)
-    t.equal(
-      (await a.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { password: 'nueva-clave-del-jefe-5' } }))
-        .status,
-      200,
-    )
-    assertError(
-      t,
-      await b.request('GET', '/me', { token: user.token }),
-      401,
-      INVALID,
-      'b refuses the earlier token at once',
-    )
-    t.equal((await b.request('GET', '/me', { token: bystander.token })).status, 200, 'another account is untouched')
-    t.equal(
-      (await a.request('PUT', `/usuarios/${bystander.id}`, { token: admin, body: { nombre: 'Otro nombre' } })).status,
-      200,
-    )
-    t.equal(
-      (await b.request('GET', '/me', { token: bystander.token })).status,
-      200,
-      'an edit that changes no password ends nothing',
-    )
-  },
-)
+t.test("an administrator's password change ends the account's tokens; other accounts keep theirs", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'records-passwords-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const a = await startTestApi(t, { dataDir })
+  const b = await startTestApi(t, { dataDir })
+  const admin = await a.adminToken()
+  const user = await a.userWithRole('oficial')
+  const bystander = await a.userWithRole('oficial')
+  t.equal((await b.request('GET', '/me', { token: user.token })).status, 200)
+  t.equal(
+    (await a.request('PUT', `/usuarios/${user.id}`, { token: admin, body: { password: 'nueva-clave-del-jefe-5' } }))
+      .status,
+    200,
+  )
+  assertError(
+    t,
+    await b.request('GET', '/me', { token: user.token }),
+    401,
+    INVALID,
+    'b refuses the earlier token at once',
+  )
+  t.equal((await b.request('GET', '/me', { token: bystander.token })).status, 200, 'another account is untouched')
+  t.equal(
+    (await a.request('PUT', `/usuarios/${bystander.id}`, { token: admin, body: { nombre: 'Otro nombre' } })).status,
+    200,
+  )
+  t.equal(
+    (await b.request('GET', '/me', { token: bystander.token })).status,
+    200,
+    'an edit that changes no password ends nothing',
+  )
+})
 
 t.test('a first start whose ADMIN_PASSWORD breaks the policy is refused as a setting, saying why', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-weak-admin-'))

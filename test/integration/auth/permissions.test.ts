@@ -75,7 +75,7 @@ async function check(
 ): Promise<void> {
   const allowed = EXPECTED[role]?.[module as keyof Grants]?.includes(action) ?? false
   const label = `${role} ${action} ${module}: ${allowed ? 'allowed' : '403'}`
-  // A record of its own for every check that reads, changes or deletes one. Since #14 an agente
+  // A record of its own for every check that reads, changes or deletes one. Under D26 an agente
   // acts only on the records of their scope: a role that may create makes its own target (in
   // its scope), the others get the administrator's (turnos name the agente's personal_id).
   const creates = EXPECTED[role]?.[module as keyof Grants]?.includes('crear') === true && module !== 'usuarios'
@@ -93,7 +93,7 @@ async function check(
   }
   const success: Record<Action, number> = { ver: 200, crear: 201, editar: 200, eliminar: 200 }
   for (const [method, path, body] of requests[action]) {
-    // The motivo some reads need (issue #15) is given: this matrix is about permissions alone.
+    // The motivo some reads need is given: this matrix is about permissions alone.
     const reply = await api.request(method, path, { token, body, headers: { 'x-motivo': 'Comprobación de permisos' } })
     if (allowed)
       t.equal(
@@ -108,7 +108,7 @@ async function check(
 t.test('D21: each role may do exactly what D21 grants it', async (t) => {
   const api = await startTestApi(t)
   for (const role of Object.keys(EXPECTED)) {
-    // The personal_id of VALID turnos' agente_id: the agente's turnos are in their scope (#14).
+    // The personal_id of VALID turnos' agente_id: the agente's turnos are in their scope.
     const { token } = await api.userWithRole(role, { personal_id: 'PER-2026-00001' })
     await t.test(`D21: ${role}`, async (t) => {
       for (const module of MODULES) for (const action of ACTIONS) await check(t, api, role, token, module, action)

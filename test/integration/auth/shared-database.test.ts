@@ -1,5 +1,5 @@
 // Caches of account state, revocations and list totals stay exact when several processes
-// share one database (issue #7, D20): two services on one SQLite file, each on its own
+// share one database (D20): two services on one SQLite file, each on its own
 // connection, see each other's logouts, account changes and writes on the next request.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -41,7 +41,7 @@ t.test('D20: disabling or deleting an account in one process takes effect in the
     await a.request('GET', '/denuncias', { token: user.token }),
     401,
     INVALID,
-    'issue #13 item 4: enabled again in b, a still refuses the token issued before the disable',
+    'enabled again in b, a still refuses the token issued before the disable',
   )
   const fresh = await a.login(user.username, user.password)
   t.equal((await a.request('GET', '/denuncias', { token: fresh })).status, 200, 'a new login after re-enabling serves')

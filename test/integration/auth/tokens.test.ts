@@ -147,7 +147,7 @@ t.test('D20: account changes apply to existing tokens at once', async (t) => {
       await api.request('GET', '/me', { token: user.token }),
       401,
       INVALID,
-      'issue #13 item 4: enabled again, a token issued before the disable stays dead',
+      'enabled again, a token issued before the disable stays dead',
     )
   })
 

@@ -1,4 +1,4 @@
-// Usernames are canonical (issue #13 item 4): NFC, trimmed, lower case, so look-alike accounts
+// Usernames are canonical: NFC, trimmed, lower case, so look-alike accounts
 // cannot coexist; accounts written before are rewritten at startup, and two that collide stop
 // the start with a message naming them.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,7 +11,7 @@ import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 const PASSWORD = 'guardia-de-tarde-7'
 const account = (username: string) => ({ username, password: PASSWORD, nombre: 'Persona de prueba', rol: 'consulta' })
 
-t.test('issue #13 item 4: composed or decomposed accents, case and spaces name one account', async (t) => {
+t.test('composed or decomposed accents, case and spaces name one account', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const created = await api.request('POST', '/usuarios', { token, body: account('Mar\u00eda') })
@@ -35,7 +35,7 @@ t.test('issue #13 item 4: composed or decomposed accents, case and spaces name o
   t.equal(rename.status, 409, 'nor can an update make a look-alike')
 })
 
-t.test('issue #13 item 4: accounts written before are made canonical at startup, audited', async (t) => {
+t.test('accounts written before are made canonical at startup, audited', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-usernames-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const first = await startTestApi(t, { dataDir })
@@ -56,7 +56,7 @@ t.test('issue #13 item 4: accounts written before are made canonical at startup,
   t.same(report.problems, [], 'the rewrite kept the hashes and the audit chain whole')
 })
 
-t.test('issue #13 item 4: two existing accounts that collide stop the start, named', async (t) => {
+t.test('two existing accounts that collide stop the start, named', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-usernames-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const first = await startTestApi(t, { dataDir })

@@ -1,5 +1,5 @@
 // `records audit verify`: the chain and record hashes checked (D17, D18); the head printed so
-// it can be kept off the machine, and --expect-head detects a truncated tail (issue #4).
+// it can be kept off the machine, and --expect-head detects a truncated tail.
 import BetterSqlite3 from 'better-sqlite3'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'

@@ -1,5 +1,5 @@
 // `records copy`: an embedded installation moved to PostgreSQL (to another SQLite file when no
-// PostgreSQL answers, said loudly) verifies clean with `records audit verify` on the target (issue #8).
+// PostgreSQL answers, said loudly) verifies clean with `records audit verify` on the target.
 import { join } from 'node:path'
 import t from 'tap'
 import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'

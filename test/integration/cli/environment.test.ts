@@ -1,4 +1,4 @@
-// Issue #18 item 8: the CLI opens the engine the service opens (src/app/engine.ts). Before, the
+// The CLI opens the engine the service opens (src/app/engine.ts). Before, the
 // CLI ignored DATABASE_POOL_SIZE and dropped the errors of writing its read-audit entries.
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
@@ -25,7 +25,7 @@ function inputWith(env: Record<string, string>): CommandInput {
 }
 
 t.test(
-  'issue #18: the CLI opens PostgreSQL with DATABASE_POOL_SIZE connections, as the service does',
+  'the CLI opens PostgreSQL with DATABASE_POOL_SIZE connections, as the service does',
   { skip: reachable ? false : 'PostgreSQL is not reachable' },
   async (t) => {
     const cli = createCli(t)
@@ -58,7 +58,7 @@ t.test(
   },
 )
 
-t.test('issue #15: an export whose comunicar entry cannot be written fails the command', async (t) => {
+t.test('an export whose comunicar entry cannot be written fails the command', async (t) => {
   const cli = createCli(t)
   await cli.withService(async (service, token) => {
     const created = await api(service, token, 'POST', '/denuncias', {
@@ -79,7 +79,7 @@ t.test('issue #15: an export whose comunicar entry cannot be written fails the c
   t.ok(noStack(run), 'one line, no stack')
 })
 
-t.test('issue #18: a setting the engine cannot use is one line, records: <reason>, exit status 1', async (t) => {
+t.test('a setting the engine cannot use is one line, records: <reason>, exit status 1', async (t) => {
   const cli = createCli(t)
   const run = await cli.run(['user', 'list'], { env: { DATABASE_URL: 'mysql://localhost/records' } })
   t.equal(run.status, 1)

@@ -1,4 +1,4 @@
-// The migration scenario of issue #4, shared by the SQLite and PostgreSQL runs of `records migrate`.
+// The migration scenario shared by the SQLite and PostgreSQL runs of `records migrate`.
 import { readFileSync } from 'node:fs'
 import { REPO_MODULES } from '../../helpers/api.js'
 
@@ -8,7 +8,7 @@ const today = readFileSync(REPO_MODULES, 'utf8')
 export const evolved =
   today
     .replace('      destino: { type: string }', '      destino: { type: string, encrypted: true }')
-    // vehiculos' last field is followed by its workflow (issue #14).
+    // vehiculos' last field is followed by its workflow.
     .replace(
       '      asignado_a: { type: ref, module: personal, description: Agente al que está asignado }\n    workflow:',
       '      conductor_habitual: { type: ref, module: personal, renamed_from: asignado_a }\n      color: { type: string }\n    indexes:\n      - [conductor_habitual, estado]\n    workflow:',

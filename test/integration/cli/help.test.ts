@@ -1,4 +1,4 @@
-// Every subcommand answers --help; usage errors exit 2 with one line, never a stack (issue #4).
+// Every subcommand answers --help; usage errors exit 2 with one line, never a stack.
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { createCli, noStack } from './support.js'
@@ -63,7 +63,7 @@ t.test('usage errors exit 2 with a one-line reason', async (t) => {
   for (const run of [unknown, option, args, failure]) t.ok(noStack(run))
 })
 
-t.test('#18: records --version prints the package version without loading any subcommand', async (t) => {
+t.test('records --version prints the package version without loading any subcommand', async (t) => {
   const cli = createCli(t)
   const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
     version: string

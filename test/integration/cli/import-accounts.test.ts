@@ -1,4 +1,4 @@
-// `records import usuarios` applies the account rules of the API (issue #13 item 4): the password
+// `records import usuarios` applies the account rules of the API: the password
 // policy refuses a common password, and a username is stored in its canonical form, so an import
 // cannot bring in the weak passwords or look-alike accounts the API refuses.
 import t from 'tap'
@@ -7,7 +7,7 @@ import { api, createCli } from './support.js'
 const account = (username: string, password: string) =>
   JSON.stringify({ username, password, nombre: `Cuenta ${username}`, rol: 'agente' })
 
-t.test('#13 item 4: an imported account meets the password policy and gets a canonical username', async (t) => {
+t.test('an imported account meets the password policy and gets a canonical username', async (t) => {
   const cli = createCli(t)
   const lines = [account('Nuevo.Agente ', 'clave-de-importacion-7'), account('otro', 'password1')].join('\n')
   const refused = await cli.run(['import', 'usuarios', '-', '--format', 'jsonl'], { input: lines })

@@ -1,5 +1,5 @@
 // `records import|export`: bulk load through the API's validation, encryption, hashes and
-// audit, all or nothing; every bad row reported with its line (issue #4; D14, D16-D18).
+// audit, all or nothing; every bad row reported with its line (D14, D16-D18).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -112,7 +112,7 @@ t.test('JSON Lines from standard input, and a round trip through export', async 
   t.equal(reimport.stdout, "2 registros importados en 'equipamiento'\n", 'an export imports into another database')
 })
 
-t.test('export masks encrypted values unless --decrypt; each export is one comunicar entry (issue #15)', async (t) => {
+t.test('export masks encrypted values unless --decrypt; each export is one comunicar entry', async (t) => {
   const cli = createCli(t)
   await cli.run(['import', 'personal', '-', '--format', 'jsonl'], {
     input: JSON.stringify({ tip: 'T1', nombre: 'A', apellidos: 'B', escala: 'oficial', nif: '22222222B' }),

@@ -1,5 +1,5 @@
 // `records keys generate|rotate`: new key material and the re-encryption of every value
-// under retired keys, audited as 'recifrar' (issue #3's rotation, from the command line; D14).
+// under retired keys, audited as 'recifrar' (key rotation from the command line, D14).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -52,7 +52,7 @@ t.test('--install then rotate: every value moves to the new key, readable, verif
     rewritten: 1,
     versions: 1,
     oldKeysRemovable: true,
-    // The record's value and its one kept version's (issue #15 item 6).
+    // The record's value and its one kept version's.
     usage: { [keyId]: 2 },
   })
   t.equal(stored().split('.')[1], keyId, 'the value is under the new key')

@@ -1,4 +1,4 @@
-// `records migrate` on PostgreSQL (issue #8): the scenario of issue #4 (a new module, a new
+// `records migrate` on PostgreSQL: the scenario of migrate.test.ts (a new module, a new
 // field, a rename, a composite index, a plain field turned encrypted) planned, applied and verified on a fresh
 // PostgreSQL database; when none answers, said loudly (and a failure in CI).
 import { writeFileSync } from 'node:fs'
@@ -21,7 +21,7 @@ t.test(
     writeFileSync(evolvedFile, evolved)
     t.equal((await cli.run(['migrate'])).status, 0, "the schema of today's modules.yaml")
     const person = await cli.withService(async (service, token) => {
-      // The vehicle's asignado_a references the staff record (a ref, issue #16): created first.
+      // The vehicle's asignado_a references the staff record (a ref): created first.
       const id = (
         await api(service, token, 'POST', '/personal', {
           tip: 'TIP-1',
@@ -56,7 +56,7 @@ t.test(
       sql.includes(
         'create index "cx_vehiculos__conductor_habitual__estado" on "vehiculos" ("conductor_habitual", "estado") where "_deleted" is null;',
       ),
-      'issue #7: the composite index on the renamed field',
+      'the composite index on the renamed field',
     )
 
     const applied = await cli.run(['migrate'], { env: { MODULES_FILE: evolvedFile } })

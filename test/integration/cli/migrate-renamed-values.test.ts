@@ -1,4 +1,4 @@
-// `renamed_values` (issue #18 item 6): an enum value renamed in modules.yaml is a migration
+// `renamed_values`: an enum value renamed in modules.yaml is a migration
 // step that rewrites the records holding the old value, with a new _hash and a 'migrar' audit
 // entry each, like a renamed field, so filters find them and `records audit verify` holds.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -11,7 +11,7 @@ import { api, createCli, type Cli } from './support.js'
 
 const ESTADO = '        enum: [disponible, asignado, mantenimiento, baja]'
 const today = readFileSync(REPO_MODULES, 'utf8')
-// The workflow names the state too (issue #14): the administrator renames it there as well.
+// The workflow names the state too: the administrator renames it there as well.
 const renamed = today
   .replace(
     ESTADO,
@@ -84,14 +84,14 @@ async function scenario(t: Test, cli: Cli, query: Query): Promise<void> {
   )
 }
 
-t.test('#18: renamed_values renames an enum value in existing records, rehashed and audited', async (t) => {
+t.test('renamed_values renames an enum value in existing records, rehashed and audited', async (t) => {
   const cli = createCli(t)
   await scenario(t, cli, async (sql) => cli.raw((db) => db.prepare(sql).all() as Record<string, unknown>[]))
 })
 
 const reachable = await requirePostgres(t, 'renamed_values was not tested on PostgreSQL')
 
-t.test('#18: renamed_values on PostgreSQL', { skip: reachable ? false : 'PostgreSQL is not reachable' }, async (t) => {
+t.test('renamed_values on PostgreSQL', { skip: reachable ? false : 'PostgreSQL is not reachable' }, async (t) => {
   const url = urlOf(await createTestDatabase())
   const cli = createCli(t, { DATABASE_URL: url })
   const client = new pg.Client({ connectionString: url })

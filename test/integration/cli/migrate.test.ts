@@ -1,7 +1,7 @@
 // `records migrate`: a database made with today's modules.yaml, then a modules.yaml that adds a
-// module, adds a field, renames one (renamed_from) and indexes it with another (indexes:, issue
-// #7), and encrypts a plain one. The dry run shows the plan in words and SQL and changes nothing;
-// migrate applies it; an unsafe change is refused with the affected records and nothing lost (issue #4; D14, D16, D17,
+// module, adds a field, renames one (renamed_from) and indexes it with another (indexes:),
+// and encrypts a plain one. The dry run shows the plan in words and SQL and changes nothing;
+// migrate applies it; an unsafe change is refused with the affected records and nothing lost (D14, D16, D17,
 // D18).
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -124,7 +124,7 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
       ).map((v) => ({ id: v.record_id, data: JSON.parse(v.data) as Record<string, unknown> })),
     )
     const personVersion = versions.find((v) => v.id === ids.person)!.data
-    t.match(personVersion['destino'], /^v1\.[0-9a-f]{8}\./, 'issue #15: its kept version is encrypted too')
+    t.match(personVersion['destino'], /^v1\.[0-9a-f]{8}\./, 'its kept version is encrypted too')
     t.notOk(JSON.stringify(versions).includes('Comisaría'), 'no version keeps the clear value')
     t.same(
       Object.keys(versions.find((v) => v.id === ids.car)!.data).filter(
@@ -144,7 +144,7 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
           .all(),
       ),
       [{ name: 'conductor_habitual' }, { name: 'estado' }],
-      'issue #7: the composite index on the renamed field exists',
+      'the composite index on the renamed field exists',
     )
     t.same(
       stored.migrated,
@@ -169,7 +169,7 @@ t.test('adding a module and a field, renaming and encrypting a field', async (t)
         status: 200,
         body: { data: { conductor_habitual: 'PER-2026-00001', marca: 'Seat' } },
       })
-      // The kept versions follow (issue #15 item 6): renamed, and read back as before.
+      // The kept versions follow: renamed, and read back as before.
       t.match(await api(service, token, 'GET', `/vehiculos/${ids.car}?version=1`), {
         status: 200,
         body: { data: { conductor_habitual: 'PER-2026-00001' } },

@@ -1,4 +1,4 @@
-// `records openapi` writes the document the service serves (issue #4 + #5, D3) and
+// `records openapi` writes the document the service serves (D3) and
 // `records backup` takes the online copy of the README's operators' section.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-// On a terminal the password is asked twice with echo off (issue #4: never argv, never shown).
+// On a terminal the password is asked twice with echo off (never argv, never shown).
 // Node has no pseudo-terminal of its own: Python's pty module gives the binary a real one.
 import { spawnSync } from 'node:child_process'
 import t from 'tap'

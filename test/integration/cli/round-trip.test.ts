@@ -1,4 +1,4 @@
-// Export -> import round trips through the real binary (issue #18 item 6, issue #13 item 5):
+// Export -> import round trips through the real binary:
 // decrypted exports re-import with their values, masked ones and `_id` columns are refused
 // clearly, repeated errors are grouped, `;` files are read, `| head` ends quietly, and text a
 // spreadsheet would run as a formula is neutralised on the way out and restored on the way in.
@@ -11,7 +11,7 @@ import { api, BIN, createCli, DISCLOSURE, noStack } from './support.js'
 const person = (tip: string, nif: string, nombre = 'Marta') =>
   JSON.stringify({ tip, nombre, apellidos: 'Ruiz', escala: 'oficial', nif })
 
-t.test('#18: a --decrypt export re-imports with its encrypted values; a file with _id needs --new-ids', async (t) => {
+t.test('a --decrypt export re-imports with its encrypted values; a file with _id needs --new-ids', async (t) => {
   const source = createCli(t)
   const loaded = await source.run(['import', 'personal', '-', '--format', 'jsonl'], {
     input: [person('T1', '11111111A'), person('T2', '22222222B')].join('\n'),
@@ -45,7 +45,7 @@ t.test('#18: a --decrypt export re-imports with its encrypted values; a file wit
   })
 })
 
-t.test('#18: a masked export (*** in an encrypted field) is refused on import, naming the way out', async (t) => {
+t.test('a masked export (*** in an encrypted field) is refused on import, naming the way out', async (t) => {
   const source = createCli(t)
   await source.run(['import', 'personal', '-', '--format', 'jsonl'], {
     input: [person('T1', '11111111A'), person('T2', '22222222B')].join('\n'),
@@ -60,7 +60,7 @@ t.test('#18: a masked export (*** in an encrypted field) is refused on import, n
   ])
 })
 
-t.test('#18: the same error in many rows is one line with the count and the first lines', async (t) => {
+t.test('the same error in many rows is one line with the count and the first lines', async (t) => {
   const cli = createCli(t)
   const rows = Array.from(
     { length: 30 },
@@ -86,7 +86,7 @@ t.test('#18: the same error in many rows is one line with the count and the firs
   ])
 })
 
-t.test('#18: a CSV separated by semicolons (a Spanish spreadsheet) is read, decimal commas too', async (t) => {
+t.test('a CSV separated by semicolons (a Spanish spreadsheet) is read, decimal commas too', async (t) => {
   const cli = createCli(t)
   const input = [
     'tipo;infractor_nombre;fecha_infraccion;lugar_infraccion;importe;infraccion_descripcion',
@@ -111,7 +111,7 @@ t.test('#18: a CSV separated by semicolons (a Spanish spreadsheet) is read, deci
   })
 })
 
-t.test('#18: records export | head ends quietly with status 0 (EPIPE)', async (t) => {
+t.test('records export | head ends quietly with status 0 (EPIPE)', async (t) => {
   const cli = createCli(t)
   const rows = Array.from(
     { length: 3000 },
@@ -137,7 +137,7 @@ t.test('#18: records export | head ends quietly with status 0 (EPIPE)', async (t
   t.equal(run.stdout.split('\n').length, 3)
 })
 
-t.test('#13: export neutralises formula prefixes in text cells, and import restores them exactly', async (t) => {
+t.test('export neutralises formula prefixes in text cells, and import restores them exactly', async (t) => {
   const source = createCli(t)
   const risky = [
     '=HYPERLINK("http://x.example","clic")',

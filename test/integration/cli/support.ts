@@ -95,5 +95,5 @@ export async function api(service: OpenService, token: string, method: string, u
   return { status: response.statusCode, body: response.json() }
 }
 
-/** What every `records export` must say since issue #15: a disclosure names its recipient and reason. */
+/** What every `records export` must say (D29): a disclosure names its recipient and reason. */
 export const DISCLOSURE = ['--destinatario', 'Juzgado de Instrucción n.º 2', '--motivo', 'Diligencias previas 123/2026']

@@ -1,5 +1,5 @@
 // `records user ...`: accounts without the API, with its validation, hashes (D22) and audit
-// chain (D18); passwords only from a terminal or --password-stdin, never argv (issue #4).
+// chain (D18); passwords only from a terminal or --password-stdin, never argv.
 import t from 'tap'
 import { api, createCli, noStack } from './support.js'
 
@@ -131,7 +131,7 @@ t.test('accounts created by the CLI work with the API next to those created by i
   })
 })
 
-t.test('a running service sees a CLI disable or role change at once (D20, issue #7 caches)', async (t) => {
+t.test('a running service sees a CLI disable or role change at once (D20 caches)', async (t) => {
   const cli = createCli(t)
   t.equal(
     (
@@ -163,42 +163,39 @@ t.test('a running service sees a CLI disable or role change at once (D20, issue 
   })
 })
 
-t.test(
-  "issue #13 item 4: `records user passwd` ends the account's tokens in a running service; the policy applies",
-  async (t) => {
-    const cli = createCli(t)
+t.test("`records user passwd` ends the account's tokens in a running service; the policy applies", async (t) => {
+  const cli = createCli(t)
+  t.equal(
+    (
+      await cli.run(['user', 'add', 'mruiz', '--role', 'agente', '--field', 'nombre=Marta', '--password-stdin'], {
+        input: 'guardia-de-tarde-7\n',
+      })
+    ).status,
+    0,
+  )
+  const weak = await cli.run(['user', 'passwd', 'mruiz', '--password-stdin'], { input: 'password12345\n' })
+  t.equal(weak.status, 1)
+  t.match(weak.stderr, /Datos inválidos[\s\S]*demasiado común/, 'a common password is refused, with the reason')
+  const renamed = await cli.run(
+    ['user', 'add', 'MRuiz ', '--role', 'agente', '--field', 'nombre=Otra', '--password-stdin'],
+    { input: 'guardia-de-tarde-7\n' },
+  )
+  t.equal(renamed.status, 1, 'a look-alike username is refused from the command line too')
+  await cli.withService(async (service) => {
+    const login = await service.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: 'mruiz', password: 'guardia-de-tarde-7' },
+    })
+    const token = login.json().data.token as string
+    t.equal((await api(service, token, 'GET', '/me')).status, 200)
     t.equal(
-      (
-        await cli.run(['user', 'add', 'mruiz', '--role', 'agente', '--field', 'nombre=Marta', '--password-stdin'], {
-          input: 'guardia-de-tarde-7\n',
-        })
-      ).status,
+      (await cli.run(['user', 'passwd', 'MRUIZ', '--password-stdin'], { input: 'cambio-de-turno-42\n' })).status,
       0,
     )
-    const weak = await cli.run(['user', 'passwd', 'mruiz', '--password-stdin'], { input: 'password12345\n' })
-    t.equal(weak.status, 1)
-    t.match(weak.stderr, /Datos inválidos[\s\S]*demasiado común/, 'a common password is refused, with the reason')
-    const renamed = await cli.run(
-      ['user', 'add', 'MRuiz ', '--role', 'agente', '--field', 'nombre=Otra', '--password-stdin'],
-      { input: 'guardia-de-tarde-7\n' },
-    )
-    t.equal(renamed.status, 1, 'a look-alike username is refused from the command line too')
-    await cli.withService(async (service) => {
-      const login = await service.app.inject({
-        method: 'POST',
-        url: '/api/auth/login',
-        payload: { username: 'mruiz', password: 'guardia-de-tarde-7' },
-      })
-      const token = login.json().data.token as string
-      t.equal((await api(service, token, 'GET', '/me')).status, 200)
-      t.equal(
-        (await cli.run(['user', 'passwd', 'MRUIZ', '--password-stdin'], { input: 'cambio-de-turno-42\n' })).status,
-        0,
-      )
-      t.equal((await api(service, token, 'GET', '/me')).status, 401, 'the earlier token stops working at once')
-    })
-  },
-)
+    t.equal((await api(service, token, 'GET', '/me')).status, 401, 'the earlier token stops working at once')
+  })
+})
 
 t.test("the suite's lower bcrypt cost refuses a start outside the test runner", async (t) => {
   const cli = createCli(t)

@@ -1,4 +1,4 @@
-// `records validate` checks modules.yaml exactly as the server does (issue #4).
+// `records validate` checks modules.yaml exactly as the server does.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -68,7 +68,7 @@ t.test('shape, syntax and "did you mean" problems, as the loader reports them (-
   t.match(missing.stdout, /no-such\.yaml:1:1: No se puede cargar la definición de módulos: el fichero no existe/)
 })
 
-t.test('#18: a module that only a *.* role reaches is a warning, not a failure', async (t) => {
+t.test('a module that only a *.* role reaches is a warning, not a failure', async (t) => {
   const cli = createCli(t)
   const file = join(cli.dataDir, 'modules-new-module.yaml')
   writeFileSync(

@@ -1,4 +1,4 @@
-// The bench's bare stack reads what the service wrote (issue #7, #8): its five statements on
+// The bench's bare stack reads what the service wrote: its five statements on
 // the database the suite runs on (SQLite, or PostgreSQL under RECORDS_TEST_DATABASE=postgres)
 // answer the same ids, pages and totals as the API. Not a speed test: the bench measures speed.
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Issue #17 item 4: the bench's lock-wait sampler sees lock waits it provokes itself on the test
+// The bench's lock-wait sampler sees lock waits it provokes itself on the test
 // PostgreSQL: one connection holds a row lock (then an advisory lock), another waits for it;
 // while it waits, every poll finds exactly one active backend, and it is waiting on that lock.
 import pg from 'pg'

@@ -1,4 +1,4 @@
-// Composite indexes of modules.yaml (issue #7) on a real database (SQLite, or PostgreSQL under
+// Composite indexes of modules.yaml on a real database (SQLite, or PostgreSQL under
 // RECORDS_TEST_DATABASE=postgres): created at startup as partial indexes on live rows, dropped
 // and created again when the file changes, and chosen by the database for the count of a list
 // filtered on estado and prioridad (bench S3). Not a speed test: the bench measures speed.

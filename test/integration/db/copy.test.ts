@@ -1,4 +1,4 @@
-// Issue #8: `copyDatabase` moves an embedded SQLite installation to PostgreSQL with every
+// `copyDatabase` moves an embedded SQLite installation to PostgreSQL with every
 // record, account, audit entry, sequence, revoked token and key intact: the target verifies
 // clean (D17, D18) and serves the same data; a non-empty target is refused.
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,4 +1,4 @@
-// The plain list page as a prepared statement (issue #14, src/db/records/plain-page.ts): a list with no
+// The plain list page as a prepared statement (src/db/records/plain-page.ts): a list with no
 // filter, sort or text runs it, compiled once per module and scope shape; two agentes share the
 // statement and each binds their own personal_id, so each still sees only their own records;
 // its rows are those of the query built afresh; the cache of shapes stays bounded.
@@ -12,7 +12,7 @@ import { resolveScope, type ResolvedScope } from '../../../src/records/scope.js'
 import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
 
 t.test(
-  `#14: the plain list page is one prepared statement per scope shape on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
+  `the plain list page is one prepared statement per scope shape on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
   async (t) => {
     const api = await startTestApi(t)
     const spec = api.service.spec.moduleByName.get('denuncias')

@@ -1,4 +1,4 @@
-// Issue #8: what the PostgreSQL dialect tells the engine (dialects/postgres.ts): unique
+// What the PostgreSQL dialect tells the engine (dialects/postgres.ts): unique
 // violations by index name, busy errors, serialized writers, numbers as numbers, no password in logs.
 import t from 'tap'
 import { sql } from 'kysely'

@@ -1,4 +1,4 @@
-// The scoped list of an agente (issue #14) reads through indexes, on SQLite (`EXPLAIN QUERY
+// The scoped list of an agente reads through indexes, on SQLite (`EXPLAIN QUERY
 // PLAN`) and PostgreSQL (`EXPLAIN`, sequential scans priced out in the test's transaction):
 // the page and the total of a scoped list, built by the real code path (`recordQuery`, the one
 // place every read starts), never scan the module's table. If a scope stops being indexable
@@ -36,7 +36,7 @@ async function planOf(service: OpenService, query: Compilable): Promise<string> 
 /** A full scan of the table: SQLite's `SCAN denuncias` (not `SEARCH`), PostgreSQL's `Seq Scan`. */
 const FULL_SCAN = ON_POSTGRES ? /Seq Scan/ : /^SCAN denuncias\b/m
 
-t.test(`#14: a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, async (t) => {
+t.test(`a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`, async (t) => {
   const api = await startTestApi(t)
   const spec = api.service.spec.moduleByName.get('denuncias')
   if (spec === undefined) throw new Error('no denuncias module')

@@ -1,4 +1,4 @@
-// The docs page in a real headless Chromium (issue #5): it loads from this process with helmet's
+// The docs page in a real headless Chromium: it loads from this process with helmet's
 // CSP, lists the nine modules, and a person can log in, authorize with the token and call a list.
 // Needs /usr/bin/chromium (Debian's package; .ci/run installs it). Without it, outside CI, the
 // test is skipped loudly; in CI (CI set) a missing browser is a failure.
@@ -97,7 +97,7 @@ t.test('the docs page lists the nine modules and a call made from it succeeds', 
 
   // Authorize with the token, as a person pastes it.
   await page.locator('.auth-wrapper .authorize').click()
-  // The bearer scheme's form (the live feed's ticket scheme, issue #16, has its own).
+  // The bearer scheme's form (the live feed's ticket scheme, D36, has its own).
   const bearer = page.locator('.modal-ux form').filter({ hasText: 'bearer' })
   await bearer.locator('input[type="text"], input:not([type])').first().fill(token)
   await bearer.locator('.auth-btn-wrapper .authorize').click()

@@ -1,4 +1,4 @@
-// Issue #18 item 7: the commands of the three audience guides work as written, against a real
+// The commands of the three audience guides work as written, against a real
 // instance. Conventions, also described in docs/development.md ("The guides are tested"):
 // - a ```sh block runs; ```console / ```text / ```yaml blocks are shown, never run;
 // - one guide's blocks run in order in one shell session: variables and functions set by a block

@@ -1,4 +1,4 @@
-// Issue #6.2: attacks on tokens, roles and login beyond what test/integration/auth covers:
+// Attacks on tokens, roles and login beyond what test/integration/auth covers:
 // HS/RS confusion and header tricks (D20), the whole role x role matrix of the account guard
 // and mass assignment (D7, D21), brute force on one username and login timing (D19).
 import { createHmac, createSign, generateKeyPairSync, randomUUID } from 'node:crypto'
@@ -141,7 +141,7 @@ t.test('D7, D21: mass assignment of metadata and of account fields is ignored or
     )
 })
 
-// Brute force on one username: test/integration/auth/login-protection.test.ts (issue #13 item 2).
+// Brute force on one username: test/integration/auth/login-protection.test.ts.
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
 

@@ -1,4 +1,4 @@
-// Issue #6.3: the real server, SIGKILLed at random moments under concurrent writes, loses no
+// The real server, SIGKILLed at random moments under concurrent writes, loses no
 // acknowledged write, half-writes nothing, never reuses an id, and its audit chain and record
 // hashes verify after each restart (D8, D13, D17, D18). `HARDENING_CRASHES` sets the kill count.
 import { mkdtempSync, rmSync } from 'node:fs'

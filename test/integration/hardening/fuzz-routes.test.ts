@@ -1,4 +1,4 @@
-// Issue #6.1: property fuzzing of every route generated from modules.yaml. Bodies come from
+// Property fuzzing of every route generated from modules.yaml. Bodies come from
 // each module's compiled JSON Schema and mutations of it; query strings, ids, paths and
 // Authorization headers are random. Invariants: never a 500, always the envelope, a 2xx
 // write reads back exactly as written, a 4xx write changes nothing (D7, D10, D11, D20).
@@ -57,7 +57,7 @@ function expectReadBack(
     }
     if (field === undefined || field.writeOnly || (field.encrypted && value === MASK)) continue
     // JSON objects are unordered: keys come back in one order on both databases (values.ts).
-    // Usernames are stored in their canonical form (issue #13 item 4).
+    // Usernames are stored in their canonical form.
     const expected =
       spec.name === ACCOUNTS && name === USERNAME && typeof value === 'string' ? canonicalUsername(value) : value
     if (canonicalJson(record[name]) !== canonicalJson(asJson(expected)))

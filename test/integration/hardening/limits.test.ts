@@ -1,4 +1,4 @@
-// Issue #6.5: resource limits. Body size (D7), filter count and query length, clamped counts
+// Resource limits. Body size (D7), filter count and query length, clamped counts
 // (D11), malformed URLs and text, and slow clients over a real socket.
 import { connect, type Socket } from 'node:net'
 import t from 'tap'

@@ -1,4 +1,4 @@
-// Issue #6.5: memory stays flat across a long run of mixed requests (reads, writes, refusals,
+// Memory stays flat across a long run of mixed requests (reads, writes, refusals,
 // bad tokens). `npm test` sends 1,500; `HARDENING_REQUESTS=100000` the long run. The heap
 // after a full GC may grow at most MAX_GROWTH_MB past its level after the warm-up.
 import { setFlagsFromString } from 'node:v8'

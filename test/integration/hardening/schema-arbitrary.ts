@@ -1,6 +1,6 @@
 // fast-check arbitraries derived from a module's compiled JSON Schema (src/compile/schemas.ts):
 // a module added to modules.yaml is fuzzed with no change here. Valid bodies first, then
-// mutations of them that a careless or hostile client sends (issue #6).
+// mutations of them that a careless or hostile client sends.
 import fc from 'fast-check'
 import type { ModuleSpec } from '../../../src/compile/types.js'
 

@@ -1,5 +1,5 @@
 // The real server (src/app/server.ts, `npm start`'s entry point) as a child process on a data
-// directory, for the crash and multi-process suites (issue #6.3, #6.4).
+// directory, for the crash and multi-process suites.
 import type { Test } from 'tap'
 import { ADMIN, REPO_MODULES } from '../../helpers/api.js'
 import { databaseFor, ON_POSTGRES, urlOf } from '../../helpers/postgres.js'

@@ -1,4 +1,4 @@
-// Issue #6.2: SQL injection through every filter (names and values), sort, path parameter and
+// SQL injection through every filter (names and values), sort, path parameter and
 // audit-trail filter of every module. A payload is data: it matches nothing, is refused as a
 // 400 naming it, and never changes, reveals or breaks anything (D11, D25).
 import { sql } from 'kysely'

@@ -1,4 +1,4 @@
-// Shared tools of the hardening suites (issue #6): run sizes, the envelope invariant and a
+// Shared tools of the hardening suites: run sizes, the envelope invariant and a
 // snapshot of everything a write may change.
 import { sql } from 'kysely'
 import type { Database } from '../../../src/db/database.js'

@@ -1,4 +1,4 @@
-// Issue #6, issue #13 item 5: one record altered in the database behind the service's back. Its
+// One record altered in the database behind the service's back. Its
 // list page answers, the damaged value null and the record marked `_integridad` (never garbage,
 // never a page silently missing a record, never the whole module unreadable), the log carries
 // one fatal integrity alert naming the record, and everything else keeps serving.

@@ -1,4 +1,4 @@
-// Issue #6.4: two server processes on one SQLite file (WAL, busy timeout, BEGIN IMMEDIATE)
+// Two server processes on one SQLite file (WAL, busy timeout, BEGIN IMMEDIATE)
 // under concurrent writes. Clients see only success, 409 (D13) or 503 with retry-after
 // (README "Concurrency"); ids stay unique (D8) and If-Match loses no update (D13).
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -1,9 +1,9 @@
-// Personal data and tokens must not be kept by browsers or proxies (issue #13 item 5): every
+// Personal data and tokens must not be kept by browsers or proxies: every
 // answer that is not public carries Cache-Control: no-store, errors included.
 import t from 'tap'
 import { ADMIN, startTestApi, VALID } from '../../helpers/api.js'
 
-t.test('issue #13 item 5: Cache-Control: no-store on every authenticated answer', async (t) => {
+t.test('Cache-Control: no-store on every authenticated answer', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const record = await api.create('denuncias', VALID['denuncias']!())

@@ -1,4 +1,4 @@
-// Issue #18 item 3: reading the docs page does not spend the API's per-address budget (D24):
+// Reading the docs page does not spend the API's per-address budget (D24):
 // the page, its assets and /openapi.json have their own, looser limit per address.
 import t from 'tap'
 import { startTestApi, type TestApi } from '../../helpers/api.js'
@@ -17,7 +17,7 @@ async function loadDocsPage(api: TestApi): Promise<number[]> {
   return statuses
 }
 
-t.test('#18 item 3: 20 docs page loads in a minute, then an API request still succeeds', async (t) => {
+t.test('20 docs page loads in a minute, then an API request still succeeds', async (t) => {
   const api = await startTestApi(t, { clock, env: { RATE_LIMIT_IP_PER_MINUTE: '50' } })
   const token = await api.adminToken()
   const loads: number[][] = []
@@ -33,7 +33,7 @@ t.test('#18 item 3: 20 docs page loads in a minute, then an API request still su
   t.equal(reply.headers['x-ratelimit-remaining'], '48', 'only the login and this request counted against the API')
 })
 
-t.test('#18 item 3: the docs limit is per address and answers 429 in the envelope when exceeded', async (t) => {
+t.test('the docs limit is per address and answers 429 in the envelope when exceeded', async (t) => {
   const api = await startTestApi(t, { clock, env: { RATE_LIMIT_DOCS_PER_MINUTE: '3' } })
   for (let i = 1; i <= 3; i++) {
     const reply = await api.request('GET', '/openapi.json')

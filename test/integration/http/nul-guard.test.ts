@@ -1,4 +1,4 @@
-// D7, issue #8: a NUL character (U+0000) anywhere in a request is a 400 naming where it is, on
+// D7: a NUL character (U+0000) anywhere in a request is a 400 naming where it is, on
 // SQLite and PostgreSQL alike (PostgreSQL cannot store it), and nothing is written.
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'

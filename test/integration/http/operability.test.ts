@@ -1,4 +1,4 @@
-// Operability (issue #5): a request id in every answer and on every log line of a request,
+// Operability: a request id in every answer and on every log line of a request,
 // security headers, CORS only for configured origins (CORS_ORIGINS), redaction as a safety net.
 import t from 'tap'
 import { loadSettings } from '../../../src/app/settings.js'

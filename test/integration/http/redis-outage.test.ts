@@ -1,4 +1,4 @@
-// Issue #8, #13 items 2 and 7: when the Redis of REDIS_URL does not answer, the service goes on,
+// When the Redis of REDIS_URL does not answer, the service goes on,
 // limited and protected: D24 counted per process, failed logins in the database, and a warning.
 import t from 'tap'
 import { ADMIN, startTestApi } from '../../helpers/api.js'

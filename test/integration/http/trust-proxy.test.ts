@@ -1,4 +1,4 @@
-// Issue #13 item 3: behind a proxy only the configured proxies are trusted, and the address
+// Behind a proxy only the configured proxies are trusted, and the address
 // counted (D24, login protection) is the one the nearest trusted proxy saw: what a client
 // writes at the left of X-Forwarded-For never gives it a fresh budget.
 import t from 'tap'
@@ -23,8 +23,7 @@ async function seventyLogins(api: TestApi, nearest: string): Promise<number[]> {
 }
 
 for (const trust of ['1', 'true']) {
-  const name =
-    `#13 item 3, D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: ` + '429 after 50'
+  const name = `D24: TRUST_PROXY=${trust}: 70 logins, X-Forwarded-For 203.0.113.<i>, 127.0.0.1: ` + '429 after 50'
   t.test(name, async (t) => {
     const api = await startTestApi(t, { clock, env: { TRUST_PROXY: trust, RATE_LIMIT_IP_PER_MINUTE: '50' } })
     const statuses = await seventyLogins(api, '127.0.0.1')
@@ -41,7 +40,7 @@ for (const trust of ['1', 'true']) {
   })
 }
 
-t.test('#13 item 3: TRUST_PROXY as a list trusts those proxies only, CIDRs included', async (t) => {
+t.test('TRUST_PROXY as a list trusts those proxies only, CIDRs included', async (t) => {
   const env = { TRUST_PROXY: '127.0.0.1,10.0.0.0/8', RATE_LIMIT_IP_PER_MINUTE: '50' }
   const api = await startTestApi(t, { clock, env })
   // The inner hop 198.51.100.1 is not a trusted proxy: it is the client, whatever it forwarded.
@@ -53,13 +52,13 @@ t.test('#13 item 3: TRUST_PROXY as a list trusts those proxies only, CIDRs inclu
   t.equal(through.headers['x-ratelimit-remaining'], '49')
 })
 
-t.test('#13 item 3: without TRUST_PROXY, X-Forwarded-For is ignored', async (t) => {
+t.test('without TRUST_PROXY, X-Forwarded-For is ignored', async (t) => {
   const api = await startTestApi(t, { clock, env: { RATE_LIMIT_IP_PER_MINUTE: '50' } })
   const statuses = await seventyLogins(api, '127.0.0.1')
   t.same(statuses.slice(50), Array(20).fill(429), 'every request is the socket address')
 })
 
-t.test('#13 item 3: TRUST_PROXY is checked at start', async (t) => {
+t.test('TRUST_PROXY is checked at start', async (t) => {
   const env = { DATA_DIR: t.testdir() }
   const trustOf = (value: string | undefined) =>
     loadSettings(value === undefined ? env : { ...env, TRUST_PROXY: value }).trustProxy

@@ -1,9 +1,9 @@
-// The live feed (issue #16 item 5): scopes and list filters, and the leave event. On SQLite and PostgreSQL.
+// The live feed: scopes and list filters, and the leave event. On SQLite and PostgreSQL.
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { listening, sala } from './support.js'
 
-t.test('#16, #14: an agente receives only records in scope, and `fuera` when one is reassigned away', async (t) => {
+t.test('an agente receives only records in scope, and `fuera` when one is reassigned away', async (t) => {
   const { api, feed } = await listening(t)
   const agenteA = await api.userWithRole('agente', { personal_id: 'PER-2026-00011' })
   const agenteB = await api.userWithRole('agente', { personal_id: 'PER-2026-00012' })
@@ -35,7 +35,7 @@ t.test('#16, #14: an agente receives only records in scope, and `fuera` when one
   t.equal(late.events[0]!.event, 'fuera')
 })
 
-t.test('#16: list filters: a record that stops matching yields `fuera`; bad filters are 400', async (t) => {
+t.test('list filters: a record that stops matching yields `fuera`; bad filters are 400', async (t) => {
   const { api, feed } = await listening(t)
   const admin = await api.adminToken()
   const stream = await feed('?modulos=sala092&estado=pendiente', admin)

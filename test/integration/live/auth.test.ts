@@ -1,9 +1,9 @@
-// The live feed (issue #16 item 5): tickets, stream caps, and a stream ended by its token. On SQLite and PostgreSQL.
+// The live feed: tickets, stream caps, and a stream ended by its token. On SQLite and PostgreSQL.
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { listening, sala } from './support.js'
 
-t.test('#16: a ticket opens one stream once, within its life; the bearer never goes in the URL', async (t) => {
+t.test('a ticket opens one stream once, within its life; the bearer never goes in the URL', async (t) => {
   let now = Date.parse('2026-11-23T10:00:00Z')
   const { api, feed } = await listening(t, {}, () => new Date(now))
   const admin = await api.adminToken()
@@ -26,34 +26,31 @@ t.test('#16: a ticket opens one stream once, within its life; the bearer never g
   t.equal((await api.request('POST', '/eventos/ticket')).status, 401, 'a ticket needs the bearer token')
 })
 
-t.test(
-  '#16: open streams are capped per user (429), and a revoked token or disabled user ends its stream',
-  async (t) => {
-    const { api, feed } = await listening(t, { EVENT_STREAMS_PER_USER: '2' })
-    const admin = await api.adminToken()
-    const user = await api.userWithRole('oficial')
-    await feed('?modulos=sala092', user.token)
-    const second = await feed('?modulos=sala092', user.token)
-    const third = await feed('?modulos=sala092', user.token)
-    t.equal(third.status, 429)
-    t.equal(third.body.error, 'Demasiados flujos de eventos abiertos')
-    t.match(third.body.details[0].message, /máximo 2/)
-    t.equal((await feed('?modulos=sala092', admin)).status, 200, 'another user is not affected')
-    t.equal((await api.request('POST', '/auth/logout', { token: user.token })).status, 200)
-    await api.create('sala092', sala())
-    const closing = await second.next()
-    t.equal(closing.event, 'cerrado', 'the next event finds the token revoked')
-    await second.ended
-    const other = await api.userWithRole('oficial')
-    const stream = await feed('?modulos=sala092', other.token)
-    const put = await api.request('PUT', `/usuarios/${other.id}`, { token: admin, body: { activo: false } })
-    t.equal(put.status, 200, JSON.stringify(put.body))
-    await api.create('sala092', sala())
-    t.equal((await stream.next()).event, 'cerrado', 'a disabled user')
-  },
-)
+t.test('open streams are capped per user (429), and a revoked token or disabled user ends its stream', async (t) => {
+  const { api, feed } = await listening(t, { EVENT_STREAMS_PER_USER: '2' })
+  const admin = await api.adminToken()
+  const user = await api.userWithRole('oficial')
+  await feed('?modulos=sala092', user.token)
+  const second = await feed('?modulos=sala092', user.token)
+  const third = await feed('?modulos=sala092', user.token)
+  t.equal(third.status, 429)
+  t.equal(third.body.error, 'Demasiados flujos de eventos abiertos')
+  t.match(third.body.details[0].message, /máximo 2/)
+  t.equal((await feed('?modulos=sala092', admin)).status, 200, 'another user is not affected')
+  t.equal((await api.request('POST', '/auth/logout', { token: user.token })).status, 200)
+  await api.create('sala092', sala())
+  const closing = await second.next()
+  t.equal(closing.event, 'cerrado', 'the next event finds the token revoked')
+  await second.ended
+  const other = await api.userWithRole('oficial')
+  const stream = await feed('?modulos=sala092', other.token)
+  const put = await api.request('PUT', `/usuarios/${other.id}`, { token: admin, body: { activo: false } })
+  t.equal(put.status, 200, JSON.stringify(put.body))
+  await api.create('sala092', sala())
+  t.equal((await stream.next()).event, 'cerrado', 'a disabled user')
+})
 
-t.test('#16: a role that loses a module it follows ends the stream, saying so', async (t) => {
+t.test('a role that loses a module it follows ends the stream, saying so', async (t) => {
   const { api, feed } = await listening(t)
   const admin = await api.adminToken()
   const user = await api.userWithRole('consulta')

@@ -1,4 +1,4 @@
-// The live feed in a real headless Chromium (issue #16 item 5): a page on the API's origin opens
+// The live feed in a real headless Chromium: a page on the API's origin opens
 // an EventSource with a ticket, another client creates a sala092 record and the page shows it;
 // then the page drops the stream, records are created meanwhile, and it resumes (a new ticket
 // and the last event id) without losing one. Same Chromium and flags as the docs page test.
@@ -53,53 +53,45 @@ const PAGE_SCRIPT = `
   }
 `
 
-t.test(
-  '#16: an EventSource with a ticket shows a new sala092 record, and resumes without loss',
-  { skip },
-  async (t) => {
-    if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
-    const api = await startTestApi(t)
-    const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
-    const token = await api.login()
-    const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-    })
-    t.teardown(async () => {
-      await context.close()
-      rmSync(userDataDir, { recursive: true, force: true })
-    })
-    const page = context.pages()[0] ?? (await context.newPage())
-    // A page of the API's own origin, as a board served behind the same proxy would be.
-    await page.goto(`${address}/api/health`)
-    await page.evaluate(PAGE_SCRIPT)
-    await page.evaluate(`window.connect(${JSON.stringify(token)}, undefined)`)
+t.test('an EventSource with a ticket shows a new sala092 record, and resumes without loss', { skip }, async (t) => {
+  if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
+  const api = await startTestApi(t)
+  const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
+  const token = await api.login()
+  const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+  })
+  t.teardown(async () => {
+    await context.close()
+    rmSync(userDataDir, { recursive: true, force: true })
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  // A page of the API's own origin, as a board served behind the same proxy would be.
+  await page.goto(`${address}/api/health`)
+  await page.evaluate(PAGE_SCRIPT)
+  await page.evaluate(`window.connect(${JSON.stringify(token)}, undefined)`)
 
-    const first = await api.create('sala092', { ...VALID['sala092']!(), descripcion: 'Primera llamada' })
-    await page.waitForSelector(`li[id="${first._id}"]`)
-    t.match(await page.textContent(`li[id="${first._id}"]`), /Primera llamada/, 'the page shows the new record')
+  const first = await api.create('sala092', { ...VALID['sala092']!(), descripcion: 'Primera llamada' })
+  await page.waitForSelector(`li[id="${first._id}"]`)
+  t.match(await page.textContent(`li[id="${first._id}"]`), /Primera llamada/, 'the page shows the new record')
 
-    // Drop the stream; two records are created while the page is away.
-    const last = (await page.evaluate('window.feed.close(), window.shown.at(-1).seq')) as string
-    const second = await api.create('sala092', VALID['sala092']!())
-    const third = await api.create('sala092', VALID['sala092']!())
-    await page.evaluate(`window.connect(${JSON.stringify(token)}, ${JSON.stringify(last)})`)
-    await page.waitForSelector(`li[id="${third._id}"]`)
-    const fourth = await api.create('sala092', VALID['sala092']!())
-    await page.waitForSelector(`li[id="${fourth._id}"]`)
-    const ids = (await page.evaluate('window.shown.map((s) => s.id)')) as string[]
-    t.same(
-      ids,
-      [first._id, second._id, third._id, fourth._id],
-      'every record once, in order: nothing lost on the resume',
-    )
-    const seqs = (await page.evaluate('window.shown.map((s) => Number(s.seq))')) as number[]
-    t.same(
-      [...seqs].sort((a, b) => a - b),
-      seqs,
-      'event ids grow',
-    )
-  },
-)
+  // Drop the stream; two records are created while the page is away.
+  const last = (await page.evaluate('window.feed.close(), window.shown.at(-1).seq')) as string
+  const second = await api.create('sala092', VALID['sala092']!())
+  const third = await api.create('sala092', VALID['sala092']!())
+  await page.evaluate(`window.connect(${JSON.stringify(token)}, ${JSON.stringify(last)})`)
+  await page.waitForSelector(`li[id="${third._id}"]`)
+  const fourth = await api.create('sala092', VALID['sala092']!())
+  await page.waitForSelector(`li[id="${fourth._id}"]`)
+  const ids = (await page.evaluate('window.shown.map((s) => s.id)')) as string[]
+  t.same(ids, [first._id, second._id, third._id, fourth._id], 'every record once, in order: nothing lost on the resume')
+  const seqs = (await page.evaluate('window.shown.map((s) => Number(s.seq))')) as number[]
+  t.same(
+    [...seqs].sort((a, b) => a - b),
+    seqs,
+    'event ids grow',
+  )
+})

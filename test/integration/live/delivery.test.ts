@@ -1,4 +1,4 @@
-// The live feed (issue #16 item 5): writes of another process or instance reach a subscriber. On SQLite and PostgreSQL.
+// The live feed: writes of another process or instance reach a subscriber. On SQLite and PostgreSQL.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -7,7 +7,7 @@ import { runRecords } from '../../helpers/records-cli.js'
 import { listening, sala } from './support.js'
 
 t.test(
-  '#16: a change made by another process reaches the subscriber',
+  'a change made by another process reaches the subscriber',
   { skip: ON_POSTGRES && 'SQLite: the CLI on the same file' },
   async (t) => {
     const { api, feed } = await listening(t)
@@ -32,7 +32,7 @@ t.test(
 )
 
 t.test(
-  '#16: a write on a second instance reaches a subscriber of the first',
+  'a write on a second instance reaches a subscriber of the first',
   { skip: !ON_POSTGRES && 'PostgreSQL: two instances on one database' },
   async (t) => {
     const { api, feed } = await listening(t)

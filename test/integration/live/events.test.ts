@@ -1,9 +1,9 @@
-// The live feed (issue #16 item 5): one event per write, as each subscriber may see it. On SQLite and PostgreSQL.
+// The live feed: one event per write, as each subscriber may see it. On SQLite and PostgreSQL.
 import t from 'tap'
 import { eventually } from '../protection/support.js'
 import { listening, sala } from './support.js'
 
-t.test('#16: create, update, move and delete arrive as events with the audit seq as id', async (t) => {
+t.test('create, update, move and delete arrive as events with the audit seq as id', async (t) => {
   const { api, feed } = await listening(t)
   const admin = await api.adminToken()
   const stream = await feed('?modulos=sala092', admin)
@@ -34,7 +34,7 @@ t.test('#16: create, update, move and delete arrive as events with the audit seq
 })
 
 t.test(
-  '#16: each subscriber sees the record masked as its own GET shows it, and the event is a logged consultation',
+  'each subscriber sees the record masked as its own GET shows it, and the event is a logged consultation',
   async (t) => {
     const { api, feed } = await listening(t)
     const oficial = await api.userWithRole('oficial')
@@ -69,7 +69,7 @@ t.test(
         token: asAdmin,
       },
     )
-    // sala092 holds personal data: every read is a consultation (issue #15), but a masked one names no encrypted field.
+    // sala092 holds personal data: every read is a consultation, but a masked one names no encrypted field.
     t.ok(
       unrevealed.body.data.entries.every((e: { fields: string[] }) => !e.fields.includes('numero_llamada')),
       'a masked event reveals no encrypted value',

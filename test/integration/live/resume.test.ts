@@ -1,8 +1,8 @@
-// The live feed (issue #16 item 5): resuming after a drop, and a point too old. On SQLite and PostgreSQL.
+// The live feed: resuming after a drop, and a point too old. On SQLite and PostgreSQL.
 import t from 'tap'
 import { listening, sala } from './support.js'
 
-t.test('#16: Last-Event-ID resumes without losing an event; too old a point gets `recargar`', async (t) => {
+t.test('Last-Event-ID resumes without losing an event; too old a point gets `recargar`', async (t) => {
   const { api, feed } = await listening(t, { EVENT_REPLAY_MAX_ENTRIES: '20' })
   const admin = await api.adminToken()
   const stream = await feed('?modulos=sala092', admin)

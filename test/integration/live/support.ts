@@ -1,4 +1,4 @@
-// Shared by the live-feed tests (issue #16 item 5): a test service listening on a real socket
+// Shared by the live-feed tests: a test service listening on a real socket
 // (an SSE stream cannot go through app.inject) and a way to open streams on it.
 import type { Test } from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'

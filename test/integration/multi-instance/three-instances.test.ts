@@ -1,4 +1,4 @@
-// Issue #8: three server processes on one PostgreSQL database and one Redis, behind no
+// Three server processes on one PostgreSQL database and one Redis, behind no
 // balancer but a client that spreads concurrent writes and reads across them. Afterwards:
 // ids unique and per-year sequential (D8), every acknowledged write present, one valid audit
 // chain (D18), If-Match decided by the database (D13), a logout on A seen by B and C (D20),

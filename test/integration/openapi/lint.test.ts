@@ -1,4 +1,4 @@
-// The served OpenAPI document passes Redocly's strict ruleset (openapi-lint.yaml) with no error (issue #5).
+// The served OpenAPI document passes Redocly's strict ruleset (openapi-lint.yaml) with no error.
 import { execFile } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,4 +1,4 @@
-// GET /openapi.json and /docs (D3, issue #5): served without a token, and the document and the
+// GET /openapi.json and /docs (D3): served without a token, and the document and the
 // router agree: every route the server registers is documented and every documented path is served.
 import t from 'tap'
 import { buildOpenApiDocument } from '../../../src/openapi/document.js'

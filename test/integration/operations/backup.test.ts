@@ -1,4 +1,4 @@
-// `records backup` / `npm run backup` (README, operators; issue #5): an online copy taken while the service writes
+// `records backup` / `npm run backup` (README, operators): an online copy taken while the service writes
 // is a consistent database holding every committed record, and an existing file is never overwritten.
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'

@@ -1,5 +1,5 @@
 // The database, its -wal and -shm, the generated secrets and backups are readable by their
-// owner only (0600) whatever the umask and whether DATA_DIR existed (issue #13 item 5).
+// owner only (0600) whatever the umask and whether DATA_DIR existed.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,7 +10,7 @@ import { ON_POSTGRES } from '../../helpers/postgres.js'
 
 const modeOf = (path: string): string => (statSync(path).mode & 0o777).toString(8)
 
-t.test('issue #13 item 5: files are 0600 under umask 022 in a DATA_DIR that already existed', async (t) => {
+t.test('files are 0600 under umask 022 in a DATA_DIR that already existed', async (t) => {
   const previous = process.umask(0o022)
   t.teardown(() => void process.umask(previous))
   const dataDir = mkdtempSync(join(tmpdir(), 'records-modes-'))
@@ -30,7 +30,7 @@ t.test('issue #13 item 5: files are 0600 under umask 022 in a DATA_DIR that alre
   t.equal(modeOf(copy), '600', 'a backup into a folder that already existed')
 })
 
-t.test('issue #13 item 5: files an older version left readable by others are made private at start', async (t) => {
+t.test('files an older version left readable by others are made private at start', async (t) => {
   if (ON_POSTGRES) return t.pass('SQLite files only')
   const previous = process.umask(0o022)
   t.teardown(() => void process.umask(previous))

@@ -1,4 +1,4 @@
-// The running service notices a schema it does not serve (issue #18 item 5): a changed
+// The running service notices a schema it does not serve: a changed
 // modules.yaml, then the database migrated by `records migrate`, each said once in the log
 // (warn) and on /health (data.esquema), and nothing applied by the running process.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs'
@@ -19,7 +19,7 @@ const NEW_MODULE = `
 `
 const pause = () => new Promise((resolve) => setTimeout(resolve, 1100))
 
-t.test('#18: a changed modules.yaml and a migration made elsewhere are reported, not applied', async (t) => {
+t.test('a changed modules.yaml and a migration made elsewhere are reported, not applied', async (t) => {
   const cli = createCli(t)
   const file = join(cli.dataDir, 'modules.yaml')
   copyFileSync(REPO_MODULES, file)
@@ -86,7 +86,7 @@ t.test('#18: a changed modules.yaml and a migration made elsewhere are reported,
   )
 })
 
-t.test('#18: the same schema written with its keys in another order is not a change', async (t) => {
+t.test('the same schema written with its keys in another order is not a change', async (t) => {
   const cli = createCli(t)
   const database = await databaseEnv(cli.dataDir)
   const settings = loadSettings({ ...cli.env, ...database, MODULES_FILE: REPO_MODULES })

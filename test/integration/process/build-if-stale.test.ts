@@ -1,5 +1,5 @@
 // `npm start`, `npm run records` and `npm run backup` build only when a source is newer than
-// dist/ (issue #18 item 1): a start after `npm install` (whose `prepare` builds) runs no
+// dist/: a start after `npm install` (whose `prepare` builds) runs no
 // compiler. bin/records.js runs the check in its own process (no npm pre-hook, no second node
 // process). Checked on a copy of the script and of bin/records.js in a temp tree whose "tsc"
 // only leaves a mark.
@@ -20,7 +20,7 @@ import t from 'tap'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
 
-t.test('#18: package.json builds at install, and start/records/backup only check', async (t) => {
+t.test('package.json builds at install, and start/records/backup only check', async (t) => {
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
     .scripts
   t.equal(scripts['prepare'], 'npm run --silent build')
@@ -31,7 +31,7 @@ t.test('#18: package.json builds at install, and start/records/backup only check
   }
 })
 
-t.test('#18: dist/ up to date runs no compiler; a newer source rebuilds', async (t) => {
+t.test('dist/ up to date runs no compiler; a newer source rebuilds', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   for (const dir of ['bin', 'scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
@@ -62,7 +62,7 @@ t.test('#18: dist/ up to date runs no compiler; a newer source rebuilds', async 
   t.ok(existsSync(mark), 'an edited source is compiled')
 })
 
-t.test('#18: under npm start, bin/records.js runs the check itself before it runs dist/', async (t) => {
+t.test('under npm start, bin/records.js runs the check itself before it runs dist/', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   for (const dir of ['bin', 'scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])
@@ -105,7 +105,7 @@ t.test('#18: under npm start, bin/records.js runs the check itself before it run
   t.ok(existsSync(mark), 'an edited source is compiled before dist/ runs')
 })
 
-t.test('#18: a rebuild also makes the one-file service when esbuild is installed, and skips it when not', async (t) => {
+t.test('a rebuild also makes the one-file service when esbuild is installed, and skips it when not', async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'records-stale-'))
   t.teardown(() => rmSync(root, { recursive: true, force: true }))
   for (const dir of ['scripts', 'src/cli', 'dist/src/cli', 'node_modules/typescript/bin'])

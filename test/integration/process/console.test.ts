@@ -1,4 +1,4 @@
-// The first minute on a terminal (issue #18 item 2): `records serve` under a real pseudo-terminal
+// The first minute on a terminal: `records serve` under a real pseudo-terminal
 // prints readable lines and a banner with the URLs, the first superadmin's one-time password and
 // a login command that logs in when pasted into a shell. Piped, the log stays JSON lines, and
 // the password is never in it: it goes to DATA_DIR/admin-password (0600). Node has no pty of
@@ -80,7 +80,7 @@ const paste = (shell: string, command: string, input = '') =>
   spawnSync(shell, ['-c', command], { input, encoding: 'utf8', timeout: 30_000 })
 
 t.test(
-  '#18: on a terminal, a banner with the URLs, the one-time password and a login command that works when pasted',
+  'on a terminal, a banner with the URLs, the one-time password and a login command that works when pasted',
   { skip: python ? false : 'python3 (pty) not available' },
   async (t) => {
     const { dataDir, env } = environment(t)
@@ -116,7 +116,7 @@ t.test(
 )
 
 t.test(
-  '#18: with ADMIN_PASSWORD the pasted command asks for the password, and logs in with it',
+  'with ADMIN_PASSWORD the pasted command asks for the password, and logs in with it',
   { skip: python ? false : 'python3 (pty) not available' },
   async (t) => {
     const { dataDir, env } = environment(t, { ADMIN_PASSWORD: 'clave-de-consola-1', LOG_FORMAT: 'pretty' })
@@ -131,28 +131,25 @@ t.test(
   },
 )
 
-t.test(
-  '#18: piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log',
-  async (t) => {
-    const { dataDir, env } = environment(t)
-    const server = start(t, dataDir, env, false)
-    await server.until(/Inicie sesión: [^\n]+\n/)
-    const entries = server
-      .output()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { level: number; msg: string })
-    const admin = entries.find((e) => e.msg.startsWith('Primer superadministrador creado'))
-    const file = join(dataDir, 'admin-password')
-    t.match(admin, { level: 30, msg: `su contraseña está en ${file}` })
-    const password = readFileSync(file, 'utf8').trim()
-    t.notOk(server.output().includes(password), 'no log line carries the password (central logs)')
-    t.match(
-      entries.find((e) => e.msg.startsWith('Servicio disponible')),
-      { docs: /\/api\/docs$/, health: /\/api\/health$/ },
-    )
-    const command = entries.find((e) => e.msg.startsWith('Inicie sesión: '))?.msg.slice('Inicie sesión: '.length) ?? ''
-    const pasted = paste('sh', command, `${password}\n`).stdout
-    t.match(JSON.parse(pasted.slice(pasted.indexOf('{'))), { success: true }, 'the command in the JSON line works too')
-  },
-)
+t.test('piped, the log stays JSON lines; the password is in a 0600 file the log names, never in the log', async (t) => {
+  const { dataDir, env } = environment(t)
+  const server = start(t, dataDir, env, false)
+  await server.until(/Inicie sesión: [^\n]+\n/)
+  const entries = server
+    .output()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { level: number; msg: string })
+  const admin = entries.find((e) => e.msg.startsWith('Primer superadministrador creado'))
+  const file = join(dataDir, 'admin-password')
+  t.match(admin, { level: 30, msg: `su contraseña está en ${file}` })
+  const password = readFileSync(file, 'utf8').trim()
+  t.notOk(server.output().includes(password), 'no log line carries the password (central logs)')
+  t.match(
+    entries.find((e) => e.msg.startsWith('Servicio disponible')),
+    { docs: /\/api\/docs$/, health: /\/api\/health$/ },
+  )
+  const command = entries.find((e) => e.msg.startsWith('Inicie sesión: '))?.msg.slice('Inicie sesión: '.length) ?? ''
+  const pasted = paste('sh', command, `${password}\n`).stdout
+  t.match(JSON.parse(pasted.slice(pasted.indexOf('{'))), { success: true }, 'the command in the JSON line works too')
+})

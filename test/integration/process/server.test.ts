@@ -1,5 +1,5 @@
 // `npm start`'s entry point as a real process: it serves, prints how to log in, and stops
-// cleanly on SIGTERM, finishing requests in flight (README "Health, logs, stopping"; D1, D3, issue #5).
+// cleanly on SIGTERM, finishing requests in flight (README "Health, logs, stopping"; D1, D3).
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'

@@ -1,4 +1,4 @@
-// Issue #15 items 5 and 7 on both databases: `records audit export` writes a piece of the chain
+// Anchoring the audit chain (D34), on both databases: `records audit export` writes a piece of the chain
 // that `records audit verify --segment` checks offline (and a tampered file fails); `records
 // audit checkpoint` signs the head, and `records audit verify --checkpoint` catches a log
 // rewritten since (an old entry edited and every later hash recomputed, which the chain alone
@@ -87,7 +87,7 @@ async function rewrite(api: TestApi, seq: number): Promise<void> {
   }
 }
 
-t.test('issue #15 item 5: an exported segment verifies offline; a tampered one does not', async (t) => {
+t.test('an exported segment verifies offline; a tampered one does not', async (t) => {
   const api = await populated(t)
   const records = await cli(api)
   const { db } = api.service.database
@@ -141,7 +141,7 @@ t.test('issue #15 item 5: an exported segment verifies offline; a tampered one d
   t.equal((await records('audit', 'export', '--format', 'xml')).status, 2)
 })
 
-t.test('issue #15 item 7: a checkpoint catches a rewritten log that verifies on its own', async (t) => {
+t.test('a checkpoint catches a rewritten log that verifies on its own', async (t) => {
   const api = await populated(t)
   const records = await cli(api)
   const file = join(api.dataDir, 'punto.json')
@@ -185,7 +185,7 @@ t.test('issue #15 item 7: a checkpoint catches a rewritten log that verifies on 
   })
 })
 
-t.test('issue #15 item 7: a checkpoint whose signature does not hold is refused', async (t) => {
+t.test('a checkpoint whose signature does not hold is refused', async (t) => {
   const api = await populated(t)
   const records = await cli(api)
   const file = join(api.dataDir, 'punto.json')

@@ -1,6 +1,6 @@
 // D18: every change and session event is an audit entry chained to the previous one; the
 // verification routine reports a clean database as clean and names each tampering done
-// directly in SQLite (issue #3 done-when). Entries name fields, never values (D14).
+// directly in SQLite. Entries name fields, never values (D14).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,7 +27,7 @@ async function buildHistory(t: Test): Promise<History> {
     markers.push(value)
     return value
   }
-  // Assigned to the agente below: since #14 an agente reads only the denuncias of their scope.
+  // Assigned to the agente below: under D26 an agente reads only the denuncias of their scope.
   const kept = await api.create('denuncias', {
     ...VALID['denuncias']!(),
     agente_asignado: 'PER-2026-00011',

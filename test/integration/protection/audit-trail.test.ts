@@ -1,7 +1,7 @@
 // D25: GET /auditoria (auditoria.ver: superadmin and administrador) with limit/offset and the
 // filters modulo, registro, usuario, accion; GET /{module}/{id}/historial ({module}.ver),
 // deleted records included. Entries carry field names, never values (D14, D18); the history adds
-// each write's values from the kept versions, under masking (#15 item 6, D33).
+// each write's values from the kept versions, under masking (D33).
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { FORBIDDEN, markerFor, ROLES, type RoleName } from './support.js'
@@ -45,7 +45,7 @@ t.test('D25: GET /auditoria needs auditoria.ver, held by superadmin and administ
             details: [{ field: 'permiso', message: `El rol '${role}' no tiene el permiso 'auditoria.ver'` }],
           },
         ],
-        `${role}: 403 naming the permission (#18 item 5)`,
+        `${role}: 403 naming the permission`,
       )
   }
 })
@@ -98,7 +98,7 @@ t.test('D25: the trail pages with limit/offset and filters by modulo, registro, 
     registro.every((e) => e.record_id === mine._id),
     'registro: only that record',
   )
-  // Reads that reveal values may add `consultar` entries (issue #3); the writes are these two.
+  // Reads that reveal values may add `consultar` entries; the writes are these two.
   const writes = registro.filter((e) => e.action !== 'consultar')
   t.same(
     writes.map((e) => [e.action, e.version]),
@@ -129,7 +129,7 @@ t.test('D25: the trail pages with limit/offset and filters by modulo, registro, 
   )
   t.same(await by('modulo=nada'), [], 'a value that matches nothing: empty')
   const volar = await api.request('GET', '/auditoria?accion=volar', { token: admin })
-  t.equal(volar.status, 400, 'issue #13 item 6: an action outside the list is 400, as an enum filter on records')
+  t.equal(volar.status, 400, 'an action outside the list is 400, as an enum filter on records')
   t.match(volar.body, {
     success: false,
     error: /^Datos inválidos/,
@@ -179,14 +179,14 @@ t.test(
       ],
     )
     t.ok(entries[0]!.fields.includes('nif'), 'the entry names the fields')
-    t.same(entries[0]!.changes.nif, { old: null, new: nif }, 'and its values, revealed with personal.descifrar (#15)')
+    t.same(entries[0]!.changes.nif, { old: null, new: nif }, 'and its values, revealed with personal.descifrar')
     t.same(entries[1]!.fields, ['destino'])
 
     const masked = await api.request('GET', `/personal/${record._id}/historial`, {
       token: consulta.token,
       headers: { 'x-motivo': 'Revisión' },
     })
-    t.equal(masked.status, 200, 'consulta holds personal.ver (and gives the motivo modules.yaml requires, issue #15)')
+    t.equal(masked.status, 200, 'consulta holds personal.ver (and gives the motivo modules.yaml requires)')
     t.notOk(JSON.stringify(masked.body).includes(nif), 'without personal.descifrar, no encrypted value (D15)')
     const refused = await api.request('GET', `/personal/${record._id}/historial`, { token: agente.token })
     t.same(

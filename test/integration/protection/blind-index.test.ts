@@ -6,11 +6,11 @@ import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } from './support.js'
 
-/** personal asks roles below jefe for a motivo (issue #15); these tables are about permissions. */
+/** personal asks roles below jefe for a motivo; these tables are about permissions. */
 const MOTIVO = { 'x-motivo': 'Comprobación de permisos' }
 
 /**
- * Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
+ * Under D26 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
  * personal_id.
  */
 const AGENTE = 'PER-2026-00011'
@@ -119,7 +119,7 @@ t.test('D16: filtering on an encrypted field without {module}.descifrar is 403 f
         )
       } else {
         t.equal(reply.status, 403, `${role} ${module}.${field}: 403`)
-        // #18 item 5: the 403 names what is missing: ver (agente on personal) or descifrar.
+        // The 403 names what is missing: ver (agente on personal) or descifrar.
         t.match(reply.body, {
           success: false,
           error: FORBIDDEN,

@@ -1,5 +1,5 @@
-// D14 / issue #3: tampered ciphertext fails its GCM tag and is never returned as garbage. Since
-// issue #13 item 5 the record still reads, with the damaged fields null and `_integridad`, so one
+// D14: tampered ciphertext fails its GCM tag and is never returned as garbage. The record
+// still reads, with the damaged fields null and `_integridad`, so one
 // bad value does not make a whole module unreadable; the failure is logged, audited and verified.
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'
@@ -24,7 +24,7 @@ const assertMarked = (t: Test, record: any, label: string) => {
 }
 
 t.test(
-  'D14, issue #13 item 5: a flipped ciphertext, IV, tag or key id is marked, never garbage, and the module stays readable',
+  'D14: a flipped ciphertext, IV, tag or key id is marked, never garbage, and the module stays readable',
   async (t) => {
     const logs = captureLogs()
     const api = await startTestApi(t, { logger: { level: 'info', stream: logs.stream } })
@@ -115,56 +115,49 @@ t.test('D17/D18: values swapped between fields of one record decrypt, but verifi
   t.match(problems, [{ kind: 'record_hash', module: 'denuncias', recordId: id }])
 })
 
-t.test(
-  'issue #13 item 5: a damaged value is loud: audited once, /health detail, `records audit verify` names it',
-  async (t) => {
-    const api = await startTestApi(t)
-    const token = await api.adminToken()
-    const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
-    const healthy = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
-    const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
-    t.same(
-      (await api.request('GET', '/health')).body,
-      { success: true, data: { status: 'ok' } },
-      'nothing to report yet',
-    )
-    const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
-    await tamper(api, sql`update denuncias set denunciante_dni = ${flip(stored, 4)} where _id = ${id}`)
-    for (let i = 0; i < 3; i++) t.equal((await api.request('GET', '/denuncias', { token })).status, 200)
-    t.equal(
-      (await api.request('GET', `/denuncias/${healthy._id}`, { token })).body.data._integridad,
-      undefined,
-      'a healthy record has no marker',
-    )
-    const health = await api.request('GET', '/health')
-    t.same(health.body, {
-      success: true,
-      data: { status: 'ok', integridad: { estado: 'error', registros_afectados: 1 } },
-    })
-    const entries = await eventually(
-      async () => (await api.request('GET', '/auditoria?accion=integridad', { token })).body.data.entries as any[],
-      (rows) => rows.length > 0,
-    )
-    t.match(
-      entries,
-      [{ action: 'integridad', module: 'denuncias', record_id: id, fields: ['denunciante_dni'] }],
-      'audited once, naming the field',
-    )
-    const { problems } = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
-    t.match(problems, [
-      { kind: 'record_hash', recordId: id },
-      { kind: 'record_decrypt', module: 'denuncias', recordId: id, message: /denunciante_dni/ },
-    ])
-    const masked = await api.userWithRole('consulta')
-    t.equal(
-      (await api.request('GET', `/denuncias/${id}`, { token: masked.token })).body.data.denunciante_dni,
-      '***',
-      'a masked reader sees ***',
-    )
-  },
-)
+t.test('a damaged value is loud: audited once, /health detail, `records audit verify` names it', async (t) => {
+  const api = await startTestApi(t)
+  const token = await api.adminToken()
+  const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!
+  const healthy = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
+  const { _id: id } = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: markerFor(field) })
+  t.same((await api.request('GET', '/health')).body, { success: true, data: { status: 'ok' } }, 'nothing to report yet')
+  const stored = String((await rawRow(api, 'denuncias', id))['denunciante_dni'])
+  await tamper(api, sql`update denuncias set denunciante_dni = ${flip(stored, 4)} where _id = ${id}`)
+  for (let i = 0; i < 3; i++) t.equal((await api.request('GET', '/denuncias', { token })).status, 200)
+  t.equal(
+    (await api.request('GET', `/denuncias/${healthy._id}`, { token })).body.data._integridad,
+    undefined,
+    'a healthy record has no marker',
+  )
+  const health = await api.request('GET', '/health')
+  t.same(health.body, {
+    success: true,
+    data: { status: 'ok', integridad: { estado: 'error', registros_afectados: 1 } },
+  })
+  const entries = await eventually(
+    async () => (await api.request('GET', '/auditoria?accion=integridad', { token })).body.data.entries as any[],
+    (rows) => rows.length > 0,
+  )
+  t.match(
+    entries,
+    [{ action: 'integridad', module: 'denuncias', record_id: id, fields: ['denunciante_dni'] }],
+    'audited once, naming the field',
+  )
+  const { problems } = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
+  t.match(problems, [
+    { kind: 'record_hash', recordId: id },
+    { kind: 'record_decrypt', module: 'denuncias', recordId: id, message: /denunciante_dni/ },
+  ])
+  const masked = await api.userWithRole('consulta')
+  t.equal(
+    (await api.request('GET', `/denuncias/${id}`, { token: masked.token })).body.data.denunciante_dni,
+    '***',
+    'a masked reader sees ***',
+  )
+})
 
-t.test('issue #13 item 5: a GET body sent back keeps the damaged value; a new value repairs it', async (t) => {
+t.test('a GET body sent back keeps the damaged value; a new value repairs it', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const field = api.service.spec.moduleByName.get('denuncias')!.fieldsByName.get('denunciante_dni')!

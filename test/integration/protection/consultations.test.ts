@@ -1,4 +1,4 @@
-// Issue #15 items 1-4: every read of a module holding personal data is a consultation, logged
+// Every read of a module holding personal data is a consultation, logged
 // as ONE chained entry per request (who, when in ms, address, request id, motivo, ids returned,
 // fields shown, criteria with encrypted values only as blind-index hashes); X-Motivo required
 // where modules.yaml says; old entries and new ones verify together.
@@ -18,7 +18,7 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 const verify = async (api: TestApi) =>
   (await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)).problems
 
-t.test('issue #15: a consulta user reading no encrypted value leaves one entry per request', async (t) => {
+t.test('a consulta user reading no encrypted value leaves one entry per request', async (t) => {
   const api = await startTestApi(t)
   const denuncia = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '11111111H' })
   const vehiculo = await api.create('vehiculos', VALID['vehiculos']!())
@@ -60,7 +60,7 @@ t.test('issue #15: a consulta user reading no encrypted value leaves one entry p
   t.same(await verify(api), [], 'the chain verifies')
 })
 
-t.test('issue #15: a zero-hit DNI search is logged with the hashed criteria, never the DNI', async (t) => {
+t.test('a zero-hit DNI search is logged with the hashed criteria, never the DNI', async (t) => {
   const api = await startTestApi(t)
   await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '22222222J' })
   const jefe = await api.userWithRole('jefe')
@@ -82,7 +82,7 @@ t.test('issue #15: a zero-hit DNI search is logged with the hashed criteria, nev
   t.notOk(JSON.stringify(await auditRows(api)).includes(dni), 'the DNI appears nowhere in _audit')
 })
 
-t.test('issue #15: a list of 1000 records writes one bounded row', async (t) => {
+t.test('a list of 1000 records writes one bounded row', async (t) => {
   const api = await startTestApi(t)
   const spec = api.service.spec.moduleByName.get('denuncias')!
   const values = Array.from({ length: 1000 }, () => VALID['denuncias']!())
@@ -102,7 +102,7 @@ t.test('issue #15: a list of 1000 records writes one bounded row', async (t) => 
   t.same(await verify(api), [])
 })
 
-t.test('issue #15: X-Motivo is required of roles below jefe reading personal, and stored', async (t) => {
+t.test('X-Motivo is required of roles below jefe reading personal, and stored', async (t) => {
   const api = await startTestApi(t)
   const persona = await api.create('personal', VALID['personal']!())
   const consulta = await api.userWithRole('consulta')
@@ -142,12 +142,12 @@ t.test('issue #15: X-Motivo is required of roles below jefe reading personal, an
   ])
 })
 
-t.test('issue #15: entries written before the request columns and after them verify together', async (t) => {
+t.test('entries written before the request columns and after them verify together', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-consult-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const old = await startTestApi(t, { dataDir })
   const denuncia = await old.create('denuncias', VALID['denuncias']!())
-  // The table as it was before issue #15, and an entry written by the code of then.
+  // The table as it was before the request columns (D29), and an entry written by the code of then.
   const db = old.service.database.db
   for (const column of ['address', 'request_id', 'motivo', 'recipient', 'record_ids', 'criteria'])
     await sql`alter table _audit drop column ${sql.ref(column)}`.execute(db)

@@ -1,4 +1,4 @@
-// D1/D14 and issue #3: the key comes from RECORDS_ENCRYPTION_KEY or a key file generated once
+// D1/D14: the key comes from RECORDS_ENCRYPTION_KEY or a key file generated once
 // in DATA_DIR (mode 0600); a wrong or missing key is a clear startup error, never garbage;
 // keys listed in RECORDS_ENCRYPTION_OLD_KEYS keep decrypting what they encrypted.
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -39,65 +39,59 @@ t.test('D1: without RECORDS_ENCRYPTION_KEY a key file is generated once in DATA_
   t.match(again.stored, new RegExp(`^v1\\.${keyIdOf(Buffer.from(key, 'base64'))}\\.`))
 })
 
-t.test(
-  'issue #3: a different RECORDS_ENCRYPTION_KEY on existing data refuses to start, naming the variable',
-  async (t) => {
-    const dataDir = tempDir(t)
-    const oldKey = newKey()
-    const { id, dni } = await writeOne(t, dataDir, { RECORDS_ENCRYPTION_KEY: oldKey })
+t.test('a different RECORDS_ENCRYPTION_KEY on existing data refuses to start, naming the variable', async (t) => {
+  const dataDir = tempDir(t)
+  const oldKey = newKey()
+  const { id, dni } = await writeOne(t, dataDir, { RECORDS_ENCRYPTION_KEY: oldKey })
 
-    const newOne = newKey()
-    await t.rejects(
-      startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }),
-      /RECORDS_ENCRYPTION_KEY/,
-      'wrong key: clear error',
-    )
-    await t.rejects(
-      startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }),
-      new RegExp(keyIdOf(Buffer.from(oldKey, 'base64'))),
-      'the error names the missing key id',
-    )
-    // No key configured at all: a fresh key file is generated, which is just another wrong key.
-    await t.rejects(startTestApi(t, { dataDir }), /RECORDS_ENCRYPTION_KEY/, 'missing key: clear error')
-    await t.rejects(
-      startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: 'corta' } }),
-      /RECORDS_ENCRYPTION_KEY.*32 bytes/,
-      'malformed key: clear error',
-    )
+  const newOne = newKey()
+  await t.rejects(
+    startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }),
+    /RECORDS_ENCRYPTION_KEY/,
+    'wrong key: clear error',
+  )
+  await t.rejects(
+    startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }),
+    new RegExp(keyIdOf(Buffer.from(oldKey, 'base64'))),
+    'the error names the missing key id',
+  )
+  // No key configured at all: a fresh key file is generated, which is just another wrong key.
+  await t.rejects(startTestApi(t, { dataDir }), /RECORDS_ENCRYPTION_KEY/, 'missing key: clear error')
+  await t.rejects(
+    startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: 'corta' } }),
+    /RECORDS_ENCRYPTION_KEY.*32 bytes/,
+    'malformed key: clear error',
+  )
 
-    const api = await startTestApi(t, {
-      dataDir,
-      env: { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey },
-    })
-    const token = await api.adminToken()
-    const read = await api.request('GET', `/denuncias/${id}`, { token })
-    t.equal(read.body.data?.denunciante_dni, dni, 'the old key decrypts what it encrypted')
-    const found = await api.request('GET', `/denuncias?denunciante_dni=${dni}`, { token })
-    t.equal(found.body.data?.total, 1, 'D16: the blind index under the old key still matches')
-    const created = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
-    const keyOf = async (recordId: string) =>
-      String((await rawRow(api, 'denuncias', recordId))['denunciante_dni']).split('.')[1]
-    t.equal(
-      await keyOf(created._id),
-      keyIdOf(Buffer.from(oldKey, 'base64')),
-      'issue #13: until a rotation switches it, writes stay under the active key',
-    )
-    await switchActiveKey(api.service.database, api.service.changes, keyIdOf(Buffer.from(newOne, 'base64')))
-    const after = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
-    t.equal(await keyOf(after._id), keyIdOf(Buffer.from(newOne, 'base64')), 'once switched, new writes use the new key')
-    const both = await api.request('GET', `/denuncias?denunciante_dni=${dni}`, { token })
-    t.equal(both.body.data?.total, 3, 'the filter finds values under both keys')
-    await api.service.close()
+  const api = await startTestApi(t, {
+    dataDir,
+    env: { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey },
+  })
+  const token = await api.adminToken()
+  const read = await api.request('GET', `/denuncias/${id}`, { token })
+  t.equal(read.body.data?.denunciante_dni, dni, 'the old key decrypts what it encrypted')
+  const found = await api.request('GET', `/denuncias?denunciante_dni=${dni}`, { token })
+  t.equal(found.body.data?.total, 1, 'D16: the blind index under the old key still matches')
+  const created = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
+  const keyOf = async (recordId: string) =>
+    String((await rawRow(api, 'denuncias', recordId))['denunciante_dni']).split('.')[1]
+  t.equal(
+    await keyOf(created._id),
+    keyIdOf(Buffer.from(oldKey, 'base64')),
+    'until a rotation switches it, writes stay under the active key',
+  )
+  await switchActiveKey(api.service.database, api.service.changes, keyIdOf(Buffer.from(newOne, 'base64')))
+  const after = await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: dni })
+  t.equal(await keyOf(after._id), keyIdOf(Buffer.from(newOne, 'base64')), 'once switched, new writes use the new key')
+  const both = await api.request('GET', `/denuncias?denunciante_dni=${dni}`, { token })
+  t.equal(both.body.data?.total, 3, 'the filter finds values under both keys')
+  await api.service.close()
 
-    // Dropping the old key before a rotation is refused: some values still need it.
-    await t.rejects(
-      startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }),
-      /RECORDS_ENCRYPTION_OLD_KEYS/,
-    )
-  },
-)
+  // Dropping the old key before a rotation is refused: some values still need it.
+  await t.rejects(startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } }), /RECORDS_ENCRYPTION_OLD_KEYS/)
+})
 
-t.test('issue #3: the old key given as the only key still works (the new one never wrote)', async (t) => {
+t.test('the old key given as the only key still works (the new one never wrote)', async (t) => {
   const dataDir = tempDir(t)
   const key = newKey()
   const { id, dni } = await writeOne(t, dataDir, { RECORDS_ENCRYPTION_KEY: key, RECORDS_ENCRYPTION_OLD_KEYS: newKey() })

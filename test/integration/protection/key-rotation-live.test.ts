@@ -1,4 +1,4 @@
-// Issue #13 item 1, one rule at a time: two services open on one database (in this process, so
+// One rule at a time: two services open on one database (in this process, so
 // each step can be placed exactly: a key installed, an instance not yet told, a rotation
 // switched but not yet finished). The process-level run is
 // test/integration/multi-instance/rotation-while-running.test.ts.
@@ -45,28 +45,25 @@ const rotate = (api: TestApi) =>
 const keyOfStored = async (api: TestApi, module: string, id: string, column: string) =>
   String((await rawRow(api, module, id))[column]).split('.')[1]
 
-t.test(
-  'issue #13: an instance never writes under a key a rotation retired, even before it rereads its keys',
-  async (t) => {
-    const [oldKey, next] = [newKey(), newKey()]
-    const dir = dataDirWith(t, oldKey)
-    const running = await startTestApi(t, { dataDir: dir })
-    install(dir, next)
-    // The rotation (another process) switches the active key; `running` has not had a heartbeat since.
-    const cli = await startTestApi(t, { dataDir: dir })
-    await rotate(cli)
-    const created = await running.create('personal', { ...VALID['personal']!(), nif: 'NIF-DESPUES' })
-    t.equal(
-      await keyOfStored(running, 'personal', created._id, 'nif'),
-      idOf(next),
-      'written under the active key, read from the file on the spot',
-    )
-    t.equal(running.service.keyring.activeId, idOf(next))
-  },
-)
+t.test('an instance never writes under a key a rotation retired, even before it rereads its keys', async (t) => {
+  const [oldKey, next] = [newKey(), newKey()]
+  const dir = dataDirWith(t, oldKey)
+  const running = await startTestApi(t, { dataDir: dir })
+  install(dir, next)
+  // The rotation (another process) switches the active key; `running` has not had a heartbeat since.
+  const cli = await startTestApi(t, { dataDir: dir })
+  await rotate(cli)
+  const created = await running.create('personal', { ...VALID['personal']!(), nif: 'NIF-DESPUES' })
+  t.equal(
+    await keyOfStored(running, 'personal', created._id, 'nif'),
+    idOf(next),
+    'written under the active key, read from the file on the spot',
+  )
+  t.equal(running.service.keyring.activeId, idOf(next))
+})
 
 t.test(
-  'issue #13: an instance whose fixed keys lack the active key answers 503 instead of writing under an old key',
+  'an instance whose fixed keys lack the active key answers 503 instead of writing under an old key',
   async (t) => {
     const [oldKey, next] = [newKey(), newKey()]
     const dir = dataDirWith(t, oldKey)
@@ -89,7 +86,7 @@ t.test(
   },
 )
 
-t.test('issue #13: during a rotation a unique encrypted value is refused under either key', async (t) => {
+t.test('during a rotation a unique encrypted value is refused under either key', async (t) => {
   const [oldKey, next] = [newKey(), newKey()]
   const dir = dataDirWith(t, oldKey)
   const api = await startTestApi(t, { dataDir: dir })
@@ -113,7 +110,7 @@ t.test('issue #13: during a rotation a unique encrypted value is refused under e
   t.equal((await api.request('GET', '/personal?nif=NIF-UNICO', { token })).body.data.total, 1)
 })
 
-t.test('issue #13: a blind-index search keeps total and page together while another process rotates', async (t) => {
+t.test('a blind-index search keeps total and page together while another process rotates', async (t) => {
   const [oldKey, next] = [newKey(), newKey()]
   const dir = dataDirWith(t, oldKey)
   const api = await startTestApi(t, { dataDir: dir })
@@ -129,7 +126,7 @@ t.test('issue #13: a blind-index search keeps total and page together while anot
   t.equal((await api.request('GET', `/denuncias/${made._id}`, { token })).status, 200, 'the rotated record reads back')
 })
 
-t.test('issue #13: audit verify names every value the configured keys cannot read', async (t) => {
+t.test('audit verify names every value the configured keys cannot read', async (t) => {
   const key = newKey()
   const api = await startTestApi(t, { dataDir: dataDirWith(t, key) })
   const a = await api.create('personal', { ...VALID['personal']!(), nif: 'NIF-A' })
@@ -161,7 +158,7 @@ t.test('issue #13: audit verify names every value the configured keys cannot rea
   )
 })
 
-t.test('issue #13: keys rotate changes nothing while a running instance lacks the new key', async (t) => {
+t.test('keys rotate changes nothing while a running instance lacks the new key', async (t) => {
   const [oldKey, next] = [newKey(), newKey()]
   const dir = dataDirWith(t, oldKey)
   const heartbeat = { INSTANCE_HEARTBEAT_SECONDS: '1' }

@@ -1,4 +1,4 @@
-// Issue #3 done-when: a rotation of 10,000 records with encrypted values, interrupted halfway,
+// A rotation of 10,000 records with encrypted values, interrupted halfway,
 // finishes on restart; afterwards no value is under the retired key, every value reads back
 // through the API, the chain verifies clean, and the new key alone is enough to start.
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -50,7 +50,7 @@ async function countUnder(api: TestApi, keyId: string): Promise<number> {
   return n
 }
 
-t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on restart under the new key', async (t) => {
+t.test('rotating 10,000 records, interrupted halfway, completes on restart under the new key', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-rotation-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const oldKey = newKey()
@@ -90,7 +90,7 @@ t.test('issue #3: rotating 10,000 records, interrupted halfway, completes on res
   const env = { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey }
   const first = await startTestApi(t, { dataDir, env })
   t.equal(first.service.keys.targetId, newId, 'the configured first key is where the rotation goes')
-  t.equal(first.service.keyring.activeId, oldId, 'issue #13: until the rotation, writes stay under the active key')
+  t.equal(first.service.keyring.activeId, oldId, 'until the rotation, writes stay under the active key')
   let seen = 0
   await t.rejects(
     rotate(first, ({ rewritten }) => {

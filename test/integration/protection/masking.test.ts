@@ -4,11 +4,11 @@ import t from 'tap'
 import { startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { encryptedModules, FORBIDDEN, markerFor, rawRow, ROLES, type RoleName } from './support.js'
 
-/** personal asks roles below jefe for a motivo (issue #15); these tables are about masking. */
+/** personal asks roles below jefe for a motivo; these tables are about masking. */
 const MOTIVO = { 'x-motivo': 'Comprobación de enmascarado' }
 
 /**
- * Since #14 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
+ * Under D26 an agente reads only the records of their scope: the seeded ones are assigned to every test user's
  * personal_id.
  */
 const AGENTE = 'PER-2026-00011'

@@ -1,7 +1,7 @@
 // D14: no plaintext of an encrypted field anywhere: not in any file under DATA_DIR (database,
-// WAL, shared memory, secrets) before or after a clean close, nor in debug logs (issue #3 done-when;
-// issue #5: no token, password or plaintext marker in the logs of a full CRUD run).
-// On PostgreSQL: not in any row of any table, nor in debug logs (issue #8).
+// WAL, shared memory, secrets) before or after a clean close, nor in debug logs
+// (no token, password or plaintext marker in the logs of a full CRUD run).
+// On PostgreSQL: not in any row of any table, nor in debug logs.
 import { rmSync } from 'node:fs'
 import { basename } from 'node:path'
 import t from 'tap'
@@ -90,7 +90,7 @@ t.test(
     await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_nombre: control })
 
     // SQLite: every file under DATA_DIR. PostgreSQL: its files are the server's, so every row of
-    // every table as the server hands it out (issue #8), plus the files DATA_DIR still holds.
+    // every table as the server hands it out, plus the files DATA_DIR still holds.
     const scan = async (when: string) => {
       const files = filesUnder(api.dataDir)
         .filter((f) => basename(f.path) !== 'encryption.key')
@@ -126,7 +126,7 @@ t.test(
 
     const text = logs.text()
     t.ok(text.includes('"level":20') || text.includes('incoming request'), 'debug logs were captured')
-    // Issue #5: the scan covers every request of the run, each line tied to its request id.
+    // The scan covers every request of the run, each line tied to its request id.
     const lines = text
       .trim()
       .split('\n')

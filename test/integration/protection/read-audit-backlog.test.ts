@@ -1,4 +1,4 @@
-// Issue #7 with issue #3: the read audit's backlog is bounded. Past `maxBacklog` entries recorded
+// The read audit's backlog is bounded. Past `maxBacklog` entries recorded
 // and not yet written, record() hands the read a promise that settles once the writer caught
 // up: reads slow down to the writer's pace, entries are never dropped and memory does not grow.
 // On a real SQLite file (the writer thread) and, in the PostgreSQL pass, on PostgreSQL.

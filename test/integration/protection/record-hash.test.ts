@@ -52,7 +52,7 @@ t.test(
     const api = await startTestApi(t)
     const token = await api.adminToken()
     t.same(Object.keys(RICH).sort(), api.service.spec.modules.map((m) => m.name).sort(), 'every module is covered')
-    // turnos.agente_id references PER-…-00001 (a ref, issue #16): a staff record that stays while the
+    // turnos.agente_id references PER-…-00001 (a ref): a staff record that stays while the
     // loop deletes its own.
     await api.create('personal', VALID['personal']!())
     for (const spec of api.service.spec.modules) {
@@ -82,7 +82,7 @@ t.test(
       // The audit trail carries each version's hash (D18).
       const history = await api.request('GET', `/${module}/${id}/historial`, { token })
       t.same(
-        // Reads revealing encrypted values are audited too, written a moment later (issue #3): only
+        // Reads revealing encrypted values are audited too, written a moment later: only
         // the writes carry a version's hash.
         (history.body.data.entries as { record_hash: string; action: string }[])
           .filter((e) => e.action !== 'consultar')

@@ -109,7 +109,7 @@ export function expectedHash(spec: ModuleSpec, raw: Record<string, unknown>): st
   for (const [column, value] of Object.entries(raw)) {
     if (column === '_hash' || column === '_row' || column.startsWith('_bidx_')) continue
     const field = spec.fields.find((f) => f.column === column)
-    // An empty field is left out, so adding a field to modules.yaml changes no stored hash (issue #4);
+    // An empty field is left out, so adding a field to modules.yaml changes no stored hash;
     // so is the salt of a record written before salts were kept (F4).
     if (value === null && (field !== undefined || column === '_sal')) continue
     if (value === null || field === undefined || field.encrypted) stored[column] = value

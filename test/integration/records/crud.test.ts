@@ -5,7 +5,7 @@ t.test('every module of D2 offers the five operations end to end', async (t) => 
   const api = await startTestApi(t)
   const token = await api.adminToken()
   for (const [module, body] of Object.entries(VALID)) {
-    // turnos.agente_id references a live staff record (a ref, issue #16); the loop deleted its own.
+    // turnos.agente_id references a live staff record (a ref); the loop deleted its own.
     const values: Record<string, unknown> =
       module === 'turnos' ? { ...body(), agente_id: (await api.create('personal', VALID['personal']!()))._id } : body()
     const created = await api.request('POST', `/${module}`, { token, body: values })

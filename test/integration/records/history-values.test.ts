@@ -1,4 +1,4 @@
-// Issue #15 item 6, D33: every write keeps the version it makes in `_versions` (encrypted values
+// D33: every write keeps the version it makes in `_versions` (encrypted values
 // as ciphertext); /historial shows each write's old and new values and `?version=N` the record as
 // it was, both under the record's own scope, field rules and masking, both logged as a GET is.
 import { sql } from 'kysely'
@@ -44,7 +44,7 @@ async function lifecycle(api: TestApi) {
 const writes = (entries: Record<string, any>[]) =>
   entries.filter((e) => ['crear', 'editar', 'eliminar'].includes(e.action))
 
-t.test('issue #15 item 6: /historial shows each write with its old and new values', async (t) => {
+t.test('/historial shows each write with its old and new values', async (t) => {
   const api = await startTestApi(t)
   const id = await lifecycle(api)
   const admin = await api.adminToken()
@@ -80,7 +80,7 @@ t.test('issue #15 item 6: /historial shows each write with its old and new value
   for (const entry of entries) t.type(entry.hash, 'string', 'each entry is still the audit chain entry')
 })
 
-t.test('issue #15 item 6: history values under field rules, masking and scope', async (t) => {
+t.test('history values under field rules, masking and scope', async (t) => {
   const api = await startTestApi(t)
   const id = await lifecycle(api)
   const consulta = await api.userWithRole('consulta')
@@ -108,7 +108,7 @@ t.test('issue #15 item 6: history values under field rules, masking and scope', 
   }
 })
 
-t.test('issue #15 item 6: ?version=N returns the record as it was', async (t) => {
+t.test('?version=N returns the record as it was', async (t) => {
   const api = await startTestApi(t)
   const id = await lifecycle(api)
   const admin = await api.adminToken()
@@ -160,7 +160,7 @@ t.test('issue #15 item 6: ?version=N returns the record as it was', async (t) =>
   t.same([missing.status, missing.body.error], [404, 'Registro no encontrado'])
 })
 
-t.test('issue #15 item 6: versions keep encrypted values encrypted; reading them is a consultation', async (t) => {
+t.test('versions keep encrypted values encrypted; reading them is a consultation', async (t) => {
   const api = await startTestApi(t)
   const id = await lifecycle(api)
   const db = api.service.database.db
@@ -185,7 +185,7 @@ t.test('issue #15 item 6: versions keep encrypted values encrypted; reading them
     ],
     'the history and the past version are logged like a GET (the version read named)',
   )
-  // One entry per request (#15): a history read names `_historial` (every value it showed); a version read the
+  // One entry per request: a history read names `_historial` (every value it showed); a version read the
   // fields it showed, the revealed encrypted one included.
   t.same(JSON.parse(String(consultations[0]!['fields'])), ['_historial'], 'the history read as such')
   t.ok(
@@ -194,7 +194,7 @@ t.test('issue #15 item 6: versions keep encrypted values encrypted; reading them
   )
 })
 
-t.test('issue #15 item 6: a record written before versions were kept', async (t) => {
+t.test('a record written before versions were kept', async (t) => {
   const api = await startTestApi(t)
   const admin = await api.adminToken()
   const record = await api.create('denuncias', { ...VALID['denuncias']!(), observaciones: 'Primera' })
@@ -221,7 +221,7 @@ t.test('issue #15 item 6: a record written before versions were kept', async (t)
   t.equal((await api.request('GET', `/denuncias/${record._id}?version=2`, { token: admin })).status, 200)
 })
 
-t.test('issue #15 item 6: key rotation re-encrypts the kept versions; keys status counts them', async (t) => {
+t.test('key rotation re-encrypts the kept versions; keys status counts them', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-versions-rotation-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const oldKey = newKey()

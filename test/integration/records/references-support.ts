@@ -1,4 +1,4 @@
-// Shared by the references tests (issue #16 item 4, D35): a `ref` field holds the id of a live
+// Shared by the references tests (D35): a `ref` field holds the id of a live
 // record of its target module, checked on every write; `?expand=` embeds the target as the
 // caller would read it there; a referenced record cannot be deleted unless the field says
 // `on_delete: allow`; a field that becomes a reference over unresolved data is refused.

@@ -1,4 +1,4 @@
-// References between modules (issue #16 item 4, D35): a `ref` field holds the id of a live
+// References between modules (D35): a `ref` field holds the id of a live
 // record of its target module, checked on every write; a referenced record cannot be deleted
 // unless the field says `on_delete: allow`; a field that becomes a reference over unresolved
 // data is refused; validate rejects an unknown target.
@@ -9,13 +9,13 @@ import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
 import { person, SHIPPED, start, TEST_MODULES } from './references-support.js'
 
-t.test('#16: the test modules differ from the shipped ones as intended', async (t) => {
+t.test('the test modules differ from the shipped ones as intended', async (t) => {
   t.not(TEST_MODULES, SHIPPED)
   t.match(TEST_MODULES, 'on_delete: allow')
   t.match(TEST_MODULES, 'scope: { situacion: activo }')
 })
 
-t.test('#16: a write naming a missing or deleted target is 400 naming the field; nothing is written', async (t) => {
+t.test('a write naming a missing or deleted target is 400 naming the field; nothing is written', async (t) => {
   const { api, token } = await start(t)
   const gone = await person(api)
   t.equal((await api.request('DELETE', `/personal/${gone._id}`, { token })).status, 200)
@@ -53,7 +53,7 @@ t.test('#16: a write naming a missing or deleted target is 400 naming the field;
   t.equal(kept.body.data._version, 1)
 })
 
-t.test('#16: an account names its staff record: personal_id must exist too', async (t) => {
+t.test('an account names its staff record: personal_id must exist too', async (t) => {
   const { api, token } = await start(t)
   const reply = await api.request('POST', '/usuarios', {
     token,
@@ -69,7 +69,7 @@ t.test('#16: an account names its staff record: personal_id must exist too', asy
   t.equal(reply.body.details[0].field, 'personal_id')
 })
 
-t.test('#16: deleting a referenced record is 409 naming who references it; on_delete: allow lets it go', async (t) => {
+t.test('deleting a referenced record is 409 naming who references it; on_delete: allow lets it go', async (t) => {
   const { api, token } = await start(t)
   const staff = await person(api)
   const denuncias = []
@@ -105,7 +105,7 @@ t.test('#16: deleting a referenced record is 409 naming who references it; on_de
   t.equal(resend.status, 200, 'a reference sent back unchanged is not looked up again')
 })
 
-t.test('#16: a field that becomes a reference over unresolved data is refused, naming the records', async (t) => {
+t.test('a field that becomes a reference over unresolved data is refused, naming the records', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-refs-migrate-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   const file = join(dataDir, 'modules-before.yaml')
@@ -129,7 +129,7 @@ t.test('#16: a field that becomes a reference over unresolved data is refused, n
   })
 })
 
-t.test('#16: records validate rejects a reference to an unknown module at its line', async (t) => {
+t.test('records validate rejects a reference to an unknown module at its line', async (t) => {
   const { validateModulesSource } = await import('../../../src/config/validate.js')
   const text = SHIPPED.replace(
     'vehiculo_asignado: { type: ref, module: vehiculos }',

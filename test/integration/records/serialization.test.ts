@@ -1,4 +1,4 @@
-// Success bodies go through compiled fast-json-stringify serializers (issue #7): the text
+// Success bodies go through compiled fast-json-stringify serializers: the text
 // must be exactly what JSON.stringify gave before, for every kind of value, masked or not,
 // and errors must keep their envelope.
 import t from 'tap'
@@ -6,7 +6,7 @@ import { startTestApi, VALID } from '../../helpers/api.js'
 
 const TRICKY = 'Ñandú "citado" \\ barra \u2028 línea \u0001 control 😀'
 
-t.test('issue #7: compiled serializers write what JSON.stringify wrote', async (t) => {
+t.test('compiled serializers write what JSON.stringify wrote', async (t) => {
   const api = await startTestApi(t)
   const token = await api.adminToken()
   const reader = await api.userWithRole('consulta')

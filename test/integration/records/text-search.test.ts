@@ -1,4 +1,4 @@
-// `?q=` (issue #16): words of the searchable fields, case- and accent-insensitive, each word a
+// `?q=`: words of the searchable fields, case- and accent-insensitive, each word a
 // prefix, every word in some field the caller may read, under the caller's scope, counted by
 // data.total, in relevance order unless `sort` is given. Same answers on SQLite and PostgreSQL.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

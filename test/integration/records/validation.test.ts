@@ -35,7 +35,7 @@ function wrongTypeValue(type: string): unknown {
 const fieldsNamed = (body: any): string[] => (body.details ?? []).map((d: { field: string }) => d.field)
 
 async function post(api: TestApi, module: string, body: unknown) {
-  // The records a body's ref fields name (issue #16) exist first: these tests are about the body.
+  // The records a body's ref fields name exist first: these tests are about the body.
   if (typeof body === 'object' && body !== null) await api.seedTargets(body as Record<string, unknown>, module)
   return api.request('POST', `/${module}`, { token: await api.adminToken(), body })
 }

@@ -1,11 +1,11 @@
-// The console of a terminal (issue #18 item 2): readable log lines, and a login command whose
+// The console of a terminal: readable log lines, and a login command whose
 // JSON survives the shell whatever the password holds (the password policy may change).
 import { spawnSync } from 'node:child_process'
 import t from 'tap'
 import { createPrettyStream, resolveLogFormat } from '../../../src/app/console-log.js'
 import { loginCommand } from '../../../src/app/start-banner.js'
 
-t.test('#18: the pasted -d argument is exactly the JSON of the credentials, whatever the password holds', async (t) => {
+t.test('the pasted -d argument is exactly the JSON of the credentials, whatever the password holds', async (t) => {
   for (const password of ["it's", 'dos "comillas"', 'barra\\invertida', '$HOME y `date`', 'ñandú €', 'abc_-XYZ123']) {
     const command = loginCommand('http://127.0.0.1:3000/api', 'admin', password)
     const word = command.slice(command.indexOf(' -d ') + 4)
@@ -14,14 +14,14 @@ t.test('#18: the pasted -d argument is exactly the JSON of the credentials, what
   }
 })
 
-t.test('#18: LOG_FORMAT unset is pretty on a terminal only', async (t) => {
+t.test('LOG_FORMAT unset is pretty on a terminal only', async (t) => {
   t.equal(resolveLogFormat('auto', true), 'pretty')
   t.equal(resolveLogFormat('auto', false), 'json')
   t.equal(resolveLogFormat('json', true), 'json')
   t.equal(resolveLogFormat('pretty', false), 'pretty')
 })
 
-t.test('#18: a request is one line, method, path, status and time; a warning reads AVISO', async (t) => {
+t.test('a request is one line, method, path, status and time; a warning reads AVISO', async (t) => {
   let out = ''
   const stream = createPrettyStream({ write: (text: string) => (out += text) }, { color: false })
   const time = new Date(2026, 10, 23, 14, 2, 11).getTime()

@@ -1,4 +1,4 @@
-// Issue #17 item 4: --instances names the instance counts the bench runs the service with; a
+// --instances names the instance counts the bench runs the service with; a
 // group's CPU time and peak RSS are the sums over its instances.
 import t from 'tap'
 import { groupOf, parseInstances } from '../../../scripts/bench/instances.js'

@@ -1,4 +1,4 @@
-// Issue #17 item 4: the lock-wait share the bench prints is lock-waiting active samples over
+// The lock-wait share the bench prints is lock-waiting active samples over
 // active samples, split by what the backends wait for.
 import t from 'tap'
 import {

@@ -1,11 +1,11 @@
-// access: and workflow: compiled once into data (issue #14, STYLE 9): scopes as conditions for
+// access: and workflow: compiled once into data (STYLE 9): scopes as conditions for
 // db/ to turn into SQL, field rules as sets, moves as a from -> to map with roles and requirements.
 import t from 'tap'
 import { moduleOf, shippedService } from '../support/config.js'
 
 const service = shippedService()
 
-t.test('#14: the agente scope of denuncias is an or of two indexed matches on the acting user', async (t) => {
+t.test('the agente scope of denuncias is an or of two indexed matches on the acting user', async (t) => {
   const agente = moduleOf(service, 'denuncias').access.get('agente')
   t.same(agente?.scope, {
     kind: 'any',
@@ -29,7 +29,7 @@ t.test('#14: the agente scope of denuncias is an or of two indexed matches on th
   )
 })
 
-t.test('#14: a single condition is not wrapped in an and', async (t) => {
+t.test('a single condition is not wrapped in an and', async (t) => {
   t.same(moduleOf(service, 'atestados').access.get('agente')?.scope, {
     kind: 'match',
     field: '_created_by',
@@ -39,11 +39,11 @@ t.test('#14: a single condition is not wrapped in an and', async (t) => {
   })
 })
 
-t.test('#14: the accounts load the user fields that rules name ($user.personal_id)', async (t) => {
+t.test('the accounts load the user fields that rules name ($user.personal_id)', async (t) => {
   t.same(service.accounts.userFields, ['personal_id'])
 })
 
-t.test('#14: the sanciones workflow as a lookup table', async (t) => {
+t.test('the sanciones workflow as a lookup table', async (t) => {
   const workflow = moduleOf(service, 'sanciones').workflow
   if (workflow === undefined) return t.fail('no workflow')
   t.equal(workflow.field, 'estado')
@@ -57,7 +57,7 @@ t.test('#14: the sanciones workflow as a lookup table', async (t) => {
   t.equal(workflow.readonlyIn.get('borrador'), undefined)
 })
 
-t.test('#14: `from: *` expands to every state that is not final; a move restricted to roles keeps them', async (t) => {
+t.test('`from: *` expands to every state that is not final; a move restricted to roles keeps them', async (t) => {
   const vehiculos = moduleOf(service, 'vehiculos').workflow
   t.ok(vehiculos?.moves.get('operativo')?.has('baja'))
   t.ok(vehiculos?.moves.get('taller')?.has('baja'))
@@ -69,7 +69,7 @@ t.test('#14: `from: *` expands to every state that is not final; a move restrict
   )
 })
 
-t.test('#14: a module without workflow or access compiles to none', async (t) => {
+t.test('a module without workflow or access compiles to none', async (t) => {
   t.equal(moduleOf(service, 'atestados').workflow, undefined)
   t.equal(moduleOf(service, 'usuarios').access.size, 0)
 })

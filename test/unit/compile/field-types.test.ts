@@ -1,4 +1,4 @@
-// Issue #18 item 8: each field type is one registry entry (compile/field-types/) that the compiler
+// Each field type is one registry entry (compile/field-types/) that the compiler
 // checks; this test checks what the compiler cannot: the entries agree with the declarations of
 // modules.yaml and its JSON Schema, and each entry's parts agree with each other.
 import { readFileSync } from 'node:fs'
@@ -29,7 +29,7 @@ const fieldOf = (type: FieldDef['type']): FieldDef => ({
   state: false,
 })
 
-t.test('issue #18: every type of modules.yaml has one complete registry entry', async (t) => {
+t.test('every type of modules.yaml has one complete registry entry', async (t) => {
   t.same(
     Object.keys(FIELD_TYPES).sort(),
     [...TYPE_NAMES].sort(),
@@ -70,7 +70,7 @@ t.test('issue #18: every type of modules.yaml has one complete registry entry', 
   )
 })
 
-t.test("issue #18: a type's example is valid under its schema, survives its CSV cell and its filter", async (t) => {
+t.test("a type's example is valid under its schema, survives its CSV cell and its filter", async (t) => {
   for (const type of TYPE_NAMES) {
     const entry = FIELD_TYPES[type]
     const field = compileField(fieldOf(type), { roles: ['jefe', 'agente'] })

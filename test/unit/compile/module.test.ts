@@ -116,7 +116,7 @@ t.test('D7: field schemas of a body, exactly', async (t) => {
   t.strictSame(
     sanciones['importe'],
     { type: 'number', minimum: 0, description: 'De solo lectura en los estados firme, cobrada, anulada (409).' },
-    '#14: the rule is noted',
+    'the rule is noted',
   )
   t.strictSame(sanciones['puntos_carnet'], { type: ['integer', 'null'], minimum: 0, maximum: 15 })
   const usuarios = moduleOf(service, 'usuarios').schemas.create['properties'] as Record<string, unknown>

@@ -92,21 +92,18 @@ t.test('D8: _id is unique across deleted records too', async (t) => {
     })
 })
 
-t.test(
-  'issue #7: indexes: of denuncias are composite, non-unique, live-only indexes in the declared order',
-  async (t) => {
-    const composites = moduleOf(service, 'denuncias').table.indexes.filter((i) => i.name.startsWith('cx_'))
-    t.strictSame(composites, [
-      { name: 'cx_denuncias__estado__prioridad', columns: ['estado', 'prioridad'], unique: false, liveOnly: true },
-      {
-        name: 'cx_denuncias__agente_asignado__estado',
-        columns: ['agente_asignado', 'estado'],
-        unique: false,
-        liveOnly: true,
-      },
-    ])
-  },
-)
+t.test('indexes: of denuncias are composite, non-unique, live-only indexes in the declared order', async (t) => {
+  const composites = moduleOf(service, 'denuncias').table.indexes.filter((i) => i.name.startsWith('cx_'))
+  t.strictSame(composites, [
+    { name: 'cx_denuncias__estado__prioridad', columns: ['estado', 'prioridad'], unique: false, liveOnly: true },
+    {
+      name: 'cx_denuncias__agente_asignado__estado',
+      columns: ['agente_asignado', 'estado'],
+      unique: false,
+      liveOnly: true,
+    },
+  ])
+})
 
 const notas = (fields: string, indexes: string) =>
   configFrom(`
@@ -126,27 +123,24 @@ modules:
     indexes: ${indexes}
 `)
 
-t.test(
-  'issue #7: an encrypted field of a composite index is indexed through its blind index column (D16)',
-  async (t) => {
-    const config = notas(
-      `notas:
+t.test('an encrypted field of a composite index is indexed through its blind index column (D16)', async (t) => {
+  const config = notas(
+    `notas:
     prefix: NOT
     fields:
       dni: { type: string, encrypted: true }
       estado: { type: string }`,
-      '[[dni, estado]]',
-    )
-    t.strictSame(moduleOf(compileService(config), 'notas').table.indexes.at(-1), {
-      name: 'cx_notas__dni__estado',
-      columns: ['_bidx_dni', 'estado'],
-      unique: false,
-      liveOnly: true,
-    })
-  },
-)
+    '[[dni, estado]]',
+  )
+  t.strictSame(moduleOf(compileService(config), 'notas').table.indexes.at(-1), {
+    name: 'cx_notas__dni__estado',
+    columns: ['_bidx_dni', 'estado'],
+    unique: false,
+    liveOnly: true,
+  })
+})
 
-t.test('issue #7: composite names cannot meet single-field names and stay within 63 bytes', async (t) => {
+t.test('composite names cannot meet single-field names and stay within 63 bytes', async (t) => {
   // A field called a__b indexed alone, and the pair [a, b]: ix_/ux_ and cx_ never meet.
   const config = notas(
     `notas:

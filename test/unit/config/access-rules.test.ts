@@ -1,4 +1,4 @@
-// access: and workflow: in modules.yaml (issue #14): parsed into typed definitions, and every
+// access: and workflow: in modules.yaml: parsed into typed definitions, and every
 // unknown field, role, state or user attribute, unindexed scope and unreachable state reported
 // with file:line:column like the other rules.
 import t from 'tap'
@@ -55,7 +55,7 @@ function problemsOf(text: string): string[] {
   return result.ok ? [] : result.problems.map((p) => `${p.line}:${p.column} ${p.message}`)
 }
 
-t.test('#14: access and workflow become typed definitions', async (t) => {
+t.test('access and workflow become typed definitions', async (t) => {
   const result = validateModulesSource(BASE + ACCESS + WORKFLOW, 'x.yaml')
   if (!result.ok) return t.fail(result.problems.map((p) => p.message).join('\n'))
   const casos = result.config.modules.find((m) => m.name === 'casos')
@@ -92,7 +92,7 @@ t.test('#14: access and workflow become typed definitions', async (t) => {
   })
 })
 
-t.test('#14: the shipped modules.yaml declares scopes, field rules and a workflow for every state field', async (t) => {
+t.test('the shipped modules.yaml declares scopes, field rules and a workflow for every state field', async (t) => {
   const config = shippedConfig()
   for (const mod of config.modules)
     if (mod.fields.some((f) => f.state)) t.ok(mod.workflow, `${mod.name} has a workflow`)
@@ -207,7 +207,7 @@ const cases: [string, string, string][] = [
 ]
 
 for (const [what, text, expected] of cases) {
-  t.test(`#14: records validate reports ${what} with line and column`, async (t) => {
+  t.test(`records validate reports ${what} with line and column`, async (t) => {
     const problems = problemsOf(text)
     t.ok(
       problems.some((p) => p.startsWith(expected)),

@@ -1,4 +1,4 @@
-// The names a module's objects get in the database: composite indexes (issue #7) readable when
+// The names a module's objects get in the database: composite indexes readable when
 // they can be, unique, at most 63 bytes; every name the engine creates is one the rule checks.
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'

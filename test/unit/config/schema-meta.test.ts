@@ -1,4 +1,4 @@
-// modules.schema.json is compiled at every start without ajv's meta-schema check (issue #7):
+// modules.schema.json is compiled at every start without ajv's meta-schema check:
 // this test is that check, so a broken schema still fails here, not in production.
 import { Ajv } from 'ajv'
 import addFormatsPlugin from 'ajv-formats'

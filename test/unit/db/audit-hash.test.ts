@@ -1,4 +1,4 @@
-// The audit entry hash written out field by field (issue #7) hashes exactly the text the
+// The audit entry hash written out field by field hashes exactly the text the
 // generic canonical JSON gives (D18): chains written before and after verify alike.
 import fc from 'fast-check'
 import t from 'tap'
@@ -28,7 +28,7 @@ t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async
     record_hash: nullable(fc.string({ unit: 'grapheme' })),
     fields: fc.array(fc.string({ unit: 'binary' })),
     prev_hash: fc.string({ unit: 'grapheme' }),
-    // Issue #15: the request keys, hashed only when not null.
+    // The request keys, hashed only when not null.
     address: nullable(fc.string()),
     request_id: nullable(fc.string()),
     motivo: nullable(fc.string({ unit: 'grapheme' })),
@@ -50,7 +50,7 @@ t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async
   t.pass('500 random entries hash alike')
 })
 
-t.test('issue #15: an entry without the request keys hashes as before they existed', async (t) => {
+t.test('an entry without the request keys hashes as before they existed', async (t) => {
   const old = {
     seq: 3,
     at: '2026-11-23 10:00:00.123',

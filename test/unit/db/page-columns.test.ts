@@ -1,4 +1,4 @@
-// Issue #17 (S2f): a list that shows some fields reads only their columns and the metadata; no
+// S2f of the bench: a list that shows some fields reads only their columns and the metadata; no
 // ciphertext and no blind index of a field it does not show.
 import t from 'tap'
 import { pageColumns } from '../../../src/db/records/reads.js'

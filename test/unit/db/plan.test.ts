@@ -1,4 +1,4 @@
-// The migration plan as data: a pure diff of the stored snapshot and modules.yaml (STYLE 5, issue #4).
+// The migration plan as data: a pure diff of the stored snapshot and modules.yaml (STYLE 5).
 import t from 'tap'
 import { compileService } from '../../../src/compile/service.js'
 import type { ModulesConfig } from '../../../src/config/types.js'
@@ -34,7 +34,7 @@ t.test('from an empty database every table is created with all its indexes', asy
   t.equal(
     steps.filter((s) => s.kind === 'create_index').length,
     53,
-    '3 per table (id, creator, live rows) + 20 for unique and index: true (two for the scopes of #14) + 4 for ref fields without index: true (#16) + 2 composite',
+    '3 per table (id, creator, live rows) + 20 for unique and index: true (two for the record scopes) + 4 for ref fields without index: true + 2 composite',
   )
   t.ok(steps.some((s) => s.kind === 'create_index' && s.index.name === 'ux_personal_nif'))
   t.notOk(steps.some(isUnsafe), 'creating is safe')
@@ -366,7 +366,7 @@ t.test('index: true added creates the index; removed drops it', async (t) => {
 const setIndexes = (config: ModulesConfig, module: string, indexes: readonly (readonly string[])[]) =>
   editModule(config, module, (m) => ({ ...m, indexes }))
 
-t.test('issue #7: a composite index declared in indexes: is created on live records, a safe step', async (t) => {
+t.test('a composite index declared in indexes: is created on live records, a safe step', async (t) => {
   const steps = planTo(setIndexes(base, 'turnos', [['agente_id', 'fecha']]))
   t.strictSame(steps, [
     {
@@ -378,13 +378,13 @@ t.test('issue #7: a composite index declared in indexes: is created on live reco
   t.notOk(steps.some(isUnsafe), 'applied at startup')
 })
 
-t.test('issue #7: a composite index taken out of indexes: is dropped', async (t) => {
+t.test('a composite index taken out of indexes: is dropped', async (t) => {
   t.strictSame(planTo(setIndexes(base, 'denuncias', [['agente_asignado', 'estado']])), [
     { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
   ])
 })
 
-t.test('issue #7: reordering the fields of a composite index drops it and creates the new one', async (t) => {
+t.test('reordering the fields of a composite index drops it and creates the new one', async (t) => {
   const steps = planTo(
     setIndexes(base, 'denuncias', [
       ['prioridad', 'estado'],
@@ -407,60 +407,54 @@ t.test('issue #7: reordering the fields of a composite index drops it and create
   t.notOk(steps.some(isUnsafe))
 })
 
-t.test(
-  'issue #7: a field of a composite index encrypted later moves the index to its blind index column',
-  async (t) => {
-    const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
-    t.match(
-      planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'),
-      [
-        { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
-        { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
-        { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
-        {
-          kind: 'create_index',
-          index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] },
-        },
-      ],
-    )
-  },
-)
+t.test('a field of a composite index encrypted later moves the index to its blind index column', async (t) => {
+  const encrypted = editField(base, 'denuncias', 'agente_asignado', (f) => ({ ...f, encrypted: true }))
+  t.match(
+    planTo(encrypted).filter((s) => s.kind === 'drop_index' || s.kind === 'create_index'),
+    [
+      { kind: 'drop_index', name: 'ix_denuncias_agente_asignado' },
+      { kind: 'drop_index', name: 'cx_denuncias__agente_asignado__estado' },
+      { kind: 'create_index', index: { name: 'ix_denuncias_agente_asignado', columns: ['_bidx_agente_asignado'] } },
+      {
+        kind: 'create_index',
+        index: { name: 'cx_denuncias__agente_asignado__estado', columns: ['_bidx_agente_asignado', 'estado'] },
+      },
+    ],
+  )
+})
 
-t.test(
-  'issue #7: renamed_from on a field of a composite index renames the column and rebuilds the index',
-  async (t) => {
-    const renamed = setIndexes(
-      editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
-      'denuncias',
-      [
-        ['estado', 'urgencia'],
-        ['agente_asignado', 'estado'],
-      ],
-    )
-    const steps = planTo(renamed)
-    t.strictSame(steps, [
-      { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
-      { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
-      { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
-      {
-        kind: 'create_index',
-        table: 'denuncias',
-        index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true },
+t.test('renamed_from on a field of a composite index renames the column and rebuilds the index', async (t) => {
+  const renamed = setIndexes(
+    editField(base, 'denuncias', 'prioridad', (f) => ({ ...f, name: 'urgencia', renamedFrom: 'prioridad' })),
+    'denuncias',
+    [
+      ['estado', 'urgencia'],
+      ['agente_asignado', 'estado'],
+    ],
+  )
+  const steps = planTo(renamed)
+  t.strictSame(steps, [
+    { kind: 'rename_column', table: 'denuncias', from: 'prioridad', to: 'urgencia' },
+    { kind: 'drop_index', table: 'denuncias', name: 'ix_denuncias_prioridad' },
+    { kind: 'drop_index', table: 'denuncias', name: 'cx_denuncias__estado__prioridad' },
+    {
+      kind: 'create_index',
+      table: 'denuncias',
+      index: { name: 'ix_denuncias_urgencia', columns: ['urgencia'], unique: false, liveOnly: true },
+    },
+    {
+      kind: 'create_index',
+      table: 'denuncias',
+      index: {
+        name: 'cx_denuncias__estado__urgencia',
+        columns: ['estado', 'urgencia'],
+        unique: false,
+        liveOnly: true,
       },
-      {
-        kind: 'create_index',
-        table: 'denuncias',
-        index: {
-          name: 'cx_denuncias__estado__urgencia',
-          columns: ['estado', 'urgencia'],
-          unique: false,
-          liveOnly: true,
-        },
-      },
-    ])
-    t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
-  },
-)
+    },
+  ])
+  t.notOk(steps.some(isUnsafe), 'a rename with its index is applied at startup')
+})
 
 t.test('D12: unique added creates a unique index on live records', async (t) => {
   t.strictSame(planTo(editField(base, 'vehiculos', 'marca', (f) => ({ ...f, unique: true }))), [

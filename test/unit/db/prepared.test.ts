@@ -1,4 +1,4 @@
-// Issue #7: a query compiled once by prepare() binds new values on every call, on a real
+// A query compiled once by prepare() binds new values on every call, on a real
 // SQLite file: placeholders take the values given, an absent one binds NULL, and the query's
 // own constants (a limit) stay where Kysely put them.
 import { mkdtempSync, rmSync } from 'node:fs'

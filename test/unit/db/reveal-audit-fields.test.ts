@@ -1,4 +1,4 @@
-// Issue #16 item 3 and #15: a read with `fields=` logs as consulted only the fields it returns; an
+// A read with `fields=` logs as consulted only the fields it returns; an
 // encrypted field not asked for is neither decrypted nor named.
 import t from 'tap'
 import type { AuditEvent } from '../../../src/db/audit/log.js'
@@ -22,7 +22,7 @@ function collecting(): { log: ReadAuditLog; events: AuditEvent[] } {
   return { log, events }
 }
 
-t.test('#16: fields= names only the fields returned in the consultation entry', async (t) => {
+t.test('fields= names only the fields returned in the consultation entry', async (t) => {
   const read = { reveal: true, actor: 'USR-2026-00001', user: null }
   const none = collecting()
   await auditConsultation(none.log, denuncias, [row], { ...read, fields: new Set(['tipo', 'estado']) })

@@ -1,4 +1,4 @@
-// Rows built in JavaScript (issue #17): for any column names and values, a reading statement
+// Rows built in JavaScript: for any column names and values, a reading statement
 // answers what better-sqlite3's own row objects hold, with the same keys in the same order, on a
 // real SQLite database. Names are arbitrary text (quotes, backslashes, line breaks, `${`,
 // duplicates): none can be read as code. A `select *` whose table another connection changes

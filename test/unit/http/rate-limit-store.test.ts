@@ -1,4 +1,4 @@
-// The per-process store that counts rate limits while Redis is away (issue #13 item 7): counts per
+// The per-process store that counts rate limits while Redis is away: counts per
 // key and forgets a key when its time is up on the service's clock.
 import t from 'tap'
 import { clockStore } from '../../../src/http/rate-limit-store.js'

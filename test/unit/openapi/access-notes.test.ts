@@ -1,4 +1,4 @@
-// The OpenAPI document tells a consumer the access rules of modules.yaml (issue #14): per-field
+// The OpenAPI document tells a consumer the access rules of modules.yaml: per-field
 // notes (cannot read, cannot write, defaults, read-only states), the workflow of each state field
 // and each module's scoped roles.
 import { join } from 'node:path'
@@ -13,7 +13,7 @@ const doc = buildOpenApiDocument(service, { basePath: '/api', version: '1' }) as
 const property = (schema: string, field: string): string =>
   doc.components.schemas[schema].properties[field].description ?? ''
 
-t.test('#14: each state field documents its workflow', async (t) => {
+t.test('each state field documents its workflow', async (t) => {
   t.match(
     property('SancionesRegistro', 'estado'),
     'Workflow: se crea en borrador; borrador → notificada (requiere fecha_notificacion), anulada;',
@@ -30,7 +30,7 @@ t.test('#14: each state field documents its workflow', async (t) => {
     t.match(property(schema!, field!), 'Workflow:', `${schema}.${field}`)
 })
 
-t.test('#14: per-field rules are noted on the fields', async (t) => {
+t.test('per-field rules are noted on the fields', async (t) => {
   t.match(property('DenunciasRegistro', 'observaciones'), 'El rol consulta no lo lee')
   t.match(property('DenunciasAlta', 'agente_asignado'), 'El rol agente no lo escribe (403).')
   t.match(
@@ -40,7 +40,7 @@ t.test('#14: per-field rules are noted on the fields', async (t) => {
   t.match(property('SancionesCambios', 'importe'), 'De solo lectura en los estados firme, cobrada, anulada (409).')
 })
 
-t.test('#14: the operations of a scoped module name its scoped roles', async (t) => {
+t.test('the operations of a scoped module name its scoped roles', async (t) => {
   t.match(
     doc.paths['/denuncias'].get.description,
     '- agente: (`agente_asignado` = el personal_id del usuario o `_created_by` = el id del usuario)',

@@ -1,4 +1,4 @@
-// buildOpenApiDocument is pure: the compiled service in, OpenAPI 3.1 out (issue #5, D3).
+// buildOpenApiDocument is pure: the compiled service in, OpenAPI 3.1 out (D3).
 // The schemas it publishes are the objects that validate requests, not copies.
 import { join } from 'node:path'
 import t from 'tap'
@@ -47,50 +47,43 @@ t.test('every route of every module is a path, with its permission as x-permissi
   t.equal(doc.paths['/auditoria'].get['x-permission'], 'auditoria.ver')
 })
 
-t.test(
-  'request bodies are the compiled schemas plus what the service ignores (D5, D7, D15, issue #13 item 6)',
-  async (t) => {
-    for (const spec of service.modules) {
-      const names = moduleComponentNames(spec)
-      for (const [published, validating] of [
-        [doc.components.schemas[names.create], spec.schemas.create],
-        [doc.components.schemas[names.update], spec.schemas.update],
-      ]) {
-        const { properties, description, ...rest } = published
-        const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
-        t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
-        t.equal(rest.additionalProperties, false, `${spec.name}: an unknown field is refused (D7)`)
-        t.match(description, 'se aceptan y se ignoran', `${spec.name}: says metadata are accepted and ignored (D7)`)
-        // Named one by one, not as a `^_` pattern: openapi-typescript would type that as "any key".
-        for (const key of ['_id', '_version', '_hash', '_created', '_integridad'])
-          t.match(properties[key].description, 'se ignora', `${spec.name}.${key}: accepted and ignored (D7)`)
-        for (const field of spec.fields)
-          if (field.encrypted)
-            t.same(
-              properties[field.name].anyOf,
-              [own[field.name], { const: '***' }],
-              `${spec.name}.${field.name}: the mask (D15)`,
-            )
-          else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
-      }
-      t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, {
-        $ref: `#/components/schemas/${names.create}`,
-      })
+t.test('request bodies are the compiled schemas plus what the service ignores (D5, D7, D15)', async (t) => {
+  for (const spec of service.modules) {
+    const names = moduleComponentNames(spec)
+    for (const [published, validating] of [
+      [doc.components.schemas[names.create], spec.schemas.create],
+      [doc.components.schemas[names.update], spec.schemas.update],
+    ]) {
+      const { properties, description, ...rest } = published
+      const { properties: own, ...ownRest } = validating as { properties: Record<string, unknown> }
+      t.same(rest, ownRest, `${spec.name}: required and additionalProperties as validated`)
+      t.equal(rest.additionalProperties, false, `${spec.name}: an unknown field is refused (D7)`)
+      t.match(description, 'se aceptan y se ignoran', `${spec.name}: says metadata are accepted and ignored (D7)`)
+      // Named one by one, not as a `^_` pattern: openapi-typescript would type that as "any key".
+      for (const key of ['_id', '_version', '_hash', '_created', '_integridad'])
+        t.match(properties[key].description, 'se ignora', `${spec.name}.${key}: accepted and ignored (D7)`)
+      for (const field of spec.fields)
+        if (field.encrypted)
+          t.same(
+            properties[field.name].anyOf,
+            [own[field.name], { const: '***' }],
+            `${spec.name}.${field.name}: the mask (D15)`,
+          )
+        else t.equal(properties[field.name], own[field.name], `${spec.name}.${field.name}: the validating schema`)
     }
-    const denuncias = doc.components.schemas.DenunciasAlta
-    t.same(
-      denuncias.required,
-      ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'],
-      'D5 for denuncias',
-    )
-    t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
-    t.same(
-      doc.components.schemas.UsuariosAlta.properties.rol.enum,
-      [...service.roles.keys()],
-      'roles from modules.yaml',
-    )
-  },
-)
+    t.same(doc.paths[`/${spec.name}`].post.requestBody.content['application/json'].schema, {
+      $ref: `#/components/schemas/${names.create}`,
+    })
+  }
+  const denuncias = doc.components.schemas.DenunciasAlta
+  t.same(
+    denuncias.required,
+    ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'],
+    'D5 for denuncias',
+  )
+  t.same(denuncias.properties.estado.enum, ['pendiente', 'investigacion', 'archivada', 'judicializada', null])
+  t.same(doc.components.schemas.UsuariosAlta.properties.rol.enum, [...service.roles.keys()], 'roles from modules.yaml')
+})
 
 t.test('examples are valid bodies: the ajv that validates requests accepts them', async (t) => {
   const ajv = createBodyAjv()
@@ -108,7 +101,7 @@ t.test('examples are valid bodies: the ajv that validates requests accepts them'
 })
 
 t.test(
-  'list parameters: limit, offset, sort, fields, q where searchable, one filtros object holding each operator of each filterable field (D11, D16, #16)',
+  'list parameters: limit, offset, sort, fields, q where searchable, one filtros object holding each operator of each filterable field (D11, D16)',
   async (t) => {
     const keys = (name: string, operators: readonly string[]) =>
       operators.flatMap((op) => (op === 'eq' ? [name, `${name}[eq]`] : [`${name}[${op}]`]))
@@ -197,7 +190,7 @@ t.test('answers: envelopes per status with the messages of errors.ts', async (t)
   const create = doc.paths['/denuncias'].post.responses
   t.same(Object.keys(create).sort(), ['201', '400', '401', '403', '409', '413', '415', '429', '500'])
   const get = doc.paths['/denuncias/{id}'].get.responses
-  // 400: a `version` that is not a whole number from 1 (issue #15 item 6).
+  // 400: a `version` that is not a whole number from 1.
   // 304: If-None-Match naming the current version (D13).
   t.same(Object.keys(get).sort(), ['200', '304', '400', '401', '403', '404', '429', '500'])
   const responses = doc.components.responses

@@ -1,4 +1,4 @@
-// The per-request decisions of issue #14 against the compiled shipped modules.yaml: scopes
+// The per-request decisions of need to know (D26-D28) against the compiled shipped modules.yaml: scopes
 // resolved with the acting user, field rules and workflow moves. Pure: no database, no HTTP.
 import t from 'tap'
 import { resolveScope } from '../../../src/records/scope.js'
@@ -23,7 +23,7 @@ const bare = { id: 'USR-2026-00003', role: 'agente', fields: { personal_id: null
 const oficial = { id: 'USR-2026-00004', role: 'oficial', fields: {} }
 const consulta = { id: 'USR-2026-00005', role: 'consulta', fields: {} }
 
-t.test("#14: a scope is resolved with the user's values; a missing personal_id matches nothing", async (t) => {
+t.test("a scope is resolved with the user's values; a missing personal_id matches nothing", async (t) => {
   t.same(resolveScope(denuncias, agente, 'read'), {
     kind: 'any',
     of: [
@@ -42,7 +42,7 @@ t.test("#14: a scope is resolved with the user's values; a missing personal_id m
   t.equal(resolveScope(denuncias, null, 'write'), undefined, 'no user: the operator')
 })
 
-t.test('#14: field rules', async (t) => {
+t.test('field rules', async (t) => {
   t.match(
     thrown(() => checkWritable(denuncias, agente, { agente_asignado: 'PER-2026-00012' })),
     { statusCode: 403, details: [{ field: 'agente_asignado' }] },
@@ -66,7 +66,7 @@ t.test('#14: field rules', async (t) => {
   t.doesNotThrow(() => checkQueryReadable(denuncias, oficial, query))
 })
 
-t.test('#14: workflow decisions', async (t) => {
+t.test('workflow decisions', async (t) => {
   const before = (values: Record<string, unknown>) => (name: string) => values[name]
   t.match(
     thrown(() => checkCreation(sanciones, { estado: 'firme' })),
