@@ -209,6 +209,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       accounts,
+      factors: engine.factors,
       accountRules,
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
