@@ -16,12 +16,12 @@ export const CODE_BODY = {
 
 const factor: JsonSchema = {
   type: 'object',
-  required: ['id', 'tipo', 'creado', 'confirmado'],
+  required: ['id', 'tipo', 'creado', 'confirmado_en'],
   properties: {
     id: { type: 'string' },
     tipo: { type: 'string', enum: ['totp'] },
     creado: { type: 'string', description: 'Cuándo se pidió el alta (hora del servicio).' },
-    confirmado: { type: 'string', description: 'Cuándo se confirmó con un código.' },
+    confirmado_en: { type: 'string', description: 'Cuándo se confirmó con un código.' },
   },
 }
 
@@ -59,7 +59,7 @@ export const secondFactorContracts: ContractFamily<SecondFactorRoute> = {
               success: true,
               data: {
                 factores: [
-                  { id: FACTOR_ID, tipo: 'totp', creado: '2026-11-27 10:00:02', confirmado: '2026-11-27 10:00:41' },
+                  { id: FACTOR_ID, tipo: 'totp', creado: '2026-11-27 10:00:02', confirmado_en: '2026-11-27 10:00:41' },
                 ],
                 recuperacion_restantes: 10,
               },
@@ -126,7 +126,23 @@ export const secondFactorContracts: ContractFamily<SecondFactorRoute> = {
                 recuperacion: { type: 'array', minItems: 10, maxItems: 10, items: { type: 'string' } },
               },
             }),
-            example: { success: true, data: { recuperacion: ['k7pq-2mzx-a9rt', '…'] } },
+            example: {
+              success: true,
+              data: {
+                recuperacion: [
+                  'k7pq-2mzx-a9rt',
+                  'hb3w-q8nd-5cfe',
+                  'x2tm-r6yk-p4sa',
+                  'vd9e-m3qz-w7hn',
+                  'c5rg-t8xb-k2pu',
+                  'n4fw-y6ja-e9dm',
+                  'q7hs-b2vc-z5tr',
+                  'm8kp-d3wx-g6ne',
+                  'u2ya-f9rq-h4jt',
+                  'e6zb-w5mc-s8kx',
+                ],
+              },
+            },
           },
         },
       },

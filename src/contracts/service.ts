@@ -8,7 +8,10 @@ import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
 import { systemContracts } from './system.js'
 
-/** The families of a compiled service: session, second factor (D42), audit trail, live feed, D3's endpoints, then each module. */
+/**
+ * The families of a compiled service: session, second factor (D42), audit trail, live feed, D3's
+ * endpoints, then each module.
+ */
 export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
   return [
     sessionContracts(service),

@@ -128,14 +128,7 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
     status: '403',
     response: errorResponse(
       'El rol no tiene el permiso de la operación (API reference 5.2), o debe dar de alta un segundo factor (D42).',
-      {
-        forbidden: { summary: 'Sin permiso', error: MESSAGES.forbidden },
-        enrol: {
-          summary: 'El rol requiere segundo factor y la cuenta no tiene',
-          error: MESSAGES.forbidden,
-          details: [{ field: 'segundo_factor', message: "El rol 'jefe' requiere segundo factor: …" }],
-        },
-      },
+      { forbidden: { summary: 'Sin permiso', error: MESSAGES.forbidden } },
     ),
   },
   NotFound: {

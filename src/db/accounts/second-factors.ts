@@ -20,7 +20,7 @@ export interface FactorSummary {
   readonly id: string
   readonly tipo: 'totp'
   readonly creado: string
-  readonly confirmado: string
+  readonly confirmado_en: string
 }
 
 /** Who asks, from where: what the audit entry of a change names. */
@@ -155,7 +155,7 @@ export function createSecondFactorStore(options: SecondFactorStoreOptions): Seco
           id: String(r['id']),
           tipo: 'totp' as const,
           creado: String(r['created_at']),
-          confirmado: String(r['confirmed_at']),
+          confirmado_en: String(r['confirmed_at']),
         })),
         recuperacion_restantes: Number(codes?.['n'] ?? 0),
       }
