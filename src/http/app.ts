@@ -246,6 +246,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
           store: deps.store,
           ajv,
           accountRules: deps.accountRules,
+          factors: deps.factors,
         })
       }
     },

@@ -100,8 +100,7 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     const auth = await caller(claims)
     // D42, in the one place every token is checked: until the account enrols the factor its
     // role requires, only the routes whose contract says `beforeEnrolment` answer.
-    if (mustEnrol(auth) && request.routeOptions.config.beforeEnrolment !== true)
-      throw enrolmentRequired(auth.role.name)
+    if (mustEnrol(auth) && request.routeOptions.config.beforeEnrolment !== true) throw enrolmentRequired(auth.role.name)
     request.auth = auth
     return auth
   })
