@@ -49,6 +49,8 @@ export interface SecondFactorStore {
   remove(accountId: string, factorId: string, by: FactorActor): Promise<boolean>
   /** Removes every factor and recovery code of `accountId` and ends their tokens; how many factors. */
   reset(accountId: string, by: FactorActor): Promise<number>
+  /** Key rotation: every secret not under the active key re-encrypted under it; how many. */
+  reencryptSecrets(): Promise<number>
 }
 
 export interface SecondFactorStoreOptions {
@@ -220,6 +222,24 @@ export function createSecondFactorStore(options: SecondFactorStoreOptions): Seco
         if ((await confirmed(trx, accountId).select('id').executeTakeFirst()) === undefined)
           await trx.deleteFrom(CODES).where('account_id', '=', accountId).execute()
         return { result: true, audit: { action: 'segundo_factor_baja', accountId, by } }
+      })
+    },
+    async reencryptSecrets() {
+      return db.transaction().execute(async (trx) => {
+        await options.beforeWrite(trx)
+        const active = cipher.activeKeyId
+        const rows = await trx
+          .selectFrom(FACTORS)
+          .select(['id', 'secret'])
+          .where('secret', 'not like', `v1.${active}.%`)
+          .$if(database.rowLocks, (q) => q.forUpdate())
+          .execute()
+        for (const row of rows) {
+          const context = factorSecretContext(String(row['id']))
+          const secret = cipher.encrypt(cipher.decrypt(String(row['secret']), context), context)
+          await trx.updateTable(FACTORS).set({ secret }).where('id', '=', String(row['id'])).execute()
+        }
+        return rows.length
       })
     },
     async reset(accountId, by) {

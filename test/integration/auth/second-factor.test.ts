@@ -2,13 +2,19 @@
 // (and receives ten single-use recovery codes, once), lists it without secrets and removes it
 // with a current code. Secrets are encrypted at rest, codes stored hashed, nothing of either is
 // logged, and every enrolment and removal is an audit entry.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { sql } from 'kysely'
 import { TOTP, URI } from 'otpauth'
 import t from 'tap'
+import { keyIdOf } from '../../../src/db/crypto.js'
+import { rotateEncryption } from '../../../src/db/keys/rotation.js'
+import { keyUsage } from '../../../src/db/keys/usage.js'
 import { startTestApi, type TestApi } from '../../helpers/api.js'
-import { auditRows, captureLogs } from '../protection/support.js'
+import { auditRows, captureLogs, newKey } from '../protection/support.js'
 import { assertError } from './envelope.js'
-import { controlledClock, totpCode } from './totp-support.js'
+import { controlledClock, enrolTotp, totpCode } from './totp-support.js'
 
 const actionsOf = async (api: TestApi, recordId: string) =>
   (await auditRows(api)).filter((r) => r['record_id'] === recordId).map((r) => r['action'])
@@ -149,4 +155,45 @@ t.test('D42: the routes need a token', async (t) => {
   const api = await startTestApi(t)
   assertError(t, await api.request('GET', '/me/segundo-factor'), 401, 'Token no proporcionado')
   assertError(t, await api.request('POST', '/me/segundo-factor/totp'), 401, 'Token no proporcionado')
+})
+
+t.test('D42, D14: key rotation re-encrypts TOTP secrets; the new key alone still verifies codes', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'records-2fa-rotation-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  const { clock, advance } = controlledClock()
+  const [oldKey, newOne] = [newKey(), newKey()]
+  const [oldId, newId] = [keyIdOf(Buffer.from(oldKey, 'base64')), keyIdOf(Buffer.from(newOne, 'base64'))]
+  const first = await startTestApi(t, { dataDir, clock, env: { RECORDS_ENCRYPTION_KEY: oldKey } })
+  const user = await first.userWithRole('agente')
+  const { secret } = await enrolTotp(first, user.token, clock())
+  t.equal((await keyUsage(first.service.database, first.service.spec)).get(oldId), 1, 'keys status counts it')
+  await first.service.close()
+
+  const second = await startTestApi(t, {
+    dataDir,
+    clock,
+    env: { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey },
+  })
+  const { service } = second
+  const result = await rotateEncryption({
+    database: service.database,
+    spec: service.spec,
+    codec: service.codec,
+    factors: service.factors,
+    changes: service.changes,
+    activeKeyId: service.keys.targetId,
+    timezone: service.spec.service.timezone,
+    clock,
+  })
+  t.equal(result.secrets, 1, 'the secret is re-encrypted')
+  const usage = await keyUsage(service.database, service.spec)
+  t.same([usage.get(oldId), usage.get(newId)], [undefined, 1])
+  await service.close()
+
+  const only = await startTestApi(t, { dataDir, clock, env: { RECORDS_ENCRYPTION_KEY: newOne } })
+  advance(30)
+  const login = await only.request('POST', '/auth/login', {
+    body: { username: user.username, password: user.password, codigo: totpCode(secret, clock()) },
+  })
+  t.equal(login.status, 200, 'the new key alone reads the secret')
 })

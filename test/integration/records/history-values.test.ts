@@ -247,6 +247,7 @@ t.test('issue #15 item 6: key rotation re-encrypts the kept versions; keys statu
     database: second.service.database,
     spec: second.service.spec,
     codec: second.service.codec,
+    factors: second.service.factors,
     changes: second.service.changes,
     activeKeyId: second.service.keys.targetId,
     timezone: second.service.spec.service.timezone,
