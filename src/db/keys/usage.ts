@@ -1,6 +1,6 @@
-// How many stored values each key encrypted (issue #13): records of every module, deleted ones
-// included, their kept versions (issue #15 item 6) and the second factors' secrets (D42). The audit log stores field names only,
-// never values, so it holds no ciphertext.
+// How many stored values each key encrypted (issue #13): records of every module, deleted
+// ones included, their kept versions (issue #15 item 6) and the second factors' secrets (D42).
+// The audit log stores field names only, never values, so it holds no ciphertext.
 import { sql } from 'kysely'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { Database } from '../database.js'
