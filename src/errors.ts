@@ -145,7 +145,7 @@ export const secondFactorRequired = (metodos: readonly string[]): AppError =>
     details: [
       {
         field: 'codigo',
-        message: 'Envíe en `codigo` el código de su aplicación de autenticación o uno de sus códigos de recuperación',
+        message: "Indique en 'codigo' el código de su aplicación de autenticación o uno de sus códigos de recuperación",
         metodos,
       },
     ],

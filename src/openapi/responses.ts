@@ -114,7 +114,7 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
         secondFactorRequired: {
           summary: 'Contraseña correcta; falta `codigo` (D42)',
           error: MESSAGES.secondFactorRequired,
-          details: [{ field: 'codigo', message: 'Envíe en `codigo` el código …', metodos: ['totp', 'recuperacion'] }],
+          details: [{ field: 'codigo', message: "Indique en 'codigo' el código …", metodos: ['totp', 'recuperacion'] }],
         },
         secondFactorInvalid: {
           summary: 'Código incorrecto, caducado o ya usado (D42)',
