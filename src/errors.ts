@@ -25,10 +25,15 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'INTEGRITY'
   | 'INTERNAL'
+  | 'SECOND_FACTOR_REQUIRED'
+  | 'SECOND_FACTOR_INVALID'
+  | 'SECOND_FACTOR_CONFLICT'
 
 export interface ErrorDetail {
   readonly field: string
   readonly message: string
+  /** D42: how the second step of a login may be given (`totp`, `recuperacion`). */
+  readonly metodos?: readonly string[]
 }
 
 export interface AppErrorOptions {
@@ -81,6 +86,8 @@ export const MESSAGES = {
   invalidTicket: 'Vale de eventos inválido, caducado o ya usado',
   tooManyStreams: 'Demasiados flujos de eventos abiertos',
   motivoRequired: 'Indique el motivo de la consulta en la cabecera X-Motivo',
+  secondFactorRequired: 'Se requiere segundo factor',
+  secondFactorInvalid: 'Código de segundo factor inválido',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -132,6 +139,36 @@ export const noToken = (): AppError => new AppError('UNAUTHENTICATED', 401, MESS
 export const invalidToken = (cause?: unknown): AppError =>
   new AppError('INVALID_TOKEN', 401, MESSAGES.invalidToken, { cause })
 export const badCredentials = (): AppError => new AppError('BAD_CREDENTIALS', 401, MESSAGES.badCredentials)
+/** D42: the password was right; the login needs `codigo` too, by one of `metodos`. */
+export const secondFactorRequired = (metodos: readonly string[]): AppError =>
+  new AppError('SECOND_FACTOR_REQUIRED', 401, MESSAGES.secondFactorRequired, {
+    details: [
+      {
+        field: 'codigo',
+        message: "Indique en 'codigo' el código de su aplicación de autenticación o uno de sus códigos de recuperación",
+        metodos,
+      },
+    ],
+  })
+
+/** D42: a wrong, expired or already used code at login; it counts as a failed login (D19). */
+export const secondFactorInvalid = (metodos: readonly string[]): AppError =>
+  new AppError('SECOND_FACTOR_INVALID', 401, MESSAGES.secondFactorInvalid, {
+    details: [{ field: 'codigo', message: 'El código no es válido, ha caducado o ya se usó', metodos }],
+  })
+
+/** D42: a wrong current code where one is asked of a signed-in user (removing a factor, confirming one). */
+export const codeRejected = (): AppError =>
+  validationFailed([
+    {
+      field: 'codigo',
+      message: 'El código no es válido: escriba el que muestra ahora su aplicación (compruebe la hora del teléfono)',
+    },
+  ])
+
+/** D42: an enrolment that cannot start or be confirmed in the account's present state (409). */
+export const secondFactorConflict = (message: string): AppError => new AppError('SECOND_FACTOR_CONFLICT', 409, message)
+
 /** 403; `details` names the permission or rule that refused, never a field's value. */
 export const forbidden = (details?: readonly ErrorDetail[]): AppError =>
   new AppError('FORBIDDEN', 403, MESSAGES.forbidden, details === undefined ? {} : { details })
@@ -139,6 +176,17 @@ export const forbidden = (details?: readonly ErrorDetail[]): AppError =>
 /** The detail of a 403 for a missing permission: `field` is 'permiso'. */
 export const missingPermission = (permission: string, role: string): AppError =>
   forbidden([{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${permission}'` }])
+
+/** D42: the role requires a second factor and the account has none; only enrolling is open. */
+export const enrolmentRequired = (role: string): AppError =>
+  forbidden([
+    {
+      field: 'segundo_factor',
+      message:
+        `El rol '${role}' requiere segundo factor: dé de alta uno en /me/segundo-factor ` +
+        '(POST /me/segundo-factor/totp y su confirmación)',
+    },
+  ])
 
 /** A move of a workflow: details name the field, the current state and the allowed next states. */
 export const transitionNotAllowed = (

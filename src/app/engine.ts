@@ -5,6 +5,7 @@
 import { compileService } from '../compile/service.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { lazyCommonPasswords, loadModulesConfig } from '../config/load.js'
+import { createSecondFactorStore, type SecondFactorStore } from '../db/accounts/second-factors.js'
 import { createAccountStore, endSessionsOnCredentialChange, type AccountStore } from '../db/accounts/store.js'
 import { sealAudit } from '../db/audit/log.js'
 import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
@@ -70,6 +71,8 @@ export interface Engine {
   readonly codec: RecordCodec
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Each account's second factors and recovery codes (D42). */
+  readonly factors: SecondFactorStore
   /** Canonical usernames and the password policy, for every account write. */
   readonly accountRules: AccountRules
   readonly clock: () => Date
@@ -152,6 +155,15 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
         return keys.keyring()
       },
       accounts,
+      factors: createSecondFactorStore({
+        database,
+        cipher: keys.cipher,
+        beforeWrite: keys.beforeWrite,
+        changes,
+        accountsModule: spec.accounts.spec.name,
+        clock,
+        timezone,
+      }),
       accountRules: createAccountRules(spec, lazyCommonPasswords()),
       unwrittenReads: () => readAudit.unwritten(),
       readAuditStatus: () => readAudit.status(),

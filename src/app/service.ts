@@ -11,6 +11,7 @@ import { adminRoleMissing, isAppError, settingInvalid } from '../errors.js'
 import { FIELD_TYPES } from '../compile/field-types.js'
 import type { ServiceSpec } from '../compile/types.js'
 import type { FieldType } from '../config/types.js'
+import type { SecondFactorStore } from '../db/accounts/second-factors.js'
 import type { AccountStore } from '../db/accounts/store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
@@ -46,6 +47,8 @@ export interface OpenService {
   readonly database: Database
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Each account's second factors (D42). */
+  readonly factors: SecondFactorStore
   readonly codec: RecordCodec
   /** The configured keys; `activeId`: the key every write uses, the database's. */
   readonly keyring: Keyring
@@ -209,6 +212,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       accounts,
+      factors: engine.factors,
       accountRules,
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,
@@ -251,6 +255,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       database,
       store,
       accounts,
+      factors: engine.factors,
       initialAdmin,
       codec: engine.codec,
       keys: engine.keys,

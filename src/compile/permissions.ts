@@ -27,6 +27,7 @@ export function compileRole(def: RoleDef, namespaces: readonly Namespace[]): Rol
     description: def.description,
     permissions: def.permissions,
     granted: new Set(def.permissions.flatMap((p) => expand(p, namespaces))),
+    secondFactorRequired: def.secondFactor !== undefined,
   }
 }
 

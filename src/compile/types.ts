@@ -166,6 +166,8 @@ export interface RoleSpec {
   readonly permissions: readonly string[]
   /** Every concrete `{module}.{action}` the role holds, wildcards expanded. */
   readonly granted: ReadonlySet<string>
+  /** D42: its accounts reach only /me, their second factors and logout until they enrol one. */
+  readonly secondFactorRequired: boolean
 }
 
 export interface AccountsSpec extends AccountsDef {

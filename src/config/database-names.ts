@@ -95,6 +95,8 @@ export const SYSTEM_INDEXES = {
   auditRecordId: 'ix_audit_record_id',
   sequencesKey: 'pk_sequences',
   versionsKey: 'pk_versions',
+  secondFactorsAccount: 'ix_second_factors_account',
+  recoveryCodesKey: 'pk_recovery_codes',
 } as const
 
 /**

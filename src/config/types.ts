@@ -111,10 +111,14 @@ export interface WorkflowDef {
   readonly readonly: readonly { readonly fields: readonly string[]; readonly in: readonly string[] }[]
 }
 
+/** D42: what a role asks of its accounts' second factor; absent, nothing. */
+export type SecondFactorRule = 'obligatorio' | 'passkey'
+
 export interface RoleDef {
   readonly name: string
   readonly description?: string
   readonly permissions: readonly string[]
+  readonly secondFactor?: SecondFactorRule
 }
 
 export interface AccountsDef {

@@ -3,7 +3,7 @@ import type { ConfigProblem } from '../errors.js'
 import { toAccess, toWorkflow } from './access-defs.js'
 import { checkRules } from './rules.js'
 import { validateShapeOf } from './schema-problems.js'
-import type { FieldDef, FieldType, ModuleDef, ModulesConfig, RoleDef, WorkflowDef } from './types.js'
+import type { FieldDef, FieldType, ModuleDef, ModulesConfig, RoleDef, SecondFactorRule, WorkflowDef } from './types.js'
 import { parseYamlSource } from './yaml-source.js'
 
 export type ValidationResult =
@@ -51,6 +51,7 @@ function toConfig(raw: Raw): ModulesConfig {
       name,
       permissions: role['permissions'] as string[],
       ...(role['description'] === undefined ? {} : { description: role['description'] as string }),
+      ...(role['segundo_factor'] === undefined ? {} : { secondFactor: role['segundo_factor'] as SecondFactorRule }),
     }
   })
   const modules: ModuleDef[] = Object.entries(asRaw(raw['modules'])).map(([name, value]) => {

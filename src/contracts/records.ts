@@ -50,7 +50,13 @@ interface OperationContext {
   readonly names: ModuleNames
   /** The example record, built when the document asks for it (see `lazily`). */
   readonly record: () => Record<string, unknown>
+  /** The accounts module: its PUT also resets second factors (D42). */
+  readonly accounts: boolean
 }
+
+const FACTOR_RESET_NOTE =
+  'En cuentas, un cuerpo `{"segundo_factor": null}` (solo) quita los segundos factores y los códigos de ' +
+  'recuperación de la cuenta y cierra sus sesiones; la cuenta no cambia (D42).'
 
 function successOf(route: RouteSpec, { names, record, spec }: OperationContext): Record<number, ResponseContract> {
   const recordRef = ref('schemas', names.record)
@@ -198,6 +204,7 @@ function contractOf(route: RouteSpec, context: OperationContext): RouteContract 
     summary: `${SUMMARIES[route.operation]} ${spec.name}`,
     description: [
       DESCRIPTIONS[route.operation],
+      ...(route.operation === 'update' && context.accounts ? [FACTOR_RESET_NOTE] : []),
       `**Permiso necesario:** \`${route.permission}\`.`,
       ...(route.operation === 'create' ? [] : [scopeNote(spec) ?? []].flat()),
     ].join('\n\n'),
@@ -226,7 +233,8 @@ function contractOf(route: RouteSpec, context: OperationContext): RouteContract 
 export function recordContracts(spec: ModuleSpec, service: ServiceSpec): ContractFamily<RouteOperation> {
   const actorId = exampleId(service.accounts.spec.prefix)
   const record = lazily(() => recordExample(spec, actorId))
-  const context: OperationContext = { spec, names: moduleComponentNames(spec), record }
+  const accounts = spec === service.accounts.spec
+  const context: OperationContext = { spec, names: moduleComponentNames(spec), record, accounts }
   return {
     prefix: `/${spec.name}`,
     routes: Object.fromEntries(spec.routes.map((route) => [route.operation, contractOf(route, context)])) as Record<

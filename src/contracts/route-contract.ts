@@ -70,6 +70,11 @@ export interface RouteContract {
   readonly security: RouteSecurity
   /** `{module}.{action}` the role must hold, checked right after the token (API reference 5.2). */
   readonly permission?: string
+  /**
+   * A `bearer` route open to an account whose role requires a second factor it has not enrolled
+   * (D42): the current user, logout and the enrolment itself; every other route answers 403.
+   */
+  readonly beforeEnrolment?: true
   /** Path, query and header parameters as OpenAPI parameter objects, each with its JSON Schema. */
   readonly parameters?: readonly OpenApiObject[]
   readonly body?: BodyContract

@@ -4,13 +4,18 @@ import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
 import { recordContracts } from './records.js'
 import type { ContractFamily } from './route-contract.js'
+import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
 import { systemContracts } from './system.js'
 
-/** The families of a compiled service: session, audit trail, live feed, D3's endpoints, then each module. */
+/**
+ * The families of a compiled service: session, second factor (D42), audit trail, live feed, D3's
+ * endpoints, then each module.
+ */
 export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
   return [
     sessionContracts(service),
+    secondFactorContracts,
     auditContracts(service),
     eventContracts(service),
     systemContracts,

@@ -12,6 +12,9 @@ export type SessionRoute = 'login' | 'logout' | 'me' | 'changePassword'
 /** Body of POST /me/password. */
 export const PASSWORD_CHANGE_FIELDS = { current: 'password_actual', next: 'password_nueva' } as const
 
+/** The login body's second-factor code (D42), read apart from the required fields. */
+export const LOGIN_CODE = 'codigo'
+
 /** The body of POST /auth/login; the session routes read it by this schema (D7). */
 export const LOGIN_BODY = {
   type: 'object',
@@ -19,6 +22,12 @@ export const LOGIN_BODY = {
   properties: {
     username: { type: 'string', minLength: 1 },
     password: { type: 'string', minLength: 1, format: 'password' },
+    codigo: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Solo si la cuenta tiene segundo factor (D42): el código TOTP de 6 cifras o un código de recuperación.',
+    },
   },
 } as const
 
@@ -67,7 +76,8 @@ export function sessionContracts(service: ServiceSpec): ContractFamily<SessionRo
         tags: ['sesion'],
         summary: 'Iniciar sesión',
         description:
-          'Devuelve un token bearer válido durante `token_days` días (API reference 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`.',
+          'Devuelve un token bearer válido durante `token_days` días (API reference 5.1, D19). No necesita token: pulse **Authorize** y pegue `data.token`. ' +
+          'Una cuenta con segundo factor envía además `codigo`; sin él, 401 `Se requiere segundo factor` con los métodos en `details` (D42).',
         security: 'public',
         body: {
           schema: LOGIN_BODY,
@@ -110,6 +120,7 @@ export function sessionContracts(service: ServiceSpec): ContractFamily<SessionRo
         summary: 'Cerrar sesión',
         description: 'Revoca el token de forma duradera (D20).',
         security: 'bearer',
+        beforeEnrolment: true,
         responses: {
           200: {
             description: 'Sesión cerrada',
@@ -129,6 +140,7 @@ export function sessionContracts(service: ServiceSpec): ContractFamily<SessionRo
         summary: 'Usuario actual',
         description: 'El usuario del token (API reference 2.9).',
         security: 'bearer',
+        beforeEnrolment: true,
         responses: {
           200: {
             description: 'Usuario actual',

@@ -1,5 +1,5 @@
 // The service's own tables: schema snapshot, id sequences, audit chain, record versions, revoked
-// tokens, failed logins, session versions.
+// tokens, failed logins, session versions, second factors and recovery codes (D42).
 import { sql, type CreateTableBuilder } from 'kysely'
 import type { Dialect } from '../compile/field-types.js'
 import { SYSTEM_INDEXES } from '../config/database-names.js'
@@ -39,6 +39,10 @@ export const SYSTEM_TABLES = {
   versions: '_versions',
   /** One row per job that runs on one instance only: the period last claimed and its lease (db/job-lease.ts). */
   jobRuns: '_job_runs',
+  /** Each account's second factors (D42): a TOTP secret encrypted like a field (D14), pending until confirmed. */
+  secondFactors: '_second_factors',
+  /** Each account's single-use recovery codes (D42), kept as hashes only. */
+  recoveryCodes: '_recovery_codes',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -171,6 +175,40 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('period', bigint, (c) => c.notNull())
     .addColumn('instance_id', 'text', (c) => c.notNull())
     .addColumn('lease_until', bigint, (c) => c.notNull())
+    .execute()
+  await createSecondFactorTables(db, dialect)
+}
+
+/**
+ * D42: `last_counter` is the TOTP time step last accepted, so a code is taken once; a factor
+ * with `confirmed_at` null is an enrolment not yet confirmed, which no login asks for.
+ */
+async function createSecondFactorTables(db: Db, dialect: Dialect): Promise<void> {
+  const bigint = sql.raw(DDL_TYPES[dialect].bigint)
+  await db.schema
+    .createTable(SYSTEM_TABLES.secondFactors)
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('secret', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('confirmed_at', 'text')
+    .addColumn('last_counter', bigint)
+    .execute()
+  await db.schema
+    .createIndex(SYSTEM_INDEXES.secondFactorsAccount)
+    .ifNotExists()
+    .on(SYSTEM_TABLES.secondFactors)
+    .columns(['account_id'])
+    .execute()
+  await db.schema
+    .createTable(SYSTEM_TABLES.recoveryCodes)
+    .ifNotExists()
+    .addColumn('account_id', 'text', (c) => c.notNull())
+    .addColumn('code_hash', 'text', (c) => c.notNull())
+    .addColumn('used_at', 'text')
+    .addPrimaryKeyConstraint(SYSTEM_INDEXES.recoveryCodesKey, ['account_id', 'code_hash'])
     .execute()
 }
 

@@ -4,6 +4,7 @@ import type { EventTicketStore } from '../db/accounts/event-tickets.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/accounts/store.js'
+import type { SecondFactorStore } from '../db/accounts/second-factors.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import type { RecordStore } from '../db/records/types.js'
 import type { AccountRules } from '../records/account-rules.js'
@@ -16,12 +17,14 @@ import { auditContracts } from '../contracts/audit.js'
 import { eventContracts } from '../contracts/events.js'
 import { recordContracts } from '../contracts/records.js'
 import { DOCS_PREFIX } from '../contracts/system.js'
+import { secondFactorContracts } from '../contracts/second-factor.js'
 import { sessionContracts } from '../contracts/session.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
 import { loggerOptions, requestIdOf } from './logging.js'
 import nulGuard from './nul-guard.js'
 import { motivoOf } from './motivo.js'
+import { createFailedLogins } from './failed-logins.js'
 import { createLoginThrottle, type LoginProtectionSettings } from './login-throttle.js'
 import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
@@ -29,6 +32,7 @@ import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
+import { secondFactorRoutes } from './routes/second-factor.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
 import { createLiveFeed } from './live/feed.js'
@@ -37,6 +41,8 @@ import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 export interface AppDeps {
   readonly store: RecordStore
   readonly accounts: AccountStore
+  /** Each account's second factors and recovery codes (D42). */
+  readonly factors: SecondFactorStore
   /** Canonical usernames and the password policy, for every account write. */
   readonly accountRules: AccountRules
   readonly jwtSecret: string
@@ -187,15 +193,25 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         alertFailures: login.alertFailures,
         windowMs: login.windowSeconds * 1000,
       })
+      const failures = createFailedLogins(deps.store, service.accounts.module, throttle)
       await api.register(sessionRoutes, {
         contracts: sessionContracts(service),
         accounts: deps.accounts,
         store: deps.store,
-        accountsModule: service.accounts.module,
         accountsSpec: service.accounts,
         rules: deps.accountRules,
         clock: deps.clock,
         throttle,
+        failures,
+        factors: deps.factors,
+      })
+      await api.register(secondFactorRoutes, {
+        contracts: secondFactorContracts,
+        factors: deps.factors,
+        store: deps.store,
+        accountsSpec: service.accounts,
+        throttle,
+        failures,
       })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
@@ -230,6 +246,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
           store: deps.store,
           ajv,
           accountRules: deps.accountRules,
+          factors: deps.factors,
         })
       }
     },

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { RoleSpec, ServiceSpec } from '../compile/types.js'
 import type { Account, AccountStore } from '../db/accounts/store.js'
-import { invalidToken, missingPermission, noToken } from '../errors.js'
+import { enrolmentRequired, invalidToken, missingPermission, noToken } from '../errors.js'
 import type { ActingUser } from '../records/acting-user.js'
 
 export interface TokenClaims {
@@ -36,12 +36,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | undefined
   }
+  interface FastifyContextConfig {
+    /** The route's contract is `beforeEnrolment` (D42): open to an account that must still enrol a factor. */
+    beforeEnrolment?: boolean
+  }
   interface FastifyInstance {
     /** Verifies the bearer token and loads the account; throws 401 (D20). */
     authenticate(request: FastifyRequest): Promise<AuthContext>
     /**
      * The caller behind verified `claims`, checked again (revocation, disabled account, session
-     * version, role): a live feed repeats this on every event and heartbeat. 401 otherwise.
+     * version, role): a live feed repeats this on every event and heartbeat. 401
+     * otherwise; 403 while the role requires a second factor the account has not enrolled (D42).
      */
     authorizeClaims(claims: TokenClaims): Promise<AuthContext>
     /** A token for `account` under its current session version. */
@@ -92,12 +97,24 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     } catch (error) {
       throw invalidToken(error)
     }
-    const auth = await authorizeClaims(claims)
+    const auth = await caller(claims)
+    // D42, in the one place every token is checked: until the account enrols the factor its
+    // role requires, only the routes whose contract says `beforeEnrolment` answer.
+    if (mustEnrol(auth) && request.routeOptions.config.beforeEnrolment !== true) throw enrolmentRequired(auth.role.name)
     request.auth = auth
     return auth
   })
 
+  const mustEnrol = (auth: AuthContext): boolean => auth.role.secondFactorRequired && !auth.account.secondFactor
+
+  /** A live feed's ticket and its rechecks: no feed route is open before enrolment (D42). */
   async function authorizeClaims(claims: TokenClaims): Promise<AuthContext> {
+    const auth = await caller(claims)
+    if (mustEnrol(auth)) throw enrolmentRequired(auth.role.name)
+    return auth
+  }
+
+  async function caller(claims: TokenClaims): Promise<AuthContext> {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string' || typeof claims.exp !== 'number')
       throw invalidToken()
     const [revoked, account] = await Promise.all([

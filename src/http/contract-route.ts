@@ -47,7 +47,8 @@ function register<R extends RouteGenericInterface>(
   app.route({
     method: contract.method,
     url: contract.url,
-    ...(options.config === undefined ? {} : { config: options.config }),
+    // authenticate() reads `beforeEnrolment` from here (D42).
+    config: { ...options.config, ...(contract.beforeEnrolment === true ? { beforeEnrolment: true } : {}) },
     // The request's generic types are the handler's reading of the contract's parameters.
     handler: async (request, reply) => serialized(contract, reply, await handler(request as FastifyRequest<R>, reply)),
   })

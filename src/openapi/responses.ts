@@ -17,7 +17,15 @@ const errorSchema: JsonSchema = {
       items: {
         type: 'object',
         required: ['field', 'message'],
-        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          field: { type: 'string' },
+          message: { type: 'string' },
+          metodos: {
+            type: 'array',
+            items: { type: 'string', enum: ['totp', 'recuperacion'] },
+            description: 'Login con segundo factor (D42): cómo puede darse el `codigo`.',
+          },
+        },
       },
     },
   },
@@ -48,7 +56,7 @@ export const commonHeaders = (extra: readonly ExtraHeader[] = []): OpenApiObject
 interface ErrorCase {
   readonly summary: string
   readonly error: string
-  readonly details?: readonly { field: string; message: string }[]
+  readonly details?: readonly { field: string; message: string; metodos?: readonly string[] }[]
 }
 
 function errorResponse(
@@ -99,15 +107,29 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
   },
   BadCredentials: {
     status: '401',
-    response: errorResponse('Usuario o contraseña incorrectos, o cuenta desactivada (D19).', {
-      badCredentials: { summary: 'Credenciales inválidas', error: MESSAGES.badCredentials },
-    }),
+    response: errorResponse(
+      'Usuario o contraseña incorrectos, o cuenta desactivada (D19); falta el segundo factor o no es válido (D42).',
+      {
+        badCredentials: { summary: 'Credenciales inválidas', error: MESSAGES.badCredentials },
+        secondFactorRequired: {
+          summary: 'Contraseña correcta; falta `codigo` (D42)',
+          error: MESSAGES.secondFactorRequired,
+          details: [{ field: 'codigo', message: "Indique en 'codigo' el código …", metodos: ['totp', 'recuperacion'] }],
+        },
+        secondFactorInvalid: {
+          summary: 'Código incorrecto, caducado o ya usado (D42)',
+          error: MESSAGES.secondFactorInvalid,
+          details: [{ field: 'codigo', message: 'El código no es válido, …', metodos: ['totp', 'recuperacion'] }],
+        },
+      },
+    ),
   },
   Forbidden: {
     status: '403',
-    response: errorResponse('El rol no tiene el permiso de la operación (API reference 5.2).', {
-      forbidden: { summary: 'Sin permiso', error: MESSAGES.forbidden },
-    }),
+    response: errorResponse(
+      'El rol no tiene el permiso de la operación (API reference 5.2), o debe dar de alta un segundo factor (D42).',
+      { forbidden: { summary: 'Sin permiso', error: MESSAGES.forbidden } },
+    ),
   },
   NotFound: {
     status: '404',
@@ -117,18 +139,21 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
   },
   Conflict: {
     status: '409',
-    response: errorResponse('Valor único repetido (D12) o versión distinta de If-Match (D13).', {
-      unique: {
-        summary: 'Valor único repetido',
-        error: "Ya existe un registro con el mismo valor en 'campo'",
-        details: [{ field: 'campo', message: "El valor de 'campo' ya está en uso" }],
+    response: errorResponse(
+      'Valor único repetido (D12), versión distinta de If-Match (D13) o alta de segundo factor fuera de orden (D42).',
+      {
+        unique: {
+          summary: 'Valor único repetido',
+          error: "Ya existe un registro con el mismo valor en 'campo'",
+          details: [{ field: 'campo', message: "El valor de 'campo' ya está en uso" }],
+        },
+        version: {
+          summary: 'Conflicto de versión',
+          error: MESSAGES.versionConflict,
+          details: [{ field: '_version', message: 'La versión actual es 2' }],
+        },
       },
-      version: {
-        summary: 'Conflicto de versión',
-        error: MESSAGES.versionConflict,
-        details: [{ field: '_version', message: 'La versión actual es 2' }],
-      },
-    }),
+    ),
   },
   TooLarge: {
     status: '413',

@@ -27,7 +27,9 @@ export const AUDIT_PARAMETERS = [
 /**
  * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
  * `comunicar`: a disclosure (an export) naming its recipient and reason;
- * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6).
+ * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6);
+ * `segundo_factor_*` and `recuperacion_usada`: a second factor enrolled, removed, reset, a wrong
+ * code given to remove one, a recovery code spent (D42).
  */
 export const AUDIT_ACTIONS = [
   'crear',
@@ -44,6 +46,11 @@ export const AUDIT_ACTIONS = [
   'recifrar',
   'migrar',
   'integridad',
+  'segundo_factor_alta',
+  'segundo_factor_baja',
+  'segundo_factor_reset',
+  'segundo_factor_fallido',
+  'recuperacion_usada',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

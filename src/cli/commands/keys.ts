@@ -122,6 +122,7 @@ Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nuev
         database: env.database,
         spec: env.spec,
         codec: env.codec,
+        factors: env.factors,
         changes: env.changes,
         activeKeyId: target,
         timezone: env.spec.service.timezone,

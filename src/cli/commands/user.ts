@@ -1,6 +1,7 @@
-// `records user add|list|passwd|disable|enable|role|rename`: accounts without the API (the first
-// superadmin, a locked-out administrator). Same validation, password hashing (D22), record
-// hash and audit chain as the API's writes; the audit names the actor `cli:<os user>`.
+// `records user add|list|passwd|disable|enable|role|rename|factor-reset`: accounts without the
+// API (the first superadmin, a locked-out administrator). Same validation, password hashing
+// (D22), record hash and audit chain as the API's writes; the audit names the actor
+// `cli:<os user>`.
 import { META } from '../../compile/metadata.js'
 import type { AccountsSpec } from '../../compile/types.js'
 import { createBodyAjv, createBodyValidator, type BodyValidator } from '../../records/body-validator.js'
@@ -11,6 +12,7 @@ import { printJson, printLines } from '../output.js'
 import { PASSWORD_OPTIONS, readNewPassword } from '../password.js'
 import { commandFailed, usageError } from '../../errors.js'
 import { didYouMean } from '../../config/suggest.js'
+import { factorReset } from './user-factor.js'
 
 const validatorOf = (env: Environment): BodyValidator => createBodyValidator(env.spec.accounts.spec, createBodyAjv())
 
@@ -235,4 +237,4 @@ cuenta (USR-...). Sus sesiones siguen abiertas; queda en la auditoría como una 
   },
 }
 
-export const commands = [add, list, passwd, toggle('disable'), toggle('enable'), role, rename]
+export const commands = [add, list, passwd, toggle('disable'), toggle('enable'), role, rename, factorReset(accountId)]

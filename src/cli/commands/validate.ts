@@ -1,6 +1,7 @@
 // `records validate [file]`: modules.yaml loaded and checked exactly as the server does.
 import { resolve } from 'node:path'
 import { unreachableModules } from '../../compile/reach.js'
+import { unguardedAccountRoles } from '../../compile/second-factor-notes.js'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
 import { formatConfigProblem, isOperatorError } from '../../errors.js'
@@ -20,10 +21,10 @@ y reglas entre módulos. Muestra cada problema como fichero:línea:columna: fras
 
 Avisa también, sin que sea un error, de los módulos que solo alcanza un rol con '*.*': un
 módulo nuevo no lo usa un rol que enumera los módulos uno a uno (como administrador) hasta
-que se le añade.
+que se le añade; y de los roles que gestionan cuentas sin 'segundo_factor: obligatorio' (D42).
 
   --json   {"valid": bool, "file", "modules", "problems": [{file, line, column, message}],
-            "warnings": [{module, message}]}
+            "warnings": [{module, message} | {role, message}]}
 
 Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
   options: JSON_OPTION,
@@ -33,7 +34,7 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
     try {
       const spec = compileService(loadModulesConfig(file))
       const modules = spec.modules.map((m) => m.name)
-      const warnings = unreachableModules(spec)
+      const warnings = [...unreachableModules(spec), ...unguardedAccountRoles(spec)]
       if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [], warnings })
       else
         printLines(input, [

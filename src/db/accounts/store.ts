@@ -26,6 +26,8 @@ export interface Account {
   readonly profile: Readonly<Record<string, unknown>>
   /** The account fields access rules name as `$user.<field>`. */
   readonly fields: Readonly<Record<string, unknown>>
+  /** A confirmed second factor is enrolled (D42): a role that requires one reaches all it may. */
+  readonly secondFactor: boolean
 }
 
 export interface AccountStore {
@@ -103,6 +105,12 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
       .select('version')
       .where('account_id', '=', id)
       .executeTakeFirst()
+    const factor = await db
+      .selectFrom(SYSTEM_TABLES.secondFactors)
+      .select('id')
+      .where('account_id', '=', id)
+      .where('confirmed_at', 'is not', null)
+      .executeTakeFirst()
     return {
       id,
       role: String(row[accounts.role]),
@@ -113,6 +121,7 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
         [META.created]: row[META.created],
       },
       fields: Object.fromEntries(accounts.userFields.map((f) => [f, row[f] ?? null])),
+      secondFactor: factor !== undefined,
     }
   }
 
@@ -137,14 +146,20 @@ export function endSessionsOnCredentialChange(database: Database, accounts: Acco
       toBool(before[accounts.active]) === true
     const activeChanged = typeof changes[accounts.active] === 'boolean' && changes[accounts.active] !== wasActive
     if (typeof changes[accounts.password] !== 'string' && !activeChanged) return
-    await trx
-      .insertInto(SYSTEM_TABLES.accountSessions)
-      .values({ account_id: id, version: 1 })
-      .onConflict((oc) =>
-        oc
-          .column('account_id')
-          .doUpdateSet({ version: sql`${sql.ref(`${SYSTEM_TABLES.accountSessions}.version`)} + 1` }),
-      )
-      .execute()
+    await endSessions(trx, id)
   }
+}
+
+/**
+ * Inside a write transaction: every token `id` holds stops working (its session version moves).
+ * The caller bumps the accounts module's generation, or its write does, so every instance sees it.
+ */
+export async function endSessions(trx: Db, id: string): Promise<void> {
+  await trx
+    .insertInto(SYSTEM_TABLES.accountSessions)
+    .values({ account_id: id, version: 1 })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({ version: sql`${sql.ref(`${SYSTEM_TABLES.accountSessions}.version`)} + 1` }),
+    )
+    .execute()
 }

@@ -9,6 +9,7 @@ import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { ChangeWatch } from '../change-watch.js'
 import type { Database, Row } from '../database.js'
 import { retireKeys, switchActiveKey } from './registry.js'
+import type { SecondFactorStore } from '../accounts/second-factors.js'
 import type { RecordCodec } from '../records/codec.js'
 import { reencryptVersion, rewriteVersionData } from '../records/versions.js'
 import { versionPages } from '../records/pages.js'
@@ -17,6 +18,8 @@ export interface RotationOptions {
   readonly database: Database
   readonly spec: ServiceSpec
   readonly codec: RecordCodec
+  /** Their TOTP secrets are encrypted under the same keys (D42). */
+  readonly factors: Pick<SecondFactorStore, 'reencryptSecrets'>
   /** Caches of running instances watch it; the key signal makes them reload their keys. */
   readonly changes: ChangeWatch
   /** The key every instance encrypts with from now on; each instance must hold it already. */
@@ -52,7 +55,9 @@ async function rotateVersions(options: RotationOptions, batchSize: number): Prom
   return rewritten
 }
 
-export async function rotateEncryption(options: RotationOptions): Promise<{ rewritten: number; versions: number }> {
+export async function rotateEncryption(
+  options: RotationOptions,
+): Promise<{ rewritten: number; versions: number; secrets: number }> {
   const { database, codec, activeKeyId } = options
   const batchSize = options.batchSize ?? 500
   const activePrefix = `v1.${activeKeyId}.%`
@@ -112,6 +117,8 @@ export async function rotateEncryption(options: RotationOptions): Promise<{ rewr
   }
   // The kept versions too: no value may stay under a retired key.
   const versions = await rotateVersions(options, batchSize)
+  // And the second factors' secrets (D42): a retired key must leave no TOTP unreadable.
+  const secrets = await options.factors.reencryptSecrets()
   await retireKeys(database, options.changes, activeKeyId)
-  return { rewritten, versions }
+  return { rewritten, versions, secrets }
 }

@@ -81,6 +81,25 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
   { name: SYSTEM_TABLES.revokedTokens, orderBy: 'jti', columns: [text('jti'), integer('expires_at')] },
   { name: SYSTEM_TABLES.keys, orderBy: 'key_id', columns: [text('key_id')] },
   { name: SYSTEM_TABLES.keyState, orderBy: 'id', columns: [integer('id'), text('active_key_id')] },
+  // D42: the secrets stay encrypted under the same keys; the target needs them as the source did.
+  {
+    name: SYSTEM_TABLES.secondFactors,
+    orderBy: 'id',
+    columns: [
+      text('id'),
+      text('account_id'),
+      text('kind'),
+      text('secret'),
+      text('created_at'),
+      text('confirmed_at'),
+      integer('last_counter'),
+    ],
+  },
+  {
+    name: SYSTEM_TABLES.recoveryCodes,
+    orderBy: ['account_id', 'code_hash'],
+    columns: [text('account_id'), text('code_hash'), text('used_at')],
+  },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {

@@ -14,7 +14,9 @@ import type { MotivoAction } from '../../config/types.js'
 import { checkMotivo, requestContextOf } from '../motivo.js'
 import { validationFailed, type ErrorDetail } from '../../errors.js'
 import type { AccountRules } from '../../records/account-rules.js'
-import { accountWriteHook } from '../account-guard.js'
+import type { SecondFactorStore } from '../../db/accounts/second-factors.js'
+import { accountWriteHook, guardAccountWrite } from '../account-guard.js'
+import { asksFactorReset } from '../account-factor-reset.js'
 import { actingUser, holds, type AuthContext } from '../auth.js'
 import { serveAuthenticated, validatingSchema } from '../contract-route.js'
 import { createBodyValidator } from '../../records/body-validator.js'
@@ -27,6 +29,8 @@ export interface RecordRoutesOptions {
   readonly store: RecordStore
   readonly ajv: Ajv
   readonly accountRules: AccountRules
+  /** The accounts module's PUT may reset an account's second factors (D42). */
+  readonly factors: SecondFactorStore
 }
 
 type IdRequest = FastifyRequest<{ Params: { id: string } }>
@@ -161,8 +165,29 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     return { success: true, data: record }
   })
 
+  /**
+   * D42: the account's factors removed and its tokens ended, under the rules of an edit of it:
+   * the caller's scope (404) and D21's role ceiling (403). The account itself is unchanged.
+   */
+  const resetFactors = async (request: IdRequest, auth: AuthContext & { readonly request: RequestContext }) => {
+    const id = request.params.id
+    const actor = auth.account.id
+    const read = { reveal: reveal(auth), actor, user: actingUser(auth), request: auth.request }
+    const record = await store.get(spec, id, read)
+    // The role as stored, whatever field rules hide from the caller.
+    const stored = await store.get(spec, id, { reveal: false, actor, user: null })
+    guardAccountWrite(service, auth, { before: stored[service.accounts.role] })
+    await options.factors.reset(id, { userId: actor, address: auth.request.address, requestId: auth.request.requestId })
+    return record
+  }
+
   serveAuthenticated(app, routes.update, async (request: IdRequest, reply, caller) => {
     const auth = allow(request, caller, 'update')
+    if (isAccounts && asksFactorReset(spec, request.body)) {
+      const record = await resetFactors(request, auth)
+      void reply.header('etag', etagOf(record[META.version]))
+      return { success: true, data: record }
+    }
     const ifMatch = parseIfMatch(request.headers['if-match'])
     const changes = validator.update(request.body)
     const record = await store.update(spec, request.params.id, changes, {

@@ -4,26 +4,52 @@ import bcrypt from 'bcryptjs'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccountsSpec } from '../../compile/types.js'
 import type { AccountStore } from '../../db/accounts/store.js'
-import type { AuditAction } from '../../db/audit/log.js'
+import type { SecondFactorStore } from '../../db/accounts/second-factors.js'
 import type { RecordStore } from '../../db/records/types.js'
-import { badCredentials, badJson, loginDelayed, requiredMissing, validationFailed } from '../../errors.js'
+import {
+  badCredentials,
+  badJson,
+  loginDelayed,
+  requiredMissing,
+  secondFactorInvalid,
+  secondFactorRequired,
+  validationFailed,
+} from '../../errors.js'
 import { canonicalUsername, type AccountRules } from '../../records/account-rules.js'
 import { PASSWORD_MAX_BYTES, passwordBytes } from '../../records/password-policy.js'
 import type { ContractFamily } from '../../contracts/route-contract.js'
-import { LOGIN_BODY, PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_FIELDS, type SessionRoute } from '../../contracts/session.js'
+import {
+  LOGIN_BODY,
+  LOGIN_CODE,
+  PASSWORD_CHANGE_BODY,
+  PASSWORD_CHANGE_FIELDS,
+  type SessionRoute,
+} from '../../contracts/session.js'
 import { serveAuthenticated, serveRoute } from '../contract-route.js'
+import { LOGIN_FAILED, type Failure, type FailedLogins } from '../failed-logins.js'
 import type { LoginThrottle } from '../login-throttle.js'
 import { clientAddress } from '../rate-limit.js'
+
+/** The login body's optional `codigo` (D42); 400 when it is there and not a text. */
+function codeOf(body: unknown): string | undefined {
+  const code = (body as Record<string, unknown>)[LOGIN_CODE]
+  if (code === undefined) return undefined
+  if (typeof code !== 'string' || code === '')
+    throw validationFailed([{ field: LOGIN_CODE, message: `El campo '${LOGIN_CODE}' debe ser un texto no vacío` }])
+  return code
+}
 
 export interface SessionRoutesOptions {
   readonly contracts: ContractFamily<SessionRoute>
   readonly accounts: AccountStore
   readonly store: RecordStore
-  readonly accountsModule: string
   readonly accountsSpec: AccountsSpec
   readonly rules: AccountRules
   readonly clock: () => Date
   readonly throttle: LoginThrottle
+  /** Failed logins counted and audited (shared with the second-factor routes, D42). */
+  readonly failures: FailedLogins
+  readonly factors: SecondFactorStore
 }
 
 // Compared against when the username is unknown, so both answers take as long (D19).
@@ -58,37 +84,22 @@ function readStrings<K extends string>(body: unknown, schema: StringsBody<K>): R
 }
 
 export async function sessionRoutes(app: FastifyInstance, options: SessionRoutesOptions): Promise<void> {
-  const { accounts, store, accountsModule, throttle } = options
+  const { accounts, store, throttle, failures } = options
   const { routes } = options.contracts
-  /** A failure of a login (no actor) or of a current password (the token's account, F6). */
-  type Failure = { readonly action: 'login_fallido' | 'password_fallido'; readonly actor: string | null }
-  // An entry with an actor names where the request came from: the token was used from there.
-  const audit = (recordId: string | null, action: AuditAction, actor: string | null, request?: FastifyRequest) =>
-    store.audit([
-      {
-        userId: actor,
-        action,
-        module: accountsModule,
-        recordId,
-        version: null,
-        recordHash: null,
-        fields: [],
-        ...(request === undefined ? {} : { address: clientAddress(request), requestId: request.id }),
-      },
-    ])
-  const failed = (recordId: string | null, f: Failure, request: FastifyRequest) =>
-    audit(recordId, f.action, f.actor, f.actor === null ? undefined : request)
-  /** One more failure of `username` from the request's address, audited; an alert at the ceiling. */
-  const countFailure = async (request: FastifyRequest, username: string, recordId: string | null, f: Failure) => {
-    const { alert, usernameFailures } = await throttle.failed(username, clientAddress(request))
-    await failed(recordId, f, request)
-    if (!alert) return
-    // Many addresses failing for one username: an operator must look.
-    const message = `Posible ataque: ${usernameFailures} inicios de sesión fallidos con el usuario '${username}'`
-    request.log.error({ username, failures: usernameFailures, event: 'login_alerta' }, message)
-    await audit(recordId, 'login_alerta', null)
+  /**
+   * D42: an account with a confirmed factor gives `codigo` too. Without it, 401 naming the
+   * methods (the password was right: nothing is counted); a wrong, expired or replayed code
+   * counts as a failed login (D19) exactly as a wrong password does.
+   */
+  async function secondStep(request: FastifyRequest, username: string, id: string, code: string | undefined) {
+    const metodos = await options.factors.methods(id)
+    if (metodos.length === 0) return
+    if (code === undefined) throw secondFactorRequired(metodos)
+    const by = { userId: id, address: clientAddress(request), requestId: request.id }
+    if ((await options.factors.verify(id, code, by)) !== undefined) return
+    await failures.count(request, username, id, LOGIN_FAILED)
+    throw secondFactorInvalid(metodos)
   }
-  const LOGIN_FAILED: Failure = { action: 'login_fallido', actor: null }
 
   serveRoute(app, routes.login, async (request) => {
     const login = readStrings(request.body, LOGIN_BODY)
@@ -97,7 +108,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const password = login.password
     const waitMs = await throttle.waitMs(username, clientAddress(request))
     if (waitMs > 0) {
-      await failed(null, LOGIN_FAILED, request) // no lookup: the answer is the same for every username
+      await failures.failed(null, LOGIN_FAILED, request) // no lookup: the answer is the same for every username
       throw loginDelayed(Math.ceil(waitMs / 1000))
     }
     const found = await accounts.credentials(username)
@@ -106,12 +117,13 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const matches = (await bcrypt.compare(password, found?.passwordHash ?? DUMMY_HASH)) && !tooLong
     const account = found !== undefined && matches && found.active ? await accounts.activeAccount(found.id) : undefined
     if (account === undefined) {
-      await countFailure(request, username, found?.id ?? null, LOGIN_FAILED)
+      await failures.count(request, username, found?.id ?? null, LOGIN_FAILED)
       throw badCredentials()
     }
+    await secondStep(request, username, account.id, codeOf(request.body))
     await throttle.succeeded(username, clientAddress(request))
     const token = await app.issueToken(account)
-    await audit(account.id, 'login', account.id)
+    await failures.audit(account.id, 'login', account.id)
     const { _id: id, _created: _ignored, ...profile } = account.profile
     return { success: true, data: { token, user: { id, ...profile } } }
   })
@@ -119,17 +131,7 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
   serveAuthenticated(app, routes.logout, async (_request, _reply, auth) => {
     const now = Math.floor(options.clock().getTime() / 1000)
     await accounts.revoke(auth.claims.jti, auth.claims.exp, now)
-    await store.audit([
-      {
-        userId: auth.account.id,
-        action: 'logout',
-        module: accountsModule,
-        recordId: auth.account.id,
-        version: null,
-        recordHash: null,
-        fields: [],
-      },
-    ])
+    await failures.audit(auth.account.id, 'logout', auth.account.id)
     return { success: true, data: { message: 'Sesión cerrada' } }
   })
 
@@ -151,13 +153,13 @@ export async function sessionRoutes(app: FastifyInstance, options: SessionRoutes
     const failure: Failure = { action: 'password_fallido', actor: id }
     const waitMs = await throttle.waitMs(username, clientAddress(request))
     if (waitMs > 0) {
-      await failed(id, failure, request) // refused unchecked: no bcrypt compare while waiting
+      await failures.failed(id, failure, request) // refused unchecked: no bcrypt compare while waiting
       throw loginDelayed(Math.ceil(waitMs / 1000), current)
     }
     const hash = (await accounts.passwordHash(id)) ?? DUMMY_HASH
     const currentOk = passwordBytes(body[current]) <= PASSWORD_MAX_BYTES && (await bcrypt.compare(body[current], hash))
     if (!currentOk) {
-      await countFailure(request, username, id, failure)
+      await failures.count(request, username, id, failure)
       throw validationFailed([{ field: current, message: 'La contraseña actual no es correcta' }])
     }
     await throttle.succeeded(username, clientAddress(request))

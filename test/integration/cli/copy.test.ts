@@ -1,6 +1,7 @@
 // `records copy`: an embedded installation moved to PostgreSQL (to another SQLite file when no
 // PostgreSQL answers, said loudly) verifies clean with `records audit verify` on the target.
 import { join } from 'node:path'
+import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'
 import { api, createCli, noStack } from './support.js'
@@ -26,6 +27,14 @@ t.test('copy moves everything; audit verify holds on the target; a non-empty tar
       nif: '44444444D',
     })
     t.equal((await api(service, token, 'DELETE', `/personal/${gone.body.data._id as string}`)).status, 200)
+    // D42: a second factor and its recovery codes travel too.
+    const agente = { username: 'lucia', password: 'ronda-de-barrio-31', nombre: 'Lucía', rol: 'agente' }
+    t.equal((await api(service, token, 'POST', '/usuarios', agente)).status, 201)
+    const login = await service.app.inject({ method: 'POST', url: '/api/auth/login', payload: agente })
+    const mine = login.json().data.token as string
+    const secret = (await api(service, mine, 'POST', '/me/segundo-factor/totp')).body.data.secreto as string
+    const codigo = new TOTP({ secret: Secret.fromBase32(secret) }).generate()
+    t.equal((await api(service, mine, 'POST', '/me/segundo-factor/totp/confirmar', { codigo })).status, 200)
     return { person: person.body.data._id as string }
   })
   const from = `sqlite:${join(cli.dataDir, 'records.db')}`
@@ -36,6 +45,7 @@ t.test('copy moves everything; audit verify holds on the target; a non-empty tar
   const report = JSON.parse(run.stdout)
   t.equal(report.tables['personal'], 2, 'the deleted record travels too')
   t.ok(report.tables['_audit'] > 0)
+  t.same([report.tables['_second_factors'], report.tables['_recovery_codes']], [1, 10], 'D42: the factors travel')
   t.notMatch(run.stdout, /:[^:@/]+@/, 'no password of a URL is printed')
 
   const verify = await cli.run(['audit', 'verify', '--json'], { env: { DATABASE_URL: to } })

@@ -1,5 +1,6 @@
 // `records user ...`: accounts without the API, with its validation, hashes (D22) and audit
 // chain (D18); passwords only from a terminal or --password-stdin, never argv.
+import { Secret, TOTP } from 'otpauth'
 import t from 'tap'
 import { api, createCli, noStack } from './support.js'
 
@@ -131,7 +132,7 @@ t.test('accounts created by the CLI work with the API next to those created by i
   })
 })
 
-t.test('a running service sees a CLI disable or role change at once (D20 caches)', async (t) => {
+t.test('a running service sees a CLI disable or role change at once (D20, despite the caches)', async (t) => {
   const cli = createCli(t)
   t.equal(
     (
@@ -221,4 +222,34 @@ t.test("the suite's lower bcrypt cost refuses a start outside the test runner", 
       : (db.prepare('select count(*) as n from usuarios').get() as { n: number }).n,
   )
   t.equal(accounts, 0, 'no account was written')
+})
+
+t.test('D42: `records user factor-reset` removes the factors and ends the tokens of a running service', async (t) => {
+  const cli = createCli(t)
+  await cli.withService(async (service, admin) => {
+    const body = { username: 'lucia', password: 'ronda-de-barrio-31', nombre: 'Lucía', rol: 'agente' }
+    t.equal((await api(service, admin, 'POST', '/usuarios', body)).status, 201)
+    const login = async (codigo?: string) =>
+      service.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { username: body.username, password: body.password, ...(codigo === undefined ? {} : { codigo }) },
+      })
+    const token = (await login()).json().data.token as string
+    const secret = (await api(service, token, 'POST', '/me/segundo-factor/totp')).body.data.secreto as string
+    const code = () =>
+      new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
+    t.equal((await api(service, token, 'POST', '/me/segundo-factor/totp/confirmar', { codigo: code() })).status, 200)
+    t.equal((await login()).statusCode, 401, 'the factor is asked for')
+
+    const reset = await cli.run(['user', 'factor-reset', 'lucia'])
+    t.equal(reset.status, 0, reset.stderr)
+    t.match(reset.stdout, /^Segundo factor restablecido: 'lucia' \(USR-\d{4}-\d{5}\); factores quitados: 1;/)
+    t.equal((await api(service, token, 'GET', '/me')).status, 401, 'the running service ends its tokens at once')
+    t.equal((await login()).statusCode, 200, 'the password alone logs in')
+  })
+  const trail = cli.raw((db) => db.prepare("select user_id from _audit where action = 'segundo_factor_reset'").all())
+  t.match(trail, [{ user_id: /^cli:/ }], 'audited by the operator')
+  const unknown = await cli.run(['user', 'factor-reset', 'nadie'])
+  t.equal(unknown.status, 1)
 })

@@ -6,12 +6,21 @@ import { REPO_MODULES } from '../../helpers/api.js'
 import { createCli, noStack, ROOT } from './support.js'
 
 const INVALID = join(ROOT, 'test/fixtures/modules/invalid')
+/** D42: the shipped roles that manage accounts require no second factor: a warning each. */
+const ROLE_WARNINGS = (file: string) =>
+  ['superadmin', 'administrador']
+    .map(
+      (role) =>
+        `${file}: aviso: el rol '${role}' gestiona cuentas y no requiere segundo factor: ` +
+        "añada 'segundo_factor: obligatorio' a su definición en roles (D42).\n",
+    )
+    .join('')
 
 t.test('the shipped modules.yaml is valid: exit 0', async (t) => {
   const cli = createCli(t)
   const run = await cli.run(['validate'])
   t.equal(run.status, 0)
-  t.equal(run.stdout, `${REPO_MODULES}: válido (9 módulos, 6 roles)\n`)
+  t.equal(run.stdout, `${ROLE_WARNINGS(REPO_MODULES)}${REPO_MODULES}: válido (9 módulos, 6 roles, 2 avisos)\n`)
   const json = await cli.run(['validate', REPO_MODULES, '--json'])
   t.match(JSON.parse(json.stdout), {
     valid: true,
@@ -85,11 +94,16 @@ t.test('a module that only a *.* role reaches is a warning, not a failure', asyn
   t.same(run.stdout.trim().split('\n'), [
     `${file}: aviso: el módulo 'objetos_perdidos' solo lo alcanza 'superadmin' (*.*): ningún otro rol tiene permisos ` +
       "objetos_perdidos.*. Si otros deben usarlo, añada 'objetos_perdidos.ver' o 'objetos_perdidos.*' a sus roles.",
-    `${file}: válido (10 módulos, 6 roles, 1 aviso)`,
+    ...ROLE_WARNINGS(file).trim().split('\n'),
+    `${file}: válido (10 módulos, 6 roles, 3 avisos)`,
   ])
   t.match(JSON.parse((await cli.run(['validate', file, '--json'])).stdout), {
     valid: true,
-    warnings: [{ module: 'objetos_perdidos' }],
+    warnings: [{ module: 'objetos_perdidos' }, { role: 'superadmin' }, { role: 'administrador' }],
   })
-  t.same(JSON.parse((await cli.run(['validate', '--json'])).stdout).warnings, [], 'the shipped modules.yaml has none')
+  t.same(
+    JSON.parse((await cli.run(['validate', '--json'])).stdout).warnings.map((w: { role?: string }) => w.role),
+    ['superadmin', 'administrador'],
+    'the shipped modules.yaml: only the roles that manage accounts without a second factor (D42)',
+  )
 })

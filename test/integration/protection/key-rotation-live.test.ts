@@ -36,6 +36,7 @@ const rotate = (api: TestApi) =>
     database: api.service.database,
     spec: api.service.spec,
     codec: api.service.codec,
+    factors: api.service.factors,
     changes: api.service.changes,
     activeKeyId: api.service.keys.targetId,
     timezone: api.service.spec.service.timezone,

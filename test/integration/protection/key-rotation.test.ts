@@ -27,6 +27,7 @@ const rotate = (api: TestApi, onBatch?: (p: { module: string; rewritten: number 
     database: api.service.database,
     spec: api.service.spec,
     codec: api.service.codec,
+    factors: api.service.factors,
     changes: api.service.changes,
     activeKeyId: api.service.keys.targetId,
     timezone: api.service.spec.service.timezone,
