@@ -1,0 +1,78 @@
+// When a record is due under its module's `retention:` (D41). Pure: times are the service's wall
+// clock as stored (`YYYY-MM-DD HH:MM:SS` in its time zone, D9), so adding a duration is calendar
+// arithmetic on the text and comparing two times compares their text; no clock is read here.
+import type { Duration } from '../config/duration.js'
+import type { RetentionSpec } from '../compile/types.js'
+
+/** Why a record is in the queue: its review is due, or it passed the longest it may be kept. */
+export type DueReason = 'revision' | 'plazo_maximo'
+
+export interface Due {
+  /** When it became due, as stored times are written. */
+  readonly since: string
+  readonly reason: DueReason
+}
+
+export interface RetentionClock {
+  /** Where the clock starts (`from`); null: it has not started (empty date, record not in the state). */
+  readonly from: string | null
+  /** The last `conservar` decision; null: never reviewed. */
+  readonly lastReview: string | null
+  /** Now, written as stored times are. */
+  readonly now: string
+}
+
+const STAMP = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?/
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, '0')
+
+/**
+ * `at` plus `duration` on the calendar: a month or a year later is the same day, or the last day
+ * of a shorter month (31 March + 1m = 30 April; 29 February + 1y = 28 February). A date alone is
+ * its first second.
+ */
+export function addDuration(at: string, duration: Duration): string {
+  const m = STAMP.exec(at)
+  if (m === null) throw new Error(`not a stored time: ${at}`)
+  let [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const time = m[4] === undefined ? '00:00:00' : `${m[4]}:${m[5]}:${m[6]}`
+  if (duration.unit === 'd') {
+    const date = new Date(Date.UTC(year, month - 1, day + duration.amount))
+    ;[year, month, day] = [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()]
+  } else {
+    const months = year * 12 + month - 1 + duration.amount * (duration.unit === 'y' ? 12 : 1)
+    year = Math.floor(months / 12)
+    month = (months % 12) + 1
+    day = Math.min(day, new Date(Date.UTC(year, month, 0)).getUTCDate())
+  }
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)} ${time}`
+}
+
+/**
+ * Whether a record is due and since when: the longest keep (`from + keep_at_most`) first, as a
+ * review does not extend it; else the review (`from + review_every`, or the last review's).
+ */
+export function dueOf(
+  retention: Pick<RetentionSpec, 'reviewEvery' | 'keepAtMost'>,
+  clock: RetentionClock,
+): Due | undefined {
+  if (clock.from === null) return undefined
+  if (retention.keepAtMost !== undefined) {
+    const limit = addDuration(clock.from, retention.keepAtMost)
+    if (limit <= clock.now) return { since: limit, reason: 'plazo_maximo' }
+  }
+  const review = addDuration(clock.lastReview ?? clock.from, retention.reviewEvery)
+  return review <= clock.now ? { since: review, reason: 'revision' } : undefined
+}
+
+/** The next time the record falls due if nothing is decided (the review, or the longest keep if earlier). */
+export function nextDueOf(
+  retention: Pick<RetentionSpec, 'reviewEvery' | 'keepAtMost'>,
+  clock: Omit<RetentionClock, 'now'>,
+): string | null {
+  if (clock.from === null) return null
+  const review = addDuration(clock.lastReview ?? clock.from, retention.reviewEvery)
+  if (retention.keepAtMost === undefined) return review
+  const limit = addDuration(clock.from, retention.keepAtMost)
+  return limit < review ? limit : review
+}
