@@ -17,6 +17,7 @@ import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/records/codec.js'
 import { createRecordStore } from '../db/records/store.js'
+import { createRetentionStore, type RetentionStore } from '../db/retention/store.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import { createAccountRules, type AccountRules } from '../records/account-rules.js'
 import { withAdminPasswordFile } from './admin-password-file.js'
@@ -69,6 +70,8 @@ export interface Engine {
   readonly changes: ChangeWatch
   readonly codec: RecordCodec
   readonly store: RecordStore
+  /** The retention queue and its decisions (D41). */
+  readonly retention: RetentionStore
   readonly accounts: AccountStore
   /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
   readonly accountRules: AccountRules
@@ -144,6 +147,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       database,
       codec,
       store,
+      retention: createRetentionStore({ database, timezone, clock }),
       clock,
       keys,
       changes,

@@ -208,6 +208,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
         : undefined
     const built = await buildApp(spec, {
       store,
+      retention: engine.retention,
       accounts,
       accountRules,
       jwtSecret: settings.jwtSecret,

@@ -1,6 +1,6 @@
 // A module's `retention:` (D41) compiled: its durations parsed and `from` resolved to what the
 // due computation reads (records/retention-due.ts). Config rules have checked both.
-import { parseDuration, type Duration } from '../config/duration.js'
+import { describeDuration, parseDuration, type Duration } from '../config/duration.js'
 import { STATE_FROM_PREFIX, type ModuleDef, type RetentionDef } from '../config/types.js'
 import type { RetentionFromSpec, RetentionSpec } from './types.js'
 
@@ -27,5 +27,40 @@ export function compileRetention(def: ModuleDef, retention: RetentionDef): Reten
     reviewEvery: duration(retention.reviewEvery),
     keepAtMost: retention.keepAtMost === undefined ? undefined : duration(retention.keepAtMost),
     onExpiry: retention.onExpiry,
+  }
+}
+
+const EXPIRY_WORDS = {
+  review: 'lo revisa una persona (retencion.decidir)',
+  block: 'se bloquea',
+  erase: 'se suprime',
+} as const
+
+/** Where the clock starts, in words. */
+function describeFrom(from: RetentionFromSpec): string {
+  if (from.kind === 'created') return 'su creación (_created)'
+  if (from.kind === 'field') return `el campo ${from.field}`
+  return `su entrada en el estado ${from.state} (${from.field})`
+}
+
+/** One sentence on a module's retention (D41), for `records explain` and the OpenAPI document. */
+export function retentionNote(retention: RetentionSpec): string {
+  const most =
+    retention.keepAtMost === undefined ? '' : `; se conserva como máximo ${describeDuration(retention.keepAtMost)}`
+  return (
+    `Conservación (D41): desde ${describeFrom(retention.from)}, revisión cada ${describeDuration(retention.reviewEvery)}` +
+    `${most}; al vencer, ${EXPIRY_WORDS[retention.onExpiry]}. Base: ${retention.basis}.`
+  )
+}
+
+/** The module's `retention:` as written, for the OpenAPI document's `x-retencion` (D41). */
+export function retentionDeclaration(retention: RetentionSpec): Readonly<Record<string, string>> {
+  const text = (d: Duration) => `${d.amount}${d.unit}`
+  return {
+    basis: retention.basis,
+    from: retention.fromText,
+    review_every: text(retention.reviewEvery),
+    ...(retention.keepAtMost === undefined ? {} : { keep_at_most: text(retention.keepAtMost) }),
+    on_expiry: retention.onExpiry,
   }
 }

@@ -95,6 +95,7 @@ export const SYSTEM_INDEXES = {
   auditRecordId: 'ix_audit_record_id',
   sequencesKey: 'pk_sequences',
   versionsKey: 'pk_versions',
+  retentionKey: 'pk_retention',
 } as const
 
 /**

@@ -34,6 +34,9 @@ function checkFrom(mod: ModuleDef, from: string, report: Report): void {
     )
   else if (!moments.includes(from))
     report(at, `${mod.name}: 'from' debe ser un campo de fecha o fecha y hora; '${from}' es de tipo ${field.type}.`)
+  // The clock is read from the column: a ciphertext cannot be compared with a date.
+  else if (field.encrypted)
+    report(at, `${mod.name}: 'from' no puede ser un campo cifrado ('${from}'): su fecha no se puede comparar.`)
 }
 
 function checkDuration(mod: ModuleDef, key: 'review_every' | 'keep_at_most', text: string, report: Report): void {

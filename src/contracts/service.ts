@@ -3,15 +3,20 @@ import type { ServiceSpec } from '../compile/types.js'
 import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
 import { recordContracts } from './records.js'
+import { retentionContracts } from './retention.js'
 import type { ContractFamily } from './route-contract.js'
 import { sessionContracts } from './session.js'
 import { systemContracts } from './system.js'
 
-/** The families of a compiled service: session, audit trail, live feed, D3's endpoints, then each module. */
+/**
+ * The families of a compiled service: session, audit trail, retention (D41), live feed, D3's
+ * endpoints, then each module.
+ */
 export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
   return [
     sessionContracts(service),
     auditContracts(service),
+    retentionContracts(service),
     eventContracts(service),
     systemContracts,
     ...service.modules.map((spec) => recordContracts(spec, service)),

@@ -6,6 +6,7 @@ import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/accounts/store.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import type { RecordStore } from '../db/records/types.js'
+import type { RetentionStore } from '../db/retention/store.js'
 import type { AccountRules } from '../records/account-rules.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
@@ -15,6 +16,7 @@ import { createBodyAjv } from '../records/body-validator.js'
 import { auditContracts } from '../contracts/audit.js'
 import { eventContracts } from '../contracts/events.js'
 import { recordContracts } from '../contracts/records.js'
+import { retentionContracts } from '../contracts/retention.js'
 import { DOCS_PREFIX } from '../contracts/system.js'
 import { sessionContracts } from '../contracts/session.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
@@ -29,6 +31,7 @@ import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
+import { retentionRoutes } from './routes/retention.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
 import { createLiveFeed } from './live/feed.js'
@@ -36,6 +39,8 @@ import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 
 export interface AppDeps {
   readonly store: RecordStore
+  /** The retention queue and its decisions (D41). */
+  readonly retention: RetentionStore
   readonly accounts: AccountStore
   /** Canonical usernames and the password policy, for every account write (issue #13 item 4). */
   readonly accountRules: AccountRules
@@ -199,6 +204,13 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
+      const retention = retentionContracts(service)
+      await api.register(retentionRoutes, {
+        prefix: retention.prefix,
+        contracts: retention,
+        service,
+        store: deps.retention,
+      })
       const feed = createLiveFeed({
         tail: deps.events.tail,
         ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),

@@ -27,7 +27,8 @@ export const AUDIT_PARAMETERS = [
 /**
  * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
  * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15);
- * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6).
+ * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6);
+ * `conservar`: a retention review that keeps the record (D41), with its motivo.
  */
 export const AUDIT_ACTIONS = [
   'crear',
@@ -44,6 +45,7 @@ export const AUDIT_ACTIONS = [
   'recifrar',
   'migrar',
   'integridad',
+  'conservar',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

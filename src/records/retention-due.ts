@@ -76,3 +76,24 @@ export function nextDueOf(
   const limit = addDuration(clock.from, retention.keepAtMost)
   return limit < review ? limit : review
 }
+
+/** One kept version of a record, as far as `from: estado:<state>` needs it. */
+export interface StateVersion {
+  readonly version: number
+  /** `_modified` of that version. */
+  readonly at: string
+  readonly state: unknown
+}
+
+/**
+ * When a record now in `state` entered it: the first version of its last unbroken run in that
+ * state (versions oldest first). When the run reaches back past what is kept (a record older than
+ * its kept versions), the record's creation: the earliest it could have been, so it is reviewed
+ * no later than it should. Null when the latest version is not in `state`.
+ */
+export function stateEnteredAt(versions: readonly StateVersion[], state: string, created: string): string | null {
+  let start: StateVersion | undefined
+  for (let i = versions.length - 1; i >= 0 && versions[i]?.state === state; i -= 1) start = versions[i]
+  if (start === undefined) return versions.length === 0 ? created : null
+  return start === versions[0] && start.version > 1 ? created : start.at
+}

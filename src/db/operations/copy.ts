@@ -81,6 +81,13 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
   { name: SYSTEM_TABLES.revokedTokens, orderBy: 'jti', columns: [text('jti'), integer('expires_at')] },
   { name: SYSTEM_TABLES.keys, orderBy: 'key_id', columns: [text('key_id')] },
   { name: SYSTEM_TABLES.keyState, orderBy: 'id', columns: [integer('id'), text('active_key_id')] },
+  {
+    name: SYSTEM_TABLES.retention,
+    orderBy: ['module', 'record_id'],
+    columns: ['module', 'record_id', 'reviewed_at', 'reviewed_by', 'blocked_at', 'blocked_by', 'hold_reference'].map(
+      text,
+    ),
+  },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {

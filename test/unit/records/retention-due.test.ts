@@ -2,7 +2,7 @@
 import t from 'tap'
 import { parseDuration, type Duration } from '../../../src/config/duration.js'
 import { formatTimestamp } from '../../../src/compile/time.js'
-import { addDuration, dueOf, nextDueOf } from '../../../src/records/retention-due.js'
+import { addDuration, dueOf, nextDueOf, stateEnteredAt } from '../../../src/records/retention-due.js'
 
 const d = (text: string): Duration => parseDuration(text) as Duration
 /** The service's wall clock at a fixed instant (the mocked clock). */
@@ -61,4 +61,20 @@ t.test('D41: past keep_at_most the reason is plazo_maximo, and a review does not
 t.test('D41: a clock that has not started (empty date, state not reached) is never due', async (t) => {
   t.equal(dueOf({ reviewEvery: d('1d'), keepAtMost: d('1d') }, { from: null, lastReview: null, now }), undefined)
   t.equal(nextDueOf({ reviewEvery: d('1d'), keepAtMost: undefined }, { from: null, lastReview: null }), null)
+})
+
+t.test('D41: from estado:<state> starts when the record last entered the state and stayed', async (t) => {
+  const v = (version: number, at: string, state: string) => ({ version, at, state })
+  const created = '2020-01-01 00:00:00'
+  const history = [
+    v(1, created, 'pendiente'),
+    v(2, '2021-01-01 00:00:00', 'archivada'),
+    v(3, '2022-01-01 00:00:00', 'investigacion'),
+    v(4, '2023-01-01 00:00:00', 'archivada'),
+    v(5, '2023-06-01 00:00:00', 'archivada'),
+  ]
+  t.equal(stateEnteredAt(history, 'archivada', created), '2023-01-01 00:00:00', 'the last run, not the first')
+  t.equal(stateEnteredAt(history.slice(0, 3), 'archivada', created), null, 'left it since')
+  t.equal(stateEnteredAt(history.slice(3), 'archivada', created), created, 'run older than the kept versions')
+  t.equal(stateEnteredAt([], 'archivada', created), created, 'no versions kept at all')
 })
