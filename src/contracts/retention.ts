@@ -56,7 +56,7 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
   const { path, permissions } = service.retention
   const modules = retainedModules(service).map((m) => m.name)
   const first = retainedModules(service)[0]
-  const id = first === undefined ? 'DEN-2026-00001' : exampleId(first.prefix)
+  const id = exampleId(first?.prefix ?? 'REG')
   const moduleParameter: OpenApiObject = {
     name: 'module',
     in: 'path',
@@ -104,7 +104,7 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
                 data: {
                   entries: [
                     {
-                      module: first?.name ?? 'denuncias',
+                      module: first?.name ?? path,
                       id,
                       due_since: '2026-01-15 10:30:00',
                       reason: 'revision',
@@ -159,7 +159,16 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
             content: { schema: successEnvelope(stateSchema) },
           },
         },
-        errors: ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'TooManyRequests', 'InternalError'],
+        errors: [
+          'BadRequest',
+          'Unauthorized',
+          'Forbidden',
+          'NotFound',
+          'TooLarge',
+          'UnsupportedMediaType',
+          'TooManyRequests',
+          'InternalError',
+        ],
       },
     },
   }

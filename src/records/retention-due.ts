@@ -1,8 +1,9 @@
 // When a record is due under its module's `retention:` (D41). Pure: times are the service's wall
 // clock as stored (`YYYY-MM-DD HH:MM:SS` in its time zone, D9), so adding a duration is calendar
 // arithmetic on the text and comparing two times compares their text; no clock is read here.
-import type { Duration } from '../config/duration.js'
 import type { RetentionSpec } from '../compile/types.js'
+
+type Duration = RetentionSpec['reviewEvery']
 
 /** Why a record is in the queue: its review is due, or it passed the longest it may be kept. */
 export type DueReason = 'revision' | 'plazo_maximo'
