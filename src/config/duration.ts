@@ -1,7 +1,11 @@
 // Durations of modules.yaml's `retention:` (D41): a whole number and a unit, `3y`, `6m`, `30d`. Pure.
 
-export const DURATION_UNITS = { y: 'años', m: 'meses', d: 'días' } as const
-export type DurationUnit = keyof typeof DURATION_UNITS
+const UNIT_WORDS = {
+  y: ['año', 'años'],
+  m: ['mes', 'meses'],
+  d: ['día', 'días'],
+} as const
+export type DurationUnit = keyof typeof UNIT_WORDS
 
 export interface Duration {
   readonly amount: number
@@ -17,5 +21,6 @@ export function parseDuration(text: string): Duration | undefined {
   return { amount: Number(match[1]), unit: match[2] as DurationUnit }
 }
 
-/** `3y` as a reader says it: `3 años`. */
-export const describeDuration = (duration: Duration): string => `${duration.amount} ${DURATION_UNITS[duration.unit]}`
+/** `3y` as a reader says it: `3 años`, `1 año`. */
+export const describeDuration = (duration: Duration): string =>
+  `${duration.amount} ${UNIT_WORDS[duration.unit][duration.amount === 1 ? 0 : 1]}`

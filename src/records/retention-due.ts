@@ -98,3 +98,19 @@ export function stateEnteredAt(versions: readonly StateVersion[], state: string,
   if (start === undefined) return versions.length === 0 ? created : null
   return start === versions[0] && start.version > 1 ? created : start.at
 }
+
+/** What would happen to a due record: a person's review, or the module's automatic `on_expiry`. */
+export type PlannedAction = 'revisar' | 'bloquear' | 'suprimir'
+
+const EXPIRY_ACTIONS: Readonly<Record<RetentionSpec['onExpiry'], PlannedAction>> = {
+  review: 'revisar',
+  block: 'bloquear',
+  erase: 'suprimir',
+}
+
+/**
+ * A periodic review always waits for a person; `on_expiry` applies once the longest keep has
+ * passed (D41 in docs/decisions.md): an unanswered review is no ground to block or erase.
+ */
+export const plannedAction = (reason: DueReason, onExpiry: RetentionSpec['onExpiry']): PlannedAction =>
+  reason === 'revision' ? 'revisar' : EXPIRY_ACTIONS[onExpiry]

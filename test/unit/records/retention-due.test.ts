@@ -2,7 +2,7 @@
 import t from 'tap'
 import { parseDuration, type Duration } from '../../../src/config/duration.js'
 import { formatTimestamp } from '../../../src/compile/time.js'
-import { addDuration, dueOf, nextDueOf, stateEnteredAt } from '../../../src/records/retention-due.js'
+import { addDuration, dueOf, nextDueOf, plannedAction, stateEnteredAt } from '../../../src/records/retention-due.js'
 
 const d = (text: string): Duration => parseDuration(text) as Duration
 /** The service's wall clock at a fixed instant (the mocked clock). */
@@ -77,4 +77,12 @@ t.test('D41: from estado:<state> starts when the record last entered the state a
   t.equal(stateEnteredAt(history.slice(0, 3), 'archivada', created), null, 'left it since')
   t.equal(stateEnteredAt(history.slice(3), 'archivada', created), created, 'run older than the kept versions')
   t.equal(stateEnteredAt([], 'archivada', created), created, 'no versions kept at all')
+})
+
+t.test('D41: on_expiry acts past the longest keep; a review that is due always waits for a person', async (t) => {
+  t.equal(plannedAction('revision', 'erase'), 'revisar')
+  t.equal(plannedAction('revision', 'block'), 'revisar')
+  t.equal(plannedAction('plazo_maximo', 'review'), 'revisar')
+  t.equal(plannedAction('plazo_maximo', 'block'), 'bloquear')
+  t.equal(plannedAction('plazo_maximo', 'erase'), 'suprimir')
 })
