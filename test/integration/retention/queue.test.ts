@@ -159,6 +159,18 @@ t.test('D41: the queue, scopes, conservar and its audit entry', async (t) => {
       motivo: 'Diligencias abiertas en el juzgado',
       at: '2025-03-02 10:00:00.000',
     })
+    const history = await api.request('GET', `/denuncias/${mine._id}/historial`, { token: admin })
+    t.equal(history.status, 200)
+    t.match(
+      history.body.data.entries.find((e: { action: string }) => e.action === 'conservar'),
+      { record_id: mine._id, motivo: 'Diligencias abiertas en el juzgado' },
+      "an auditor sees the review in the record's history",
+    )
+    const agenteHistory = await api.request('GET', `/denuncias/${mine._id}/historial`, { token: agente.token })
+    t.notOk(
+      agenteHistory.body.data.entries.some((e: { action: string }) => e.action === 'conservar'),
+      'a reader without auditoria.ver sees its changes only',
+    )
     now = new Date('2028-03-02T09:00:00Z')
     t.match((await queue(dpd.token, '?module=denuncias')).body.data.entries, [
       { id: theirs._id, due_since: '2025-03-01 10:00:00' },
