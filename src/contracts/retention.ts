@@ -34,6 +34,8 @@ const stateSchema: JsonSchema = {
     'reviewed_by',
     'next_due',
     'keep_until',
+    'blocked_at',
+    'blocked_by',
     'due_since',
     'reason',
     'hold',
@@ -46,7 +48,12 @@ const stateSchema: JsonSchema = {
     reviewed_by: { type: ['string', 'null'], description: 'Quién la hizo.' },
     next_due: { ...NULLABLE_STAMP, description: 'Cuándo vence de nuevo si no se decide nada.' },
     keep_until: { ...NULLABLE_STAMP, description: '`from` + `keep_at_most`; null sin plazo máximo.' },
-    due_since: { ...NULLABLE_STAMP, description: 'Si sigue vencido (el plazo máximo no lo alarga una revisión).' },
+    blocked_at: { ...NULLABLE_STAMP, description: 'Bloqueado desde (`bloquear`); null: no lo está.' },
+    blocked_by: { type: ['string', 'null'], description: 'Quién lo bloqueó.' },
+    due_since: {
+      ...NULLABLE_STAMP,
+      description: 'Si sigue vencido (el plazo máximo no lo alarga una revisión; uno bloqueado no lo está).',
+    },
     reason: { ...REASON, type: ['string', 'null'], enum: ['revision', 'plazo_maximo', null] },
     hold: HOLD,
   },
@@ -127,7 +134,9 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
         summary: 'Decidir sobre la conservación de un registro',
         description:
           `\`conservar\`: el registro sigue siendo necesario; su próxima revisión se cuenta desde ahora (D41). ` +
-          `El motivo es obligatorio y queda en la entrada de auditoría de la decisión. 404 si el registro no existe o está fuera del ámbito del usuario.` +
+          `\`bloquear\`: queda bloqueado y sale de la cola (por ahora se registra, aún no se oculta); \`desbloquear\` levanta el bloqueo. ` +
+          `El motivo es obligatorio y queda en la entrada de auditoría de la decisión. 404 si el registro no existe o está fuera del ámbito del usuario; ` +
+          `409 \`El registro está bloqueado\` (conservar o bloquear uno bloqueado) o \`El registro no está bloqueado\` (desbloquear uno que no lo está).` +
           `\n\n**Permiso necesario:** \`${permissions.decidir}\`.`,
         security: 'bearer',
         permission: permissions.decidir,
@@ -164,6 +173,7 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
           'Unauthorized',
           'Forbidden',
           'NotFound',
+          'Conflict',
           'TooLarge',
           'UnsupportedMediaType',
           'TooManyRequests',

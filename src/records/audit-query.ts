@@ -28,7 +28,7 @@ export const AUDIT_PARAMETERS = [
  * Every action an audit entry can record (D18, D25); `integridad`: a stored value failed its check;
  * `comunicar`: a disclosure (an export) naming its recipient and reason (issue #15);
  * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6);
- * `conservar`: a retention review that keeps the record (D41), with its motivo.
+ * `conservar`, `bloquear`, `desbloquear`: a retention decision on a record (D41), with its motivo.
  */
 export const AUDIT_ACTIONS = [
   'crear',
@@ -46,6 +46,8 @@ export const AUDIT_ACTIONS = [
   'migrar',
   'integridad',
   'conservar',
+  'bloquear',
+  'desbloquear',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

@@ -4,8 +4,11 @@ import { badJson, MOTIVO_MAX_LENGTH, requiredMissing, validationFailed, type Err
 import type { ModuleSpec, ServiceSpec } from '../compile/types.js'
 import { parsePage, type QueryValue } from './list-query.js'
 
-/** The decisions on a due record (D41); `bloquear`, `desbloquear` and `suprimir` are to come. */
-export const RETENTION_DECISIONS = ['conservar'] as const
+/**
+ * The decisions on a record (D41): keep it (its next review from now), block it, lift the block.
+ * `suprimir` is to come; a blocked record is recorded as such but not yet hidden.
+ */
+export const RETENTION_DECISIONS = ['conservar', 'bloquear', 'desbloquear'] as const
 export type RetentionDecision = (typeof RETENTION_DECISIONS)[number]
 
 /** Every parameter GET /retencion accepts. */

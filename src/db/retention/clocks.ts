@@ -15,6 +15,9 @@ export interface RecordClock {
   readonly from: string | null
   readonly lastReview: string | null
   readonly reviewedBy: string | null
+  /** A `bloquear` decision in force (D41): when and by whom; null: not blocked. */
+  readonly blockedAt: string | null
+  readonly blockedBy: string | null
 }
 
 /** Ids per `IN (...)`: under both databases' limits on bound values. */
@@ -94,12 +97,19 @@ export async function readClocks(spec: ModuleSpec, options: ClockReadOptions): P
   if (points.size === 0) return []
   let reviews = options.db
     .selectFrom(SYSTEM_TABLES.retention)
-    .select(['record_id', 'reviewed_at', 'reviewed_by'])
+    .select(['record_id', 'reviewed_at', 'reviewed_by', 'blocked_at', 'blocked_by'])
     .where('module', '=', spec.name)
   if (options.id !== undefined) reviews = reviews.where('record_id', '=', options.id)
   const reviewed = new Map((await reviews.execute()).map((row) => [String(row['record_id']), row]))
   return [...points].map(([id, from]) => {
     const review = reviewed.get(id)
-    return { id, from, lastReview: stamp(review?.['reviewed_at']), reviewedBy: stamp(review?.['reviewed_by']) }
+    return {
+      id,
+      from,
+      lastReview: stamp(review?.['reviewed_at']),
+      reviewedBy: stamp(review?.['reviewed_by']),
+      blockedAt: stamp(review?.['blocked_at']),
+      blockedBy: stamp(review?.['blocked_by']),
+    }
   })
 }

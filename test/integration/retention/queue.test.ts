@@ -104,7 +104,7 @@ t.test('D41: the queue, scopes, conservar and its audit entry', async (t) => {
     t.same(error(unknown), {
       status: 400,
       success: false,
-      error: "Datos inválidos: Decisión desconocida 'archivar': use conservar",
+      error: "Datos inválidos: Decisión desconocida 'archivar': use conservar, bloquear, desbloquear",
     })
     t.equal((await decide(`denuncias/${mine._id}`, { decision: 'conservar', motivo: 'x', extra: 1 })).status, 400)
     t.equal((await decide(`denuncias/${mine._id}`, ['conservar'])).status, 400, 'not an object')
@@ -142,6 +142,8 @@ t.test('D41: the queue, scopes, conservar and its audit entry', async (t) => {
         reviewed_by: dpd.id,
         next_due: '2028-03-02 10:00:00',
         keep_until: null,
+        blocked_at: null,
+        blocked_by: null,
         due_since: null,
         reason: null,
         hold: null,
@@ -192,6 +194,51 @@ t.test('D41: the queue, scopes, conservar and its audit entry', async (t) => {
     })
     t.ok(
       (await queue(dpd.token, '?module=sanciones')).body.data.entries.some((e: { id: string }) => e.id === sancion._id),
+    )
+  })
+
+  t.test('bloquear takes a record out of the queue; desbloquear puts it back; 409 against its block', async (t) => {
+    const decide = (decision: string, motivo = `Motivo de ${decision}`) =>
+      api.request('POST', `/retencion/denuncias/${theirs._id}`, { token: dpd.token, body: { decision, motivo } })
+    const listed = async () =>
+      (await queue(dpd.token, '?module=denuncias')).body.data.entries.some((e: Due) => e.id === theirs._id)
+    t.ok(await listed(), 'due before')
+    t.same(error(await decide('desbloquear')), { status: 409, success: false, error: 'El registro no está bloqueado' })
+    const blocked = await decide('bloquear', 'Fin de la necesidad policial; pendiente de supresión')
+    t.equal(blocked.status, 200)
+    t.match(blocked.body.data, {
+      id: theirs._id,
+      blocked_at: '2025-03-02 10:00:00',
+      blocked_by: dpd.id,
+      due_since: null,
+      reason: null,
+    })
+    t.notOk(await listed(), 'a blocked record leaves the queue')
+    const again = await decide('bloquear')
+    t.same(error(again), { status: 409, success: false, error: 'El registro está bloqueado' })
+    t.same(again.body.details, [
+      { field: 'decision', message: "'bloquear' no se aplica a un registro bloqueado: desbloquéelo antes" },
+    ])
+    t.equal((await decide('conservar')).status, 409, 'no review of a blocked record')
+    t.equal(
+      (await api.request('GET', `/denuncias/${theirs._id}`, { token: admin })).status,
+      200,
+      'blocking is recorded, not yet enforced on reads',
+    )
+    const unblocked = await decide('desbloquear', 'Reabierta por el juzgado')
+    t.equal(unblocked.status, 200)
+    t.match(unblocked.body.data, { blocked_at: null, blocked_by: null, reason: 'revision' })
+    t.ok(await listed(), 'back in the queue, due as before')
+    const trail = await api.request('GET', `/auditoria?registro=${theirs._id}`, { token: admin })
+    t.same(
+      trail.body.data.entries
+        .filter((e: { action: string }) => ['bloquear', 'desbloquear', 'conservar'].includes(e.action))
+        .map((e: { action: string; motivo: string }) => [e.action, e.motivo]),
+      [
+        ['bloquear', 'Fin de la necesidad policial; pendiente de supresión'],
+        ['desbloquear', 'Reabierta por el juzgado'],
+      ],
+      'one entry per decision applied, none for the refused ones',
     )
   })
 })
