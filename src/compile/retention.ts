@@ -2,7 +2,8 @@
 // due computation reads (records/retention-due.ts). Config rules have checked both.
 import { describeDuration, parseDuration, type Duration } from '../config/duration.js'
 import { STATE_FROM_PREFIX, type ModuleDef, type RetentionDef } from '../config/types.js'
-import type { RetentionFromSpec, RetentionSpec } from './types.js'
+import type { ReachWarning } from './reach.js'
+import type { RetentionFromSpec, RetentionSpec, ServiceSpec } from './types.js'
 
 const duration = (text: string): Duration => {
   const parsed = parseDuration(text)
@@ -63,4 +64,23 @@ export function retentionDeclaration(retention: RetentionSpec): Readonly<Record<
     ...(retention.keepAtMost === undefined ? {} : { keep_at_most: text(retention.keepAtMost) }),
     on_expiry: retention.onExpiry,
   }
+}
+
+/**
+ * `on_expiry: block` or `erase` without `keep_at_most` never applies: a periodic review always
+ * waits for a person (D41). A warning of `records validate`, not an error: the module still works.
+ */
+export function retentionWarnings(service: ServiceSpec): ReachWarning[] {
+  return service.modules.flatMap((m) =>
+    m.retention !== undefined && m.retention.onExpiry !== 'review' && m.retention.keepAtMost === undefined
+      ? [
+          {
+            module: m.name,
+            message:
+              `el módulo '${m.name}' declara 'on_expiry: ${m.retention.onExpiry}' sin 'keep_at_most': no se aplicará nunca, ` +
+              `porque una revisión pendiente siempre espera a una persona (D41). Añada 'keep_at_most' o use 'on_expiry: review'.`,
+          },
+        ]
+      : [],
+  )
 }

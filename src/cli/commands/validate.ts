@@ -1,6 +1,7 @@
 // `records validate [file]`: modules.yaml loaded and checked exactly as the server does.
 import { resolve } from 'node:path'
 import { unreachableModules } from '../../compile/reach.js'
+import { retentionWarnings } from '../../compile/retention.js'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
 import { formatConfigProblem, isOperatorError } from '../../errors.js'
@@ -33,7 +34,7 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
     try {
       const spec = compileService(loadModulesConfig(file))
       const modules = spec.modules.map((m) => m.name)
-      const warnings = unreachableModules(spec)
+      const warnings = [...unreachableModules(spec), ...retentionWarnings(spec)]
       if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [], warnings })
       else
         printLines(input, [

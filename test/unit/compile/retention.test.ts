@@ -1,9 +1,11 @@
 // D41: a module's `retention:` compiled, and how it is shown (records explain, the OpenAPI document).
+import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { retentionDeclaration, retentionNote } from '../../../src/compile/retention.js'
+import { retentionDeclaration, retentionNote, retentionWarnings } from '../../../src/compile/retention.js'
+import { compileService } from '../../../src/compile/service.js'
 import { buildOpenApiDocument } from '../../../src/openapi/document.js'
 import { explainModule } from '../../../src/records/explain.js'
-import { moduleOf, shippedService } from '../support/config.js'
+import { configFrom, moduleOf, SHIPPED_MODULES, shippedService } from '../support/config.js'
 
 const service = shippedService()
 
@@ -70,4 +72,21 @@ t.test('D41: records explain and the OpenAPI document show the retention', async
     'turnos',
     'usuarios',
   ])
+})
+
+t.test('D41: on_expiry block or erase without keep_at_most is a warning of records validate', async (t) => {
+  t.same(retentionWarnings(service), [], 'none in the shipped file')
+  const edited = configFrom(
+    readFileSync(SHIPPED_MODULES, 'utf8').replaceAll(
+      '      from: _created\n      review_every: 3y\n',
+      '      from: _created\n      review_every: 3y\n      on_expiry: erase\n',
+    ),
+  )
+  const warnings = retentionWarnings(compileService(edited))
+  t.same(
+    warnings.map((w) => w.module),
+    ['denuncias', 'atestados', 'usuarios'],
+    'the modules reviewed every 3 years from _created',
+  )
+  t.match(warnings[0]?.message, "declara 'on_expiry: erase' sin 'keep_at_most': no se aplicará nunca")
 })
