@@ -37,10 +37,12 @@ registros, sin ámbito de rol; no lee valores.
       const at = formatTimestamp(env.clock(), env.spec.service.timezone)
       const modules = []
       for (const spec of retainedModules(env.spec)) {
-        const retention = spec.retention!
+        const retention = spec.retention
+        if (retention === undefined) continue
         const { entries } = await env.retention.queue([spec], null)
         modules.push({
           spec,
+          retention,
           due: entries.map((e) => ({
             id: e.id,
             due_since: e.due_since,
@@ -54,17 +56,17 @@ registros, sin ámbito de rol; no lee valores.
         printJson(input, {
           at,
           total,
-          modules: modules.map(({ spec, due }) => ({
+          modules: modules.map(({ spec, retention, due }) => ({
             module: spec.name,
-            retention: retentionDeclaration(spec.retention!),
+            retention: retentionDeclaration(retention),
             due,
           })),
         })
         return 0
       }
       const lines = [`Conservación a ${at}: ${countOf(total, 'registros vencidos', 'registro vencido')}`]
-      for (const { spec, due } of modules) {
-        lines.push('', `${spec.name}: ${countOf(due.length, 'vencidos')}`, `  ${retentionNote(spec.retention!)}`)
+      for (const { spec, retention, due } of modules) {
+        lines.push('', `${spec.name}: ${countOf(due.length, 'vencidos')}`, `  ${retentionNote(retention)}`)
         for (const d of due)
           lines.push(`  ${d.id}  vencido desde ${d.due_since} (${d.reason}): ${ACTION_WORDS[d.action]}`)
       }

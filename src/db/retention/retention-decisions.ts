@@ -32,7 +32,8 @@ export async function decide(
   body: RetentionDecisionBody,
   options: DecisionOptions,
 ): Promise<RetentionState> {
-  if (spec.retention === undefined) throw recordNotFound()
+  const retention = spec.retention
+  if (retention === undefined) throw recordNotFound()
   const effect = EFFECTS[body.decision]
   const at = clock()
   const stamp = formatTimestamp(at, timezone)
@@ -69,7 +70,7 @@ export async function decide(
         ],
       })
       const [after] = await readClocks(spec, { ...read, db: trx })
-      return stateOf(spec, after ?? record, stamp)
+      return stateOf(spec, retention, after ?? record, stamp)
     })
   } catch (error) {
     if (database.isBusy(error)) throw busy(error)

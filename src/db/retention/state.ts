@@ -1,6 +1,6 @@
 // A record's retention state (D41), what the store's callers pass to decide, and how a state is
 // answered: shared by the queue (store.ts) and the decisions (retention-decisions.ts).
-import type { ModuleSpec } from '../../compile/types.js'
+import type { ModuleSpec, RetentionSpec } from '../../compile/types.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { addDuration, dueOf, nextDueOf, type DueReason } from '../../records/retention-due.js'
 import type { Database } from '../database.js'
@@ -43,8 +43,7 @@ export interface DecisionOptions {
 }
 
 /** The state a decision answers with; a blocked record is not due: blocking answered it. */
-export function stateOf(spec: ModuleSpec, clock: RecordClock, now: string): RetentionState {
-  const retention = spec.retention!
+export function stateOf(spec: ModuleSpec, retention: RetentionSpec, clock: RecordClock, now: string): RetentionState {
   const due = clock.blockedAt === null ? dueOf(retention, { ...clock, now }) : undefined
   return {
     module: spec.name,
