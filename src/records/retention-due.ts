@@ -114,3 +114,22 @@ const EXPIRY_ACTIONS: Readonly<Record<RetentionSpec['onExpiry'], PlannedAction>>
  */
 export const plannedAction = (reason: DueReason, onExpiry: RetentionSpec['onExpiry']): PlannedAction =>
   reason === 'revision' ? 'revisar' : EXPIRY_ACTIONS[onExpiry]
+
+/** The fewest days a duration adds on the calendar: a month is at least 28, a year at least 365. */
+const FEWEST_DAYS: Readonly<Record<Duration['unit'], number>> = { d: 1, m: 28, y: 365 }
+
+/**
+ * The latest starting point a record that was never reviewed can have and be due at `now`: what
+ * the queue asks the database for, so that it reads only records that may be due (the exact
+ * check is dueOf). A duration adds at least its fewest days, so a later start cannot be due.
+ */
+export function latestDueFrom(retention: Pick<RetentionSpec, 'reviewEvery' | 'keepAtMost'>, now: string): string {
+  const durations =
+    retention.keepAtMost === undefined ? [retention.reviewEvery] : [retention.reviewEvery, retention.keepAtMost]
+  const days = Math.min(...durations.map((d) => d.amount * FEWEST_DAYS[d.unit]))
+  const m = STAMP.exec(now)
+  if (m === null) throw new Error(`not a stored time: ${now}`)
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) - days))
+  const time = m[4] === undefined ? '00:00:00' : `${m[4]}:${m[5]}:${m[6]}`
+  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${time}`
+}

@@ -30,6 +30,12 @@ export interface ClockReadOptions {
   readonly user: ActingUser | null
   /** One record only (a decision); undefined: every live record the user may see. */
   readonly id?: string
+  /**
+   * The queue: only the records that may be due, read by an indexable condition (records/
+   * retention-due.ts latestDueFrom): a starting point up to this time, any record with a review
+   * or a block, and for a state clock the records in that state. Undefined: every record.
+   */
+  readonly dueBy?: string
 }
 
 const stamp = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
@@ -68,6 +74,15 @@ async function startingPoints(spec: ModuleSpec, retention: RetentionSpec, option
   if (options.id !== undefined) query = query.where(META.id, '=', options.id)
   const column = from.kind === 'created' ? undefined : (spec.fieldsByName.get(from.field)?.column ?? from.field)
   const columns: string[] = column === undefined ? [META.id, META.created] : [META.id, META.created, column]
+  const dueBy = options.dueBy
+  if (dueBy !== undefined && from.kind === 'state') query = query.where(column as string, '=', from.state)
+  else if (dueBy !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        eb(column ?? META.created, '<=', dueBy),
+        eb(META.id, 'in', eb.selectFrom(SYSTEM_TABLES.retention).select('record_id').where('module', '=', spec.name)),
+      ]),
+    )
   const rows = (await query.select(columns as never[]).execute()) as Row[]
   const points = new Map<string, string | null>()
   if (from.kind === 'created') for (const row of rows) points.set(String(row[META.id]), stamp(row[META.created]))

@@ -4,7 +4,7 @@
 import { formatTimestamp } from '../../compile/time.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import type { ActingUser } from '../../records/acting-user.js'
-import { dueOf, type DueReason } from '../../records/retention-due.js'
+import { dueOf, latestDueFrom, type DueReason } from '../../records/retention-due.js'
 import type { RetentionDecisionBody } from '../../records/retention-request.js'
 import { readClocks } from './clocks.js'
 import { decide } from './retention-decisions.js'
@@ -42,7 +42,8 @@ export function createRetentionStore({ database, timezone, clock }: RetentionSto
       const entries: DueRecord[] = []
       for (const spec of modules) {
         if (spec.retention === undefined) continue
-        for (const record of await readClocks(spec, { database, db: database.db, user })) {
+        const dueBy = latestDueFrom(spec.retention, now)
+        for (const record of await readClocks(spec, { database, db: database.db, user, dueBy })) {
           // A blocked record's decision is taken: it leaves the queue until it is unblocked.
           const due = record.blockedAt === null ? dueOf(spec.retention, { ...record, now }) : undefined
           if (due !== undefined)

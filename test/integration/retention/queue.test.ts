@@ -263,3 +263,25 @@ t.test('D41: from estado:<state> counts from when the record entered the state',
     'serving staff are never due',
   )
 })
+
+t.test('D41: a reviewed record is due from its review even when its date moved later', async (t) => {
+  now = new Date('2025-03-02T09:00:00Z')
+  const api = await startTestApi(t, { clock })
+  const admin = await api.adminToken()
+  const dpd = await api.userWithRole('dpd')
+  const fine = await api.create('sanciones', { ...VALID['sanciones']!(), fecha_infraccion: '2024-01-01 00:00:00' })
+  const kept = await api.request('POST', `/retencion/sanciones/${fine._id}`, {
+    token: dpd.token,
+    body: { decision: 'conservar', motivo: 'Pendiente de cobro' },
+  })
+  t.match(kept.body.data, { reviewed_at: '2025-03-02 10:00:00', next_due: '2026-03-02 10:00:00' })
+  const moved = await api.request('PUT', `/sanciones/${fine._id}`, {
+    token: admin,
+    body: { fecha_infraccion: '2027-01-01 00:00:00' },
+  })
+  t.equal(moved.status, 200)
+  now = new Date('2026-03-05T09:00:00Z')
+  t.same((await api.request('GET', '/retencion?module=sanciones', { token: dpd.token })).body.data.entries, [
+    { module: 'sanciones', id: fine._id, due_since: '2026-03-02 10:00:00', reason: 'revision', hold: null },
+  ])
+})

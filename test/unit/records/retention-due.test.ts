@@ -2,7 +2,14 @@
 import t from 'tap'
 import { parseDuration, type Duration } from '../../../src/config/duration.js'
 import { formatTimestamp } from '../../../src/compile/time.js'
-import { addDuration, dueOf, nextDueOf, plannedAction, stateEnteredAt } from '../../../src/records/retention-due.js'
+import {
+  addDuration,
+  dueOf,
+  latestDueFrom,
+  nextDueOf,
+  plannedAction,
+  stateEnteredAt,
+} from '../../../src/records/retention-due.js'
 
 const d = (text: string): Duration => parseDuration(text) as Duration
 /** The service's wall clock at a fixed instant (the mocked clock). */
@@ -85,4 +92,29 @@ t.test('D41: on_expiry acts past the longest keep; a review that is due always w
   t.equal(plannedAction('plazo_maximo', 'review'), 'revisar')
   t.equal(plannedAction('plazo_maximo', 'block'), 'bloquear')
   t.equal(plannedAction('plazo_maximo', 'erase'), 'suprimir')
+})
+
+t.test('D41: latestDueFrom bounds what may be due: every start it leaves out is not due', async (t) => {
+  t.equal(latestDueFrom({ reviewEvery: d('1m'), keepAtMost: undefined }, '2026-02-28 10:00:00'), '2026-01-31 10:00:00')
+  t.equal(latestDueFrom({ reviewEvery: d('3y'), keepAtMost: d('30d') }, '2026-02-28 10:00:00'), '2026-01-29 10:00:00')
+  // Month ends and leap days, where calendar arithmetic cuts days: every start up to four years back.
+  const day = 24 * 3600 * 1000
+  const wrong: string[] = []
+  for (const every of ['1m', '2m', '1y', '4y', '7d'])
+    for (const nowText of [
+      '2024-02-29 12:00:00',
+      '2025-02-28 12:00:00',
+      '2026-03-31 12:00:00',
+      '2026-04-30 12:00:00',
+    ]) {
+      const retention = { reviewEvery: d(every), keepAtMost: undefined }
+      const bound = latestDueFrom(retention, nowText)
+      const start = new Date(`${nowText.replace(' ', 'T')}Z`).getTime()
+      for (let back = 0; back < 4 * 366 + 40; back += 1) {
+        const from = new Date(start - back * day).toISOString().slice(0, 19).replace('T', ' ')
+        if (from > bound && dueOf(retention, { from, lastReview: null, now: nowText }) !== undefined)
+          wrong.push(`${every}: ${from} is due at ${nowText} but after ${bound}`)
+      }
+    }
+  t.same(wrong, [])
 })
