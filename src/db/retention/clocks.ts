@@ -31,9 +31,10 @@ export interface ClockReadOptions {
   /** One record only (a decision); undefined: every live record the user may see. */
   readonly id?: string
   /**
-   * The queue: only the records that may be due, read by an indexable condition (records/
-   * retention-due.ts latestDueFrom): a starting point up to this time, any record with a review
-   * or a block, and for a state clock the records in that state. Undefined: every record.
+   * The queue: only the records that may be due are sent back (records/retention-due.ts
+   * latestDueFrom): a starting point up to this time, any record with a review or a block, and
+   * for a state clock the records in that state. The database still reads the module's live rows
+   * (no index on `_created`); undefined: every record.
    */
   readonly dueBy?: string
 }
