@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'TRANSITION_NOT_ALLOWED'
   | 'READ_ONLY_IN_STATE'
   | 'FINAL_STATE'
+  | 'RETENTION_CONFLICT'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -88,6 +89,8 @@ export const MESSAGES = {
   motivoRequired: 'Indique el motivo de la consulta en la cabecera X-Motivo',
   secondFactorRequired: 'Se requiere segundo factor',
   secondFactorInvalid: 'Código de segundo factor inválido',
+  recordBlocked: 'El registro está bloqueado',
+  recordNotBlocked: 'El registro no está bloqueado',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -234,6 +237,18 @@ export const recordVersionNotFound = (version: number, current: number): AppErro
       {
         field: 'version',
         message: `El registro no guarda la versión ${version}: su versión actual es la ${current}`,
+      },
+    ],
+  })
+/** D41: a retention decision that needs an unblocked record (conservar, bloquear), or a blocked one (desbloquear). */
+export const retentionBlockConflict = (blocked: boolean, decision: string): AppError =>
+  new AppError('RETENTION_CONFLICT', 409, blocked ? MESSAGES.recordBlocked : MESSAGES.recordNotBlocked, {
+    details: [
+      {
+        field: 'decision',
+        message: blocked
+          ? `'${decision}' no se aplica a un registro bloqueado: desbloquéelo antes`
+          : `'${decision}' solo se aplica a un registro bloqueado`,
       },
     ],
   })

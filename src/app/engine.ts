@@ -18,6 +18,7 @@ import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/records/codec.js'
 import { createRecordStore } from '../db/records/store.js'
+import { createRetentionStore, type RetentionStore } from '../db/retention/store.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import { createAccountRules, type AccountRules } from '../records/account-rules.js'
 import { withAdminPasswordFile } from './admin-password-file.js'
@@ -70,6 +71,8 @@ export interface Engine {
   readonly changes: ChangeWatch
   readonly codec: RecordCodec
   readonly store: RecordStore
+  /** The retention queue and its decisions (D41). */
+  readonly retention: RetentionStore
   readonly accounts: AccountStore
   /** Each account's second factors and recovery codes (D42). */
   readonly factors: SecondFactorStore
@@ -147,6 +150,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       database,
       codec,
       store,
+      retention: createRetentionStore({ database, timezone, clock }),
       clock,
       keys,
       changes,

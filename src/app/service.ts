@@ -211,6 +211,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
         : undefined
     const built = await buildApp(spec, {
       store,
+      retention: engine.retention,
       accounts,
       factors: engine.factors,
       accountRules,

@@ -6,6 +6,7 @@ import { ENCRYPTED_OPERATORS, FIELD_TYPES, type SchemaContext } from './field-ty
 import { blindIndexColumnOf } from './metadata.js'
 import { modulePermissions } from './permissions.js'
 import { compileSchemas } from './schemas.js'
+import { compileRetention } from './retention.js'
 import { compileTable } from './table.js'
 import type { DefaultSpec, FieldSpec, ModuleSpec, RouteSpec } from './types.js'
 
@@ -85,5 +86,6 @@ export function compileModule(def: ModuleDef, context: SchemaContext): ModuleSpe
         ? [{ field: f.name, column: f.column, module: f.def.module, onDelete: f.def.onDelete ?? 'restrict' }]
         : [],
     ),
+    retention: def.retention === undefined ? undefined : compileRetention(def, def.retention),
   }
 }

@@ -2,7 +2,7 @@
 import { ACTIONS, type Action, type RoleDef } from '../config/types.js'
 import type { RoleSpec } from './types.js'
 
-export const permissionName = (namespace: string, action: Action | '*'): string => `${namespace}.${action}`
+export const permissionName = (namespace: string, action: string): string => `${namespace}.${action}`
 
 export function modulePermissions(name: string): Readonly<Record<Action, string>> {
   return Object.fromEntries(ACTIONS.map((action) => [action, permissionName(name, action)])) as Record<Action, string>
@@ -11,7 +11,7 @@ export function modulePermissions(name: string): Readonly<Record<Action, string>
 /** Every concrete permission a namespace offers. */
 export interface Namespace {
   readonly name: string
-  readonly actions: readonly Action[]
+  readonly actions: readonly string[]
 }
 
 function expand(permission: string, namespaces: readonly Namespace[]): string[] {

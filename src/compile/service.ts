@@ -1,5 +1,5 @@
 // The whole configuration compiled: every module, every role, the accounts module.
-import { ACTIONS, type ModulesConfig } from '../config/types.js'
+import { ACTIONS, RETENTION_ACTIONS, RETENTION_NAMESPACE, type ModulesConfig } from '../config/types.js'
 import { userFieldsOf } from './access.js'
 import { compileModule } from './module.js'
 import { compileRole, permissionName, type Namespace } from './permissions.js'
@@ -17,6 +17,7 @@ export function compileService(config: ModulesConfig): ServiceSpec {
   const namespaces: Namespace[] = [
     ...modules.map((m) => ({ name: m.name, actions: ACTIONS })),
     { name: auditPath, actions: ['ver'] },
+    { name: RETENTION_NAMESPACE, actions: RETENTION_ACTIONS },
   ]
   const accountsModule = moduleByName.get(config.service.accounts.module) as ModuleSpec // checked by config rules
   return {
@@ -33,5 +34,12 @@ export function compileService(config: ModulesConfig): ServiceSpec {
       ),
     },
     audit: { path: auditPath, permission: permissionName(auditPath, 'ver') },
+    retention: {
+      path: RETENTION_NAMESPACE,
+      permissions: {
+        ver: permissionName(RETENTION_NAMESPACE, 'ver'),
+        decidir: permissionName(RETENTION_NAMESPACE, 'decidir'),
+      },
+    },
   }
 }

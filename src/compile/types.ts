@@ -1,5 +1,14 @@
 // Compiled output (`*Spec`): what the engine serves, derived purely from modules.yaml.
-import type { AccountsDef, Action, FieldDef, ModuleDef, ServiceDef } from '../config/types.js'
+import type {
+  AccountsDef,
+  Action,
+  FieldDef,
+  ModuleDef,
+  OnExpiry,
+  RetentionAction,
+  ServiceDef,
+} from '../config/types.js'
+import type { Duration } from '../config/duration.js'
 import type { FilterOperator, FilterParser, JsonSchema, StorageKind } from './field-types/vocabulary.js'
 
 export interface FieldSpec {
@@ -108,6 +117,25 @@ export interface ModuleSpec {
   readonly workflow: WorkflowSpec | undefined
   /** The module's `ref` fields, in declaration order. */
   readonly references: readonly ReferenceSpec[]
+  /** How long its records are kept and when they are reviewed (D41); undefined: not declared. */
+  readonly retention: RetentionSpec | undefined
+}
+
+/** Where a record's retention clock starts (D41). */
+export type RetentionFromSpec =
+  | { readonly kind: 'created' }
+  | { readonly kind: 'field'; readonly field: string }
+  | { readonly kind: 'state'; readonly field: string; readonly state: string }
+
+/** A module's `retention:` compiled (D41): durations parsed, `from` resolved. */
+export interface RetentionSpec {
+  readonly basis: string
+  /** As written in modules.yaml, for reports. */
+  readonly fromText: string
+  readonly from: RetentionFromSpec
+  readonly reviewEvery: Duration
+  readonly keepAtMost: Duration | undefined
+  readonly onExpiry: OnExpiry
 }
 
 /** A value a scope compares with: literals (any of them) or an attribute of the acting user. */
@@ -183,4 +211,9 @@ export interface ServiceSpec {
   readonly roles: ReadonlyMap<string, RoleSpec>
   readonly accounts: AccountsSpec
   readonly audit: { readonly path: string; readonly permission: string }
+  /** The retention queue's path and permissions (D41). */
+  readonly retention: {
+    readonly path: string
+    readonly permissions: Readonly<Record<RetentionAction, string>>
+  }
 }

@@ -97,6 +97,7 @@ export const SYSTEM_INDEXES = {
   versionsKey: 'pk_versions',
   secondFactorsAccount: 'ix_second_factors_account',
   recoveryCodesKey: 'pk_recovery_codes',
+  retentionKey: 'pk_retention',
 } as const
 
 /**

@@ -1,14 +1,24 @@
 // What the JSON Schema of modules.yaml cannot say: rules across fields, modules and roles.
 import type { ConfigProblem } from '../errors.js'
 import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
+import { checkRetention } from './retention-rules.js'
 import { SYSTEM_INDEXES, databaseObjectsOf, storedName, type DatabaseObject } from './database-names.js'
 import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
-import { ACTIONS, FIELD_TYPES, type FieldDef, type FieldType, type ModuleDef, type ModulesConfig } from './types.js'
+import {
+  ACTIONS,
+  FIELD_TYPES,
+  RETENTION_ACTIONS,
+  RETENTION_NAMESPACE,
+  type FieldDef,
+  type FieldType,
+  type ModuleDef,
+  type ModulesConfig,
+} from './types.js'
 import type { YamlSource } from './yaml-source.js'
 
 /** Path segments the service itself serves below BASE_PATH (API reference 4, D3). */
-const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi']
+const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi', RETENTION_NAMESPACE]
 
 /** Query parameters of a list (D11): a field cannot share their names. */
 const RESERVED_FIELDS = ['limit', 'offset', 'sort', 'expand']
@@ -179,7 +189,7 @@ function checkModules(config: ModulesConfig, report: Report): void {
 }
 
 function checkRoles(config: ModulesConfig, report: Report): void {
-  const namespaces = [...config.modules.map((m) => m.name), config.service.auditPath]
+  const namespaces = [...config.modules.map((m) => m.name), config.service.auditPath, RETENTION_NAMESPACE]
   for (const role of config.roles) {
     role.permissions.forEach((permission, index) => {
       const [moduleName = '', action = ''] = permission.split('.')
@@ -189,7 +199,13 @@ function checkRoles(config: ModulesConfig, report: Report): void {
           at,
           `Rol ${role.name}: el permiso '${permission}' nombra un módulo que no existe.${didYouMean(moduleName, namespaces)}`,
         )
-      else if (action !== '*' && !(ACTIONS as readonly string[]).includes(action))
+      else if (moduleName === RETENTION_NAMESPACE) {
+        if (action !== '*' && !(RETENTION_ACTIONS as readonly string[]).includes(action))
+          report(
+            at,
+            `Rol ${role.name}: la retención (D41) solo admite las acciones ${RETENTION_ACTIONS.join(', ')}.${didYouMean(action, RETENTION_ACTIONS)}`,
+          )
+      } else if (action !== '*' && !(ACTIONS as readonly string[]).includes(action))
         report(
           at,
           `Rol ${role.name}: acción desconocida '${action}' (acciones: ${ACTIONS.join(', ')}).${didYouMean(action, ACTIONS)}`,
@@ -321,6 +337,7 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkAccess(config, report)
   checkWorkflows(config, report)
   checkMotivoRoles(config, report)
+  checkRetention(config, report)
   checkDatabaseNames(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }

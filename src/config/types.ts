@@ -54,7 +54,32 @@ export interface ModuleDef {
   readonly personalData?: boolean
   /** Per action, the roles that must give a justification (`X-Motivo`). */
   readonly motivoRequired?: Readonly<Partial<Record<MotivoAction, readonly string[]>>>
+  /** How long its records are kept and when they are reviewed (D41); required with personal data. */
+  readonly retention?: RetentionDef
 }
+
+/** What happens to a record once it is due (D41): a person reviews it, or it is blocked or erased. */
+export const ON_EXPIRY = ['review', 'block', 'erase'] as const
+export type OnExpiry = (typeof ON_EXPIRY)[number]
+
+/** `retention:` of a module as written (D41); durations and `from` are checked by config rules. */
+export interface RetentionDef {
+  /** The legal basis for keeping the records, free text. */
+  readonly basis: string
+  /** `_created`, a date or datetime field, or `estado:<state>` (when the record entered that state). */
+  readonly from: string
+  /** `3y`, `6m`, `30d`. */
+  readonly reviewEvery: string
+  readonly keepAtMost?: string
+  readonly onExpiry: OnExpiry
+}
+
+/** The service's own permission namespace for the retention queue and its decisions (D41). */
+export const RETENTION_NAMESPACE = 'retencion'
+export const RETENTION_ACTIONS = ['ver', 'decidir'] as const
+export type RetentionAction = (typeof RETENTION_ACTIONS)[number]
+/** `from: estado:<state>`: the clock starts when the record entered that state. */
+export const STATE_FROM_PREFIX = 'estado:'
 
 /** The actions `motivo_requerido:` can name: reads and the three writes. */
 export const MOTIVO_ACTIONS = ['consultar', 'crear', 'editar', 'eliminar'] as const

@@ -3,7 +3,17 @@ import type { ConfigProblem } from '../errors.js'
 import { toAccess, toWorkflow } from './access-defs.js'
 import { checkRules } from './rules.js'
 import { validateShapeOf } from './schema-problems.js'
-import type { FieldDef, FieldType, ModuleDef, ModulesConfig, RoleDef, SecondFactorRule, WorkflowDef } from './types.js'
+import type {
+  FieldDef,
+  FieldType,
+  ModuleDef,
+  ModulesConfig,
+  OnExpiry,
+  RetentionDef,
+  RoleDef,
+  SecondFactorRule,
+  WorkflowDef,
+} from './types.js'
 import { parseYamlSource } from './yaml-source.js'
 
 export type ValidationResult =
@@ -41,6 +51,16 @@ function toField(name: string, raw: Raw): FieldDef {
   }
 }
 
+function toRetention(raw: Raw): RetentionDef {
+  return {
+    basis: raw['basis'] as string,
+    from: raw['from'] as string,
+    reviewEvery: raw['review_every'] as string,
+    ...(raw['keep_at_most'] === undefined ? {} : { keepAtMost: raw['keep_at_most'] as string }),
+    onExpiry: (raw['on_expiry'] as OnExpiry | undefined) ?? 'review',
+  }
+}
+
 function toConfig(raw: Raw): ModulesConfig {
   const service = asRaw(raw['service'])
   const list = asRaw(service['list'])
@@ -66,6 +86,7 @@ function toConfig(raw: Raw): ModulesConfig {
       ...(mod['workflow'] === undefined ? {} : { workflow: toWorkflow(mod['workflow']) as WorkflowDef }),
       personalData: mod['personal_data'] === true,
       motivoRequired: asRaw(mod['motivo_requerido']) as ModuleDef['motivoRequired'],
+      ...(mod['retention'] === undefined ? {} : { retention: toRetention(asRaw(mod['retention'])) }),
     }
   })
   return {

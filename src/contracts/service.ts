@@ -3,13 +3,14 @@ import type { ServiceSpec } from '../compile/types.js'
 import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
 import { recordContracts } from './records.js'
+import { retentionContracts } from './retention.js'
 import type { ContractFamily } from './route-contract.js'
 import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
 import { systemContracts } from './system.js'
 
 /**
- * The families of a compiled service: session, second factor (D42), audit trail, live feed, D3's
+ * The families of a compiled service: session, second factor (D42), audit trail, retention (D41), live feed, D3's
  * endpoints, then each module.
  */
 export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
@@ -17,6 +18,7 @@ export function serviceContracts(service: ServiceSpec): readonly ContractFamily[
     sessionContracts(service),
     secondFactorContracts,
     auditContracts(service),
+    retentionContracts(service),
     eventContracts(service),
     systemContracts,
     ...service.modules.map((spec) => recordContracts(spec, service)),

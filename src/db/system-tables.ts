@@ -1,5 +1,5 @@
 // The service's own tables: schema snapshot, id sequences, audit chain, record versions, revoked
-// tokens, failed logins, session versions, second factors and recovery codes (D42).
+// tokens, failed logins, session versions, second factors and recovery codes (D42), retention states (D41).
 import { sql, type CreateTableBuilder } from 'kysely'
 import type { Dialect } from '../compile/field-types.js'
 import { SYSTEM_INDEXES } from '../config/database-names.js'
@@ -43,6 +43,8 @@ export const SYSTEM_TABLES = {
   secondFactors: '_second_factors',
   /** Each account's single-use recovery codes (D42), kept as hashes only. */
   recoveryCodes: '_recovery_codes',
+  /** Per record with a retention decision (D41): its last review; blocking and holds to come. */
+  retention: '_retention',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -177,6 +179,20 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('lease_until', bigint, (c) => c.notNull())
     .execute()
   await createSecondFactorTables(db, dialect)
+  // A record's retention state (D41): a row once something is decided on it, none before. The
+  // blocked and hold columns are for the decisions to come (bloquear, retener); NULL until then.
+  await db.schema
+    .createTable(SYSTEM_TABLES.retention)
+    .ifNotExists()
+    .addColumn('module', 'text', (c) => c.notNull())
+    .addColumn('record_id', 'text', (c) => c.notNull())
+    .addColumn('reviewed_at', 'text')
+    .addColumn('reviewed_by', 'text')
+    .addColumn('blocked_at', 'text')
+    .addColumn('blocked_by', 'text')
+    .addColumn('hold_reference', 'text')
+    .addPrimaryKeyConstraint(SYSTEM_INDEXES.retentionKey, ['module', 'record_id'])
+    .execute()
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AccountStore } from '../db/accounts/store.js'
 import type { SecondFactorStore } from '../db/accounts/second-factors.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import type { RecordStore } from '../db/records/types.js'
+import type { RetentionStore } from '../db/retention/store.js'
 import type { AccountRules } from '../records/account-rules.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
@@ -16,6 +17,7 @@ import { createBodyAjv } from '../records/body-validator.js'
 import { auditContracts } from '../contracts/audit.js'
 import { eventContracts } from '../contracts/events.js'
 import { recordContracts } from '../contracts/records.js'
+import { retentionContracts } from '../contracts/retention.js'
 import { DOCS_PREFIX } from '../contracts/system.js'
 import { secondFactorContracts } from '../contracts/second-factor.js'
 import { sessionContracts } from '../contracts/session.js'
@@ -33,6 +35,7 @@ import { docsRoutes } from './routes/docs.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { secondFactorRoutes } from './routes/second-factor.js'
+import { retentionRoutes } from './routes/retention.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
 import { createLiveFeed } from './live/feed.js'
@@ -40,6 +43,8 @@ import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js'
 
 export interface AppDeps {
   readonly store: RecordStore
+  /** The retention queue and its decisions (D41). */
+  readonly retention: RetentionStore
   readonly accounts: AccountStore
   /** Each account's second factors and recovery codes (D42). */
   readonly factors: SecondFactorStore
@@ -215,6 +220,13 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
+      const retention = retentionContracts(service)
+      await api.register(retentionRoutes, {
+        prefix: retention.prefix,
+        contracts: retention,
+        service,
+        store: deps.retention,
+      })
       const feed = createLiveFeed({
         tail: deps.events.tail,
         ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),

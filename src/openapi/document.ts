@@ -1,6 +1,7 @@
 // buildOpenApiDocument: the compiled service in, its OpenAPI 3.1 document out. Pure: no I/O,
 // no clock. Served at GET {BASE_PATH}/openapi.json (D3) and written by `records openapi`.
-import type { ServiceSpec } from '../compile/types.js'
+import { retentionDeclaration, retentionNote } from '../compile/retention.js'
+import type { ModuleSpec, ServiceSpec } from '../compile/types.js'
 import { moduleSchemas } from './module-schemas.js'
 import { AUDIT_ENTRY_COMPONENT, auditEntrySchema } from '../contracts/audit.js'
 import type { OpenApiObject } from '../contracts/route-contract.js'
@@ -30,6 +31,17 @@ const DESCRIPTION = [
   'Cada operación indica el permiso `{módulo}.{acción}` que necesita (`x-permission`).',
 ].join('\n')
 
+/** A module's tag: its description, and its retention (D41) in words and as `x-retencion`. */
+function moduleTag(spec: ModuleSpec): OpenApiObject {
+  const description = spec.def.description ?? `Módulo ${spec.name} (prefijo ${spec.prefix}).`
+  if (spec.retention === undefined) return { name: spec.name, description }
+  return {
+    name: spec.name,
+    description: `${description}\n\n${retentionNote(spec.retention)}`,
+    'x-retencion': retentionDeclaration(spec.retention),
+  }
+}
+
 /**
  * The OpenAPI 3.1 document of a compiled service: one operation per route contract of every
  * family (contracts/service.ts), the modules' schemas as components, the errors of errors.ts.
@@ -52,11 +64,12 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
     ],
     tags: [
       { name: 'sesion', description: 'Inicio y cierre de sesión, usuario actual (API reference 4.1-4.3).' },
-      ...compiled.modules.map((spec) => ({
-        name: spec.name,
-        description: spec.def.description ?? `Módulo ${spec.name} (prefijo ${spec.prefix}).`,
-      })),
+      ...compiled.modules.map(moduleTag),
       { name: compiled.audit.path, description: 'Cadena de auditoría (D18, D25).' },
+      {
+        name: compiled.retention.path,
+        description: 'Conservación de los registros con datos personales: cola de revisión y decisiones (D41).',
+      },
       { name: 'eventos', description: 'Cambios en vivo por Server-Sent Events (D36).' },
       { name: 'sistema', description: 'Estado y documentación (D3).' },
     ],

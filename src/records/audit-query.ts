@@ -29,7 +29,8 @@ export const AUDIT_PARAMETERS = [
  * `comunicar`: a disclosure (an export) naming its recipient and reason;
  * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6);
  * `segundo_factor_*` and `recuperacion_usada`: a second factor enrolled, removed, reset, a wrong
- * code given to remove one, a recovery code spent (D42).
+ * code given to remove one, a recovery code spent (D42);
+ * `conservar`, `bloquear`, `desbloquear`: a retention decision on a record (D41), with its motivo.
  */
 export const AUDIT_ACTIONS = [
   'crear',
@@ -51,6 +52,9 @@ export const AUDIT_ACTIONS = [
   'segundo_factor_reset',
   'segundo_factor_fallido',
   'recuperacion_usada',
+  'conservar',
+  'bloquear',
+  'desbloquear',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

@@ -1,5 +1,6 @@
 // What a user may do in a module, and on one record, with the rule that decides each point:
 // the text of `records explain`, the question an auditor asks. Pure.
+import { retentionNote } from '../compile/retention.js'
 import type { ModuleSpec, RoleSpec, ScopeSpec } from '../compile/types.js'
 import { userAttribute, type ActingUser } from './acting-user.js'
 import { nextStates } from './workflow.js'
@@ -53,6 +54,11 @@ export function explainModule(spec: ModuleSpec, role: RoleSpec, user: ActingUser
     lines.push(
       `  Al crear, ${d.field} toma ${'user' in d.value ? `$user.${d.value.user} (${String(userAttribute(user, d.value.user))})` : JSON.stringify(d.value.literal)} (defaults)`,
     )
+  lines.push(
+    spec.retention === undefined
+      ? "  Conservación: el módulo no declara 'retention:' (D41)"
+      : `  ${retentionNote(spec.retention)}`,
+  )
   const workflow = spec.workflow
   if (workflow !== undefined) {
     lines.push(

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path'
 import { unreachableModules } from '../../compile/reach.js'
 import { unguardedAccountRoles } from '../../compile/second-factor-notes.js'
+import { retentionWarnings } from '../../compile/retention.js'
 import { compileService } from '../../compile/service.js'
 import { loadModulesConfig } from '../../config/load.js'
 import { formatConfigProblem, isOperatorError } from '../../errors.js'
@@ -34,7 +35,7 @@ Salida: 0 si es válida (aunque haya avisos), 1 si tiene algún problema.`,
     try {
       const spec = compileService(loadModulesConfig(file))
       const modules = spec.modules.map((m) => m.name)
-      const warnings = [...unreachableModules(spec), ...unguardedAccountRoles(spec)]
+      const warnings = [...unreachableModules(spec), ...unguardedAccountRoles(spec), ...retentionWarnings(spec)]
       if (flag(input, 'json')) printJson(input, { valid: true, file, modules, problems: [], warnings })
       else
         printLines(input, [

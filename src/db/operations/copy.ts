@@ -100,6 +100,13 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
     orderBy: ['account_id', 'code_hash'],
     columns: [text('account_id'), text('code_hash'), text('used_at')],
   },
+  {
+    name: SYSTEM_TABLES.retention,
+    orderBy: ['module', 'record_id'],
+    columns: ['module', 'record_id', 'reviewed_at', 'reviewed_by', 'blocked_at', 'blocked_by', 'hold_reference'].map(
+      text,
+    ),
+  },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {

@@ -16,6 +16,7 @@ const COMMANDS = [
   'keys retire',
   'migrate',
   'restore',
+  'retention plan',
   'serve',
   'user add',
   'user disable',

@@ -20,7 +20,7 @@ t.test('the shipped modules.yaml is valid: exit 0', async (t) => {
   const cli = createCli(t)
   const run = await cli.run(['validate'])
   t.equal(run.status, 0)
-  t.equal(run.stdout, `${ROLE_WARNINGS(REPO_MODULES)}${REPO_MODULES}: válido (9 módulos, 6 roles, 2 avisos)\n`)
+  t.equal(run.stdout, `${ROLE_WARNINGS(REPO_MODULES)}${REPO_MODULES}: válido (9 módulos, 7 roles, 2 avisos)\n`)
   const json = await cli.run(['validate', REPO_MODULES, '--json'])
   t.match(JSON.parse(json.stdout), {
     valid: true,
@@ -37,6 +37,22 @@ t.test('the shipped modules.yaml is valid: exit 0', async (t) => {
       'usuarios',
     ],
   })
+})
+
+t.test('D41: every retention problem is printed at once, each at its line and column; exit 1', async (t) => {
+  const cli = createCli(t)
+  const file = join(INVALID, 'retention-problems.yaml')
+  const run = await cli.run(['validate', file])
+  t.equal(run.status, 1)
+  t.match(run.stdout.trim().split('\n'), [
+    `${file}:27:3: expedientes: un módulo con datos personales (personal_data: true) debe declarar 'retention:'`,
+    `${file}:38:13: multas: 'from' debe ser un campo de fecha o fecha y hora`,
+    `${file}:39:21: multas: 'review_every' no es una duración válida: '3 años'`,
+    `${file}:40:21: multas: 'keep_at_most' no es una duración válida: '0d'`,
+    `${file}:47:13: quejas: 'from' nombra un estado que no existe: 'archivda'`,
+    `${file}:55:13: citas: 'from' no puede ser un campo cifrado`,
+  ])
+  t.ok(noStack(run))
 })
 
 t.test('every problem is printed as file:line:column and a sentence; exit 1', async (t) => {
@@ -95,7 +111,7 @@ t.test('a module that only a *.* role reaches is a warning, not a failure', asyn
     `${file}: aviso: el módulo 'objetos_perdidos' solo lo alcanza 'superadmin' (*.*): ningún otro rol tiene permisos ` +
       "objetos_perdidos.*. Si otros deben usarlo, añada 'objetos_perdidos.ver' o 'objetos_perdidos.*' a sus roles.",
     ...ROLE_WARNINGS(file).trim().split('\n'),
-    `${file}: válido (10 módulos, 6 roles, 3 avisos)`,
+    `${file}: válido (10 módulos, 7 roles, 3 avisos)`,
   ])
   t.match(JSON.parse((await cli.run(['validate', file, '--json'])).stdout), {
     valid: true,

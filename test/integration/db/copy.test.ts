@@ -1,5 +1,5 @@
 // `copyDatabase` moves an embedded SQLite installation to PostgreSQL with every
-// record, account, audit entry, sequence, revoked token and key intact: the target verifies
+// record, account, audit entry, sequence, revoked token, key and retention decision intact: the target verifies
 // clean (D17, D18) and serves the same data; a non-empty target is refused.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -46,6 +46,9 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   ids['usuarios'] = agente.id
   await source.request('GET', `/denuncias/${den._id}`, { token: agente.token })
   t.equal((await source.request('POST', '/auth/logout', { token: agente.token })).status, 200)
+  // A retention decision (D41): its state travels with the records.
+  const review = { decision: 'bloquear', motivo: 'Copia: bloqueo de prueba' }
+  t.equal((await source.request('POST', `/retencion/denuncias/${den._id}`, { token, body: review })).status, 200)
   const before: Record<string, unknown> = {}
   for (const [module, id] of Object.entries(ids))
     before[module] = (await source.request('GET', `/${module}/${id}`, { token })).body
@@ -77,6 +80,7 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   t.equal(result.tables['vehiculos'], 1, 'deleted records too (D10)')
   t.equal(result.tables['usuarios'], 2)
   t.equal(result.tables['_revoked_tokens'], 1)
+  t.equal(result.tables['_retention'], 1, 'the retention decision (D41)')
   t.ok((result.tables['_audit'] ?? 0) >= 10, `${result.tables['_audit']} audit entries`)
   t.ok(progress.includes('_audit'), 'progress is reported')
 
@@ -114,6 +118,16 @@ t.test('a copied installation verifies clean and serves the same data', async (t
     (await target.request('GET', '/me', { token: agente.token })).status,
     401,
     'a revoked token stays revoked (D20)',
+  )
+  t.match(
+    (
+      await target.request('POST', `/retencion/denuncias/${den._id}`, {
+        token: admin,
+        body: { decision: 'desbloquear', motivo: 'Copia: fin de la prueba' },
+      })
+    ).body.data,
+    { blocked_at: null, blocked_by: null },
+    'the block came along: it can be lifted on the target (D41)',
   )
   const next = await target.create('denuncias', VALID['denuncias']!())
   t.equal(next._id, 'DEN-2026-00002', 'the sequence continues (D8)')

@@ -11,7 +11,7 @@ const addFormats = addFormatsPlugin as unknown as (ajv: Ajv, formats: string[]) 
 const ajv = new Ajv({ allErrors: true, strict: false, removeAdditional: false })
 addFormats(ajv, ['email', 'uri'])
 for (const [name, check] of Object.entries(FORMATS)) ajv.addFormat(name, { type: 'string', validate: check })
-const ROLES = ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta']
+const ROLES = ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta', 'dpd']
 
 t.test('D6: a state field starts at the first state of its list; literal and $now defaults', async (t) => {
   const defaults = Object.fromEntries(service.modules.map((m) => [m.name, m.defaults]))

@@ -50,8 +50,28 @@ t.test('D25: the audit trail has one permission, auditoria.ver', async (t) => {
   t.strictSame(service.audit, { path: 'auditoria', permission: 'auditoria.ver' })
 })
 
-t.test('D21: superadmin (*.*) holds every action on every module and the audit trail', async (t) => {
-  t.same(granted('superadmin'), sorted([...each(ALL_MODULES, ACTIONS), 'auditoria.ver']))
+t.test('D41: the retention queue has two permissions, retencion.ver and retencion.decidir', async (t) => {
+  t.strictSame(service.retention, {
+    path: 'retencion',
+    permissions: { ver: 'retencion.ver', decidir: 'retencion.decidir' },
+  })
+})
+
+t.test('D21, D41: superadmin (*.*) holds every action on every module, the audit trail and retention', async (t) => {
+  t.same(
+    granted('superadmin'),
+    sorted([...each(ALL_MODULES, ACTIONS), 'auditoria.ver', 'retencion.ver', 'retencion.decidir']),
+  )
+})
+
+t.test('D41: dpd holds retention and the audit trail, and no record module', async (t) => {
+  t.same(granted('dpd'), ['auditoria.ver', 'retencion.decidir', 'retencion.ver'])
+})
+
+t.test('D21, D41: administrador covers dpd (may manage its accounts); dpd covers no other role', async (t) => {
+  t.ok(roleCovers(role('administrador'), role('dpd')))
+  for (const other of ['administrador', 'jefe', 'oficial', 'agente', 'consulta'])
+    t.notOk(roleCovers(role('dpd'), role(other)), other)
 })
 
 t.test('D21: administrador holds every concrete permission a superadmin holds', async (t) => {

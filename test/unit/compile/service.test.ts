@@ -55,8 +55,8 @@ t.test('D22: the accounts module is usuarios with its field roles', async (t) =>
   })
 })
 
-t.test('D21: the six roles are compiled in file order', async (t) => {
-  t.same([...service.roles.keys()], ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta'])
+t.test('D21, D41: the six roles and dpd are compiled in file order', async (t) => {
+  t.same([...service.roles.keys()], ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta', 'dpd'])
 })
 
 t.test('compiling is pure: the same configuration compiles to the same spec twice', async (t) => {

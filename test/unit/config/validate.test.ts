@@ -28,36 +28,39 @@ function expectationsOf(text: string): Expectation[] {
   return expectations
 }
 
-t.test('the shipped modules.yaml validates with the nine modules of D2 and the six roles of D21', async (t) => {
-  const result = validateModulesSource(readFileSync(SHIPPED_MODULES, 'utf8'), 'modules.yaml')
-  if (!result.ok) return t.fail(result.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n'))
-  t.same(
-    result.config.modules.map((m) => m.name),
-    ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento', 'usuarios'],
-  )
-  t.same(
-    result.config.modules.map((m) => m.prefix),
-    ['DEN', 'SAN', 'ATE', 'PER', 'VEH', '092', 'TUR', 'EQU', 'USR'],
-  )
-  t.same(
-    result.config.roles.map((r) => r.name),
-    ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta'],
-  )
-  t.same(result.config.service, {
-    timezone: 'Europe/Madrid',
-    tokenDays: 7,
-    auditPath: 'auditoria',
-    list: { defaultLimit: 100, maxLimit: 1000, maxFilters: 20 },
-    accounts: {
-      module: 'usuarios',
-      username: 'username',
-      password: 'password',
-      role: 'rol',
-      active: 'activo',
-      profile: ['username', 'nombre', 'rol', 'email'],
-    },
-  })
-})
+t.test(
+  'the shipped modules.yaml validates with the nine modules of D2, the six roles of D21 and the dpd of D41',
+  async (t) => {
+    const result = validateModulesSource(readFileSync(SHIPPED_MODULES, 'utf8'), 'modules.yaml')
+    if (!result.ok) return t.fail(result.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n'))
+    t.same(
+      result.config.modules.map((m) => m.name),
+      ['denuncias', 'sanciones', 'atestados', 'personal', 'vehiculos', 'sala092', 'turnos', 'equipamiento', 'usuarios'],
+    )
+    t.same(
+      result.config.modules.map((m) => m.prefix),
+      ['DEN', 'SAN', 'ATE', 'PER', 'VEH', '092', 'TUR', 'EQU', 'USR'],
+    )
+    t.same(
+      result.config.roles.map((r) => r.name),
+      ['superadmin', 'administrador', 'jefe', 'oficial', 'agente', 'consulta', 'dpd'],
+    )
+    t.same(result.config.service, {
+      timezone: 'Europe/Madrid',
+      tokenDays: 7,
+      auditPath: 'auditoria',
+      list: { defaultLimit: 100, maxLimit: 1000, maxFilters: 20 },
+      accounts: {
+        module: 'usuarios',
+        username: 'username',
+        password: 'password',
+        role: 'rol',
+        active: 'activo',
+        profile: ['username', 'nombre', 'rol', 'email'],
+      },
+    })
+  },
+)
 
 t.test('D22: YAML keys become typed field definitions (min_length -> minLength, flags default to false)', async (t) => {
   const usuarios = configFrom(readFileSync(SHIPPED_MODULES, 'utf8')).modules.find((m) => m.name === 'usuarios')

@@ -1,0 +1,79 @@
+// What each retention decision (D41) writes, in one transaction with its audit entry: the
+// record's row of `_retention`, found under the caller's record scope first (404 outside it).
+import { formatExactTimestamp, formatTimestamp } from '../../compile/time.js'
+import type { ModuleSpec } from '../../compile/types.js'
+import { busy, recordNotFound, retentionBlockConflict } from '../../errors.js'
+import type { RetentionDecision, RetentionDecisionBody } from '../../records/retention-request.js'
+import { appendAudit } from '../audit/log.js'
+import type { Row } from '../database.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
+import { readClocks } from './clocks.js'
+import { stateOf, type DecisionOptions, type RetentionState, type RetentionStoreOptions } from './state.js'
+
+interface Effect {
+  /** Whether the decision applies to a blocked record (desbloquear) or to one that is not (the others). */
+  readonly onBlocked: boolean
+  /** The columns of `_retention` it sets. */
+  readonly set: (actor: string, at: string) => Row
+}
+
+const EFFECTS: Readonly<Record<RetentionDecision, Effect>> = {
+  // The next review is counted from now.
+  conservar: { onBlocked: false, set: (actor, at) => ({ reviewed_at: at, reviewed_by: actor }) },
+  bloquear: { onBlocked: false, set: (actor, at) => ({ blocked_at: at, blocked_by: actor }) },
+  desbloquear: { onBlocked: true, set: () => ({ blocked_at: null, blocked_by: null }) },
+}
+
+/** Applies `body.decision` to one record: 404 outside the caller's scope, 409 against its block. */
+export async function decide(
+  { database, timezone, clock }: RetentionStoreOptions,
+  spec: ModuleSpec,
+  id: string,
+  body: RetentionDecisionBody,
+  options: DecisionOptions,
+): Promise<RetentionState> {
+  const retention = spec.retention
+  if (retention === undefined) throw recordNotFound()
+  const effect = EFFECTS[body.decision]
+  const at = clock()
+  const stamp = formatTimestamp(at, timezone)
+  const read = { database, user: options.user, id }
+  try {
+    return await database.db.transaction().execute(async (trx) => {
+      const [record] = await readClocks(spec, { ...read, db: trx })
+      if (record === undefined) throw recordNotFound()
+      if ((record.blockedAt !== null) !== effect.onBlocked)
+        throw retentionBlockConflict(record.blockedAt !== null, body.decision)
+      const set = effect.set(options.actor, stamp)
+      await trx
+        .insertInto(SYSTEM_TABLES.retention)
+        .values({ module: spec.name, record_id: id, ...set })
+        .onConflict((oc) => oc.columns(['module', 'record_id']).doUpdateSet(set))
+        .execute()
+      await appendAudit({
+        database,
+        trx,
+        at: formatExactTimestamp(at, timezone),
+        events: [
+          {
+            userId: options.actor,
+            action: body.decision,
+            module: spec.name,
+            recordId: id,
+            version: null,
+            recordHash: null,
+            fields: [],
+            motivo: body.motivo,
+            address: options.request?.address ?? null,
+            requestId: options.request?.requestId ?? null,
+          },
+        ],
+      })
+      const [after] = await readClocks(spec, { ...read, db: trx })
+      return stateOf(spec, retention, after ?? record, stamp)
+    })
+  } catch (error) {
+    if (database.isBusy(error)) throw busy(error)
+    throw error
+  }
+}
