@@ -11,6 +11,8 @@ const shipped = readFileSync(SHIPPED_MODULES, 'utf8')
 /** The shipped file with `segundo_factor: <value>` under role `role`. */
 const withRule = (role: string, value: string): string =>
   shipped.replace(`\n  ${role}:\n`, `\n  ${role}:\n    segundo_factor: ${value}\n`)
+/** The line withRule writes for role `jefe`: the one below `  jefe:`. */
+const ruleLine = shipped.slice(0, shipped.indexOf('\n  jefe:\n')).split('\n').length + 2
 
 t.test('D42: shipped, no role requires a second factor', async (t) => {
   const service = shippedService()
@@ -30,14 +32,14 @@ t.test('D42: another value is refused with its position', async (t) => {
   const result = validateModulesSource(withRule('jefe', 'opcional'), 'm.yaml')
   t.equal(result.ok, false)
   if (result.ok) return
-  t.match(result.problems, [{ file: 'm.yaml', line: 42, message: /segundo_factor/ }])
+  t.match(result.problems, [{ file: 'm.yaml', line: ruleLine, message: /segundo_factor/ }])
 })
 
 t.test('D42: passkey is not supported yet, with its position', async (t) => {
   const result = validateModulesSource(withRule('jefe', 'passkey'), 'm.yaml')
   t.equal(result.ok, false)
   if (result.ok) return
-  t.match(result.problems, [{ line: 42, column: 21, message: /'passkey'.*aún no está disponible/ }])
+  t.match(result.problems, [{ line: ruleLine, column: 21, message: /'passkey'.*aún no está disponible/ }])
 })
 
 t.test('D42: validate warns for each role that manages accounts without requiring a factor', async (t) => {
