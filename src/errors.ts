@@ -166,6 +166,15 @@ export const codeRejected = (): AppError =>
     },
   ])
 
+/** D42: an authenticator's answer to an enrolment that does not verify (challenge, origin, signature). */
+export const passkeyRejected = (): AppError =>
+  validationFailed([
+    {
+      field: 'response',
+      message: 'La respuesta del autenticador no es válida: pida opciones nuevas y repita el alta',
+    },
+  ])
+
 /** D42: an enrolment that cannot start or be confirmed in the account's present state (409). */
 export const secondFactorConflict = (message: string): AppError => new AppError('SECOND_FACTOR_CONFLICT', 409, message)
 

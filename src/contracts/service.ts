@@ -3,6 +3,7 @@ import type { ServiceSpec } from '../compile/types.js'
 import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
 import { recordContracts } from './records.js'
+import { passkeyContracts } from './passkey.js'
 import type { ContractFamily } from './route-contract.js'
 import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
@@ -16,6 +17,7 @@ export function serviceContracts(service: ServiceSpec): readonly ContractFamily[
   return [
     sessionContracts(service),
     secondFactorContracts,
+    passkeyContracts(service),
     auditContracts(service),
     eventContracts(service),
     systemContracts,

@@ -1,0 +1,185 @@
+// D42's passkeys in Debian's headless Chromium with a virtual authenticator (DevTools' WebAuthn
+// domain: CTAP2, internal, resident keys, user verified). A page on the service's own origin
+// asks the API for options, calls navigator.credentials.create()/get() and posts the answers:
+// enrolment, then sign-in. The refusals are proven with the authenticator's real answers posted
+// through the API: a challenge the service never issued, a replayed one, an unknown credential,
+// a counter that went back (a cloned authenticator). Skipped loudly outside CI without Chromium.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type CDPSession, type Page } from 'playwright-core'
+import t, { type Test } from 'tap'
+import { startTestApi, type TestApi } from '../../helpers/api.js'
+import { auditRows } from '../protection/support.js'
+import { assertError } from './envelope.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run']
+const absent = !existsSync(CHROMIUM)
+const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
+const skip =
+  absent && !inCi
+    ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the passkey test`
+    : false
+if (skip !== false) console.error(`\n*** ${skip} ***\n`)
+
+/** A free port: the origin (and so WEBAUTHN_ORIGIN) must be known before the service starts. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
+    })
+  })
+
+/**
+ * The page's script, as a front end would have it (run in the page: the test has no DOM types).
+ * `create`/`get` run a ceremony from the API's options and return the authenticator's answer as
+ * JSON; `get` takes options from the API or, to forge a challenge, given ones.
+ */
+const PAGE_SCRIPT = `
+  const call = async (path, token, body) => {
+    const headers = { 'content-type': 'application/json' }
+    if (token) headers.authorization = 'Bearer ' + token
+    const r = await fetch('/api' + path, { method: 'POST', headers, body: JSON.stringify(body ?? {}) })
+    return { status: r.status, body: await r.json() }
+  }
+  window.call = call
+  window.create = async (token) => {
+    const options = (await call('/me/segundo-factor/passkey/opciones', token)).body.data
+    const credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) })
+    return credential.toJSON()
+  }
+  window.get = async (given) => {
+    const options = given ?? (await call('/auth/login/passkey/opciones')).body.data
+    const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) })
+    return credential.toJSON()
+  }
+`
+
+async function browserOn(t: Test, origin: string): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+  })
+  t.teardown(async () => {
+    await context.close()
+    rmSync(userDataDir, { recursive: true, force: true })
+  })
+  const page = context.pages()[0] ?? (await context.newPage())
+  await page.goto(`${origin}/api/health`)
+  await page.evaluate(PAGE_SCRIPT)
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  })
+  return { page, cdp, authenticatorId }
+}
+
+const post = (api: TestApi, path: string, body: unknown, token?: string) => api.request('POST', path, { body, token })
+
+t.test('D42: a passkey enrolled and used to sign in, in Chromium', { skip }, async (t) => {
+  if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
+  const port = await freePort()
+  const origin = `http://localhost:${port}`
+  const api = await startTestApi(t, { env: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGIN: origin } })
+  await api.service.app.listen({ port, host: '127.0.0.1' })
+  const user = await api.userWithRole('agente')
+  const { page, cdp, authenticatorId } = await browserOn(t, origin)
+
+  // Enrolment: options, create(), the answer posted by the page itself.
+  const enrolled = (await page.evaluate(
+    `window.create(${JSON.stringify(user.token)}).then((a) => window.call('/me/segundo-factor/passkey', ${JSON.stringify(user.token)}, a))`,
+  )) as { status: number; body: any }
+  t.equal(enrolled.status, 201, 'the passkey is kept')
+  t.equal(enrolled.body.data.recuperacion.length, 10, 'a first factor gives the 10 recovery codes')
+  const credentialId = enrolled.body.data.id as string
+  const listed = await api.request('GET', '/me/segundo-factor', { token: user.token })
+  t.match(listed.body.data, { factores: [{ id: credentialId, tipo: 'passkey' }], recuperacion_restantes: 10 })
+
+  // A password is no longer enough; the methods name the passkey.
+  const password = await post(api, '/auth/login', { username: user.username, password: user.password })
+  assertError(t, password, 401, 'Se requiere segundo factor', 'password only')
+  t.match(password.body.details, [{ metodos: ['passkey', 'recuperacion'] }])
+
+  // Sign-in in the page: both factors at once.
+  const signedIn = (await page.evaluate(`window.get().then((a) => window.call('/auth/login/passkey', null, a))`)) as {
+    status: number
+    body: any
+  }
+  t.equal(signedIn.status, 200, 'a passkey signs in')
+  t.equal(signedIn.body.data.user.id, user.id, 'as its account')
+  const me = await api.request('GET', '/me', { token: signedIn.body.data.token })
+  t.equal(me.status, 200, 'the token works')
+
+  // The refusals, with real answers of the authenticator posted through the API.
+  const answer = (await page.evaluate('window.get()')) as Record<string, unknown>
+  t.equal((await post(api, '/auth/login/passkey', answer)).status, 200, 'a fresh answer signs in once')
+  assertError(
+    t,
+    await post(api, '/auth/login/passkey', answer),
+    401,
+    'Credenciales inválidas',
+    'its challenge replayed',
+  )
+
+  const forged = {
+    challenge: 'bm90LWlzc3VlZC1ieS10aGUtc2VydmljZS0xMjM0NTY',
+    rpId: 'localhost',
+    userVerification: 'required',
+  }
+  const unissued = (await page.evaluate(`window.get(${JSON.stringify(forged)})`)) as Record<string, unknown>
+  assertError(
+    t,
+    await post(api, '/auth/login/passkey', unissued),
+    401,
+    'Credenciales inválidas',
+    'a challenge never issued',
+  )
+
+  const other = (await page.evaluate('window.get()')) as Record<string, unknown>
+  const unknown = { ...other, id: 'AAAAAAAAAAAAAAAAAAAAAA', rawId: 'AAAAAAAAAAAAAAAAAAAAAA' }
+  assertError(
+    t,
+    await post(api, '/auth/login/passkey', unknown),
+    401,
+    'Credenciales inválidas',
+    'an unknown credential',
+  )
+
+  // A cloned authenticator: the same key with its counter set back.
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
+  const [credential] = credentials
+  if (credential === undefined) return t.fail('the virtual authenticator holds the credential')
+  await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credential.credentialId })
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: { ...credential, signCount: 1 } })
+  const cloned = (await page.evaluate('window.get()')) as Record<string, unknown>
+  assertError(t, await post(api, '/auth/login/passkey', cloned), 401, 'Credenciales inválidas', 'a counter gone back')
+  await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credential.credentialId })
+  await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: { ...credential, signCount: 1000 } })
+  const ahead = (await page.evaluate('window.get()')) as Record<string, unknown>
+  t.equal((await post(api, '/auth/login/passkey', ahead)).status, 200, 'the same key with a counter ahead signs in')
+
+  const actions = (await auditRows(api)).map((r) => [r['action'], r['record_id']])
+  t.same(
+    actions.filter(([action]) => action === 'login_fallido').map(([, id]) => id),
+    [user.id, user.id, null, user.id],
+    'each refusal is a failed login (D19): of the account, or of no one for an unknown credential',
+  )
+  t.ok(
+    actions.some(([action, id]) => action === 'segundo_factor_alta' && id === user.id),
+    'the enrolment is audited',
+  )
+})
