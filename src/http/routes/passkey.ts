@@ -103,7 +103,7 @@ export async function passkeyRoutes(app: FastifyInstance, options: PasskeyRoutes
       rpID: rp.id,
       userName: username,
       userID: new TextEncoder().encode(id),
-      challenge: await challengeFor({ ceremonia: 'alta', cuenta: id }),
+      challenge: await challengeFor({ ceremony: 'enrol', account: id }),
       timeout: CHALLENGE_MS,
       attestationType: 'none',
       excludeCredentials: (await factors.passkeys(id)).map((p) => ({ id: p.id, transports: transports(p) })),
@@ -117,7 +117,7 @@ export async function passkeyRoutes(app: FastifyInstance, options: PasskeyRoutes
     const response = credentialOf<RegistrationResponseJSON>(request.body)
     const verified = await verifyRegistrationResponse({
       response,
-      expectedChallenge: spends({ ceremonia: 'alta', cuenta: id }),
+      expectedChallenge: spends({ ceremony: 'enrol', account: id }),
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
@@ -147,7 +147,7 @@ export async function passkeyRoutes(app: FastifyInstance, options: PasskeyRoutes
   serveRoute(app, routes.loginOptions, async () => {
     const data = await generateAuthenticationOptions({
       rpID: rp.id,
-      challenge: await challengeFor({ ceremonia: 'login' }),
+      challenge: await challengeFor({ ceremony: 'sign-in' }),
       timeout: CHALLENGE_MS,
       userVerification: 'required',
     })
@@ -176,7 +176,7 @@ export async function passkeyRoutes(app: FastifyInstance, options: PasskeyRoutes
     }
     const verified = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: spends({ ceremonia: 'login' }),
+      expectedChallenge: spends({ ceremony: 'sign-in' }),
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       credential: {

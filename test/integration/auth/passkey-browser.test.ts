@@ -172,10 +172,25 @@ t.test('D42: a passkey enrolled and used to sign in, in Chromium', { skip }, asy
   const ahead = (await page.evaluate('window.get()')) as Record<string, unknown>
   t.equal((await post(api, '/auth/login/passkey', ahead)).status, 200, 'the same key with a counter ahead signs in')
 
+  // A passkey-only account removes its passkey with a recovery code (D42); the last factor takes the codes.
+  const recovery = enrolled.body.data.recuperacion[0] as string
+  const path = `/me/segundo-factor/${credentialId}`
+  assertError(t, await api.request('DELETE', path, { token: user.token, body: { codigo: '000000' } }), 400, /Datos/)
+  const removed = await api.request('DELETE', path, { token: user.token, body: { codigo: recovery } })
+  t.equal(removed.status, 200, 'a recovery code removes the passkey')
+  const after = await api.request('GET', '/me/segundo-factor', { token: user.token })
+  t.same(after.body.data, { factores: [], recuperacion_restantes: 0 })
+  assertError(
+    t,
+    await post(api, '/auth/login/passkey', await page.evaluate('window.get()')),
+    401,
+    'Credenciales inválidas',
+  )
+
   const actions = (await auditRows(api)).map((r) => [r['action'], r['record_id']])
   t.same(
     actions.filter(([action]) => action === 'login_fallido').map(([, id]) => id),
-    [user.id, user.id, null, user.id],
+    [user.id, user.id, null, user.id, null],
     'each refusal is a failed login (D19): of the account, or of no one for an unknown credential',
   )
   t.ok(
