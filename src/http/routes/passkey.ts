@@ -166,14 +166,15 @@ export async function passkeyRoutes(app: FastifyInstance, options: PasskeyRoutes
   serveRoute(app, routes.login, async (request) => {
     const response = credentialOf<AuthenticationResponseJSON>(request.body)
     const passkey = await factors.findPasskey(response.id)
-    if (passkey === undefined) return refuse(request, `passkey:${response.id}`, null)
-    // An account gone since (its passkey outlives nothing the store still serves) counts as unknown.
-    const username = await usernameOf(passkey.accountId).catch(() => `passkey:${response.id}`)
+    // An unknown credential (or one whose account is gone) is counted under its id.
+    const unknown = `passkey:${response.id}`
+    const username = passkey === undefined ? unknown : await usernameOf(passkey.accountId).catch(() => unknown)
     const waitMs = await throttle.waitMs(username, clientAddress(request))
     if (waitMs > 0) {
       await failures.failed(null, LOGIN_FAILED, request)
       throw loginDelayed(Math.ceil(waitMs / 1000), 'id')
     }
+    if (passkey === undefined) return refuse(request, username, null)
     const verified = await verifyAuthenticationResponse({
       response,
       expectedChallenge: spends({ ceremony: 'sign-in' }),
