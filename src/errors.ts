@@ -187,13 +187,15 @@ export const missingPermission = (permission: string, role: string): AppError =>
   forbidden([{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${permission}'` }])
 
 /** D42: the role requires a second factor and the account has none; only enrolling is open. */
-export const enrolmentRequired = (role: string): AppError =>
+export const enrolmentRequired = (role: string, passkey = false): AppError =>
   forbidden([
     {
       field: 'segundo_factor',
-      message:
-        `El rol '${role}' requiere segundo factor: dé de alta uno en /me/segundo-factor ` +
-        '(POST /me/segundo-factor/totp y su confirmación)',
+      message: passkey
+        ? `El rol '${role}' requiere una llave de acceso: dé de alta una en /me/segundo-factor ` +
+          '(POST /me/segundo-factor/passkey/opciones y POST /me/segundo-factor/passkey)'
+        : `El rol '${role}' requiere segundo factor: dé de alta uno en /me/segundo-factor ` +
+          '(POST /me/segundo-factor/totp y su confirmación)',
     },
   ])
 

@@ -7,7 +7,8 @@ import type { Database } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 
 /** What a challenge was issued for: enrolling a passkey of `account`, or a sign-in (no account yet). */
-export type PasskeyCeremony = { readonly ceremony: 'enrol'; readonly account: string } | { readonly ceremony: 'sign-in' }
+export type PasskeyCeremony =
+  { readonly ceremony: 'enrol'; readonly account: string } | { readonly ceremony: 'sign-in' }
 
 export interface PasskeyChallengeStore {
   /** A new random challenge (base64url) for `ceremony`, valid until `expiresAtMs`. */

@@ -4,15 +4,16 @@
 // enrolment, then sign-in. The refusals are proven with the authenticator's real answers posted
 // through the API: a challenge the service never issued, a replayed one, an unknown credential,
 // a counter that went back (a cloned authenticator). Skipped loudly outside CI without Chromium.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type CDPSession, type Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { startTestApi, type TestApi } from '../../helpers/api.js'
+import { REPO_MODULES, startTestApi, type TestApi } from '../../helpers/api.js'
 import { auditRows } from '../protection/support.js'
 import { assertError } from './envelope.js'
+import { enrolTotp } from './totp-support.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run']
@@ -23,6 +24,18 @@ const skip =
     ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the passkey test`
     : false
 if (skip !== false) console.error(`\n*** ${skip} ***\n`)
+
+/** The shipped modules.yaml with `jefe` requiring a passkey, in a temp dir of the test. */
+function modulesRequiringPasskey(t: Test): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'records-passkey-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'modules.yaml')
+  writeFileSync(
+    file,
+    readFileSync(REPO_MODULES, 'utf8').replace('\n  jefe:\n', '\n  jefe:\n    segundo_factor: passkey\n'),
+  )
+  return { MODULES_FILE: file }
+}
 
 /** A free port: the origin (and so WEBAUTHN_ORIGIN) must be known before the service starts. */
 const freePort = (): Promise<number> =>
@@ -94,7 +107,8 @@ t.test('D42: a passkey enrolled and used to sign in, in Chromium', { skip }, asy
   if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
   const port = await freePort()
   const origin = `http://localhost:${port}`
-  const api = await startTestApi(t, { env: { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGIN: origin } })
+  const env = { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGIN: origin, ...modulesRequiringPasskey(t) }
+  const api = await startTestApi(t, { env })
   await api.service.app.listen({ port, host: '127.0.0.1' })
   const user = await api.userWithRole('agente')
   const { page, cdp, authenticatorId } = await browserOn(t, origin)
@@ -196,5 +210,35 @@ t.test('D42: a passkey enrolled and used to sign in, in Chromium', { skip }, asy
   t.ok(
     actions.some(([action, id]) => action === 'segundo_factor_alta' && id === user.id),
     'the enrolment is audited',
+  )
+
+  // `segundo_factor: passkey` (jefe here): the password alone gives the restricted token, a TOTP
+  // does not lift it, a passkey does; then the passkey signs in to the whole role.
+  await cdp.send('WebAuthn.clearCredentials', { authenticatorId })
+  const jefe = await api.userWithRole('jefe')
+  const denuncias = () => api.request('GET', '/denuncias', { token: jefe.token })
+  const mustEnrol = await denuncias()
+  assertError(t, mustEnrol, 403, 'Sin permisos para esta operación', 'no passkey yet')
+  t.match(mustEnrol.body.details, [{ field: 'segundo_factor', message: /rol 'jefe' requiere una llave de acceso/ }])
+  await enrolTotp(api, jefe.token, new Date())
+  assertError(t, await denuncias(), 403, 'Sin permisos para esta operación', 'a TOTP does not satisfy it')
+  const jefeKey = (await page.evaluate(
+    `window.create(${JSON.stringify(jefe.token)}).then((a) => window.call('/me/segundo-factor/passkey', ${JSON.stringify(jefe.token)}, a))`,
+  )) as { status: number; body: any }
+  t.equal(jefeKey.status, 201)
+  t.notOk('recuperacion' in jefeKey.body.data, 'not the first factor: the recovery codes stay as they were')
+  t.equal((await denuncias()).status, 200, 'with a passkey the same token reaches all the role may')
+  const jefeIn = (await page.evaluate(`window.get().then((a) => window.call('/auth/login/passkey', null, a))`)) as {
+    status: number
+    body: any
+  }
+  t.equal(jefeIn.body.data.user.id, jefe.id, 'the passkey signs the jefe in')
+  const full = await api.request('GET', '/denuncias', { token: jefeIn.body.data.token })
+  t.equal(full.status, 200, 'to everything the role may')
+  const jefePassword = await post(api, '/auth/login', { username: jefe.username, password: jefe.password })
+  t.match(
+    jefePassword.body.details,
+    [{ metodos: ['passkey', 'totp', 'recuperacion'] }],
+    'the methods name both factors',
   )
 })
