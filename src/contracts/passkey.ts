@@ -5,6 +5,7 @@
 import type { JsonSchema } from '../compile/field-types.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { successEnvelope, type ContractFamily } from './route-contract.js'
+import { RECOVERY_EXAMPLE } from './second-factor.js'
 import { sessionContracts } from './session.js'
 
 export type PasskeyRoute = 'registrationOptions' | 'register' | 'loginOptions' | 'login'
@@ -23,12 +24,43 @@ export const CREDENTIAL_BODY = {
   },
 } as const
 
-const options = (description: string, example: Record<string, unknown>) => ({
-  description,
-  content: {
-    schema: successEnvelope({ type: 'object', required: ['challenge'], properties: { challenge: { type: 'string' } } }),
-    example: { success: true, data: example },
+const object: JsonSchema = { type: 'object' }
+const list: JsonSchema = { type: 'array', items: { type: 'object' } }
+/** PublicKeyCredentialCreationOptionsJSON (WebAuthn level 3), as the library writes it. */
+const CREATION_OPTIONS: JsonSchema = {
+  type: 'object',
+  required: ['challenge', 'rp', 'user', 'pubKeyCredParams'],
+  properties: {
+    challenge: { type: 'string' },
+    rp: object,
+    user: object,
+    pubKeyCredParams: list,
+    timeout: { type: 'integer' },
+    attestation: { type: 'string' },
+    excludeCredentials: list,
+    authenticatorSelection: object,
+    extensions: object,
+    hints: { type: 'array', items: { type: 'string' } },
   },
+}
+/** PublicKeyCredentialRequestOptionsJSON. */
+const REQUEST_OPTIONS: JsonSchema = {
+  type: 'object',
+  required: ['challenge'],
+  properties: {
+    challenge: { type: 'string' },
+    rpId: { type: 'string' },
+    timeout: { type: 'integer' },
+    userVerification: { type: 'string' },
+    allowCredentials: list,
+    extensions: object,
+    hints: { type: 'array', items: { type: 'string' } },
+  },
+}
+
+const options = (description: string, schema: JsonSchema, example: Record<string, unknown>) => ({
+  description,
+  content: { schema: successEnvelope(schema), example: { success: true, data: example } },
 })
 
 const CHALLENGE = 'q3Vx0m1bS6y2h9n8QhM3yJrV0a6k1oCk2n8P4w7Z5fE'
@@ -62,7 +94,7 @@ export function passkeyContracts(service: ServiceSpec): ContractFamily<PasskeyRo
         security: 'bearer',
         beforeEnrolment: true,
         responses: {
-          200: options('Opciones de registro', {
+          200: options('Opciones de registro', CREATION_OPTIONS, {
             challenge: CHALLENGE,
             rp: { name: 'municipal-records', id: 'records.example.es' },
             user: { id: 'dXNyLTIwMjYtMDAwMDE', name: 'agente_1', displayName: 'agente_1' },
@@ -98,7 +130,7 @@ export function passkeyContracts(service: ServiceSpec): ContractFamily<PasskeyRo
                 required: ['id'],
                 properties: { id: { type: 'string' }, recuperacion: recovery },
               }),
-              example: { success: true, data: { id: CREDENTIAL_ID, recuperacion: ['k7pq-2mzx-a9rt', '…'] } },
+              example: { success: true, data: { id: CREDENTIAL_ID, recuperacion: RECOVERY_EXAMPLE } },
             },
           },
         },
@@ -116,7 +148,7 @@ export function passkeyContracts(service: ServiceSpec): ContractFamily<PasskeyRo
           'vale una vez y 5 minutos (D42).',
         security: 'public',
         responses: {
-          200: options('Opciones de autenticación', {
+          200: options('Opciones de autenticación', REQUEST_OPTIONS, {
             challenge: CHALLENGE,
             rpId: 'records.example.es',
             timeout: 300000,

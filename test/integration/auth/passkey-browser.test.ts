@@ -4,26 +4,19 @@
 // enrolment, then sign-in. The refusals are proven with the authenticator's real answers posted
 // through the API: a challenge the service never issued, a replayed one, an unknown credential,
 // a counter that went back (a cloned authenticator). Skipped loudly outside CI without Chromium.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type CDPSession, type Page } from 'playwright-core'
+import type { CDPSession, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { REPO_MODULES, startTestApi, type TestApi } from '../../helpers/api.js'
+import { chromiumSkip, launchChromium } from '../../helpers/chromium.js'
 import { auditRows } from '../protection/support.js'
 import { assertError } from './envelope.js'
 import { enrolTotp } from './totp-support.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run']
-const absent = !existsSync(CHROMIUM)
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
-const skip =
-  absent && !inCi
-    ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the passkey test`
-    : false
-if (skip !== false) console.error(`\n*** ${skip} ***\n`)
+const skip = chromiumSkip('the passkey test')
 
 /** The shipped modules.yaml with `jefe` requiring a passkey, in a temp dir of the test. */
 function modulesRequiringPasskey(t: Test): Record<string, string> {
@@ -73,18 +66,13 @@ const PAGE_SCRIPT = `
   }
 `
 
-async function browserOn(t: Test, origin: string): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string }> {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-  })
-  t.teardown(async () => {
-    await context.close()
-    rmSync(userDataDir, { recursive: true, force: true })
-  })
-  const page = context.pages()[0] ?? (await context.newPage())
+async function browserOn(
+  t: Test,
+  origin: string,
+): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string } | undefined> {
+  const browser = await launchChromium(t)
+  if (browser === undefined) return undefined
+  const { context, page } = browser
   await page.goto(`${origin}/api/health`)
   await page.evaluate(PAGE_SCRIPT)
   const cdp = await context.newCDPSession(page)
@@ -104,14 +92,15 @@ async function browserOn(t: Test, origin: string): Promise<{ page: Page; cdp: CD
 const post = (api: TestApi, path: string, body: unknown, token?: string) => api.request('POST', path, { body, token })
 
 t.test('D42: a passkey enrolled and used to sign in, in Chromium', { skip }, async (t) => {
-  if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
   const port = await freePort()
   const origin = `http://localhost:${port}`
   const env = { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGIN: origin, ...modulesRequiringPasskey(t) }
   const api = await startTestApi(t, { env })
   await api.service.app.listen({ port, host: '127.0.0.1' })
   const user = await api.userWithRole('agente')
-  const { page, cdp, authenticatorId } = await browserOn(t, origin)
+  const browser = await browserOn(t, origin)
+  if (browser === undefined) return
+  const { page, cdp, authenticatorId } = browser
 
   // Enrolment: options, create(), the answer posted by the page itself.
   const enrolled = (await page.evaluate(
