@@ -145,7 +145,10 @@ export const secondFactorRequired = (metodos: readonly string[]): AppError =>
     details: [
       {
         field: 'codigo',
-        message: "Indique en 'codigo' el código de su aplicación de autenticación o uno de sus códigos de recuperación",
+        message: metodos.includes('passkey')
+          ? "Inicie sesión con su llave de acceso (POST /auth/login/passkey) o indique en 'codigo' un código " +
+            'de su aplicación de autenticación o de recuperación'
+          : "Indique en 'codigo' el código de su aplicación de autenticación o uno de sus códigos de recuperación",
         metodos,
       },
     ],
