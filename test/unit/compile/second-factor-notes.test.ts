@@ -34,6 +34,7 @@ t.test('D42: another value is refused with its position', async (t) => {
 })
 
 t.test('D42: segundo_factor: passkey compiles into the role: a passkey, and only a passkey, required', async (t) => {
+  t.equal(validateModulesSource(withRule('jefe', 'passkey'), 'm.yaml').ok, true, 'records validate accepts it')
   const service = compileService(configFrom(withRule('jefe', 'passkey')))
   t.match(service.roles.get('jefe'), { secondFactorRequired: true, passkeyRequired: true })
   t.match(service.roles.get('agente'), { secondFactorRequired: false, passkeyRequired: false })
