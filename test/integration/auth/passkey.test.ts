@@ -69,3 +69,69 @@ t.test('D42: the passkey ceremonies at the API', async (t) => {
   const feed = await api.request('GET', `/eventos?ticket=${again.body.data.challenge as string}`)
   t.equal(feed.status, 401, 'a challenge opens no feed')
 })
+
+t.test('D42: a stored passkey: encrypted at rest, listed, named at login; its counter only grows', async (t) => {
+  const api = await startTestApi(t)
+  const user = await api.userWithRole('agente')
+  const { factors } = api.service
+  const publicKey = new Uint8Array(Buffer.from('a public key of the test, as COSE bytes would be'))
+  const by = { userId: user.id }
+  const first = await factors.addPasskey(
+    user.id,
+    { id: 'Y3JlZC1vbmU', publicKey, counter: 0, transports: ['internal'] },
+    by,
+  )
+  t.equal(first?.recoveryCodes?.length, 10, 'the first factor gives the recovery codes')
+  const second = await factors.addPasskey(user.id, { id: 'Y3JlZC10d28', publicKey, counter: 5, transports: [] }, by)
+  t.same(second, { recoveryCodes: undefined }, 'a later one leaves them')
+  t.equal(
+    await factors.addPasskey(user.id, { id: 'Y3JlZC1vbmU', publicKey, counter: 0, transports: [] }, by),
+    undefined,
+  )
+
+  const rows = (await auditRows(api)).filter((r) => r['action'] === 'segundo_factor_alta')
+  t.equal(rows.length, 2, 'each enrolment audited')
+  const { rows: stored } = await api.service.database.db
+    .selectFrom('_second_factors')
+    .select(['id', 'kind', 'secret', 'last_counter'])
+    .where('account_id', '=', user.id)
+    .orderBy('id')
+    .execute()
+    .then((r) => ({ rows: r }))
+  t.same(
+    stored.map((r) => [r['id'], r['kind'], Number(r['last_counter'])]),
+    [
+      ['Y3JlZC10d28', 'passkey', 5],
+      ['Y3JlZC1vbmU', 'passkey', 0],
+    ],
+  )
+  const encoded = Buffer.from(publicKey).toString('base64url')
+  t.ok(
+    stored.every((r) => String(r['secret']).startsWith('v1.') && !String(r['secret']).includes(encoded)),
+    'encrypted like a secret',
+  )
+
+  const listed = await api.request('GET', '/me/segundo-factor', { token: user.token })
+  t.same(listed.body.data.factores.map((f: { id: string; tipo: string }) => [f.id, f.tipo]).sort(), [
+    ['Y3JlZC10d28', 'passkey'],
+    ['Y3JlZC1vbmU', 'passkey'],
+  ])
+  const login = await post(api, '/auth/login', { username: user.username, password: user.password })
+  assertError(t, login, 401, 'Se requiere segundo factor')
+  t.match(login.body.details, [{ metodos: ['passkey', 'recuperacion'], message: /llave de acceso/ }])
+
+  // Counters (WebAuthn): an authenticator that keeps none says 0 every time; one that keeps it must go up.
+  const none = await factors.findPasskey('Y3JlZC1vbmU')
+  if (none === undefined) return t.fail('found')
+  t.same(none.publicKey, publicKey, 'the public key read back')
+  t.same(none.transports, ['internal'])
+  t.equal(await factors.usePasskey(none, 0), true, 'no counter: 0 and 0 pass')
+  const kept = await factors.findPasskey('Y3JlZC10d28')
+  if (kept === undefined) return t.fail('found')
+  t.equal(await factors.usePasskey(kept, 5), false, 'the same counter again: refused')
+  t.equal(await factors.usePasskey(kept, 3), false, 'a lower one: refused')
+  t.equal(await factors.usePasskey(kept, 6), true, 'a higher one passes')
+  t.equal(await factors.usePasskey(kept, 7), false, 'read before the last use: the stale read loses the race')
+  t.equal((await factors.findPasskey('Y3JlZC10d28'))?.counter, 6)
+  t.equal(await factors.findPasskey('bm9uZQ'), undefined)
+})
