@@ -148,7 +148,10 @@ export const secondFactorRequired = (metodos: readonly string[]): AppError =>
     details: [
       {
         field: 'codigo',
-        message: "Indique en 'codigo' el código de su aplicación de autenticación o uno de sus códigos de recuperación",
+        message: metodos.includes('passkey')
+          ? "Inicie sesión con su llave de acceso (POST /auth/login/passkey) o indique en 'codigo' un código " +
+            'de su aplicación de autenticación o de recuperación'
+          : "Indique en 'codigo' el código de su aplicación de autenticación o uno de sus códigos de recuperación",
         metodos,
       },
     ],
@@ -169,6 +172,15 @@ export const codeRejected = (): AppError =>
     },
   ])
 
+/** D42: an authenticator's answer to an enrolment that does not verify (challenge, origin, signature). */
+export const passkeyRejected = (): AppError =>
+  validationFailed([
+    {
+      field: 'response',
+      message: 'La respuesta del autenticador no es válida: pida opciones nuevas y repita el alta',
+    },
+  ])
+
 /** D42: an enrolment that cannot start or be confirmed in the account's present state (409). */
 export const secondFactorConflict = (message: string): AppError => new AppError('SECOND_FACTOR_CONFLICT', 409, message)
 
@@ -181,13 +193,15 @@ export const missingPermission = (permission: string, role: string): AppError =>
   forbidden([{ field: 'permiso', message: `El rol '${role}' no tiene el permiso '${permission}'` }])
 
 /** D42: the role requires a second factor and the account has none; only enrolling is open. */
-export const enrolmentRequired = (role: string): AppError =>
+export const enrolmentRequired = (role: string, passkey = false): AppError =>
   forbidden([
     {
       field: 'segundo_factor',
-      message:
-        `El rol '${role}' requiere segundo factor: dé de alta uno en /me/segundo-factor ` +
-        '(POST /me/segundo-factor/totp y su confirmación)',
+      message: passkey
+        ? `El rol '${role}' requiere una llave de acceso: dé de alta una en /me/segundo-factor ` +
+          '(POST /me/segundo-factor/passkey/opciones y POST /me/segundo-factor/passkey)'
+        : `El rol '${role}' requiere segundo factor: dé de alta uno en /me/segundo-factor ` +
+          '(POST /me/segundo-factor/totp y su confirmación)',
     },
   ])
 

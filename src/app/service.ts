@@ -11,7 +11,9 @@ import { adminRoleMissing, isAppError, settingInvalid } from '../errors.js'
 import { FIELD_TYPES } from '../compile/field-types.js'
 import type { ServiceSpec } from '../compile/types.js'
 import type { FieldType } from '../config/types.js'
+import { createPasskeyChallengeStore } from '../db/accounts/passkey-challenges.js'
 import type { SecondFactorStore } from '../db/accounts/second-factors.js'
+import { TOTP_ISSUER } from '../db/accounts/totp.js'
 import type { AccountStore } from '../db/accounts/store.js'
 import type { ChangeWatch } from '../db/change-watch.js'
 import type { Keyring } from '../db/crypto.js'
@@ -214,6 +216,10 @@ export async function openService(settings: Settings, options: OpenServiceOption
       retention: engine.retention,
       accounts,
       factors: engine.factors,
+      passkeys: {
+        challenges: createPasskeyChallengeStore(database),
+        relyingParty: { id: settings.webauthn.rpId, origin: settings.webauthn.origin, name: TOTP_ISSUER },
+      },
       accountRules,
       jwtSecret: settings.jwtSecret,
       basePath: settings.basePath,

@@ -54,6 +54,13 @@ export interface Settings {
   readonly generated: readonly string[]
   /** The files this load created for them: a refused start removes them (refused-start.ts). */
   readonly generatedFiles: readonly string[]
+  /** The passkeys' relying party (D42): its id (a domain) and the one origin pages call from. */
+  readonly webauthn: WebAuthnSettings
+}
+
+export interface WebAuthnSettings {
+  readonly rpId: string
+  readonly origin: string
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -97,6 +104,38 @@ function corsOrigins(raw: string | undefined): string[] {
   if (bad.length > 0)
     throw settingInvalid(`CORS_ORIGINS: origen no válido '${bad.join("', '")}' (use https://host[:puerto] o *)`)
   return origins
+}
+
+const LOCAL_HOSTS = ['127.0.0.1', '0.0.0.0', '::', '::1', 'localhost', '']
+
+/**
+ * WEBAUTHN_RP_ID and WEBAUTHN_ORIGIN (D42). The RP id is a domain name (never an address: browsers
+ * refuse those), by default HOST when it is a name and `localhost` otherwise; the origin is
+ * `https://` that domain or a subdomain of it (plain `http://` only for localhost), by default
+ * `https://<rp id>`, or `http://localhost:<PORT>` for development.
+ */
+function webauthnOf(env: Env, host: string, port: number): WebAuthnSettings {
+  const named = !LOCAL_HOSTS.includes(host) && !/^[\d.]+$|:/.test(host)
+  const rpId = (env['WEBAUTHN_RP_ID'] || (named ? host : 'localhost')).toLowerCase()
+  if (
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(rpId) ||
+    /^[\d.]+$/.test(rpId)
+  )
+    throw settingInvalid(`WEBAUTHN_RP_ID debe ser un nombre de dominio sin esquema ni puerto (recibido '${rpId}')`)
+  const local = rpId === 'localhost'
+  const origin = (env['WEBAUTHN_ORIGIN'] || (local ? `http://localhost:${port}` : `https://${rpId}`)).replace(
+    /\/+$/,
+    '',
+  )
+  const match = /^(https?):\/\/([^/:\s]+)(:\d+)?$/.exec(origin)
+  const originHost = match?.[2]?.toLowerCase()
+  if (match === null || originHost === undefined || (originHost !== rpId && !originHost.endsWith(`.${rpId}`)))
+    throw settingInvalid(
+      `WEBAUTHN_ORIGIN debe ser scheme://host[:puerto] con host ${rpId} o un subdominio suyo (recibido '${origin}')`,
+    )
+  if (match[1] === 'http' && originHost !== 'localhost')
+    throw settingInvalid(`WEBAUTHN_ORIGIN debe usar https fuera de localhost (recibido '${origin}')`)
+  return { rpId, origin }
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -228,13 +267,14 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     logLevel: read(() => logLevelOf(env['LOG_LEVEL']), 'info'),
     logFormat: read(() => logFormatOf(env['LOG_FORMAT']), 'auto'),
   }
+  const webauthn = read(() => webauthnOf(env, settings.host, settings.port), { rpId: 'localhost', origin: '' })
   // Secrets the environment gives are checked with the rest; those of DATA_DIR's files after.
   if (env['JWT_SECRET']) read(() => checkJwtSecret(env['JWT_SECRET'] ?? ''), undefined)
   const keyText = envKeyText(env)
   if (keyText !== undefined) read(() => parseKeyList(keyText), [])
   check()
   // Last: a start refused by any other setting leaves no secret behind.
-  return { ...settings, ...secretsOf(env, dataDir) }
+  return { ...settings, webauthn, ...secretsOf(env, dataDir) }
 }
 
 /** Loads `.env` from the working directory into process.env when there is one. */

@@ -28,6 +28,7 @@ export function compileRole(def: RoleDef, namespaces: readonly Namespace[]): Rol
     permissions: def.permissions,
     granted: new Set(def.permissions.flatMap((p) => expand(p, namespaces))),
     secondFactorRequired: def.secondFactor !== undefined,
+    passkeyRequired: def.secondFactor === 'passkey',
   }
 }
 

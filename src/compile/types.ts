@@ -196,6 +196,8 @@ export interface RoleSpec {
   readonly granted: ReadonlySet<string>
   /** D42: its accounts reach only /me, their second factors and logout until they enrol one. */
   readonly secondFactorRequired: boolean
+  /** D42 `segundo_factor: passkey`: only a passkey counts as that factor (phishing-resistant), not TOTP. */
+  readonly passkeyRequired: boolean
 }
 
 export interface AccountsSpec extends AccountsDef {

@@ -213,13 +213,6 @@ function checkRoles(config: ModulesConfig, report: Report): void {
       else if (moduleName === config.service.auditPath && action !== 'ver' && action !== '*')
         report(at, `Rol ${role.name}: el registro de auditoría solo admite la acción 'ver'.`)
     })
-    // D42: passkeys (WebAuthn) are not in the service yet; a role cannot require them.
-    if (role.secondFactor === 'passkey')
-      report(
-        ['roles', role.name, 'segundo_factor'],
-        `Rol ${role.name}: segundo_factor 'passkey' (solo llaves de acceso) aún no está disponible; ` +
-          "use 'obligatorio' (TOTP) o quite la clave.",
-      )
   }
 }
 

@@ -19,11 +19,25 @@ const factor: JsonSchema = {
   required: ['id', 'tipo', 'creado', 'confirmado_en'],
   properties: {
     id: { type: 'string' },
-    tipo: { type: 'string', enum: ['totp'] },
+    tipo: { type: 'string', enum: ['totp', 'passkey'] },
     creado: { type: 'string', description: 'Cuándo se pidió el alta (hora del servicio).' },
     confirmado_en: { type: 'string', description: 'Cuándo se confirmó con un código.' },
   },
 }
+
+/** Ten recovery codes as an enrolment hands them out (the examples of every first factor). */
+export const RECOVERY_EXAMPLE = [
+  'k7pq-2mzx-a9rt',
+  'hb3w-q8nd-5cfe',
+  'x2tm-r6yk-p4sa',
+  'vd9e-m3qz-w7hn',
+  'c5rg-t8xb-k2pu',
+  'n4fw-y6ja-e9dm',
+  'q7hs-b2vc-z5tr',
+  'm8kp-d3wx-g6ne',
+  'u2ya-f9rq-h4jt',
+  'e6zb-w5mc-s8kx',
+]
 
 const FACTOR_ID = '5b0c1d2e-3f40-4a5b-8c6d-7e8f9a0b1c2d'
 const SECRET_EXAMPLE = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
@@ -129,18 +143,7 @@ export const secondFactorContracts: ContractFamily<SecondFactorRoute> = {
             example: {
               success: true,
               data: {
-                recuperacion: [
-                  'k7pq-2mzx-a9rt',
-                  'hb3w-q8nd-5cfe',
-                  'x2tm-r6yk-p4sa',
-                  'vd9e-m3qz-w7hn',
-                  'c5rg-t8xb-k2pu',
-                  'n4fw-y6ja-e9dm',
-                  'q7hs-b2vc-z5tr',
-                  'm8kp-d3wx-g6ne',
-                  'u2ya-f9rq-h4jt',
-                  'e6zb-w5mc-s8kx',
-                ],
+                recuperacion: RECOVERY_EXAMPLE,
               },
             },
           },

@@ -4,6 +4,7 @@ import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
 import { recordContracts } from './records.js'
 import { retentionContracts } from './retention.js'
+import { passkeyContracts } from './passkey.js'
 import type { ContractFamily } from './route-contract.js'
 import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
@@ -17,6 +18,7 @@ export function serviceContracts(service: ServiceSpec): readonly ContractFamily[
   return [
     sessionContracts(service),
     secondFactorContracts,
+    passkeyContracts(service),
     auditContracts(service),
     retentionContracts(service),
     eventContracts(service),

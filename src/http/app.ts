@@ -4,6 +4,7 @@ import type { EventTicketStore } from '../db/accounts/event-tickets.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { ServiceSpec } from '../compile/types.js'
 import type { AccountStore } from '../db/accounts/store.js'
+import type { PasskeyChallengeStore } from '../db/accounts/passkey-challenges.js'
 import type { SecondFactorStore } from '../db/accounts/second-factors.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import type { RecordStore } from '../db/records/types.js'
@@ -20,6 +21,7 @@ import { recordContracts } from '../contracts/records.js'
 import { retentionContracts } from '../contracts/retention.js'
 import { DOCS_PREFIX } from '../contracts/system.js'
 import { secondFactorContracts } from '../contracts/second-factor.js'
+import { passkeyContracts } from '../contracts/passkey.js'
 import { sessionContracts } from '../contracts/session.js'
 import { buildOpenApiDocument } from '../openapi/document.js'
 import { handleError } from './error-handler.js'
@@ -36,6 +38,7 @@ import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { secondFactorRoutes } from './routes/second-factor.js'
 import { retentionRoutes } from './routes/retention.js'
+import { passkeyRoutes, type RelyingParty } from './routes/passkey.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
 import { createLiveFeed } from './live/feed.js'
@@ -48,6 +51,8 @@ export interface AppDeps {
   readonly accounts: AccountStore
   /** Each account's second factors and recovery codes (D42). */
   readonly factors: SecondFactorStore
+  /** Passkeys (D42): where ceremonies' challenges wait, and the relying party they belong to. */
+  readonly passkeys: { readonly challenges: PasskeyChallengeStore; readonly relyingParty: RelyingParty }
   /** Canonical usernames and the password policy, for every account write. */
   readonly accountRules: AccountRules
   readonly jwtSecret: string
@@ -217,6 +222,18 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         accountsSpec: service.accounts,
         throttle,
         failures,
+      })
+      await api.register(passkeyRoutes, {
+        contracts: passkeyContracts(service),
+        factors: deps.factors,
+        challenges: deps.passkeys.challenges,
+        accounts: deps.accounts,
+        store: deps.store,
+        accountsSpec: service.accounts,
+        throttle,
+        failures,
+        relyingParty: deps.passkeys.relyingParty,
+        clock: deps.clock,
       })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })

@@ -100,17 +100,20 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     const auth = await caller(claims)
     // D42, in the one place every token is checked: until the account enrols the factor its
     // role requires, only the routes whose contract says `beforeEnrolment` answer.
-    if (mustEnrol(auth) && request.routeOptions.config.beforeEnrolment !== true) throw enrolmentRequired(auth.role.name)
+    if (mustEnrol(auth) && request.routeOptions.config.beforeEnrolment !== true)
+      throw enrolmentRequired(auth.role.name, auth.role.passkeyRequired)
     request.auth = auth
     return auth
   })
 
-  const mustEnrol = (auth: AuthContext): boolean => auth.role.secondFactorRequired && !auth.account.secondFactor
+  /** A role's factor not enrolled yet; for `segundo_factor: passkey` only a passkey counts. */
+  const mustEnrol = (auth: AuthContext): boolean =>
+    auth.role.secondFactorRequired && !(auth.role.passkeyRequired ? auth.account.passkey : auth.account.secondFactor)
 
   /** A live feed's ticket and its rechecks: no feed route is open before enrolment (D42). */
   async function authorizeClaims(claims: TokenClaims): Promise<AuthContext> {
     const auth = await caller(claims)
-    if (mustEnrol(auth)) throw enrolmentRequired(auth.role.name)
+    if (mustEnrol(auth)) throw enrolmentRequired(auth.role.name, auth.role.passkeyRequired)
     return auth
   }
 

@@ -28,6 +28,8 @@ export interface Account {
   readonly fields: Readonly<Record<string, unknown>>
   /** A confirmed second factor is enrolled (D42): a role that requires one reaches all it may. */
   readonly secondFactor: boolean
+  /** A passkey among them: what a role with `segundo_factor: passkey` requires (D42). */
+  readonly passkey: boolean
 }
 
 export interface AccountStore {
@@ -105,12 +107,13 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
       .select('version')
       .where('account_id', '=', id)
       .executeTakeFirst()
-    const factor = await db
+    const kinds = await db
       .selectFrom(SYSTEM_TABLES.secondFactors)
-      .select('id')
+      .select('kind')
+      .distinct()
       .where('account_id', '=', id)
       .where('confirmed_at', 'is not', null)
-      .executeTakeFirst()
+      .execute()
     return {
       id,
       role: String(row[accounts.role]),
@@ -121,7 +124,8 @@ export function createAccountStore(database: Database, accounts: AccountsSpec, c
         [META.created]: row[META.created],
       },
       fields: Object.fromEntries(accounts.userFields.map((f) => [f, row[f] ?? null])),
-      secondFactor: factor !== undefined,
+      secondFactor: kinds.length > 0,
+      passkey: kinds.some((k) => k['kind'] === 'passkey'),
     }
   }
 

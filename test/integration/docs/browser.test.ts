@@ -2,25 +2,14 @@
 // CSP, lists the nine modules, and a person can log in, authorize with the token and call a list.
 // Needs /usr/bin/chromium (Debian's package; .ci/run installs it). Without it, outside CI, the
 // test is skipped loudly; in CI (CI set) a missing browser is a failure.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Locator } from 'playwright-core'
+import type { Locator } from 'playwright-core'
 import t from 'tap'
 import { ADMIN, VALID, startTestApi } from '../../helpers/api.js'
+import { chromiumSkip, launchChromium } from '../../helpers/chromium.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = new URL('../../../test-artifacts/', import.meta.url).pathname
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 /** "Try it out" starts on (tryItOutEnabled); click it only if a person would have to. */
 async function tryItOut(operation: Locator): Promise<void> {
@@ -29,30 +18,15 @@ async function tryItOut(operation: Locator): Promise<void> {
     await button.first().click()
 }
 
-const absent = !existsSync(CHROMIUM)
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
-const skip =
-  absent && !inCi
-    ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the browser test`
-    : false
-if (skip !== false) console.error(`\n*** ${skip} ***\n`)
+const skip = chromiumSkip('the browser test')
 
 t.test('the docs page lists the nine modules and a call made from it succeeds', { skip }, async (t) => {
-  if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
   const api = await startTestApi(t)
   const created = await api.create('denuncias', VALID['denuncias']?.())
   const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
-  const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-  })
-  t.teardown(async () => {
-    await context.close()
-    rmSync(userDataDir, { recursive: true, force: true })
-  })
-  const page = context.pages()[0] ?? (await context.newPage())
+  const browser = await launchChromium(t)
+  if (browser === undefined) return
+  const { page } = browser
   const problems: string[] = []
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(message.text())

@@ -2,31 +2,11 @@
 // an EventSource with a ticket, another client creates a sala092 record and the page shows it;
 // then the page drops the stream, records are created meanwhile, and it resumes (a new ticket
 // and the last event id) without losing one. Same Chromium and flags as the docs page test.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium } from 'playwright-core'
 import t from 'tap'
 import { startTestApi, VALID } from '../../helpers/api.js'
+import { chromiumSkip, launchChromium } from '../../helpers/chromium.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-const absent = !existsSync(CHROMIUM)
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
-const skip =
-  absent && !inCi
-    ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run the browser test`
-    : false
-if (skip !== false) console.error(`\n*** ${skip} ***\n`)
+const skip = chromiumSkip('the browser test')
 
 /**
  * The page's script, as a board would have it (run in the page: the test's TypeScript has no DOM
@@ -54,21 +34,12 @@ const PAGE_SCRIPT = `
 `
 
 t.test('an EventSource with a ticket shows a new sala092 record, and resumes without loss', { skip }, async (t) => {
-  if (absent) return t.fail(`${CHROMIUM} is missing in CI: .ci/run installs the chromium package`)
   const api = await startTestApi(t)
   const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
   const token = await api.login()
-  const userDataDir = mkdtempSync(join(tmpdir(), 'records-chromium-'))
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ARGS,
-  })
-  t.teardown(async () => {
-    await context.close()
-    rmSync(userDataDir, { recursive: true, force: true })
-  })
-  const page = context.pages()[0] ?? (await context.newPage())
+  const browser = await launchChromium(t)
+  if (browser === undefined) return
+  const { page } = browser
   // A page of the API's own origin, as a board served behind the same proxy would be.
   await page.goto(`${address}/api/health`)
   await page.evaluate(PAGE_SCRIPT)

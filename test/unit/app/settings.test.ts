@@ -35,6 +35,7 @@ t.test('every setting the service cannot use is named at once, one per line', as
       CORS_ORIGINS: 'panel.ayto.example',
       LOG_LEVEL: 'verbose',
       LOG_FORMAT: 'xml',
+      WEBAUTHN_RP_ID: 'https://records.ayto.example',
       JWT_SECRET: 'corto',
       RECORDS_ENCRYPTION_KEY: 'c29sbyBlc3Rv',
     }),
@@ -47,12 +48,45 @@ t.test('every setting the service cannot use is named at once, one per line', as
     /^CORS_ORIGINS: origen no válido 'panel.ayto.example'/,
     /^LOG_LEVEL admite fatal, error, warn, info, debug, trace, silent \(recibido 'verbose'\)$/,
     /^LOG_FORMAT admite pretty o json \(recibido 'xml'\)$/,
+    /^WEBAUTHN_RP_ID debe ser un nombre de dominio/,
     /^JWT_SECRET debe tener al menos 32 caracteres$/,
     /^RECORDS_ENCRYPTION_KEY: la clave de cifrado debe ser de 32 bytes/,
   ])
-  t.equal(error.items.length, 8, 'nothing else')
+  t.equal(error.items.length, 9, 'nothing else')
   t.equal(error.message, error.items.join('\n'), 'the message lists them, one per line')
   t.same(readdirSync(dir), [], 'no secret was generated for a start that is refused')
+})
+
+t.test('D42: the passkeys relying party, by default from HOST and PORT', async (t) => {
+  const dir = dataDir(t)
+  t.same(
+    loadSettings({ DATA_DIR: dir }).webauthn,
+    { rpId: 'localhost', origin: 'http://localhost:3000' },
+    'development',
+  )
+  t.same(loadSettings({ DATA_DIR: dir, HOST: '0.0.0.0', PORT: '8080' }).webauthn, {
+    rpId: 'localhost',
+    origin: 'http://localhost:8080',
+  })
+  t.same(loadSettings({ DATA_DIR: dir, HOST: 'records.ayto.example' }).webauthn, {
+    rpId: 'records.ayto.example',
+    origin: 'https://records.ayto.example',
+  })
+  t.same(
+    loadSettings({ DATA_DIR: dir, WEBAUTHN_RP_ID: 'ayto.example', WEBAUTHN_ORIGIN: 'https://panel.ayto.example/' })
+      .webauthn,
+    { rpId: 'ayto.example', origin: 'https://panel.ayto.example' },
+    'a subdomain of the RP id; the trailing slash dropped',
+  )
+  const refused = (env: Record<string, string>) => refusal(() => loadSettings({ DATA_DIR: dir, ...env })).items
+  t.match(refused({ WEBAUTHN_RP_ID: '10.0.0.5' }), [/^WEBAUTHN_RP_ID debe ser un nombre de dominio/], 'no address')
+  t.match(refused({ WEBAUTHN_RP_ID: 'ayto.example', WEBAUTHN_ORIGIN: 'https://otro.example' }), [
+    /^WEBAUTHN_ORIGIN debe ser scheme:\/\/host\[:puerto\] con host ayto.example/,
+  ])
+  t.match(refused({ WEBAUTHN_RP_ID: 'ayto.example', WEBAUTHN_ORIGIN: 'http://panel.ayto.example' }), [
+    /^WEBAUTHN_ORIGIN debe usar https fuera de localhost/,
+  ])
+  t.match(refused({ WEBAUTHN_ORIGIN: 'http://localhost:3000/panel' }), [/^WEBAUTHN_ORIGIN debe ser scheme/], 'no path')
 })
 
 t.test('one bad setting is its own sentence, as before', async (t) => {

@@ -35,11 +35,13 @@ t.test('D42: another value is refused with its position', async (t) => {
   t.match(result.problems, [{ file: 'm.yaml', line: ruleLine, message: /segundo_factor/ }])
 })
 
-t.test('D42: passkey is not supported yet, with its position', async (t) => {
-  const result = validateModulesSource(withRule('jefe', 'passkey'), 'm.yaml')
-  t.equal(result.ok, false)
-  if (result.ok) return
-  t.match(result.problems, [{ line: ruleLine, column: 21, message: /'passkey'.*aún no está disponible/ }])
+t.test('D42: segundo_factor: passkey compiles into the role: a passkey, and only a passkey, required', async (t) => {
+  t.equal(validateModulesSource(withRule('jefe', 'passkey'), 'm.yaml').ok, true, 'records validate accepts it')
+  const service = compileService(configFrom(withRule('jefe', 'passkey')))
+  t.match(service.roles.get('jefe'), { secondFactorRequired: true, passkeyRequired: true })
+  t.match(service.roles.get('agente'), { secondFactorRequired: false, passkeyRequired: false })
+  const totp = compileService(configFrom(withRule('jefe', 'obligatorio')))
+  t.match(totp.roles.get('jefe'), { secondFactorRequired: true, passkeyRequired: false })
 })
 
 t.test('D42: validate warns for each role that manages accounts without requiring a factor', async (t) => {
