@@ -49,25 +49,18 @@ t.test(
       everyMs: 1_000,
       run: async () => void runs.push({ instance, at: clock.now() }),
     })
+    const runner = (instance: string, database: Database) =>
+      startJobRunner([job(instance)], {
+        instanceId: instance,
+        lease: createJobLease(database),
+        clock,
+        onError: failOnError(t),
+      })
     const runners: JobRunner[] = []
     const settle = async () => void (await Promise.all(runners.map((runner) => runner.settled())))
-    runners.push(
-      startJobRunner([job('a')], {
-        instanceId: 'a',
-        lease: createJobLease(databases[0]),
-        clock,
-        onError: failOnError(t),
-      }),
-    )
+    runners.push(runner('a', databases[0]))
     // Both timers fire at the same instants: every claim races the other instance's.
-    runners.push(
-      startJobRunner([job('b')], {
-        instanceId: 'b',
-        lease: createJobLease(databases[1]),
-        clock,
-        onError: failOnError(t),
-      }),
-    )
+    runners.push(runner('b', databases[1]))
     await clock.advance(10_000, settle)
     t.same(
       runs.map((run) => run.at),
@@ -76,14 +69,7 @@ t.test(
     )
     // A third runner whose timer is out of phase with theirs (started 300 ms later) changes nothing.
     await clock.advance(300, settle)
-    runners.push(
-      startJobRunner([job('c')], {
-        instanceId: 'c',
-        lease: createJobLease(databases[1]),
-        clock,
-        onError: failOnError(t),
-      }),
-    )
+    runners.push(runner('c', databases[1]))
     runs.length = 0
     await clock.advance(5_000, settle)
     t.same(
