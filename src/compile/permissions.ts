@@ -49,3 +49,11 @@ function grantCovers(grant: string, wanted: string): boolean {
 export function roleCovers(actor: RoleSpec, target: RoleSpec): boolean {
   return target.permissions.every((wanted) => actor.permissions.some((grant) => grantCovers(grant, wanted)))
 }
+
+/**
+ * The role may create or edit accounts (module `accounts`): it hands out access, so its
+ * passwords need the stricter minimum and `records validate` asks it for a second factor (D42).
+ */
+export function managesAccounts(role: RoleSpec, accounts: string): boolean {
+  return role.granted.has(permissionName(accounts, 'crear')) || role.granted.has(permissionName(accounts, 'editar'))
+}

@@ -2,6 +2,7 @@
 // every other account; a stolen password of one is the worst kind. Not an error (the shipped
 // file requires a factor of no role), a warning of `records validate` for each such role that
 // does not require one.
+import { managesAccounts } from './permissions.js'
 import type { ServiceSpec } from './types.js'
 
 export interface RoleWarning {
@@ -14,7 +15,7 @@ export function unguardedAccountRoles(service: ServiceSpec): RoleWarning[] {
   const accounts = service.accounts.module
   return [...service.roles.values()]
     .filter((r) => !r.secondFactorRequired)
-    .filter((r) => r.granted.has(`${accounts}.crear`) || r.granted.has(`${accounts}.editar`))
+    .filter((r) => managesAccounts(r, accounts))
     .map((r) => ({
       role: r.name,
       message:

@@ -2,6 +2,7 @@
 // the first superadmin, POST /me/password): the username in its canonical form and safe
 // alphabet (F8) and the password policy. Pure: the caller passes the list
 // of common passwords.
+import { managesAccounts as managesRoleAccounts } from '../compile/permissions.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { validationFailed } from '../errors.js'
 import { passwordProblems, type CommonPasswords } from './password-policy.js'
@@ -53,10 +54,8 @@ export interface AccountRules {
 export function createAccountRules(service: ServiceSpec, common: CommonPasswords): AccountRules {
   const accounts = service.accounts
   const managesAccounts = (role: string): boolean => {
-    const granted = service.roles.get(role)?.granted
-    return (
-      granted !== undefined && (granted.has(`${accounts.module}.crear`) || granted.has(`${accounts.module}.editar`))
-    )
+    const spec = service.roles.get(role)
+    return spec !== undefined && managesRoleAccounts(spec, accounts.module)
   }
   const checkPassword: AccountRules['checkPassword'] = (password, account, field = accounts.password) => {
     const problems = passwordProblems(
