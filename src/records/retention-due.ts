@@ -127,9 +127,5 @@ export function latestDueFrom(retention: Pick<RetentionSpec, 'reviewEvery' | 'ke
   const durations =
     retention.keepAtMost === undefined ? [retention.reviewEvery] : [retention.reviewEvery, retention.keepAtMost]
   const days = Math.min(...durations.map((d) => d.amount * FEWEST_DAYS[d.unit]))
-  const m = STAMP.exec(now)
-  if (m === null) throw new Error(`not a stored time: ${now}`)
-  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]) - days))
-  const time = m[4] === undefined ? '00:00:00' : `${m[4]}:${m[5]}:${m[6]}`
-  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${time}`
+  return addDuration(now, { amount: -days, unit: 'd' })
 }

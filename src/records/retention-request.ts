@@ -12,7 +12,7 @@ export const RETENTION_DECISIONS = ['conservar', 'bloquear', 'desbloquear'] as c
 export type RetentionDecision = (typeof RETENTION_DECISIONS)[number]
 
 /** Every parameter GET /retencion accepts. */
-export const RETENTION_QUEUE_PARAMETERS = ['limit', 'offset', 'module'] as const
+export const RETENTION_QUEUE_PARAMETERS = ['module', 'limit', 'offset'] as const
 
 export interface RetentionQueueQuery {
   readonly limit: number
@@ -34,11 +34,14 @@ export function parseRetentionQuery(
   const retained = retainedModules(service)
   let modules = retained
   for (const [name, value] of Object.entries(query)) {
-    if (name === 'limit' || name === 'offset') continue
-    if (name !== 'module') {
-      problems.push({ field: name, message: `Parámetro desconocido '${name}': use module, limit, offset` })
+    if (!(RETENTION_QUEUE_PARAMETERS as readonly string[]).includes(name)) {
+      problems.push({
+        field: name,
+        message: `Parámetro desconocido '${name}': use ${RETENTION_QUEUE_PARAMETERS.join(', ')}`,
+      })
       continue
     }
+    if (name !== 'module') continue
     if (typeof value !== 'string' || value === '') {
       problems.push({ field: name, message: "El parámetro 'module' debe aparecer una vez, con un nombre de módulo" })
       continue
