@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import type { Test } from 'tap'
+import { IN_CI } from './ci.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 const ARGS = [
@@ -20,12 +21,11 @@ const ARGS = [
 ]
 
 export const chromiumAbsent = !existsSync(CHROMIUM)
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== 'false'
 
 /** tap's `skip` for a browser test: a loud reason outside CI without Chromium, else false. */
 export function chromiumSkip(what: string): string | false {
   const skip =
-    chromiumAbsent && !inCi
+    chromiumAbsent && !IN_CI
       ? `SKIPPED LOUDLY: no ${CHROMIUM} on this machine; install Debian's chromium package to run ${what}`
       : false
   if (skip !== false) console.error(`\n*** ${skip} ***\n`)

@@ -1,15 +1,16 @@
-// The PostgreSQL half of the suite: RECORDS_TEST_DATABASE=postgres runs every
-// integration test on a fresh PostgreSQL database per data directory, dropped when the
+// The PostgreSQL half of the suite: RECORDS_TEST_DATABASE=postgres runs each integration
+// test that uses the database under test (scripts/test-postgres.mjs chooses them) on a fresh
+// PostgreSQL database per data directory, dropped when the
 // test file ends. The server is RECORDS_TEST_POSTGRES_URL (default: the local one).
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import t, { type Test } from 'tap'
+import { IN_CI } from './ci.js'
+
+export { IN_CI }
 
 export const ON_POSTGRES = process.env['RECORDS_TEST_DATABASE'] === 'postgres'
 export const ADMIN_URL = process.env['RECORDS_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test'
-
-/** In CI (any CI value but '', 0 or false) a missing PostgreSQL or Redis fails instead of skipping. */
-export const IN_CI = !['', '0', 'false', 'no'].includes((process.env['CI'] ?? '').toLowerCase())
 
 /** Set by scripts/test-postgres.mjs when Redis answers: rate limits then count in Redis too. */
 export const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || undefined
