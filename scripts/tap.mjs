@@ -31,6 +31,8 @@ function memoryTmpdir() {
 
 const skipTsNode = "--import=data:text/javascript,process.env.TAP_TYPE_STRIP_ONLY='1'"
 const tmpdir = memoryTmpdir()
+// Ctrl-C reaches tap through the terminal's process group; this process stays to clean up.
+if (tmpdir !== undefined) process.on('SIGINT', () => undefined)
 const result = spawnSync('npx', ['tap', ...process.argv.slice(2)], {
   stdio: 'inherit',
   env: {

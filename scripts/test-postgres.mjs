@@ -1,4 +1,5 @@
-// The PostgreSQL half of `npm test`: the whole integration suite again, on a fresh
+// The PostgreSQL half of `npm test`: the integration tests that use the database under test
+// again (integrationTests below), on a fresh
 // PostgreSQL database per data directory, with rate limits counted in Redis, plus the
 // multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
 // a missing PostgreSQL or Redis fails the run.
@@ -88,9 +89,15 @@ function onDatabaseUnderTest(file, seen = new Set()) {
   seen.add(file)
   const source = readFileSync(file, 'utf8')
   if (DATABASE_UNDER_TEST.test(source)) return true
-  return [...source.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)]
-    .map((m) => relative('.', join(dirname(file), `${m[1]}.ts`)))
-    .some((imported) => imported.startsWith('test/') && existsSync(imported) && onDatabaseUnderTest(imported, seen))
+  // Static, side-effect and dynamic imports of a test module; one of test/helpers/postgres.ts
+  // is about the database under test whatever it names.
+  const imports = [...source.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)\.js'/g)].map((m) =>
+    relative('.', join(dirname(file), `${m[1]}.ts`)),
+  )
+  if (imports.includes('test/helpers/postgres.ts')) return true
+  return imports.some(
+    (imported) => imported.startsWith('test/') && existsSync(imported) && onDatabaseUnderTest(imported, seen),
+  )
 }
 
 /**

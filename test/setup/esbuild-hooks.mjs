@@ -10,7 +10,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { readFile, rename, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -21,7 +20,8 @@ const target = `node${process.versions.node}`
 const esbuildVersion = JSON.parse(
   readFileSync(new URL('../../node_modules/esbuild/package.json', import.meta.url), 'utf8'),
 ).version
-const CACHE = join(tmpdir(), `records-test-transpiled-${process.getuid?.() ?? 'user'}`)
+// Beside the packages, not in TMPDIR: scripts/tap.mjs gives each run a TMPDIR of its own.
+const CACHE = fileURLToPath(new URL('../../node_modules/.cache/records-test-transpiled/', import.meta.url))
 mkdirSync(CACHE, { recursive: true, mode: 0o700 })
 const salt = JSON.stringify([esbuildVersion, target, tsconfigRaw])
 
