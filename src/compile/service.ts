@@ -1,5 +1,11 @@
 // The whole configuration compiled: every module, every role, the accounts module.
-import { ACTIONS, RETENTION_ACTIONS, RETENTION_NAMESPACE, SUBJECTS_NAMESPACE, type ModulesConfig } from '../config/types.js'
+import {
+  ACTIONS,
+  RETENTION_ACTIONS,
+  RETENTION_NAMESPACE,
+  SUBJECTS_NAMESPACE,
+  type ModulesConfig,
+} from '../config/types.js'
 import { userFieldsOf } from './access.js'
 import { compileModule } from './module.js'
 import { compileRole, permissionName, type Namespace } from './permissions.js'

@@ -57,12 +57,15 @@ t.test('D41: the retention queue has two permissions, retencion.ver and retencio
   })
 })
 
-t.test('D21, D41: superadmin (*.*) holds every action on every module, the audit trail, retention and interesados', async (t) => {
-  t.same(
-    granted('superadmin'),
-    sorted([...each(ALL_MODULES, ACTIONS), 'auditoria.ver', 'retencion.ver', 'retencion.decidir', 'interesados.ver']),
-  )
-})
+t.test(
+  'D21, D41: superadmin (*.*) holds every action on every module, the audit trail, retention and interesados',
+  async (t) => {
+    t.same(
+      granted('superadmin'),
+      sorted([...each(ALL_MODULES, ACTIONS), 'auditoria.ver', 'retencion.ver', 'retencion.decidir', 'interesados.ver']),
+    )
+  },
+)
 
 t.test('D41: dpd holds retention, interesados and the audit trail, and no record module', async (t) => {
   t.same(granted('dpd'), ['auditoria.ver', 'interesados.ver', 'retencion.decidir', 'retencion.ver'])
