@@ -7,7 +7,7 @@
 import { INVALID } from '../../compile/field-types.js'
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
-import { subjectMotivoRequired } from '../../errors.js'
+import { subjectMotivoRequired, validationFailed } from '../../errors.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { hiddenFields } from '../../records/field-rules.js'
 import type { SubjectQuery } from '../../records/subject-query.js'
@@ -139,7 +139,16 @@ function consultations(
 export function createSubjectStore(options: SubjectStoreOptions): SubjectStore {
   return {
     async find(modules, query, read) {
-      if (read.request.motivo === null) throw subjectMotivoRequired()
+      const { motivo } = read.request
+      if (motivo === null) throw subjectMotivoRequired()
+      // The motivo is kept in clear in the entries: it must not carry what is kept only hashed.
+      if (motivo.toLowerCase().includes(query.value.toLowerCase()))
+        throw validationFailed([
+          {
+            field: 'X-Motivo',
+            message: 'El motivo no puede incluir el identificador buscado: se guarda en claro en la auditoría',
+          },
+        ])
       const found: (SubjectMatch & { version: number })[] = []
       for (const spec of modules) found.push(...(await matchesIn(options, spec, query.value, read.user)))
       const page = found.slice(query.offset, query.offset + query.limit)

@@ -149,6 +149,12 @@ t.test('D41: GET /interesados across modules and fields, scopes, refusals and it
     })
     t.equal(noMotivo.body.details[0].field, 'X-Motivo')
     t.equal((await search(api, token, `?valor=${DNI}`, { 'x-motivo': '   ' })).status, 400, 'a blank motivo')
+    const naming = await search(api, token, `?valor=${DNI}`, { 'x-motivo': `Solicitud de ${DNI.toLowerCase()}` })
+    t.same(error(naming), {
+      status: 400,
+      success: false,
+      error: 'Datos inválidos: El motivo no puede incluir el identificador buscado: se guarda en claro en la auditoría',
+    })
     for (const query of ['', '?valor=', '?valor=%20%20', '?limit=5']) {
       const reply = await search(api, token, query)
       t.same(error(reply), { status: 400, success: false, error: 'Datos requeridos' }, `valor missing: '${query}'`)
@@ -163,7 +169,7 @@ t.test('D41: GET /interesados across modules and fields, scopes, refusals and it
       error: "Datos inválidos: Parámetro desconocido 'modulo': use valor, limit, offset",
     })
     t.equal((await search(api, token, `?valor=${DNI}&limit=0`)).status, 400, 'limit below 1')
-    for (const reply of [noMotivo, twice, unknown]) t.notOk(JSON.stringify(reply.body).includes(DNI), 'no echo')
+    for (const reply of [noMotivo, naming, twice, unknown]) t.notOk(JSON.stringify(reply.body).includes(DNI), 'no echo')
     await new Promise((resolve) => setTimeout(resolve, 200))
     t.same(await consultations(api, id), [], 'no entry for a refused request')
     t.same(await consultations(api, consulta.id), [], 'nor for a forbidden one')
