@@ -196,6 +196,14 @@ t.test('D41: GET /interesados across modules and fields, scopes, refusals and it
       t.match(String(row['at']), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/)
       t.match(json(row['criteria']), { valor: { indice_ciego: [String] } })
     }
+    // The record's history shows the lookup to those who read the audit trail (F2).
+    const history = await api.request('GET', `/denuncias/${mine._id}/historial`, { token: admin })
+    t.ok(
+      history.body.data.entries.some(
+        (e: Record<string, unknown>) => e['action'] === 'consultar' && e['user_id'] === me && e['motivo'] === MOTIVO,
+      ),
+      'in the history of the record',
+    )
     // A search that finds nothing is a consultation all the same: one entry without a record.
     await search(api, token, '?valor=99999999Z')
     const empty = await eventually(
