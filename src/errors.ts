@@ -115,6 +115,17 @@ export const motivoRequired = (module: string, action: string, role: string): Ap
     ],
   })
 
+/** 400: finding a person's records across modules (GET /interesados, D41) is always justified. */
+export const subjectMotivoRequired = (): AppError =>
+  new AppError('REQUIRED', 400, MESSAGES.motivoRequired, {
+    details: [
+      {
+        field: 'X-Motivo',
+        message: `Buscar los registros de una persona exige indicar el motivo (cabecera X-Motivo, hasta ${MOTIVO_MAX_LENGTH} caracteres)`,
+      },
+    ],
+  })
+
 /** 400: an `X-Motivo` longer than MOTIVO_MAX_LENGTH. */
 export const motivoTooLong = (length: number): AppError =>
   validationFailed([

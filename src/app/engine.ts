@@ -19,6 +19,7 @@ import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../
 import { createRecordCodec, type RecordCodec } from '../db/records/codec.js'
 import { createRecordStore } from '../db/records/store.js'
 import { createRetentionStore, type RetentionStore } from '../db/retention/store.js'
+import { createSubjectStore, type SubjectStore } from '../db/records/subjects.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import { createAccountRules, type AccountRules } from '../records/account-rules.js'
 import { withAdminPasswordFile } from './admin-password-file.js'
@@ -73,6 +74,8 @@ export interface Engine {
   readonly store: RecordStore
   /** The retention queue and its decisions (D41). */
   readonly retention: RetentionStore
+  /** A person's records across modules, by an identifier (D41, GET /interesados). */
+  readonly subjects: SubjectStore
   readonly accounts: AccountStore
   /** Each account's second factors and recovery codes (D42). */
   readonly factors: SecondFactorStore
@@ -151,6 +154,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       codec,
       store,
       retention: createRetentionStore({ database, timezone, clock }),
+      subjects: createSubjectStore({ database, codec, readAudit, ...consultationLog }),
       clock,
       keys,
       changes,

@@ -214,6 +214,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       retention: engine.retention,
+      subjects: engine.subjects,
       accounts,
       factors: engine.factors,
       passkeys: {

@@ -1,5 +1,11 @@
 // The whole configuration compiled: every module, every role, the accounts module.
-import { ACTIONS, RETENTION_ACTIONS, RETENTION_NAMESPACE, type ModulesConfig } from '../config/types.js'
+import {
+  ACTIONS,
+  RETENTION_ACTIONS,
+  RETENTION_NAMESPACE,
+  SUBJECTS_NAMESPACE,
+  type ModulesConfig,
+} from '../config/types.js'
 import { userFieldsOf } from './access.js'
 import { compileModule } from './module.js'
 import { compileRole, permissionName, type Namespace } from './permissions.js'
@@ -18,6 +24,7 @@ export function compileService(config: ModulesConfig): ServiceSpec {
     ...modules.map((m) => ({ name: m.name, actions: ACTIONS })),
     { name: auditPath, actions: ['ver'] },
     { name: RETENTION_NAMESPACE, actions: RETENTION_ACTIONS },
+    { name: SUBJECTS_NAMESPACE, actions: ['ver'] },
   ]
   const accountsModule = moduleByName.get(config.service.accounts.module) as ModuleSpec // checked by config rules
   return {
@@ -41,5 +48,6 @@ export function compileService(config: ModulesConfig): ServiceSpec {
         decidir: permissionName(RETENTION_NAMESPACE, 'decidir'),
       },
     },
+    subjects: { path: SUBJECTS_NAMESPACE, permission: permissionName(SUBJECTS_NAMESPACE, 'ver') },
   }
 }

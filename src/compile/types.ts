@@ -218,4 +218,6 @@ export interface ServiceSpec {
     readonly path: string
     readonly permissions: Readonly<Record<RetentionAction, string>>
   }
+  /** Where a person's records are found across modules, and its permission (D41, `interesados.ver`). */
+  readonly subjects: { readonly path: string; readonly permission: string }
 }

@@ -10,6 +10,7 @@ import {
   FIELD_TYPES,
   RETENTION_ACTIONS,
   RETENTION_NAMESPACE,
+  SUBJECTS_NAMESPACE,
   type FieldDef,
   type FieldType,
   type ModuleDef,
@@ -18,7 +19,7 @@ import {
 import type { YamlSource } from './yaml-source.js'
 
 /** Path segments the service itself serves below BASE_PATH (API reference 4, D3). */
-const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi', RETENTION_NAMESPACE]
+const RESERVED_PATHS = ['auth', 'me', 'health', 'docs', 'openapi', RETENTION_NAMESPACE, SUBJECTS_NAMESPACE]
 
 /** Query parameters of a list (D11): a field cannot share their names. */
 const RESERVED_FIELDS = ['limit', 'offset', 'sort', 'expand']
@@ -189,7 +190,12 @@ function checkModules(config: ModulesConfig, report: Report): void {
 }
 
 function checkRoles(config: ModulesConfig, report: Report): void {
-  const namespaces = [...config.modules.map((m) => m.name), config.service.auditPath, RETENTION_NAMESPACE]
+  const namespaces = [
+    ...config.modules.map((m) => m.name),
+    config.service.auditPath,
+    RETENTION_NAMESPACE,
+    SUBJECTS_NAMESPACE,
+  ]
   for (const role of config.roles) {
     role.permissions.forEach((permission, index) => {
       const [moduleName = '', action = ''] = permission.split('.')
@@ -212,6 +218,8 @@ function checkRoles(config: ModulesConfig, report: Report): void {
         )
       else if (moduleName === config.service.auditPath && action !== 'ver' && action !== '*')
         report(at, `Rol ${role.name}: el registro de auditoría solo admite la acción 'ver'.`)
+      else if (moduleName === SUBJECTS_NAMESPACE && action !== 'ver' && action !== '*')
+        report(at, `Rol ${role.name}: la búsqueda de interesados (D41) solo admite la acción 'ver'.`)
     })
   }
 }

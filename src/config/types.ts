@@ -78,6 +78,8 @@ export interface RetentionDef {
 export const RETENTION_NAMESPACE = 'retencion'
 export const RETENTION_ACTIONS = ['ver', 'decidir'] as const
 export type RetentionAction = (typeof RETENTION_ACTIONS)[number]
+/** The service's own namespace for finding a person's records across modules (D41): `interesados.ver`. */
+export const SUBJECTS_NAMESPACE = 'interesados'
 /** `from: estado:<state>`: the clock starts when the record entered that state. */
 export const STATE_FROM_PREFIX = 'estado:'
 

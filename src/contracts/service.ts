@@ -4,6 +4,7 @@ import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
 import { recordContracts } from './records.js'
 import { retentionContracts } from './retention.js'
+import { subjectContracts } from './subjects.js'
 import { passkeyContracts } from './passkey.js'
 import type { ContractFamily } from './route-contract.js'
 import { secondFactorContracts } from './second-factor.js'
@@ -11,8 +12,8 @@ import { sessionContracts } from './session.js'
 import { systemContracts } from './system.js'
 
 /**
- * The families of a compiled service: session, second factor (D42), audit trail, retention (D41), live feed, D3's
- * endpoints, then each module.
+ * The families of a compiled service: session, second factor (D42), audit trail, retention and
+ * interesados (D41), live feed, D3's endpoints, then each module.
  */
 export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
   return [
@@ -21,6 +22,7 @@ export function serviceContracts(service: ServiceSpec): readonly ContractFamily[
     passkeyContracts(service),
     auditContracts(service),
     retentionContracts(service),
+    subjectContracts(service),
     eventContracts(service),
     systemContracts,
     ...service.modules.map((spec) => recordContracts(spec, service)),

@@ -9,6 +9,7 @@ import type { SecondFactorStore } from '../db/accounts/second-factors.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import type { RecordStore } from '../db/records/types.js'
 import type { RetentionStore } from '../db/retention/store.js'
+import type { SubjectStore } from '../db/records/subjects.js'
 import type { AccountRules } from '../records/account-rules.js'
 import type { Redis } from 'ioredis'
 import { queryTooLong, routeNotFound } from '../errors.js'
@@ -19,6 +20,7 @@ import { auditContracts } from '../contracts/audit.js'
 import { eventContracts } from '../contracts/events.js'
 import { recordContracts } from '../contracts/records.js'
 import { retentionContracts } from '../contracts/retention.js'
+import { subjectContracts } from '../contracts/subjects.js'
 import { DOCS_PREFIX } from '../contracts/system.js'
 import { secondFactorContracts } from '../contracts/second-factor.js'
 import { passkeyContracts } from '../contracts/passkey.js'
@@ -38,6 +40,7 @@ import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { secondFactorRoutes } from './routes/second-factor.js'
 import { retentionRoutes } from './routes/retention.js'
+import { subjectRoutes } from './routes/subjects.js'
 import { passkeyRoutes, type RelyingParty } from './routes/passkey.js'
 import { sessionRoutes } from './routes/session.js'
 import { DEFAULT_LIVE_LIMITS, eventRoutes, type LiveFeedLimits } from './routes/events.js'
@@ -48,6 +51,8 @@ export interface AppDeps {
   readonly store: RecordStore
   /** The retention queue and its decisions (D41). */
   readonly retention: RetentionStore
+  /** A person's records across modules (D41, GET /interesados). */
+  readonly subjects: SubjectStore
   readonly accounts: AccountStore
   /** Each account's second factors and recovery codes (D42). */
   readonly factors: SecondFactorStore
@@ -244,6 +249,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         service,
         store: deps.retention,
       })
+      const subjects = subjectContracts(service)
+      await api.register(subjectRoutes, { prefix: subjects.prefix, contracts: subjects, service, store: deps.subjects })
       const feed = createLiveFeed({
         tail: deps.events.tail,
         ...(deps.events.pollMs === undefined ? {} : { pollMs: deps.events.pollMs }),

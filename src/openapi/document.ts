@@ -70,6 +70,10 @@ export function buildOpenApiDocument(compiled: ServiceSpec, options: OpenApiOpti
         name: compiled.retention.path,
         description: 'Conservación de los registros con datos personales: cola de revisión y decisiones (D41).',
       },
+      {
+        name: compiled.subjects.path,
+        description: 'Qué se guarda de una persona: los registros que guardan uno de sus identificadores (D41).',
+      },
       { name: 'eventos', description: 'Cambios en vivo por Server-Sent Events (D36).' },
       { name: 'sistema', description: 'Estado y documentación (D3).' },
     ],

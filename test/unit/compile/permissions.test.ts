@@ -57,15 +57,18 @@ t.test('D41: the retention queue has two permissions, retencion.ver and retencio
   })
 })
 
-t.test('D21, D41: superadmin (*.*) holds every action on every module, the audit trail and retention', async (t) => {
-  t.same(
-    granted('superadmin'),
-    sorted([...each(ALL_MODULES, ACTIONS), 'auditoria.ver', 'retencion.ver', 'retencion.decidir']),
-  )
-})
+t.test(
+  'D21, D41: superadmin (*.*) holds every action on every module, the audit trail, retention and interesados',
+  async (t) => {
+    t.same(
+      granted('superadmin'),
+      sorted([...each(ALL_MODULES, ACTIONS), 'auditoria.ver', 'retencion.ver', 'retencion.decidir', 'interesados.ver']),
+    )
+  },
+)
 
-t.test('D41: dpd holds retention and the audit trail, and no record module', async (t) => {
-  t.same(granted('dpd'), ['auditoria.ver', 'retencion.decidir', 'retencion.ver'])
+t.test('D41: dpd holds retention, interesados and the audit trail, and no record module', async (t) => {
+  t.same(granted('dpd'), ['auditoria.ver', 'interesados.ver', 'retencion.decidir', 'retencion.ver'])
 })
 
 t.test('D21, D41: administrador covers dpd (may manage its accounts); dpd covers no other role', async (t) => {
