@@ -44,7 +44,8 @@ export const meetsD45 = (c: ConnectionSettings): boolean =>
 
 /**
  * "journal_mode=WAL, synchronous=FULL (its 1 connection)", "synchronous_commit=on (each of its 10
- * connections)", or each distinct answer with how many connections gave it; "NOT D45" when any misses.
+ * connections)", or each distinct answer with how many connections gave it, the most common first;
+ * "NOT D45" when any misses.
  */
 export function formatDurability(d: Durability | undefined): string {
   if (d === undefined || d.connections.length === 0) return 'not read'
@@ -54,6 +55,9 @@ export function formatDurability(d: Durability | undefined): string {
   const text =
     counts.size === 1
       ? `${[...counts.keys()][0]} (${n === 1 ? 'its 1 connection' : `each of its ${n} connections`})`
-      : [...counts].map(([t, k]) => `${t} on ${k} of ${n} connections`).join('; ')
+      : [...counts]
+          .sort(([a, i], [b, j]) => j - i || a.localeCompare(b))
+          .map(([t, k]) => `${t} on ${k} of ${n} connections`)
+          .join('; ')
   return d.connections.every(meetsD45) ? text : `${text}: NOT D45`
 }
