@@ -39,13 +39,13 @@ const textOf = (c: ConnectionSettings): string =>
     : `synchronous_commit=${c.synchronousCommit}`
 
 /** True when the connection runs with the service's durability (D45). */
-export const meetsD45 = (c: ConnectionSettings): boolean =>
+export const hasServiceDurability = (c: ConnectionSettings): boolean =>
   c.kind === 'sqlite' ? c.journalMode === 'WAL' && c.synchronous === 'FULL' : c.synchronousCommit === 'on'
 
 /**
  * "journal_mode=WAL, synchronous=FULL (its 1 connection)", "synchronous_commit=on (each of its 10
  * connections)", or each distinct answer with how many connections gave it, the most common first;
- * "NOT D45" when any misses.
+ * "NOT the service's durability" when any connection is otherwise.
  */
 export function formatDurability(d: Durability | undefined): string {
   if (d === undefined || d.connections.length === 0) return 'not read'
@@ -59,5 +59,5 @@ export function formatDurability(d: Durability | undefined): string {
           .sort(([a, i], [b, j]) => j - i || a.localeCompare(b))
           .map(([t, k]) => `${t} on ${k} of ${n} connections`)
           .join('; ')
-  return d.connections.every(meetsD45) ? text : `${text}: NOT D45`
+  return d.connections.every(hasServiceDurability) ? text : `${text}: NOT the service's durability`
 }

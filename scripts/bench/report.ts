@@ -1,8 +1,9 @@
 // The benchmark's table (or JSON): per size, every scenario's figures for the service, the bare
 // stack and the peer (Platformatic DB) as medians over rounds, the ratios service / bare and
-// service / peer (medians of the per-round ratios), the performance targets, startup,
-// peak RSS, one list page's cost and growth across sizes; with --instances, the service with
-// each instance count side by side and the lock waits of its S4 windows on PostgreSQL.
+// service / peer (medians of the per-round ratios), each target's durability settings as its
+// own connections answer them (D45), the performance targets, startup, peak RSS, one list page's
+// cost and growth across sizes; with --instances, the service with each instance count side by
+// side and the lock waits of its S4 windows on PostgreSQL.
 import { formatDurability, type Durability } from './durability.js'
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
@@ -197,7 +198,7 @@ function printDurability(report: SizeReport): void {
     ['bare', 'bare'],
     ...(report.peer === undefined ? [] : ([['plt (Platformatic DB)', 'platformatic']] as [string, string][])),
   ]
-  console.log("durability (D45), as each target's own connections answer:")
+  console.log("durability, as each target's own connections answer (each must run with the service's):")
   for (const [label, target] of rows) console.log(`  ${label.padEnd(26)}${formatDurability(report.durability[target])}`)
 }
 

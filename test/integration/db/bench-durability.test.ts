@@ -13,7 +13,7 @@ import pg from 'pg'
 import t from 'tap'
 import { openBareStore } from '../../../scripts/bench/bare-store.js'
 import { openBenchDatabase } from '../../../scripts/bench/database.js'
-import { formatDurability, meetsD45, postgresSettings } from '../../../scripts/bench/durability.js'
+import { formatDurability, hasServiceDurability, postgresSettings } from '../../../scripts/bench/durability.js'
 import { readEveryConnection } from '../../../scripts/bench/every-connection.js'
 import { serviceDurability } from '../../../scripts/bench/service-settings.js'
 import { startTestApi } from '../../helpers/api.js'
@@ -46,7 +46,7 @@ t.test(`the service's settings on ${on}, read from its connections`, async (t) =
     await sql`pragma synchronous = NORMAL`.execute(database.db)
     t.equal(
       formatDurability(await serviceDurability(database, POOL)),
-      'journal_mode=WAL, synchronous=NORMAL (its 1 connection): NOT D45',
+      "journal_mode=WAL, synchronous=NORMAL (its 1 connection): NOT the service's durability",
       'a changed connection shows',
     )
     await sql`pragma synchronous = FULL`.execute(database.db)
@@ -61,10 +61,10 @@ t.test(`the service's settings on ${on}, read from its connections`, async (t) =
   // One connection changed: what is read changes with it, the others stay as they are.
   await database.db.connection().execute((c) => sql`set synchronous_commit = on`.execute(c))
   const mixed = await serviceDurability(database, POOL)
-  t.equal(mixed.connections.filter(meetsD45).length, 1, 'the one connection changed')
+  t.equal(mixed.connections.filter(hasServiceDurability).length, 1, 'the one connection changed')
   t.equal(
     formatDurability(mixed),
-    `synchronous_commit=off on ${POOL - 1} of ${POOL} connections; synchronous_commit=on on 1 of ${POOL} connections: NOT D45`,
+    `synchronous_commit=off on ${POOL - 1} of ${POOL} connections; synchronous_commit=on on 1 of ${POOL} connections: NOT the service's durability`,
   )
   await readEveryConnection(POOL, (work) =>
     database.db.connection().execute((c) => work(async () => void (await sql`reset synchronous_commit`.execute(c)))),
