@@ -21,7 +21,8 @@ import { parseArgs } from 'node:util'
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.js'
 import { openService } from '../src/app/service.js'
 import { loadSettings } from '../src/app/settings.js'
-import { DEFAULT_ADMIN_URL, openBenchDatabase, type DatabaseKind } from './bench/database.js'
+import { DEFAULT_ADMIN_URL, POOL_SIZE, openBenchDatabase, type DatabaseKind } from './bench/database.js'
+import { formatDurability, type Durability } from './bench/durability.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureConsultationCost, printConsultationCost, type ConsultationCost } from './bench/consultation-cost.js'
 import { measureLoad, type LoadFigures, type LoadRequest } from './bench/load.js'
@@ -32,6 +33,7 @@ import {
   platformaticRequests,
   preparePlatformatic,
   peerBody,
+  readPeerSettings,
   seedPlatformaticBulk,
 } from './bench/platformatic.js'
 import { parseInstances, startServiceGroup, type ServiceGroup } from './bench/instances.js'
@@ -57,6 +59,7 @@ import {
   seedDenuncias,
 } from './bench/seed.js'
 import { seedThroughApi } from './bench/seed-api.js'
+import { serviceDurability } from './bench/service-settings.js'
 import { measureStartup } from './bench/startup.js'
 import {
   printReport,
@@ -219,7 +222,16 @@ async function startPeer(
   size: number,
   dataDir: string,
   jwtSecret: string,
-): Promise<{ child: Child; token: string; drop: () => Promise<void>; seedSeconds: number } | undefined> {
+): Promise<
+  | {
+      child: Child
+      token: string
+      drop: () => Promise<void>
+      seedSeconds: number
+      settings: () => Promise<Durability>
+    }
+  | undefined
+> {
   if (args['no-peer'] === true) return undefined
   const installed = installPlatformatic(log)
   if ('reason' in installed) {
@@ -236,7 +248,9 @@ async function startPeer(
   let child: Child | undefined
   try {
     child = await startChild(peer.script, { ...peer.env }, peer.readyPath, [], { args: peer.args, cwd: peer.cwd })
-    log(`Platformatic DB healthy in ${child.startupMs.toFixed(0)} ms`)
+    log(
+      `Platformatic DB healthy in ${child.startupMs.toFixed(0)} ms; at start ${formatDurability(await readPeerSettings(peer, child.port))}`,
+    )
     const seedStart = performance.now()
     if (seedMode === 'api')
       await seedThroughApi(
@@ -247,7 +261,14 @@ async function startPeer(
     else await seedPlatformaticBulk(peer, size, denunciaValues)
     const seedSeconds = (performance.now() - seedStart) / 1000
     log(`Platformatic DB: ${size.toLocaleString('en')} denuncias seeded (${seedMode}) in ${seedSeconds.toFixed(1)} s`)
-    return { child, token: peer.token, seedSeconds, drop: async () => void (await peerDatabase?.drop()) }
+    const port = child.port
+    return {
+      child,
+      token: peer.token,
+      seedSeconds,
+      drop: async () => void (await peerDatabase?.drop()),
+      settings: () => readPeerSettings(peer, port),
+    }
   } catch (error) {
     log(`Platformatic DB left out of this run: ${error instanceof Error ? error.message : String(error)}`)
     await child?.stop()
@@ -338,6 +359,8 @@ async function runSize(size: number): Promise<SizeReport> {
       if (done % 100_000 === 0) log(`  seeded ${done.toLocaleString('en')}`)
     })
     let seedSeconds = (performance.now() - seedStart) / 1000
+    // D45: what the service's connections run with, read on a handle opened as its processes open theirs.
+    const serviceSettings = await serviceDurability(seeding.database, POOL_SIZE)
     await seeding.close()
     // The seed's writes reach the disk now, not during the service's first commit at startup.
     await database.settle()
@@ -433,6 +456,8 @@ async function runSize(size: number): Promise<SizeReport> {
     let peakRssMiB: number | undefined
     let scoped: ScopedReport | undefined
     let peerPeakRssMiB: number | undefined
+    // D45: as the bare stack's and the peer's own connections answer after the run (a replaced connection would show).
+    const durability: Record<string, Durability | undefined> = { service: serviceSettings }
     try {
       for (const scenario of scenarios(size, year)) {
         const runs = await runRounds(scenario, targets, rounds, load, log, windowFor)
@@ -453,6 +478,12 @@ async function runSize(size: number): Promise<SizeReport> {
         })
       }
       if (wanted.has('S6')) scoped = await measureScoped(service, size, token)
+      durability['bare'] = await readSettings('bare stack', async () => {
+        const response = await fetch(`http://127.0.0.1:${bare.port}/bare/settings`)
+        if (response.status !== 200) throw new Error(`/bare/settings: ${response.status}`)
+        return (await response.json()) as Durability
+      })
+      if (peer !== undefined) durability['platformatic'] = await readSettings('Platformatic DB', peer.settings)
     } finally {
       groupPeaks = groups.map((g) => g.peakRssMiB())
       peakRssMiB = groupPeaks[0]
@@ -490,6 +521,7 @@ async function runSize(size: number): Promise<SizeReport> {
       startupMs: startup.medianMs,
       startupRuns: startup.runsMs,
       peakRssMiB,
+      durability,
       groups: groups.map((g, i): GroupReport => ({
         instances: g.instances,
         target: serviceTargets[i]?.name ?? 'service',
@@ -513,6 +545,16 @@ async function runSize(size: number): Promise<SizeReport> {
     await peer?.drop()
     await database.drop()
     rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+/** A target's durability settings, or undefined (the report says "not read") with the reason logged. */
+async function readSettings(target: string, read: () => Promise<Durability>): Promise<Durability | undefined> {
+  try {
+    return await read()
+  } catch (error) {
+    log(`${target}: settings not read: ${error instanceof Error ? error.message : String(error)}`)
+    return undefined
   }
 }
 

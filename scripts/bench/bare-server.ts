@@ -4,6 +4,7 @@
 //   GET  /bare/denuncias      reads one page and its count, decrypting every encrypted value;
 //   POST /bare/denuncias      encrypts three values and inserts one row (its own file or table);
 //   POST /bare/auth/login     checks a bcrypt hash and signs a token.
+//   GET  /bare/settings       (for the report, not measured) its connections' durability settings.
 // No permissions, validation, audit, hashes or rate limits. Reads and writes go through
 // better-sqlite3 or a `pg` Pool (scripts/bench/bare-store.ts). Run as a child of scripts/bench.ts:
 // BENCH_DB and BENCH_BARE_DB (SQLite) or BENCH_DATABASE_URL and BENCH_POOL_SIZE (PostgreSQL),
@@ -58,6 +59,8 @@ const app = Fastify({ logger: false })
 await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), sign: { expiresIn: '7d' } })
 const verify = (request: FastifyRequest) => request.jwtVerify()
 app.get('/bare/health', async () => ({ success: true }))
+// D45: its durability settings as its own connections answer them (the bench prints them).
+app.get('/bare/settings', async () => store.settings())
 
 app.get<{ Params: { id: string } }>('/bare/denuncias/:id', async (request, reply) => {
   await verify(request)

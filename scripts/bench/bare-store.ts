@@ -4,6 +4,8 @@
 // DATABASE_POOL_SIZE, named prepared statements, inserts into their own table). Nothing else.
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
+import { postgresSettings, sqliteSettings, type Durability } from './durability.js'
+import { readEveryConnection } from './every-connection.js'
 
 export type Row = Record<string, unknown>
 export interface Filter {
@@ -21,6 +23,8 @@ export interface BareStore {
   page(limit: number, offset: number, filter: Filter | undefined): Promise<{ rows: Row[]; total: number }>
   insert(id: string, data: string, sealed: readonly (string | null)[]): Promise<void>
   account(username: string): Promise<Account | undefined>
+  /** What its own connections answer (D45): SQLite's two (reads, writes), or every pooled one. */
+  settings(): Promise<Durability>
   close(): Promise<void>
 }
 
@@ -79,6 +83,13 @@ function sqliteStore(file: string, writesFile: string): BareStore {
     async account(username) {
       return account.get(username) as Account | undefined
     },
+    async settings() {
+      return {
+        connections: [db, writes].map((c) =>
+          sqliteSettings(c.pragma('journal_mode', { simple: true }), c.pragma('synchronous', { simple: true })),
+        ),
+      }
+    },
     async close() {
       db.close()
       writes.close()
@@ -112,6 +123,24 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
     },
     async account(username) {
       return (await run('account', [username]))[0] as Account | undefined
+    },
+    async settings() {
+      const read = await readEveryConnection<{ pid: number; value: string }>(poolSize, async (work) => {
+        const client = await pool.connect()
+        try {
+          return await work(
+            async () =>
+              (
+                await client.query<{ pid: number; value: string }>(
+                  "select pg_backend_pid() as pid, current_setting('synchronous_commit') as value",
+                )
+              ).rows[0] as { pid: number; value: string },
+          )
+        } finally {
+          client.release()
+        }
+      })
+      return { connections: [...new Map(read.map((r) => [r.pid, postgresSettings(r.value)])).values()] }
     },
     close: () => pool.end(),
   }

@@ -2,7 +2,8 @@
 // from PostgreSQL. SQLite (the default) is a file in the run's temp directory; PostgreSQL is a
 // fresh database, `records_bench_<random>`, created on the server of an admin URL with
 // byte-order collation (as SQLite compares, like test/helpers/postgres.ts) and dropped after.
-// Both the service and the bare stack get the same database and the same pool size.
+// Both the service and the bare stack get the same database and the same pool size; a PostgreSQL
+// database gets `synchronous_commit = on` for every connection to it (D45).
 import { randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,8 +12,8 @@ import pg from 'pg'
 export type DatabaseKind = 'sqlite' | 'postgres'
 
 export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/test'
-/** The service's DATABASE_POOL_SIZE and the bare stack's pool, on PostgreSQL. */
-const POOL_SIZE = 10
+/** The service's DATABASE_POOL_SIZE, the bare stack's pool and the peer's `db.poolSize`, on PostgreSQL. */
+export const POOL_SIZE = 10
 
 export interface BenchDatabase {
   /** What the report prints, e.g. "SQLite" or "PostgreSQL 15.20". */
@@ -56,6 +57,9 @@ async function postgresDatabase(adminUrl: string): Promise<BenchDatabase> {
   const name = `records_bench_${randomBytes(4).toString('hex')}`
   const version = await withClient(adminUrl, async (c) => {
     await c.query(`create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`)
+    // D45: every connection to it commits durably, whatever the server's default; each target
+    // reads it back on its own connections for the report.
+    await c.query(`alter database ${name} set synchronous_commit = on`)
     return String(((await c.query('show server_version')).rows[0] as { server_version: string }).server_version)
   })
   const url = new URL(adminUrl)

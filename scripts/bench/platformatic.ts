@@ -6,6 +6,11 @@
 // Never a project dependency: the bench installs it once into a cache outside the repository
 // (`~/.cache/municipal-records-bench/platformatic`, or $RECORDS_BENCH_CACHE/platformatic) with
 // `npm install --prefix`. Offline, `preparePlatformatic` says why and the bench goes on without it.
+//
+// D45: it runs with the service's durability. Its SQLite file is created in WAL here, and a plugin
+// of ours (platformatic-settings.ts) sets `synchronous = FULL` on its connection at start and
+// answers GET /bench-settings with what its connections say; on PostgreSQL its database has
+// `synchronous_commit = on` (database.ts) and the same plugin reads it on every pooled connection.
 import { spawnSync } from 'node:child_process'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
@@ -13,6 +18,8 @@ import { createHmac } from 'node:crypto'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
+import { POOL_SIZE } from './database.js'
+import { postgresSettings, sqliteSettings, type Durability } from './durability.js'
 import type { LoadRequest } from './load.js'
 
 /** The latest 2.x, which runs on Node 20 (3.x wants Node 22). */
@@ -29,6 +36,8 @@ export interface PlatformaticPeer {
   readonly readyPath: string
   /** A bearer token its authorization accepts (role `bench`: find and save denuncias). */
   readonly token: string
+  /** Its connections' durability settings (GET, JSON), from our plugin: see `readPeerSettings`. */
+  readonly settingsPath: string
   /** Where its table lives, for the bulk seed: a SQLite file or a PostgreSQL URL. */
   readonly connection:
     { readonly kind: 'sqlite'; readonly file: string } | { readonly kind: 'postgres'; readonly url: string }
@@ -118,10 +127,22 @@ export function preparePlatformatic(
   mkdirSync(join(dir, 'migrations'), { recursive: true })
   writeFileSync(join(dir, 'migrations', '001.do.sql'), denunciasMigration(kind))
   const file = join(dir, 'platformatic.sqlite')
+  // The file is created here in WAL, which SQLite keeps in the file: its migrations and every
+  // later connection (the plugin's, the bulk seed's) find it so.
+  if (kind === 'sqlite') {
+    const created = new BetterSqlite3(file)
+    created.pragma('journal_mode = WAL')
+    created.close()
+  }
   const config = {
     server: { hostname: '127.0.0.1', port: '{PLT_SERVER_PORT}', logger: { level: 'error' } },
-    db: { connectionString: '{PLT_DATABASE_URL}', graphql: false, openapi: true },
+    // poolSize: PostgreSQL's, the service's (Platformatic's default, said here); on SQLite it
+    // holds one connection whatever this says.
+    db: { connectionString: '{PLT_DATABASE_URL}', graphql: false, openapi: true, poolSize: POOL_SIZE },
     migrations: { dir: './migrations', autoApply: true },
+    plugins: {
+      paths: [{ path: join(import.meta.dirname, 'platformatic-settings.js'), options: { connections: POOL_SIZE } }],
+    },
     authorization: {
       jwt: { secret: '{PLT_JWT_SECRET}' },
       rules: [{ role: ROLE, entity: 'denuncia', find: true, save: true, delete: false }],
@@ -135,7 +156,25 @@ export function preparePlatformatic(
     env: { PLT_DATABASE_URL: postgresUrl ?? `sqlite://${file}`, PLT_JWT_SECRET: jwtSecret },
     readyPath: '/documentation/json',
     token: platformaticToken(jwtSecret),
+    settingsPath: '/bench-settings',
     connection: postgresUrl === undefined ? { kind: 'sqlite', file } : { kind: 'postgres', url: postgresUrl },
+  }
+}
+
+/** What the peer's connections answer now (its plugin's GET /bench-settings), in the report's terms. */
+export async function readPeerSettings(peer: PlatformaticPeer, port: number): Promise<Durability> {
+  const response = await fetch(`http://127.0.0.1:${port}${peer.settingsPath}`, {
+    headers: { authorization: `Bearer ${peer.token}` },
+  })
+  if (response.status !== 200) throw new Error(`${peer.settingsPath}: ${response.status} ${await response.text()}`)
+  const answer = (await response.json()) as { kind: string; connections: Record<string, unknown>[] }
+  if (answer.kind === 'sqlite')
+    return { connections: answer.connections.map((c) => sqliteSettings(c['journal_mode'], c['synchronous'])) }
+  // One entry per backend: a pool that lent a connection twice counts it once.
+  return {
+    connections: [
+      ...new Map(answer.connections.map((c) => [c['pid'], postgresSettings(c['synchronous_commit'])])).values(),
+    ],
   }
 }
 
@@ -185,6 +224,8 @@ export async function seedPlatformaticBulk(
   }
   if (peer.connection.kind === 'sqlite') {
     const db = new BetterSqlite3(peer.connection.file)
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = FULL')
     db.pragma('busy_timeout = 5000')
     const insert = db.prepare(
       `insert into denuncias (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,

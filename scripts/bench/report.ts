@@ -1,8 +1,10 @@
 // The benchmark's table (or JSON): per size, every scenario's figures for the service, the bare
 // stack and the peer (Platformatic DB) as medians over rounds, the ratios service / bare and
-// service / peer (medians of the per-round ratios), the performance targets, startup,
-// peak RSS, one list page's cost and growth across sizes; with --instances, the service with
-// each instance count side by side and the lock waits of its S4 windows on PostgreSQL.
+// service / peer (medians of the per-round ratios), each target's durability settings as its
+// own connections answer them (D45), the performance targets, startup, peak RSS, one list page's
+// cost and growth across sizes; with --instances, the service with each instance count side by
+// side and the lock waits of its S4 windows on PostgreSQL.
+import { formatDurability, type Durability } from './durability.js'
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
 import { formatShares, topWaiting, type LockWaitTally } from './lock-waits.js'
@@ -65,6 +67,11 @@ export interface SizeReport {
   readonly startupMs: number
   readonly startupRuns: readonly number[]
   readonly peakRssMiB: number | undefined
+  /**
+   * D45, by target (`service`, every instance alike; `bare`; `platformatic`): what its own
+   * connections answered; undefined when it could not be read.
+   */
+  readonly durability: Readonly<Record<string, Durability | undefined>>
   /** The service per --instances count, the first being the `service` of the table. */
   readonly groups: readonly GroupReport[]
   /** Undefined when the peer could not be installed or started. */
@@ -184,6 +191,17 @@ function printGroups(report: SizeReport, run: RunInfo): void {
     )
 }
 
+/** Each target's durability settings (D45), above the figures they were measured with. */
+function printDurability(report: SizeReport): void {
+  const rows: [string, string][] = [
+    [report.groups.length > 1 ? 'service (every instance)' : 'service', 'service'],
+    ['bare', 'bare'],
+    ...(report.peer === undefined ? [] : ([['plt (Platformatic DB)', 'platformatic']] as [string, string][])),
+  ]
+  console.log("durability, as each target's own connections answer (each must run with the service's):")
+  for (const [label, target] of rows) console.log(`  ${label.padEnd(26)}${formatDurability(report.durability[target])}`)
+}
+
 export function printReport(reports: readonly SizeReport[], run: RunInfo, npmStart?: NpmStartFigures): void {
   if (run.json) {
     const out = reports.map((r) => ({
@@ -214,6 +232,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
       `\n== ${report.records.toLocaleString('en')} denuncias on ${report.database} (seeded ${report.seedMode === 'api' ? 'through the API' : 'in bulk'} in ${report.seedSeconds.toFixed(1)} s)` +
         (report.peer === undefined ? '; no Platformatic DB in this run' : ''),
     )
+    printDurability(report)
     console.log(
       `${'scenario'.padEnd(28)}${pad('req/s', 7)}${pad('p50', 5)}${pad('p99', 5)}${pad('err', 5)}${pad('cpu µs', 8)} |${pad('bare', 7)}${pad('cpu µs', 8)} |${pad('plt', 7)}${pad('cpu µs', 8)} |${pad('/bare', 7)}${pad('cpu', 7)}${pad('/plt', 7)}${pad('cpu', 7)}  targets (req/s ratio)`,
     )
