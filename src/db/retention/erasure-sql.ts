@@ -1,12 +1,16 @@
 // What an erasure (D41) asks of each database beyond deleting rows, so that the erased values
 // are not left readable in the files. SQLite: deleted content is zeroed (`secure_delete`, set on
-// every connection by dialects/sqlite.ts); FTS5 would keep an erased record's words in its index
-// segments behind a delete marker until a merge, so the delete runs with FTS5's own
-// `secure-delete` on, which takes them out of the segments at once; after the commit a
-// truncating checkpoint moves the WAL's pages into the database and empties it, so the WAL keeps
-// no copy of the pages as they were. PostgreSQL: the text-search entries are the GIN indexes'
-// and go with the row; VACUUM after the commit frees the dead row versions and their index
-// entries (the bytes of the freed space are reused, not overwritten: see docs/operators.md).
+// every connection by dialects/sqlite.ts). FTS5 keeps the words of a deleted or changed row in
+// its index segments behind a delete marker until a merge; its own `secure-delete` option takes
+// them out at once instead, but only from then on: words an edit replaced before stay in older
+// segments, and (SQLite 3.53, tried) it does not reach into segments written before it was on,
+// even once merged by 'optimize'. So the first erasure in a module turns the option on for good
+// and builds the index again from the table ('rebuild': the deleted rows' words are not in it);
+// every later delete and update of the module is then clean, and an erasure is a plain delete.
+// After the commit a truncating checkpoint moves the WAL's pages into the database and empties
+// it, so the WAL keeps no copy of the pages as they were. PostgreSQL: the text-search entries are
+// the GIN indexes' and go with the row; VACUUM after the commit frees the dead row versions and
+// their index entries (what stays readable on disk: docs/operators.md).
 import { sql } from 'kysely'
 import type { Dialect } from '../../compile/field-types.js'
 import type { ModuleSpec } from '../../compile/types.js'
@@ -14,25 +18,19 @@ import { searchTableName } from '../../config/database-names.js'
 import type { Database, Db } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 
-/** FTS5's `secure-delete` option of one search table, on or off (FTS5 takes no bound value here). */
-const ftsSecureDelete = (trx: Db, table: string, on: boolean) =>
-  sql`insert into ${sql.table(table)} (${sql.id(table)}, rank) values ('secure-delete', ${sql.lit(on ? 1 : 0)})`.execute(
-    trx,
-  )
-
-/** Runs `remove` (the delete of the record's row) so that its text-search entries leave no trace. */
-export async function deleteSearchEntries(
-  trx: Db,
-  dialect: Dialect,
-  spec: ModuleSpec,
-  remove: () => Promise<unknown>,
-): Promise<void> {
-  const searched = dialect === 'sqlite' && (spec.table.search?.length ?? 0) > 0
+/**
+ * Before an erasure in `spec` (inside its transaction): FTS5's `secure-delete` on for the module's
+ * search table, and the index built again from the table the first time.
+ */
+export async function secureSearchDeletes(trx: Db, dialect: Dialect, spec: ModuleSpec): Promise<void> {
+  if (dialect !== 'sqlite' || (spec.table.search?.length ?? 0) === 0) return
   const fts = searchTableName(spec.table.name)
-  // On for this delete only: every other write keeps FTS5's cheaper delete markers.
-  if (searched) await ftsSecureDelete(trx, fts, true)
-  await remove()
-  if (searched) await ftsSecureDelete(trx, fts, false)
+  const config = sql.table(`${fts}_config`)
+  const { rows } = await sql<{ v: unknown }>`select v from ${config} where k = 'secure-delete'`.execute(trx)
+  if (Number(rows[0]?.v ?? 0) === 1) return
+  // FTS5 takes no bound value for its commands.
+  await sql`insert into ${sql.table(fts)} (${sql.id(fts)}, rank) values ('secure-delete', 1)`.execute(trx)
+  await sql`insert into ${sql.table(fts)} (${sql.id(fts)}) values ('rebuild')`.execute(trx)
 }
 
 /** Whether the freed space was made unreadable; false: another connection kept the WAL in use. */

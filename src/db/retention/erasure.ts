@@ -13,7 +13,7 @@ import type { Db, Row } from '../database.js'
 import { createReferenceChecks } from '../records/references.js'
 import { recordQuery } from '../records/query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
-import { deleteSearchEntries, reclaimFreedSpace } from './erasure-sql.js'
+import { reclaimFreedSpace, secureSearchDeletes } from './erasure-sql.js'
 import { lockRetentionRow } from './holds.js'
 import { retentionEvent, type DecisionOptions, type RetentionStoreOptions, type Tombstone } from './state.js'
 
@@ -64,9 +64,8 @@ export async function eraseRecord(
       if (row === undefined) throw recordNotFound()
       if (hold !== null) throw retentionHeld(hold)
       await createReferenceChecks(database, modules).checkUnreferenced(trx, spec, id)
-      await deleteSearchEntries(trx, database.dialect, spec, () =>
-        trx.deleteFrom(spec.table.name).where(META.id, '=', id).execute(),
-      )
+      await secureSearchDeletes(trx, database.dialect, spec)
+      await trx.deleteFrom(spec.table.name).where(META.id, '=', id).execute()
       await trx.deleteFrom(SYSTEM_TABLES.versions).where('module', '=', spec.name).where('record_id', '=', id).execute()
       await trx
         .deleteFrom(SYSTEM_TABLES.retention)
