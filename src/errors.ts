@@ -94,6 +94,7 @@ export const MESSAGES = {
   recordHeld: 'Registro retenido',
   recordAlreadyHeld: 'El registro ya está retenido',
   recordNotHeld: 'El registro no está retenido',
+  liveAccountErasure: 'Una cuenta activa no se puede suprimir',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -276,6 +277,19 @@ export const retentionHeld = (reference: string): AppError =>
       {
         field: 'referencia',
         message: `Retenido por '${reference}': levante la retención antes de suprimirlo`,
+      },
+    ],
+  })
+/**
+ * D41: `suprimir` of an account not deleted first: its DELETE applies the rules of who may remove
+ * which account (D21), which an erasure by `retencion.decidir` alone would skip.
+ */
+export const liveAccountErasure = (): AppError =>
+  new AppError('RETENTION_CONFLICT', 409, MESSAGES.liveAccountErasure, {
+    details: [
+      {
+        field: 'decision',
+        message: 'Elimine antes la cuenta (DELETE del registro), que aplica quién puede eliminar cada cuenta',
       },
     ],
   })

@@ -5,7 +5,7 @@
 import { formatExactTimestamp, formatTimestamp } from '../../compile/time.js'
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
-import { busy, isAppError, recordNotFound, retentionHeld } from '../../errors.js'
+import { busy, isAppError, liveAccountErasure, recordNotFound, retentionHeld } from '../../errors.js'
 import { resolveScope } from '../../records/scope.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { appendAudit } from '../audit/log.js'
@@ -32,7 +32,7 @@ const tombstoneOf = (row: Row): Tombstone => ({
 /**
  * Erases one record in the caller's scope, live or deleted (404 otherwise): 409 `Registro
  * retenido` under a legal hold, 409 while live records reference it through a field that
- * restricts its deletion (D35); otherwise its tombstone.
+ * restricts its deletion (D35), 409 for an account not deleted first; otherwise its tombstone.
  */
 export async function eraseRecord(
   storeOptions: RetentionStoreOptions,
@@ -41,7 +41,7 @@ export async function eraseRecord(
   motivo: string,
   options: DecisionOptions,
 ): Promise<Tombstone> {
-  const { database, timezone, clock, modules, changes } = storeOptions
+  const { database, timezone, clock, modules, changes, accountsModule } = storeOptions
   const retention = spec.retention
   if (retention === undefined) throw recordNotFound()
   const at = clock()
@@ -57,12 +57,13 @@ export async function eraseRecord(
     await database.db.transaction().execute(async (trx) => {
       const hold = await lockRetentionRow(trx, database, spec, id)
       const row = await recordQuery(trx, spec, { user: options.user, includeDeleted: true, dialect: database.dialect })
-        .select(META.id)
+        .select([META.id, META.deleted])
         .where(META.id, '=', id)
         .$if(database.rowLocks, (q) => q.forUpdate())
         .executeTakeFirst()
       if (row === undefined) throw recordNotFound()
       if (hold !== null) throw retentionHeld(hold)
+      if (spec.name === accountsModule && row[META.deleted] === null) throw liveAccountErasure()
       await createReferenceChecks(database, modules).checkUnreferenced(trx, spec, id)
       await secureSearchDeletes(trx, database.dialect, spec)
       await trx.deleteFrom(spec.table.name).where(META.id, '=', id).execute()

@@ -50,6 +50,8 @@ export interface RetentionStoreOptions {
   readonly modules: ReadonlyMap<string, ModuleSpec>
   /** An erasure bumps its module's generation, so no cache keeps the record (D20). */
   readonly changes: ChangeWatch
+  /** The accounts module: an account is erased only once deleted (errors.ts liveAccountErasure). */
+  readonly accountsModule: string
 }
 
 export interface DecisionOptions {

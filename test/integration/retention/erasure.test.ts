@@ -248,3 +248,27 @@ t.test('D41, D35: a record referenced under on_delete restrict is not erased; a 
   const report = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
   t.same(report.problems, [])
 })
+
+t.test('D41, D21: an account is erased only once deleted; then its sign-in and token are gone', async (t) => {
+  const api = await startTestApi(t)
+  const admin = await api.adminToken()
+  const dpd = await api.userWithRole('dpd')
+  const user = await api.userWithRole('consulta')
+  const erase = () =>
+    api.request('POST', `/retencion/usuarios/${user.id}`, {
+      token: dpd.token,
+      body: { decision: 'suprimir', motivo: 'Baja hace más de tres años' },
+    })
+  const live = await erase()
+  t.same(error(live), { status: 409, success: false, error: 'Una cuenta activa no se puede suprimir' })
+  t.equal((await api.request('GET', '/me', { token: user.token })).status, 200, 'the refused erasure changed nothing')
+  t.equal((await api.request('DELETE', `/usuarios/${user.id}`, { token: admin })).status, 200)
+  t.equal((await erase()).status, 200)
+  t.equal(await rowsOf(api, 'usuarios', user.id, '_id'), 0)
+  t.equal((await api.request('GET', `/usuarios/${user.id}`, { token: admin })).status, 404)
+  t.equal((await api.request('GET', '/me', { token: user.token })).status, 401, 'its token is refused')
+  const login = await api.request('POST', '/auth/login', { body: { username: user.username, password: user.password } })
+  t.equal(login.status, 401, 'and its sign-in')
+  const report = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
+  t.same(report.problems, [])
+})
