@@ -9,7 +9,16 @@ import t from 'tap'
 import { blindIndexColumnOf } from '../../../src/compile/metadata.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { SYSTEM_TABLES } from '../../../src/db/system-tables.js'
-import { ON_POSTGRES, REPO_MODULES, startTestApi, VALID, type Reply, type TestApi } from '../../helpers/api.js'
+import {
+  databaseEnv,
+  ON_POSTGRES,
+  REPO_MODULES,
+  startTestApi,
+  VALID,
+  type Reply,
+  type TestApi,
+} from '../../helpers/api.js'
+import { runRecords } from '../../helpers/records-cli.js'
 
 const AGENTE_PERMISSIONS = '  agente:\n    description: Operaciones básicas en su ámbito.\n    permissions:\n'
 
@@ -46,7 +55,8 @@ async function rowsOf(api: TestApi, table: string, id: string, column = 'record_
 }
 
 t.test('D41: suprimir erases a record everywhere and leaves a tombstone', async (t) => {
-  const api = await startTestApi(t, { env: { MODULES_FILE: modulesWithScopedReviewer() } })
+  const modulesFile = modulesWithScopedReviewer()
+  const api = await startTestApi(t, { env: { MODULES_FILE: modulesFile } })
   const admin = await api.adminToken()
   const dpd = await api.userWithRole('dpd')
   const agente = await api.userWithRole('agente', { personal_id: 'PER-2026-00001' })
@@ -197,6 +207,18 @@ t.test('D41: suprimir erases a record everywhere and leaves a tombstone', async 
   t.test('records audit verify still passes', async (t) => {
     const report = await verifyIntegrity(api.service.database, api.service.spec, api.service.codec)
     t.same(report.problems, [])
+    const cli = await runRecords(
+      {
+        DATA_DIR: api.dataDir,
+        MODULES_FILE: modulesFile,
+        RECORDS_ENCRYPTION_KEY: '',
+        RECORDS_ENCRYPTION_OLD_KEYS: '',
+        ...(await databaseEnv(api.dataDir)),
+      },
+      ['audit', 'verify', '--json'],
+    )
+    t.equal(cli.status, 0, cli.stderr)
+    t.same(JSON.parse(cli.stdout).problems, [])
   })
 
   t.test('verify names an erased record whose row comes back', async (t) => {
