@@ -2,36 +2,15 @@
 // the database in one transaction, a tombstone and one audit entry stay, the record is 404 for
 // everyone, `records audit verify` still passes, and on SQLite the erased values' bytes are in no
 // file of DATA_DIR. Bad input changes nothing. Both databases.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { blindIndexColumnOf } from '../../../src/compile/metadata.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { SYSTEM_TABLES } from '../../../src/db/system-tables.js'
-import {
-  databaseEnv,
-  ON_POSTGRES,
-  REPO_MODULES,
-  startTestApi,
-  VALID,
-  type Reply,
-  type TestApi,
-} from '../../helpers/api.js'
+import { databaseEnv, ON_POSTGRES, startTestApi, VALID, type Reply, type TestApi } from '../../helpers/api.js'
 import { runRecords } from '../../helpers/records-cli.js'
-
-const AGENTE_PERMISSIONS = '  agente:\n    description: Operaciones básicas en su ámbito.\n    permissions:\n'
-
-/** The shipped file with agente also on retention (scoped by access.agente.scope). */
-function modulesWithScopedReviewer(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'records-erasure-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const shipped = readFileSync(REPO_MODULES, 'utf8')
-  if (!shipped.includes(AGENTE_PERMISSIONS)) throw new Error('the agente role moved in modules.yaml')
-  const file = join(dir, 'modules.yaml')
-  writeFileSync(file, shipped.replace(AGENTE_PERMISSIONS, `${AGENTE_PERMISSIONS}      - retencion.*\n`))
-  return file
-}
+import { modulesWithScopedReviewer } from './support.js'
 
 const error = (reply: Reply) => ({ status: reply.status, success: reply.body.success, error: reply.body.error })
 
@@ -55,7 +34,7 @@ async function rowsOf(api: TestApi, table: string, id: string, column = 'record_
 }
 
 t.test('D41: suprimir erases a record everywhere and leaves a tombstone', async (t) => {
-  const modulesFile = modulesWithScopedReviewer()
+  const modulesFile = modulesWithScopedReviewer(t)
   const api = await startTestApi(t, { env: { MODULES_FILE: modulesFile } })
   const admin = await api.adminToken()
   const dpd = await api.userWithRole('dpd')

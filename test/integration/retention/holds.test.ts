@@ -3,6 +3,7 @@
 // GET /retencion/{module}/{id}; a held record cannot be erased. Both databases.
 import t from 'tap'
 import { startTestApi, VALID, type Reply } from '../../helpers/api.js'
+import { modulesWithScopedReviewer } from './support.js'
 
 let now = new Date('2022-03-01T09:00:00Z')
 const clock = () => now
@@ -143,4 +144,30 @@ t.test('D41: a legal hold is put, shown, kept from erasure and lifted, each once
       error: 'Registro no encontrado',
     })
   })
+})
+
+t.test('D41: a reviewer with a record scope holds and lifts only within it (404 outside)', async (t) => {
+  const api = await startTestApi(t, { env: { MODULES_FILE: modulesWithScopedReviewer(t) } })
+  const agente = await api.userWithRole('agente', { personal_id: 'PER-2026-00001' })
+  const mine = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: 'PER-2026-00001' })
+  const theirs = await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: 'PER-2026-00002' })
+  const body = { referencia: 'DP 7/2026', motivo: 'Juzgado' }
+  const hold = (id: string) => api.request('POST', `/retencion/denuncias/${id}/retener`, { token: agente.token, body })
+  t.same(error(await hold(theirs._id)), { status: 404, success: false, error: 'Registro no encontrado' })
+  t.same(
+    error(
+      await api.request('DELETE', `/retencion/denuncias/${theirs._id}/retener`, {
+        token: agente.token,
+        body: { motivo: 'x' },
+      }),
+    ),
+    { status: 404, success: false, error: 'Registro no encontrado' },
+  )
+  t.equal((await api.request('GET', `/retencion/denuncias/${theirs._id}`, { token: agente.token })).status, 404)
+  t.equal((await hold(mine._id)).status, 200)
+  const state = await api.request('GET', `/retencion/denuncias/${mine._id}`, { token: agente.token })
+  t.equal(state.body.data.hold, 'DP 7/2026')
+  const admin = await api.adminToken()
+  const theirState = await api.request('GET', `/retencion/denuncias/${theirs._id}`, { token: admin })
+  t.equal(theirState.body.data.hold, null, 'the refused hold changed nothing')
 })
