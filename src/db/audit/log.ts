@@ -64,12 +64,13 @@ type RequestKey = 'address' | 'request_id' | 'motivo' | 'recipient' | 'record_id
 
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The actions a live feed streams: the writes of module records. */
+/** The actions a live feed streams: the writes of module records, and their erasure (D41). */
 export const RECORD_WRITE_ACTIONS = [
   'crear',
   'importar',
   'editar',
   'eliminar',
+  'suprimir',
 ] as const satisfies readonly AuditAction[]
 const isRecordWrite = (action: AuditAction): boolean => (RECORD_WRITE_ACTIONS as readonly string[]).includes(action)
 

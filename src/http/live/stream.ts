@@ -145,8 +145,9 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
     const user = actingUser(auth)
     const ids = known.get(spec.name) as Set<string>
     const base = { modulo: spec.name, id, accion: entry.action, version: entry.version }
-    if (entry.action === 'eliminar') {
-      // Told to whoever saw it (or, on a replay, whose view held it when it was deleted).
+    if (entry.action === 'eliminar' || entry.action === 'suprimir') {
+      // Told to whoever saw it (or, on a replay, whose view held it when it was deleted); an
+      // erased record (D41) is in no view any more: told to whoever saw it on this stream.
       const saw =
         ids.delete(id) ||
         (await store.visibleIds(spec, filters, user, { limit: 1, ids: [id], includeDeleted: true })).length > 0

@@ -33,6 +33,22 @@ t.test('create, update, move and delete arrive as events with the audit seq as i
   t.equal(String(trail.body.data.entries[0].seq), removed.id, 'the id is the seq of the audit entry')
 })
 
+t.test('D41: an erasure arrives as eliminar (accion suprimir) to whoever saw the record', async (t) => {
+  const { api, feed } = await listening(t)
+  const admin = await api.adminToken()
+  const stream = await feed('?modulos=sala092', admin)
+  const created = await api.create('sala092', sala())
+  t.equal((await stream.next()).event, 'crear')
+  const erased = await api.request('POST', `/retencion/sala092/${created._id}`, {
+    token: admin,
+    body: { decision: 'suprimir', motivo: 'Plazo cumplido' },
+  })
+  t.equal(erased.status, 200)
+  const removed = await stream.next()
+  t.equal(removed.event, 'eliminar')
+  t.same(removed.data, { modulo: 'sala092', id: created._id, accion: 'suprimir', version: null })
+})
+
 t.test(
   'each subscriber sees the record masked as its own GET shows it, and the event is a logged consultation',
   async (t) => {
