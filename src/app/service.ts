@@ -28,7 +28,9 @@ import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/accounts/login-failures.js'
 import type { AccountRules } from '../records/account-rules.js'
 import { openEngine } from './engine.js'
+import type { JobClock } from './job-runner.js'
 import { startServiceJobs } from './jobs.js'
+import { SERVICE_ACTOR } from './retention-job.js'
 import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
 
@@ -41,6 +43,8 @@ export interface OpenServiceOptions {
   readonly readAuditDelayMs?: number
   /** See EngineOptions.programId. */
   readonly programId?: string
+  /** The periodic jobs' timers (jobs.ts); only the tests pass one, to move the days themselves. */
+  readonly jobClock?: JobClock
 }
 
 export interface OpenService {
@@ -255,6 +259,16 @@ export async function openService(settings: Settings, options: OpenServiceOption
       schemaWatch,
       log: built.log,
       onSealError,
+      retention: {
+        database,
+        spec,
+        decide: engine.retention.decide,
+        clock: engine.clock,
+        actor: SERVICE_ACTOR,
+        actaDir: settings.retentionActaDir,
+        keyFile: settings.auditCheckpointKeyFile,
+      },
+      ...(options.jobClock === undefined ? {} : { clock: options.jobClock }),
     })
     return {
       app: built,
