@@ -66,6 +66,8 @@ export interface OpenService {
   readonly initialAdmin: { readonly username: string; readonly password: string | undefined } | undefined
   /** The consultation log's writer (F12): after `close`, `unwritten` counts the entries lost. */
   consultationLog(): ReadAuditStatus
+  /** Resolves once the periodic jobs' runs in progress have ended (tests that move a job clock). */
+  jobsSettled(): Promise<void>
   close(): Promise<void>
 }
 
@@ -283,6 +285,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       changes: engine.changes,
       migrated: [...engine.migrated, ...usernames.changed],
       consultationLog: () => engine.readAuditStatus(),
+      jobsSettled: () => jobs.settled(),
       get keyring() {
         return engine.keyring
       },

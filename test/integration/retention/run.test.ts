@@ -1,0 +1,155 @@
+// D41: `records retention run` applies the automatic expiries (block past keep_at_most) through
+// the same decisions as a person's, skips what refuses, does nothing the second time; the
+// service runs it once a day across two instances sharing the database. Both databases.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { userInfo } from 'node:os'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import type { JobClock } from '../../../src/app/job-runner.js'
+import { RETENTION_CHECK_MS } from '../../../src/app/retention-job.js'
+import { ADMIN, databaseEnv, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
+import { manualClock } from '../../helpers/job-clock.js'
+import { runRecords } from '../../helpers/records-cli.js'
+import { captureLogs } from '../protection/support.js'
+
+const SALA_KEEP = '      keep_at_most: 3y\n'
+
+/** The shipped modules.yaml with sala092 blocked past its longest keep (3 years from fecha_hora_entrada). */
+function modulesFile(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'records-retention-run-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const shipped = readFileSync(REPO_MODULES, 'utf8')
+  if (!shipped.includes(SALA_KEEP)) throw new Error('sala092 no longer keeps at most 3y in modules.yaml')
+  const file = join(dir, 'modules.yaml')
+  writeFileSync(file, shipped.replace(SALA_KEEP, `${SALA_KEEP}      on_expiry: block\n`))
+  return file
+}
+
+const cliEnv = async (api: TestApi, file: string): Promise<Record<string, string>> => ({
+  DATA_DIR: api.dataDir,
+  MODULES_FILE: file,
+  ADMIN_USERNAME: ADMIN.username,
+  ADMIN_PASSWORD: ADMIN.password,
+  RECORDS_ENCRYPTION_KEY: '',
+  RECORDS_ENCRYPTION_OLD_KEYS: '',
+  ...(await databaseEnv(api.dataDir)),
+})
+
+const oldCall = () => ({ ...VALID['sala092']!(), fecha_hora_entrada: '2020-05-01 12:00:00' })
+
+/** The audit entries of `action` on `id`, as GET /auditoria answers them. */
+async function entries(api: TestApi, action: string, id: string): Promise<Record<string, unknown>[]> {
+  const reply = await api.request('GET', `/auditoria?accion=${action}&registro=${id}`, {
+    token: await api.adminToken(),
+  })
+  return reply.body.data.entries
+}
+
+t.test('D41: retention run blocks what passed keep_at_most (on_expiry: block), once', async (t) => {
+  const file = modulesFile()
+  const api = await startTestApi(t, { env: { MODULES_FILE: file } })
+  const dpd = await api.userWithRole('dpd')
+  const expired = await api.create('sala092', oldCall())
+  const blockedByHand = await api.create('sala092', { ...oldCall(), fecha_hora_entrada: '2020-06-01 12:00:00' })
+  const recent = await api.create('sala092', VALID['sala092']!())
+  const fine = await api.create('sanciones', { ...VALID['sanciones']!(), fecha_infraccion: '2019-01-01 00:00:00' })
+  const byHand = await api.request('POST', `/retencion/sala092/${blockedByHand._id}`, {
+    token: dpd.token,
+    body: { decision: 'bloquear', motivo: 'Bloqueo decidido por el DPD' },
+  })
+  t.equal(byHand.status, 200, 'blocked by a person first')
+  const env = await cliEnv(api, file)
+
+  const first = await runRecords(env, ['retention', 'run', '--json'])
+  t.equal(first.status, 0, first.stderr)
+  const report = JSON.parse(first.stdout)
+  t.same(
+    report.applied,
+    [{ module: 'sala092', id: expired._id, keep_until: '2023-05-01 12:00:00', decision: 'bloquear' }],
+    'only the expired call of a block module: not the one blocked already, not the recent one',
+  )
+  t.same(report.skipped, [])
+  t.equal(report.acta, null, 'nothing erased: no acta')
+  t.notOk(existsSync(join(api.dataDir, 'actas')), 'no acta folder either')
+  t.notOk(JSON.stringify(report).includes(recent._id))
+  t.notOk(JSON.stringify(report).includes(fine._id), 'sanciones keep on_expiry: review and wait for a person')
+
+  const [entry, ...more] = await entries(api, 'bloquear', expired._id)
+  t.same(more, [], 'one audit entry')
+  t.match(entry, {
+    action: 'bloquear',
+    module: 'sala092',
+    record_id: expired._id,
+    user_id: `cli:${userInfo().username}`,
+    motivo:
+      /^Bloqueo automático \(records retention run, D41\): cumplido el plazo máximo de conservación \(keep_at_most 3y\)\. Base: LO 7\/2021, art\. 8/,
+  })
+  const queue = await api.request('GET', '/retencion?module=sala092', { token: dpd.token })
+  t.notOk(
+    queue.body.data.entries.some((e: { id: string }) => e.id === expired._id),
+    'a blocked record leaves the queue',
+  )
+  t.equal((await entries(api, 'bloquear', blockedByHand._id)).length, 1, "the person's block, untouched")
+
+  const again = await runRecords(env, ['retention', 'run'])
+  t.equal(again.status, 0, again.stderr)
+  t.match(
+    again.stdout,
+    /^Conservación a \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}: nada que bloquear ni suprimir \(ningún registro ha pasado su keep_at_most en un módulo con on_expiry block o erase\)\.\n$/,
+    'a second run has nothing to do',
+  )
+  t.equal((await entries(api, 'bloquear', expired._id)).length, 1, 'and writes nothing')
+  t.equal((await runRecords(env, ['retention', 'run', 'extra'])).status, 2, 'no positional arguments')
+})
+
+t.test('D41: the daily run, once across two instances sharing the database', async (t) => {
+  const file = modulesFile()
+  const dataDir = mkdtempSync(join(tmpdir(), 'records-retention-daily-'))
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+  // Only the retention job's timers move: the heartbeat's and the schema watch's would tick
+  // thousands of times in a day and have nothing to do with this.
+  const clock = manualClock(0)
+  const jobClock: JobClock = {
+    now: clock.now,
+    every: (ms, tick) => (ms === RETENTION_CHECK_MS ? clock.every(ms, tick) : () => undefined),
+  }
+  const logs = [captureLogs(), captureLogs()]
+  const start = (i: 0 | 1) =>
+    startTestApi(t, {
+      dataDir,
+      jobClock,
+      env: { MODULES_FILE: file },
+      logger: { level: 'info', stream: logs[i]!.stream },
+    })
+  const first = await start(0)
+  const second = await start(1)
+  const expired = await first.create('sala092', oldCall())
+  const settle = async () => void (await Promise.all([first.service.jobsSettled(), second.service.jobsSettled()]))
+  const runLines = () =>
+    logs.flatMap((log) =>
+      log
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('"job":"retention-run"'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string; bloqueados: string[] }),
+    )
+
+  // Both instances look every hour; the first look of the day claims it.
+  await clock.advance(RETENTION_CHECK_MS, settle)
+  t.equal(runLines().length, 1, 'both looked at the same instant: one ran')
+  t.match(runLines(), [{ level: 30, msg: 'conservación (D41): 1 bloqueados, 0 suprimidos, 0 omitidos' }])
+  t.same(runLines()[0]?.bloqueados, [`sala092:${expired._id}`])
+  t.equal((await entries(first, 'bloquear', expired._id)).length, 1, 'blocked once')
+  await clock.advance(22 * RETENTION_CHECK_MS, settle)
+  t.equal(runLines().length, 1, 'no second run the same day, on either instance')
+  await clock.advance(2 * RETENTION_CHECK_MS, settle)
+  t.match(
+    runLines(),
+    [{ msg: /1 bloqueados/ }, { level: 30, msg: 'conservación (D41): nada que bloquear ni suprimir' }],
+    'the next day one instance runs it again, with nothing to do',
+  )
+  t.equal(runLines().length, 2)
+  t.equal((await entries(first, 'bloquear', expired._id)).length, 1, 'still blocked once')
+  t.same(readdirSync(dataDir).includes('actas'), false, 'no erasure, no acta')
+})
