@@ -91,6 +91,9 @@ export const MESSAGES = {
   secondFactorInvalid: 'Código de segundo factor inválido',
   recordBlocked: 'El registro está bloqueado',
   recordNotBlocked: 'El registro no está bloqueado',
+  recordHeld: 'Registro retenido',
+  recordAlreadyHeld: 'El registro ya está retenido',
+  recordNotHeld: 'El registro no está retenido',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -263,6 +266,29 @@ export const retentionBlockConflict = (blocked: boolean, decision: string): AppE
         message: blocked
           ? `'${decision}' no se aplica a un registro bloqueado: desbloquéelo antes`
           : `'${decision}' solo se aplica a un registro bloqueado`,
+      },
+    ],
+  })
+/** D41: `suprimir` of a record under a legal hold: 409 naming the hold's reference. */
+export const retentionHeld = (reference: string): AppError =>
+  new AppError('RETENTION_CONFLICT', 409, MESSAGES.recordHeld, {
+    details: [
+      {
+        field: 'referencia',
+        message: `Retenido por '${reference}': levante la retención antes de suprimirlo`,
+      },
+    ],
+  })
+/** D41: a legal hold put on a held record (`held`) or lifted from one that has none. */
+export const retentionHoldConflict = (held: string | null): AppError =>
+  new AppError('RETENTION_CONFLICT', 409, held === null ? MESSAGES.recordNotHeld : MESSAGES.recordAlreadyHeld, {
+    details: [
+      {
+        field: 'referencia',
+        message:
+          held === null
+            ? 'El registro no tiene ninguna retención legal que levantar'
+            : `Ya lo retiene '${held}': levántela antes de poner otra`,
       },
     ],
   })

@@ -98,6 +98,7 @@ export const SYSTEM_INDEXES = {
   secondFactorsAccount: 'ix_second_factors_account',
   recoveryCodesKey: 'pk_recovery_codes',
   retentionKey: 'pk_retention',
+  tombstonesKey: 'pk_tombstones',
 } as const
 
 /**

@@ -1,20 +1,28 @@
 // GET /retencion and POST /retencion/{module}/{id} (D41): the queue of records due for review
-// and the decisions on them, for holders of `retencion.ver` and `retencion.decidir`.
+// and the decisions on them, for holders of `retencion.ver` and `retencion.decidir`; one record's
+// state or tombstone and its legal holds are retention-record.ts's.
 import type { JsonSchema } from '../compile/field-types.js'
 import { MOTIVO_MAX_LENGTH } from '../errors.js'
 import type { ServiceSpec } from '../compile/types.js'
 import { RETENTION_DECISIONS, retainedModules } from '../records/retention-request.js'
 import { exampleId } from './examples.js'
+import {
+  recordRoutes,
+  retentionAnswer,
+  RETENTION_ERRORS,
+  STAMP,
+  NULLABLE_STAMP,
+  type RecordRouteOptions,
+} from './retention-record.js'
 import { ref, successEnvelope, type ContractFamily, type OpenApiObject } from './route-contract.js'
 
-export type RetentionRoute = 'queue' | 'decide'
+export type RetentionRoute = 'queue' | 'decide' | 'status' | 'hold' | 'release'
 
-const STAMP = { type: 'string', description: 'AAAA-MM-DD HH:MM:SS, en la zona horaria del servicio' } as const
-const NULLABLE_STAMP = { ...STAMP, type: ['string', 'null'] } as const
 const REASON = { type: 'string', enum: ['revision', 'plazo_maximo'] } as const
 const HOLD = {
   type: ['string', 'null'],
-  description: 'La referencia de la retención legal que lo protege (por venir); hoy siempre null.',
+  description:
+    'La referencia de la retención legal en vigor (`retener`), p. ej. un número de diligencias; null: ninguna.',
 } as const
 
 const dueRecordSchema: JsonSchema = {
@@ -24,7 +32,7 @@ const dueRecordSchema: JsonSchema = {
 }
 
 /** A record's retention state after a decision. */
-const stateSchema: JsonSchema = {
+export const stateSchema: JsonSchema = {
   type: 'object',
   required: [
     'module',
@@ -70,6 +78,20 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
     required: true,
     description: 'Un módulo que declara `retention:` en modules.yaml.',
     schema: { type: 'string', enum: modules },
+  }
+  const idParameter: OpenApiObject = {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Identificador del registro (D8).',
+    schema: { type: 'string' },
+  }
+  const options: RecordRouteOptions = {
+    path,
+    permissions,
+    parameters: [moduleParameter, idParameter],
+    stateSchema,
+    example: { module: first?.name ?? path, id },
   }
   return {
     prefix: `/${path}`,
@@ -134,22 +156,17 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
         summary: 'Decidir sobre la conservación de un registro',
         description:
           `\`conservar\`: el registro sigue siendo necesario; su próxima revisión se cuenta desde ahora (D41). ` +
-          `\`bloquear\`: queda bloqueado y sale de la cola (por ahora se registra, aún no se oculta); \`desbloquear\` levanta el bloqueo. ` +
+          `\`bloquear\`: queda bloqueado y sale de la cola; \`desbloquear\` levanta el bloqueo. ` +
+          `\`suprimir\`: borra el registro (vivo o eliminado), sus versiones y sus entradas en los índices de búsqueda, en una transacción, ` +
+          `y deja una lápida (módulo, id, cuándo, quién, motivo, base legal) que es la respuesta; después el registro es 404 para todos. ` +
           `El motivo es obligatorio y queda en la entrada de auditoría de la decisión. 404 si el registro no existe o está fuera del ámbito del usuario; ` +
-          `409 \`El registro está bloqueado\` (conservar o bloquear uno bloqueado) o \`El registro no está bloqueado\` (desbloquear uno que no lo está).` +
+          `409 \`El registro está bloqueado\` (conservar o bloquear uno bloqueado), \`El registro no está bloqueado\` (desbloquear uno que no lo está), ` +
+          `\`Registro retenido\` (suprimir uno con retención legal; \`details\` nombra la referencia) o ` +
+          `\`El registro está referenciado por otros registros y no se puede eliminar\` (suprimir uno que registros vivos referencian con \`on_delete: restrict\`, D35).` +
           `\n\n**Permiso necesario:** \`${permissions.decidir}\`.`,
         security: 'bearer',
         permission: permissions.decidir,
-        parameters: [
-          moduleParameter,
-          {
-            name: 'id',
-            in: 'path',
-            required: true,
-            description: 'Identificador del registro (D8).',
-            schema: { type: 'string' },
-          },
-        ],
+        parameters: [moduleParameter, idParameter],
         body: {
           schema: {
             type: 'object',
@@ -164,22 +181,14 @@ export function retentionContracts(service: ServiceSpec): ContractFamily<Retenti
         },
         responses: {
           200: {
-            description: 'La decisión aplicada y el nuevo estado de conservación del registro',
-            content: { schema: successEnvelope(stateSchema) },
+            description:
+              'La decisión aplicada: el nuevo estado de conservación del registro, o su lápida tras `suprimir`',
+            content: { schema: successEnvelope(retentionAnswer(stateSchema)) },
           },
         },
-        errors: [
-          'BadRequest',
-          'Unauthorized',
-          'Forbidden',
-          'NotFound',
-          'Conflict',
-          'TooLarge',
-          'UnsupportedMediaType',
-          'TooManyRequests',
-          'InternalError',
-        ],
+        errors: RETENTION_ERRORS,
       },
+      ...recordRoutes(options),
     },
   }
 }

@@ -1,5 +1,6 @@
 // The service's own tables: schema snapshot, id sequences, audit chain, record versions, revoked
-// tokens, failed logins, session versions, second factors and recovery codes (D42), retention states (D41).
+// tokens, failed logins, session versions, second factors and recovery codes (D42), retention states
+// and the tombstones of erased records (D41).
 import { sql, type CreateTableBuilder } from 'kysely'
 import type { Dialect } from '../compile/field-types.js'
 import { SYSTEM_INDEXES } from '../config/database-names.js'
@@ -43,8 +44,10 @@ export const SYSTEM_TABLES = {
   secondFactors: '_second_factors',
   /** Each account's single-use recovery codes (D42), kept as hashes only. */
   recoveryCodes: '_recovery_codes',
-  /** Per record with a retention decision (D41): its last review; blocking and holds to come. */
+  /** Per record with a retention decision (D41): its last review, its block, its legal hold. */
   retention: '_retention',
+  /** Per erased record (D41 `suprimir`): who erased it, when, why and on which basis; never a value. */
+  tombstones: '_tombstones',
 } as const
 
 /** Idempotent: creates what is missing (inside the migration transaction on PostgreSQL). */
@@ -179,8 +182,8 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('lease_until', bigint, (c) => c.notNull())
     .execute()
   await createSecondFactorTables(db, dialect)
-  // A record's retention state (D41): a row once something is decided on it, none before. The
-  // blocked and hold columns are for the decisions to come (bloquear, retener); NULL until then.
+  // A record's retention state (D41): a row once something is decided on it, none before:
+  // its last review, its block (bloquear) and the reference of its legal hold (retener).
   await db.schema
     .createTable(SYSTEM_TABLES.retention)
     .ifNotExists()
@@ -192,6 +195,19 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('blocked_by', 'text')
     .addColumn('hold_reference', 'text')
     .addPrimaryKeyConstraint(SYSTEM_INDEXES.retentionKey, ['module', 'record_id'])
+    .execute()
+  // What is left of an erased record (D41): its module and id, when, by whom, why and the basis
+  // its module declared then. Created when missing, so a database of an earlier release gains it.
+  await db.schema
+    .createTable(SYSTEM_TABLES.tombstones)
+    .ifNotExists()
+    .addColumn('module', 'text', (c) => c.notNull())
+    .addColumn('record_id', 'text', (c) => c.notNull())
+    .addColumn('erased_at', 'text', (c) => c.notNull())
+    .addColumn('erased_by', 'text', (c) => c.notNull())
+    .addColumn('motivo', 'text', (c) => c.notNull())
+    .addColumn('basis', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint(SYSTEM_INDEXES.tombstonesKey, ['module', 'record_id'])
     .execute()
 }
 

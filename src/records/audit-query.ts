@@ -30,7 +30,8 @@ export const AUDIT_PARAMETERS = [
  * `password_fallido`: a wrong current password on POST /me/password, by the token's account (F6);
  * `segundo_factor_*` and `recuperacion_usada`: a second factor enrolled, removed, reset, a wrong
  * code given to remove one, a recovery code spent (D42);
- * `conservar`, `bloquear`, `desbloquear`: a retention decision on a record (D41), with its motivo.
+ * `conservar`, `bloquear`, `desbloquear`, `suprimir`: a retention decision on a record (D41), with its motivo;
+ * `retener`, `liberar`: a legal hold put on a record or lifted, with its motivo and reference (D41).
  */
 export const AUDIT_ACTIONS = [
   'crear',
@@ -55,6 +56,9 @@ export const AUDIT_ACTIONS = [
   'conservar',
   'bloquear',
   'desbloquear',
+  'suprimir',
+  'retener',
+  'liberar',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

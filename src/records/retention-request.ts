@@ -5,10 +5,10 @@ import type { ModuleSpec, ServiceSpec } from '../compile/types.js'
 import { parsePage, type QueryValue } from './list-query.js'
 
 /**
- * The decisions on a record (D41): keep it (its next review from now), block it, lift the block.
- * `suprimir` is to come; a blocked record is recorded as such but not yet hidden.
+ * The decisions on a record (D41): keep it (its next review from now), block it, lift the block,
+ * erase it (`suprimir`: its values are destroyed and a tombstone stays).
  */
-export const RETENTION_DECISIONS = ['conservar', 'bloquear', 'desbloquear'] as const
+export const RETENTION_DECISIONS = ['conservar', 'bloquear', 'desbloquear', 'suprimir'] as const
 export type RetentionDecision = (typeof RETENTION_DECISIONS)[number]
 
 /** Every parameter GET /retencion accepts. */
@@ -63,27 +63,82 @@ export interface RetentionDecisionBody {
   readonly motivo: string
 }
 
-/** `{decision, motivo}`: both required, the decision one of RETENTION_DECISIONS, nothing else (D7). */
-export function parseRetentionDecision(body: unknown): RetentionDecisionBody {
+/** The longest reference of a legal hold (a court file number, D41). */
+export const HOLD_REFERENCE_MAX_LENGTH = 200
+
+/** A legal hold put on a record (`POST .../retener`, D41): what protects it and why. */
+export interface RetentionHoldBody {
+  readonly referencia: string
+  readonly motivo: string
+}
+
+/** A legal hold lifted (`DELETE .../retener`, D41). */
+export interface RetentionReleaseBody {
+  readonly motivo: string
+}
+
+/**
+ * A body of exactly the `required` text fields (D7): a missing or blank one is 400 `Datos
+ * requeridos`; an unknown key, or a text longer than its limit, 400 `Datos inválidos`. Trimmed.
+ */
+function textBody<K extends string>(
+  body: unknown,
+  limits: Readonly<Record<K, number>>,
+): { values: Record<K, string>; problems: ErrorDetail[]; tooLong: () => ErrorDetail[] } {
   if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) throw badJson()
   const b = (body ?? {}) as Record<string, unknown>
-  const missing = (['decision', 'motivo'] as const).filter(
-    (k) => typeof b[k] !== 'string' || String(b[k]).trim() === '',
-  )
+  const keys = Object.keys(limits) as K[]
+  const missing = keys.filter((k) => typeof b[k] !== 'string' || String(b[k]).trim() === '')
   if (missing.length > 0)
     throw requiredMissing(missing.map((field) => ({ field, message: `El campo '${field}' es obligatorio` })))
   const problems: ErrorDetail[] = Object.keys(b)
-    .filter((k) => k !== 'decision' && k !== 'motivo')
+    .filter((k) => !(keys as string[]).includes(k))
     .map((field) => ({ field, message: `Campo desconocido '${field}'` }))
-  const decision = String(b['decision'])
+  const values = Object.fromEntries(keys.map((k) => [k, String(b[k]).trim()])) as Record<K, string>
+  return { values, problems, tooLong: () => tooLong(values, limits) }
+}
+
+/** The texts of `values` longer than their limit. */
+const tooLong = <K extends string>(values: Record<K, string>, limits: Readonly<Record<K, number>>): ErrorDetail[] =>
+  (Object.keys(limits) as K[])
+    .filter((k) => values[k].length > limits[k])
+    .map((field) => ({
+      field,
+      message: `${field === 'motivo' ? 'El motivo' : `El campo '${field}'`} no puede superar ${limits[field]} caracteres`,
+    }))
+
+/** `{decision, motivo}`: both required, the decision one of RETENTION_DECISIONS, nothing else (D7). */
+export function parseRetentionDecision(body: unknown): RetentionDecisionBody {
+  const { values, problems, tooLong } = textBody(body, {
+    decision: Number.MAX_SAFE_INTEGER,
+    motivo: MOTIVO_MAX_LENGTH,
+  })
+  const { decision, motivo } = values
   if (!(RETENTION_DECISIONS as readonly string[]).includes(decision))
     problems.push({
       field: 'decision',
       message: `Decisión desconocida '${decision}': use ${RETENTION_DECISIONS.join(', ')}`,
     })
-  const motivo = String(b['motivo']).trim()
-  if (motivo.length > MOTIVO_MAX_LENGTH)
-    problems.push({ field: 'motivo', message: `El motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres` })
+  problems.push(...tooLong())
   if (problems.length > 0) throw validationFailed(problems)
   return { decision: decision as RetentionDecision, motivo }
+}
+
+/** `{referencia, motivo}`: both required, nothing else (D41). */
+export function parseRetentionHold(body: unknown): RetentionHoldBody {
+  const { values, problems, tooLong } = textBody(body, {
+    referencia: HOLD_REFERENCE_MAX_LENGTH,
+    motivo: MOTIVO_MAX_LENGTH,
+  })
+  problems.push(...tooLong())
+  if (problems.length > 0) throw validationFailed(problems)
+  return values
+}
+
+/** `{motivo}`: required, nothing else (D41). */
+export function parseRetentionRelease(body: unknown): RetentionReleaseBody {
+  const { values, problems, tooLong } = textBody(body, { motivo: MOTIVO_MAX_LENGTH })
+  problems.push(...tooLong())
+  if (problems.length > 0) throw validationFailed(problems)
+  return values
 }

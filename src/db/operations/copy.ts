@@ -107,6 +107,12 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
       text,
     ),
   },
+  // D41: an erased record's tombstone travels with the audit entries that name it.
+  {
+    name: SYSTEM_TABLES.tombstones,
+    orderBy: ['module', 'record_id'],
+    columns: ['module', 'record_id', 'erased_at', 'erased_by', 'motivo', 'basis'].map(text),
+  },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {

@@ -1,5 +1,6 @@
 // Verifies the audit chain and every record against it (D17, D18): an edited, deleted or
-// reordered audit entry, or a record changed behind its last entry's hash, is named.
+// reordered audit entry, or a record changed behind its last entry's hash, is named. A record
+// erased by a `suprimir` entry (D41) is expected gone; one back in the database after it is named.
 import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, ServiceSpec } from '../../compile/types.js'
 import { auditEntryFromRow, GENESIS_HASH, hashAuditEntry } from '../audit/log.js'
@@ -17,6 +18,7 @@ export interface IntegrityProblem {
     | 'record_unaudited'
     | 'record_mismatch'
     | 'record_missing'
+    | 'record_erased'
     | 'record_decrypt'
     | 'record_key'
     | 'checkpoint_signature'
@@ -84,6 +86,8 @@ export async function verifyIntegrity(
   const { db } = database
   const problems: IntegrityProblem[] = []
   const lastEntry = new Map<string, { seq: number; version: number | null; hash: string | null }>()
+  /** Records a `suprimir` entry erased (D41), by module and id: the seq of that entry. */
+  const erased = new Map<string, number>()
   const previous =
     from > 1
       ? await db
@@ -122,6 +126,8 @@ export async function verifyIntegrity(
       const { hash, ...content } = entry
       if (hashAuditEntry(content) !== hash)
         problems.push({ kind: 'audit_hash', seq: entry.seq, message: `La entrada ${entry.seq} ha sido alterada` })
+      if (entry.action === 'suprimir' && entry.module !== null && entry.record_id !== null)
+        erased.set(`${entry.module}\u0000${entry.record_id}`, entry.seq)
       if (entry.module !== null && entry.record_id !== null && entry.record_hash !== null)
         lastEntry.set(`${entry.module}\u0000${entry.record_id}`, {
           seq: entry.seq,
@@ -160,6 +166,17 @@ export async function verifyIntegrity(
           })
         const last = lastEntry.get(key)
         lastEntry.delete(key)
+        const erasedBy = erased.get(key)
+        if (erasedBy !== undefined) {
+          problems.push({
+            kind: 'record_erased',
+            module: module.name,
+            recordId,
+            seq: erasedBy,
+            message: `El registro ${recordId} de ${module.name} fue suprimido (entrada ${erasedBy}) y vuelve a estar en la base de datos`,
+          })
+          continue
+        }
         if (from > 1 && last === undefined) continue // its entries may precede the range
         if (last === undefined)
           problems.push({
@@ -180,6 +197,8 @@ export async function verifyIntegrity(
     }
   }
   for (const [key, last] of lastEntry) {
+    // Its values are gone on purpose; a write sealed after the erasure's entry (D38) changes nothing.
+    if (erased.has(key)) continue
     const [module, recordId] = key.split('\u0000')
     if (spec.moduleByName.has(module ?? ''))
       problems.push({

@@ -18,6 +18,8 @@ export interface RecordClock {
   /** A `bloquear` decision in force (D41): when and by whom; null: not blocked. */
   readonly blockedAt: string | null
   readonly blockedBy: string | null
+  /** The reference of a legal hold in force (D41 `retener`); null: not held. */
+  readonly hold: string | null
 }
 
 /** Ids per `IN (...)`: under both databases' limits on bound values. */
@@ -113,7 +115,7 @@ export async function readClocks(spec: ModuleSpec, options: ClockReadOptions): P
   if (points.size === 0) return []
   let reviews = options.db
     .selectFrom(SYSTEM_TABLES.retention)
-    .select(['record_id', 'reviewed_at', 'reviewed_by', 'blocked_at', 'blocked_by'])
+    .select(['record_id', 'reviewed_at', 'reviewed_by', 'blocked_at', 'blocked_by', 'hold_reference'])
     .where('module', '=', spec.name)
   if (options.id !== undefined) reviews = reviews.where('record_id', '=', options.id)
   const reviewed = new Map((await reviews.execute()).map((row) => [String(row['record_id']), row]))
@@ -126,6 +128,7 @@ export async function readClocks(spec: ModuleSpec, options: ClockReadOptions): P
       reviewedBy: stamp(review?.['reviewed_by']),
       blockedAt: stamp(review?.['blocked_at']),
       blockedBy: stamp(review?.['blocked_by']),
+      hold: stamp(review?.['hold_reference']),
     }
   })
 }

@@ -1,5 +1,6 @@
 // What each retention decision (D41) writes, in one transaction with its audit entry: the
 // record's row of `_retention`, found under the caller's record scope first (404 outside it).
+// `suprimir` is erasure.ts's.
 import { formatExactTimestamp, formatTimestamp } from '../../compile/time.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import { busy, recordNotFound, retentionBlockConflict } from '../../errors.js'
@@ -8,7 +9,15 @@ import { appendAudit } from '../audit/log.js'
 import type { Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { readClocks } from './clocks.js'
-import { stateOf, type DecisionOptions, type RetentionState, type RetentionStoreOptions } from './state.js'
+import { eraseRecord } from './erasure.js'
+import {
+  retentionEvent,
+  stateOf,
+  type DecisionOptions,
+  type RetentionState,
+  type RetentionStoreOptions,
+  type Tombstone,
+} from './state.js'
 
 interface Effect {
   /** Whether the decision applies to a blocked record (desbloquear) or to one that is not (the others). */
@@ -17,23 +26,28 @@ interface Effect {
   readonly set: (actor: string, at: string) => Row
 }
 
-const EFFECTS: Readonly<Record<RetentionDecision, Effect>> = {
+const EFFECTS: Readonly<Record<Exclude<RetentionDecision, 'suprimir'>, Effect>> = {
   // The next review is counted from now.
   conservar: { onBlocked: false, set: (actor, at) => ({ reviewed_at: at, reviewed_by: actor }) },
   bloquear: { onBlocked: false, set: (actor, at) => ({ blocked_at: at, blocked_by: actor }) },
   desbloquear: { onBlocked: true, set: () => ({ blocked_at: null, blocked_by: null }) },
 }
 
-/** Applies `body.decision` to one record: 404 outside the caller's scope, 409 against its block. */
+/**
+ * Applies `body.decision` to one record: 404 outside the caller's scope, 409 against its block;
+ * `suprimir` answers the record's tombstone (409 `Registro retenido` under a legal hold).
+ */
 export async function decide(
-  { database, timezone, clock }: RetentionStoreOptions,
+  storeOptions: RetentionStoreOptions,
   spec: ModuleSpec,
   id: string,
   body: RetentionDecisionBody,
   options: DecisionOptions,
-): Promise<RetentionState> {
+): Promise<RetentionState | Tombstone> {
+  const { database, timezone, clock } = storeOptions
   const retention = spec.retention
   if (retention === undefined) throw recordNotFound()
+  if (body.decision === 'suprimir') return eraseRecord(storeOptions, spec, id, body.motivo, options)
   const effect = EFFECTS[body.decision]
   const at = clock()
   const stamp = formatTimestamp(at, timezone)
@@ -54,20 +68,7 @@ export async function decide(
         database,
         trx,
         at: formatExactTimestamp(at, timezone),
-        events: [
-          {
-            userId: options.actor,
-            action: body.decision,
-            module: spec.name,
-            recordId: id,
-            version: null,
-            recordHash: null,
-            fields: [],
-            motivo: body.motivo,
-            address: options.request?.address ?? null,
-            requestId: options.request?.requestId ?? null,
-          },
-        ],
+        events: [retentionEvent(spec, id, body.decision, body.motivo, options)],
       })
       const [after] = await readClocks(spec, { ...read, db: trx })
       return stateOf(spec, retention, after ?? record, stamp)

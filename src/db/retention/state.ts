@@ -3,6 +3,8 @@
 import type { ModuleSpec, RetentionSpec } from '../../compile/types.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { addDuration, dueOf, nextDueOf, type DueReason } from '../../records/retention-due.js'
+import type { AuditAction, AuditEvent } from '../audit/log.js'
+import type { ChangeWatch } from '../change-watch.js'
 import type { Database } from '../database.js'
 import type { RequestContext } from '../records/types.js'
 import type { RecordClock } from './clocks.js'
@@ -25,13 +27,29 @@ export interface RetentionState {
   /** Still due (a longest keep passed is not lifted by a review): since when and why. */
   readonly due_since: string | null
   readonly reason: DueReason | null
+  /** The reference of a legal hold in force (`retener`); null: none. */
   readonly hold: string | null
+}
+
+/** What is left of an erased record (D41 `suprimir`): never one of its values. */
+export interface Tombstone {
+  readonly module: string
+  readonly id: string
+  readonly erased_at: string
+  readonly erased_by: string
+  readonly motivo: string
+  /** The module's `retention.basis` when it was erased. */
+  readonly basis: string
 }
 
 export interface RetentionStoreOptions {
   readonly database: Database
   readonly timezone: string
   readonly clock: () => Date
+  /** Every module by name: an erasure looks for records that reference the erased one (D35). */
+  readonly modules: ReadonlyMap<string, ModuleSpec>
+  /** An erasure bumps its module's generation, so no cache keeps the record (D20). */
+  readonly changes: ChangeWatch
 }
 
 export interface DecisionOptions {
@@ -40,7 +58,35 @@ export interface DecisionOptions {
   /** Who decides, as audit entries name them. */
   readonly actor: string
   readonly request?: RequestContext
+  /**
+   * After a `suprimir`, make the freed space unreadable at once (erasure.ts reclaimErased):
+   * default true. A caller erasing many records passes false and calls the store's `reclaim`
+   * once at the end.
+   */
+  readonly reclaim?: boolean
 }
+
+/** The audit entry of a retention decision or a hold on one record (D41): its motivo, no values. */
+export const retentionEvent = (
+  spec: ModuleSpec,
+  id: string,
+  action: AuditAction,
+  motivo: string,
+  options: DecisionOptions,
+  criteria: Readonly<Record<string, unknown>> | null = null,
+): AuditEvent => ({
+  userId: options.actor,
+  action,
+  module: spec.name,
+  recordId: id,
+  version: null,
+  recordHash: null,
+  fields: [],
+  motivo,
+  criteria,
+  address: options.request?.address ?? null,
+  requestId: options.request?.requestId ?? null,
+})
 
 /** The state a decision answers with; a blocked record is not due: blocking answered it. */
 export function stateOf(spec: ModuleSpec, retention: RetentionSpec, clock: RecordClock, now: string): RetentionState {
@@ -58,6 +104,6 @@ export function stateOf(spec: ModuleSpec, retention: RetentionSpec, clock: Recor
     blocked_by: clock.blockedBy,
     due_since: due?.since ?? null,
     reason: due?.reason ?? null,
-    hold: null,
+    hold: clock.hold,
   }
 }

@@ -1,15 +1,20 @@
-// GET /retencion and POST /retencion/{module}/{id} (D41; contracts/retention.ts). Thin: the query
-// and the body are parsed by records/retention-request.ts; who may see or decide on which record
-// is the retention store's to say (db/retention/store.ts).
-import type { FastifyInstance } from 'fastify'
-import type { ServiceSpec } from '../../compile/types.js'
+// GET /retencion, GET and POST /retencion/{module}/{id}, POST and DELETE .../retener (D41;
+// contracts/retention.ts). Thin: the query and the bodies are parsed by records/retention-request.ts;
+// who may see or decide on which record is the retention store's to say (db/retention/store.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { ModuleSpec, ServiceSpec } from '../../compile/types.js'
 import type { ContractFamily } from '../../contracts/route-contract.js'
 import type { RetentionRoute } from '../../contracts/retention.js'
 import type { RetentionStore } from '../../db/retention/store.js'
 import { recordNotFound } from '../../errors.js'
 import type { QueryValue } from '../../records/list-query.js'
-import { parseRetentionDecision, parseRetentionQuery } from '../../records/retention-request.js'
-import { actingUser } from '../auth.js'
+import {
+  parseRetentionDecision,
+  parseRetentionHold,
+  parseRetentionQuery,
+  parseRetentionRelease,
+} from '../../records/retention-request.js'
+import { actingUser, type AuthContext } from '../auth.js'
 import { serveAuthenticated } from '../contract-route.js'
 import { requestContextOf } from '../motivo.js'
 
@@ -29,19 +34,40 @@ export async function retentionRoutes(
     return { success: true, data: { entries, total } }
   })
 
-  serveAuthenticated<{ Params: { module: string; id: string } }>(
-    app,
-    contracts.routes.decide,
-    async (request, _reply, auth) => {
-      const body = parseRetentionDecision(request.body)
-      const spec = service.moduleByName.get(request.params.module)
-      if (spec?.retention === undefined) throw recordNotFound()
-      const state = await store.decide(spec, request.params.id, body, {
-        user: actingUser(auth),
-        actor: auth.account.id,
-        request: requestContextOf(request),
-      })
-      return { success: true, data: state }
-    },
-  )
+  type OnRecord = { Params: { module: string; id: string } }
+  /** The module of the path, if it declares `retention:` (404 otherwise). */
+  const moduleOf = (request: FastifyRequest<OnRecord>): ModuleSpec => {
+    const spec = service.moduleByName.get(request.params.module)
+    if (spec?.retention === undefined) throw recordNotFound()
+    return spec
+  }
+  const decisionOptions = (request: FastifyRequest<OnRecord>, auth: AuthContext) => ({
+    user: actingUser(auth),
+    actor: auth.account.id,
+    request: requestContextOf(request),
+  })
+
+  serveAuthenticated<OnRecord>(app, contracts.routes.decide, async (request, _reply, auth) => {
+    const body = parseRetentionDecision(request.body)
+    const spec = moduleOf(request)
+    const state = await store.decide(spec, request.params.id, body, decisionOptions(request, auth))
+    return { success: true, data: state }
+  })
+
+  serveAuthenticated<OnRecord>(app, contracts.routes.status, async (request, _reply, auth) => {
+    const spec = moduleOf(request)
+    return { success: true, data: await store.status(spec, request.params.id, actingUser(auth)) }
+  })
+
+  serveAuthenticated<OnRecord>(app, contracts.routes.hold, async (request, _reply, auth) => {
+    const body = parseRetentionHold(request.body)
+    const spec = moduleOf(request)
+    return { success: true, data: await store.hold(spec, request.params.id, body, decisionOptions(request, auth)) }
+  })
+
+  serveAuthenticated<OnRecord>(app, contracts.routes.release, async (request, _reply, auth) => {
+    const body = parseRetentionRelease(request.body)
+    const spec = moduleOf(request)
+    return { success: true, data: await store.release(spec, request.params.id, body, decisionOptions(request, auth)) }
+  })
 }

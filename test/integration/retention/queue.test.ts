@@ -104,7 +104,7 @@ t.test('D41: the queue, scopes, conservar and its audit entry', async (t) => {
     t.same(error(unknown), {
       status: 400,
       success: false,
-      error: "Datos inválidos: Decisión desconocida 'archivar': use conservar, bloquear, desbloquear",
+      error: "Datos inválidos: Decisión desconocida 'archivar': use conservar, bloquear, desbloquear, suprimir",
     })
     t.equal((await decide(`denuncias/${mine._id}`, { decision: 'conservar', motivo: 'x', extra: 1 })).status, 400)
     t.equal((await decide(`denuncias/${mine._id}`, ['conservar'])).status, 400, 'not an object')

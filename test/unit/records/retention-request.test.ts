@@ -1,7 +1,12 @@
 // D41: the retention queue's query and a decision's body, every problem at once as one 400. Pure.
 import t from 'tap'
 import { isAppError } from '../../../src/errors.js'
-import { parseRetentionDecision, parseRetentionQuery } from '../../../src/records/retention-request.js'
+import {
+  parseRetentionDecision,
+  parseRetentionHold,
+  parseRetentionQuery,
+  parseRetentionRelease,
+} from '../../../src/records/retention-request.js'
 import { shippedService } from '../support/config.js'
 
 const service = shippedService()
@@ -61,11 +66,11 @@ t.test('D41: a decision needs decision and motivo, a known decision, nothing els
     },
   )
   t.match(
-    refusal(() => parseRetentionDecision({ decision: 'suprimir', motivo: 'x', otro: 1 })),
+    refusal(() => parseRetentionDecision({ decision: 'archivar', motivo: 'x', otro: 1 })),
     {
       status: 400,
       error:
-        "Datos inválidos: Campo desconocido 'otro'; Decisión desconocida 'suprimir': use conservar, bloquear, desbloquear",
+        "Datos inválidos: Campo desconocido 'otro'; Decisión desconocida 'archivar': use conservar, bloquear, desbloquear, suprimir",
     },
   )
   t.match(
@@ -79,5 +84,44 @@ t.test('D41: a decision needs decision and motivo, a known decision, nothing els
   t.match(
     refusal(() => parseRetentionDecision({ decision: 'conservar', motivo: 7 })),
     { status: 400, error: 'Datos requeridos' },
+  )
+})
+
+t.test('D41: a legal hold needs referencia and motivo; lifting it, motivo; nothing else', async (t) => {
+  t.same(parseRetentionHold({ referencia: ' DP 123/2026 ', motivo: 'Juzgado de instrucción 2' }), {
+    referencia: 'DP 123/2026',
+    motivo: 'Juzgado de instrucción 2',
+  })
+  t.same(
+    refusal(() => parseRetentionHold({ motivo: 'x' })),
+    {
+      status: 400,
+      error: 'Datos requeridos',
+      details: [{ field: 'referencia', message: "El campo 'referencia' es obligatorio" }],
+    },
+  )
+  t.same(
+    refusal(() => parseRetentionHold({ referencia: 'x'.repeat(201), motivo: 'x', decision: 'y' })),
+    {
+      status: 400,
+      error: "Datos inválidos: Campo desconocido 'decision'; El campo 'referencia' no puede superar 200 caracteres",
+      details: [
+        { field: 'decision', message: "Campo desconocido 'decision'" },
+        { field: 'referencia', message: "El campo 'referencia' no puede superar 200 caracteres" },
+      ],
+    },
+  )
+  t.same(parseRetentionRelease({ motivo: 'Sobreseimiento firme' }), { motivo: 'Sobreseimiento firme' })
+  t.match(
+    refusal(() => parseRetentionRelease(undefined)),
+    { status: 400, error: 'Datos requeridos' },
+  )
+  t.match(
+    refusal(() => parseRetentionRelease({ motivo: 'x', referencia: 'y' })),
+    { status: 400 },
+  )
+  t.match(
+    refusal(() => parseRetentionRelease([])),
+    { status: 400, error: 'JSON inválido' },
   )
 })

@@ -1,0 +1,126 @@
+// Erasure (D41 `suprimir`): in one transaction, a record's values leave every place the service
+// keeps them (the live row with its blind indexes, its versions, its text-search entries, its
+// retention row; an account's second factors) and a tombstone and one audit entry stay, naming
+// no value. After the commit the freed space is made unreadable (erasure-sql.ts).
+import { formatExactTimestamp, formatTimestamp } from '../../compile/time.js'
+import { META } from '../../compile/metadata.js'
+import type { ModuleSpec } from '../../compile/types.js'
+import { busy, isAppError, recordNotFound, retentionHeld } from '../../errors.js'
+import { resolveScope } from '../../records/scope.js'
+import type { ActingUser } from '../../records/acting-user.js'
+import { appendAudit } from '../audit/log.js'
+import type { Db, Row } from '../database.js'
+import { createReferenceChecks } from '../records/references.js'
+import { recordQuery } from '../records/query.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
+import { deleteSearchEntries, reclaimFreedSpace } from './erasure-sql.js'
+import { lockRetentionRow } from './holds.js'
+import { retentionEvent, type DecisionOptions, type RetentionStoreOptions, type Tombstone } from './state.js'
+
+/** The tables keyed by an account's id (D42): an erased account takes its factors along. */
+const ACCOUNT_TABLES = [SYSTEM_TABLES.secondFactors, SYSTEM_TABLES.recoveryCodes] as const
+
+const tombstoneOf = (row: Row): Tombstone => ({
+  module: String(row['module']),
+  id: String(row['record_id']),
+  erased_at: String(row['erased_at']),
+  erased_by: String(row['erased_by']),
+  motivo: String(row['motivo']),
+  basis: String(row['basis']),
+})
+
+/**
+ * Erases one record in the caller's scope, live or deleted (404 otherwise): 409 `Registro
+ * retenido` under a legal hold, 409 while live records reference it through a field that
+ * restricts its deletion (D35); otherwise its tombstone.
+ */
+export async function eraseRecord(
+  storeOptions: RetentionStoreOptions,
+  spec: ModuleSpec,
+  id: string,
+  motivo: string,
+  options: DecisionOptions,
+): Promise<Tombstone> {
+  const { database, timezone, clock, modules, changes } = storeOptions
+  const retention = spec.retention
+  if (retention === undefined) throw recordNotFound()
+  const at = clock()
+  const tombstone: Tombstone = {
+    module: spec.name,
+    id,
+    erased_at: formatTimestamp(at, timezone),
+    erased_by: options.actor,
+    motivo,
+    basis: retention.basis,
+  }
+  try {
+    await database.db.transaction().execute(async (trx) => {
+      const hold = await lockRetentionRow(trx, database, spec, id)
+      const row = await recordQuery(trx, spec, { user: options.user, includeDeleted: true, dialect: database.dialect })
+        .select(META.id)
+        .where(META.id, '=', id)
+        .$if(database.rowLocks, (q) => q.forUpdate())
+        .executeTakeFirst()
+      if (row === undefined) throw recordNotFound()
+      if (hold !== null) throw retentionHeld(hold)
+      await createReferenceChecks(database, modules).checkUnreferenced(trx, spec, id)
+      await deleteSearchEntries(trx, database.dialect, spec, () =>
+        trx.deleteFrom(spec.table.name).where(META.id, '=', id).execute(),
+      )
+      await trx.deleteFrom(SYSTEM_TABLES.versions).where('module', '=', spec.name).where('record_id', '=', id).execute()
+      await trx
+        .deleteFrom(SYSTEM_TABLES.retention)
+        .where('module', '=', spec.name)
+        .where('record_id', '=', id)
+        .execute()
+      // Record ids carry their module's prefix: only an account's id can match here.
+      for (const table of ACCOUNT_TABLES) await trx.deleteFrom(table).where('account_id', '=', id).execute()
+      await trx
+        .insertInto(SYSTEM_TABLES.tombstones)
+        .values({
+          module: spec.name,
+          record_id: id,
+          erased_at: tombstone.erased_at,
+          erased_by: tombstone.erased_by,
+          motivo,
+          basis: tombstone.basis,
+        })
+        .execute()
+      await appendAudit({
+        database,
+        trx,
+        at: formatExactTimestamp(at, timezone),
+        events: [retentionEvent(spec, id, 'suprimir', motivo, options)],
+      })
+      // Lists, totals and cached accounts drop it on every instance (D20).
+      await changes.bump(trx, spec.name)
+    })
+  } catch (error) {
+    if (isAppError(error)) throw error
+    if (database.isBusy(error)) throw busy(error)
+    throw error
+  }
+  if (options.reclaim !== false) await reclaimFreedSpace(database, [spec])
+  return tombstone
+}
+
+/**
+ * The tombstone of an erased record of `spec`, or undefined. A role with a record scope on the
+ * module sees none: the erased values that decided the scope are gone, so a tombstone could name
+ * a record that was never theirs.
+ */
+export async function readTombstone(
+  db: Db,
+  spec: ModuleSpec,
+  id: string,
+  user: ActingUser | null,
+): Promise<Tombstone | undefined> {
+  if (resolveScope(spec, user, 'read') !== undefined) return undefined
+  const row = await db
+    .selectFrom(SYSTEM_TABLES.tombstones)
+    .selectAll()
+    .where('module', '=', spec.name)
+    .where('record_id', '=', id)
+    .executeTakeFirst()
+  return row === undefined ? undefined : tombstoneOf(row)
+}
