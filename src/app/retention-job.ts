@@ -33,6 +33,11 @@ function logReport(log: FastifyBaseLogger, report: RetentionRunReport): void {
       { ...fields, err: report.acta.error, documento: report.acta.document },
       'conservación (D41): no se pudo escribir el acta de eliminación; su contenido firmado va en este registro',
     )
+  if (report.reclaimed === false)
+    log.warn(
+      fields,
+      'conservación (D41): otra conexión leía la base de datos y su WAL no se pudo vaciar: puede guardar páginas de antes de las supresiones hasta el próximo vaciado',
+    )
   if (report.failure !== undefined)
     log.error({ ...fields, err: report.failure }, 'conservación (D41): la ejecución diaria se detuvo por un fallo')
   else if (report.applied.length === 0 && report.skipped.length === 0)

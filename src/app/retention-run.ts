@@ -9,14 +9,15 @@ import type { RetentionSpec, ServiceSpec } from '../compile/types.js'
 import { loadOrCreateKey, signDocument, type SignedDocument } from '../cli/audit-checkpoint.js'
 import { readAuditHead } from '../db/audit/head.js'
 import type { Database } from '../db/database.js'
-import { applyExpiries, type Decide, type ExpiryRun } from '../db/retention/run.js'
+import { applyExpiries, type ExpiryRun } from '../db/retention/run.js'
+import type { RetentionStore } from '../db/retention/store.js'
 import { actaBody, type ActaBody } from '../records/retention-acta.js'
 
 export interface RetentionRunOptions {
   readonly database: Database
   readonly spec: ServiceSpec
-  /** The retention store's decide. */
-  readonly decide: Decide
+  /** The retention store (its decide, and its reclaim after erasures). */
+  readonly store: Pick<RetentionStore, 'decide' | 'reclaim'>
   readonly clock: () => Date
   /** Who decides, as audit entries name them. */
   readonly actor: string
@@ -97,7 +98,7 @@ export async function runRetention(options: RetentionRunOptions): Promise<Retent
     timezone: options.spec.service.timezone,
     clock: options.clock,
     modules: options.spec.modules,
-    decide: options.decide,
+    store: options.store,
     actor: options.actor,
   })
   try {

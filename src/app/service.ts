@@ -264,7 +264,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       retention: {
         database,
         spec,
-        decide: engine.retention.decide,
+        store: engine.retention,
         clock: engine.clock,
         actor: SERVICE_ACTOR,
         actaDir: settings.retentionActaDir,

@@ -35,6 +35,10 @@ function runLines(report: RetentionRunReport, keyFile: string): string[] {
     lines.push(`  ${e.module} ${e.id}: ${DONE[e.decision]} (plazo máximo cumplido el ${e.keep_until})`)
   for (const e of skipped)
     lines.push(`  ${e.module} ${e.id}: no ${DONE[e.decision]}: ${[e.reason, ...e.details].join('; ')}`)
+  if (report.reclaimed === false)
+    lines.push(
+      'Aviso: otra conexión leía la base de datos y su WAL no se pudo vaciar: puede guardar páginas de antes de las supresiones hasta el próximo vaciado (al parar el servicio, o con otra supresión).',
+    )
   if (acta?.file !== undefined)
     lines.push(
       ...(acta.keyCreated ? [`Clave de firma creada en ${keyFile} (pública: ${publicKeyFileOf(keyFile)}).`] : []),
@@ -73,7 +77,7 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
       const report = await runRetention({
         database: env.database,
         spec: env.spec,
-        decide: env.retention.decide,
+        store: env.retention,
         clock: env.clock,
         actor: env.actor,
         actaDir,

@@ -7,9 +7,9 @@ import { formatTimestamp } from '../../compile/time.js'
 import type { ModuleSpec, RetentionSpec } from '../../compile/types.js'
 import { isAppError, MOTIVO_MAX_LENGTH } from '../../errors.js'
 import { addDuration, dueOf, latestDueFrom, plannedAction } from '../../records/retention-due.js'
-import type { RetentionDecisionBody } from '../../records/retention-request.js'
+import type { Database } from '../database.js'
 import { readClocks } from './clocks.js'
-import type { DecisionOptions, RetentionState, RetentionStoreOptions } from './state.js'
+import type { RetentionStore } from './store.js'
 
 /** What on_expiry does once keep_at_most has passed: the automatic decisions only. */
 export type ExpiryDecision = 'bloquear' | 'suprimir'
@@ -37,24 +37,23 @@ export interface ExpiryRun {
   readonly skipped: readonly SkippedExpiry[]
   /** A failure that stopped the run: what was applied before it stays applied (and listed). */
   readonly failure?: unknown
+  /**
+   * After erasures, whether the freed space was made unreadable (erasure-sql.ts; false: SQLite's
+   * WAL was in use by another reader, and the next erasure or checkpoint empties it).
+   */
+  readonly reclaimed?: boolean
 }
 
-/** Decides one record as retention-decisions.ts does (the store's decide). */
-export type Decide = (
-  spec: ModuleSpec,
-  id: string,
-  body: RetentionDecisionBody,
-  options: DecisionOptions,
-) => Promise<RetentionState>
-
-export interface ExpiryRunOptions extends RetentionStoreOptions {
+export interface ExpiryRunOptions {
+  readonly database: Database
+  readonly timezone: string
+  readonly clock: () => Date
   readonly modules: readonly ModuleSpec[]
-  readonly decide: Decide
+  /** The retention store: its decide, and its reclaim once after the erasures. */
+  readonly store: Pick<RetentionStore, 'decide' | 'reclaim'>
   /** Who decides, as audit entries name them (`cli:<user>`, `sistema`). */
   readonly actor: string
 }
-
-const EXPIRY_DECISIONS: readonly string[] = ['bloquear', 'suprimir'] satisfies ExpiryDecision[]
 
 /** The modules whose on_expiry acts by itself: block or erase, with a longest keep to act on. */
 export const expiringModules = (modules: readonly ModuleSpec[]): ModuleSpec[] =>
@@ -62,22 +61,21 @@ export const expiringModules = (modules: readonly ModuleSpec[]): ModuleSpec[] =>
 
 /**
  * The records of `spec` past their longest keep, oldest first. A block already in force is
- * the answer of `block`; `erase` still erases a blocked record: the block kept it out of use
- * until its longest keep, which has now passed.
+ * the answer of `block`; `erase` still erases a blocked record (the block kept it out of use
+ * until its longest keep, which has now passed) and a deleted one (D10 keeps its values).
  */
-export async function findExpiries(options: RetentionStoreOptions, spec: ModuleSpec, now: string): Promise<Expiry[]> {
+export async function findExpiries(database: Database, spec: ModuleSpec, now: string): Promise<Expiry[]> {
   const retention = spec.retention
   if (retention === undefined || retention.keepAtMost === undefined) return []
   const decision = plannedAction('plazo_maximo', retention.onExpiry)
-  if (!EXPIRY_DECISIONS.includes(decision)) return []
+  if (decision !== 'bloquear' && decision !== 'suprimir') return []
   const dueBy = latestDueFrom(retention, now)
-  const clocks = await readClocks(spec, { database: options.database, db: options.database.db, user: null, dueBy })
+  const read = { database, db: database.db, user: null, dueBy, includeDeleted: decision === 'suprimir' }
   const found: Expiry[] = []
-  for (const clock of clocks) {
+  for (const clock of await readClocks(spec, read)) {
     if (decision === 'bloquear' && clock.blockedAt !== null) continue
     if (dueOf(retention, { ...clock, now })?.reason !== 'plazo_maximo' || clock.from === null) continue
-    const keepUntil = addDuration(clock.from, retention.keepAtMost)
-    found.push({ module: spec.name, id: clock.id, keep_until: keepUntil, decision: decision as ExpiryDecision })
+    found.push({ module: spec.name, id: clock.id, keep_until: addDuration(clock.from, retention.keepAtMost), decision })
   }
   return found.sort((a, b) => a.keep_until.localeCompare(b.keep_until) || a.id.localeCompare(b.id))
 }
@@ -111,14 +109,19 @@ export async function applyExpiries(options: ExpiryRunOptions): Promise<ExpiryRu
   const at = formatTimestamp(options.clock(), options.timezone)
   const applied: Expiry[] = []
   const skipped: SkippedExpiry[] = []
+  const erasedIn = new Set<ModuleSpec>()
+  // Erasures leave the freed space to one reclaim at the end (a checkpoint or VACUUM each would be slow).
+  const decisionOptions = { user: null, actor: options.actor, reclaim: false }
+  let failure: unknown
   try {
     for (const spec of expiringModules(options.modules)) {
       const retention = spec.retention as RetentionSpec
-      for (const expiry of await findExpiries(options, spec, at)) {
+      for (const expiry of await findExpiries(options.database, spec, at)) {
         const body = { decision: expiry.decision, motivo: expiryMotivo(retention, expiry.decision) }
         try {
-          await options.decide(spec, expiry.id, body as RetentionDecisionBody, { user: null, actor: options.actor })
+          await options.store.decide(spec, expiry.id, body, decisionOptions)
           applied.push(expiry)
+          if (expiry.decision === 'suprimir') erasedIn.add(spec)
         } catch (error) {
           const refusal = refusalOf(error)
           if (refusal === undefined) throw error
@@ -126,8 +129,21 @@ export async function applyExpiries(options: ExpiryRunOptions): Promise<ExpiryRu
         }
       }
     }
-  } catch (failure) {
-    return { at, applied, skipped, failure }
+  } catch (error) {
+    failure = error
   }
-  return { at, applied, skipped }
+  const reclaimed =
+    erasedIn.size === 0
+      ? undefined
+      : await options.store.reclaim([...erasedIn]).catch((error: unknown) => {
+          failure ??= error
+          return false
+        })
+  return {
+    at,
+    applied,
+    skipped,
+    ...(reclaimed === undefined ? {} : { reclaimed }),
+    ...(failure === undefined ? {} : { failure }),
+  }
 }
