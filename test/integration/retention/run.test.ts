@@ -14,15 +14,22 @@ import { runRecords } from '../../helpers/records-cli.js'
 import { captureLogs } from '../protection/support.js'
 
 const SALA_KEEP = '      keep_at_most: 3y\n'
+const SANCIONES_KEEP = '      keep_at_most: 5y\n'
 
-/** The shipped modules.yaml with sala092 blocked past its longest keep (3 years from fecha_hora_entrada). */
-function modulesFile(): string {
+/**
+ * The shipped modules.yaml with sala092 blocked past its longest keep (3 years from
+ * fecha_hora_entrada) and, with `erase`, sanciones erased past theirs (5 years from fecha_infraccion).
+ */
+function modulesFile(erase = false): string {
   const dir = mkdtempSync(join(tmpdir(), 'records-retention-run-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const shipped = readFileSync(REPO_MODULES, 'utf8')
-  if (!shipped.includes(SALA_KEEP)) throw new Error('sala092 no longer keeps at most 3y in modules.yaml')
+  if (!shipped.includes(SALA_KEEP) || !shipped.includes(SANCIONES_KEEP))
+    throw new Error('sala092 or sanciones changed their keep_at_most in modules.yaml')
   const file = join(dir, 'modules.yaml')
-  writeFileSync(file, shipped.replace(SALA_KEEP, `${SALA_KEEP}      on_expiry: block\n`))
+  let text = shipped.replace(SALA_KEEP, `${SALA_KEEP}      on_expiry: block\n`)
+  if (erase) text = text.replace(SANCIONES_KEEP, `${SANCIONES_KEEP}      on_expiry: erase\n`)
+  writeFileSync(file, text)
   return file
 }
 
@@ -37,6 +44,7 @@ const cliEnv = async (api: TestApi, file: string): Promise<Record<string, string
 })
 
 const oldCall = () => ({ ...VALID['sala092']!(), fecha_hora_entrada: '2020-05-01 12:00:00' })
+const oldFine = (day: string) => ({ ...VALID['sanciones']!(), fecha_infraccion: `2019-01-${day} 00:00:00` })
 
 /** The audit entries of `action` on `id`, as GET /auditoria answers them. */
 async function entries(api: TestApi, action: string, id: string): Promise<Record<string, unknown>[]> {
@@ -103,8 +111,131 @@ t.test('D41: retention run blocks what passed keep_at_most (on_expiry: block), o
   t.equal((await runRecords(env, ['retention', 'run', 'extra'])).status, 2, 'no positional arguments')
 })
 
+t.test(
+  'D41: retention run erases what passed keep_at_most (on_expiry: erase), skips a held record, signs the acta',
+  async (t) => {
+    const file = modulesFile(true)
+    const api = await startTestApi(t, { env: { MODULES_FILE: file } })
+    const admin = await api.adminToken()
+    const dpd = await api.userWithRole('dpd')
+    const [expired, held, deleted, blocked] = [
+      await api.create('sanciones', oldFine('01')),
+      await api.create('sanciones', oldFine('02')),
+      await api.create('sanciones', oldFine('03')),
+      await api.create('sanciones', oldFine('04')),
+    ]
+    const recent = await api.create('sanciones', { ...VALID['sanciones']!(), fecha_infraccion: '2025-06-01 00:00:00' })
+    const call = await api.create('sala092', oldCall())
+    const decide = (path: string, body: unknown) =>
+      api.request('POST', `/retencion/sanciones/${path}`, { token: dpd.token, body })
+    t.equal(
+      (await decide(`${held._id}/retener`, { referencia: 'DP 123/2026', motivo: 'Recurso pendiente' })).status,
+      200,
+    )
+    t.equal((await decide(blocked._id, { decision: 'bloquear', motivo: 'Bloqueo previo' })).status, 200)
+    t.equal((await api.request('DELETE', `/sanciones/${deleted._id}`, { token: admin })).status, 200)
+    const env = await cliEnv(api, file)
+
+    const first = await runRecords(env, ['retention', 'run', '--json'])
+    t.equal(first.status, 0, first.stderr)
+    const report = JSON.parse(first.stdout)
+    const erase = (id: string, day: string) => ({
+      module: 'sanciones',
+      id,
+      keep_until: `2024-01-${day} 00:00:00`,
+      decision: 'suprimir',
+    })
+    t.same(
+      report.applied,
+      [
+        erase(expired._id, '01'),
+        erase(deleted._id, '03'),
+        erase(blocked._id, '04'),
+        { module: 'sala092', id: call._id, keep_until: '2023-05-01 12:00:00', decision: 'bloquear' },
+      ],
+      'a deleted record and a blocked one are erased too; the recent one is not',
+    )
+    t.same(
+      report.skipped,
+      [
+        {
+          ...erase(held._id, '02'),
+          reason: 'Registro retenido',
+          details: ["Retenido por 'DP 123/2026': levante la retención antes de suprimirlo"],
+        },
+      ],
+      'the held record is skipped, naming its hold',
+    )
+    t.notOk(JSON.stringify(report).includes(recent._id))
+    for (const id of [expired._id, deleted._id, blocked._id]) {
+      t.equal((await api.request('GET', `/sanciones/${id}`, { token: admin })).status, 404, `${id} is gone`)
+      t.match(
+        (await api.request('GET', `/retencion/sanciones/${id}`, { token: dpd.token })).body.data,
+        {
+          id,
+          erased_by: `cli:${userInfo().username}`,
+          motivo: /^Supresión automática \(records retention run, D41\): .*keep_at_most 5y.*Base: Ley 39\/2015/,
+        },
+        'its tombstone',
+      )
+    }
+    t.equal((await api.request('GET', `/sanciones/${held._id}`, { token: admin })).status, 200, 'the held one stays')
+
+    // The acta: in DATA_DIR/actas, the erased ids with their basis, signed, the chain's head after the run.
+    const actas = join(api.dataDir, 'actas')
+    t.same(readdirSync(actas), [report.acta.slice(actas.length + 1)], 'one acta, the one the run named')
+    const acta = JSON.parse(readFileSync(report.acta, 'utf8'))
+    t.match(acta, {
+      tipo: 'municipal-records/acta-de-eliminacion',
+      version: 1,
+      fecha: /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/,
+      zona_horaria: 'Europe/Madrid',
+      actor: `cli:${userInfo().username}`,
+      total: 3,
+      claves_destruidas: [],
+    })
+    t.same(acta.modulos, [
+      {
+        modulo: 'sanciones',
+        base_legal: 'Ley 39/2015 y Ley 40/2015 (procedimiento sancionador); prescripción de la sanción',
+        keep_at_most: '5y',
+        suprimidos: [expired._id, deleted._id, blocked._id],
+      },
+    ])
+    const { db } = api.service.database
+    const erasures = await db.selectFrom('_audit').select(['seq']).where('action', '=', 'suprimir').execute()
+    t.equal(erasures.length, 3, 'one audit entry per erasure')
+    const headEntry = await db
+      .selectFrom('_audit')
+      .select(['hash'])
+      .where('seq', '=', acta.auditoria.seq)
+      .executeTakeFirstOrThrow()
+    t.equal(acta.auditoria.hash, headEntry['hash'], "the acta's head is an entry of the chain")
+    t.ok(
+      erasures.every((e) => Number(e['seq']) <= acta.auditoria.seq),
+      'at or after every erasure',
+    )
+    const verified = await runRecords(env, ['retention', 'acta', report.acta])
+    t.equal(verified.status, 0, verified.stdout)
+    t.match(
+      verified.stdout,
+      /^Válida: acta de eliminación del .*: 3 registros suprimidos\.\n {2}sanciones: 3 \(base: Ley 39\/2015/,
+    )
+    t.equal((await runRecords(env, ['audit', 'verify'])).status, 0, 'the audit chain and the records still verify')
+
+    const again = await runRecords(env, ['retention', 'run', '--json'])
+    t.equal(again.status, 0, again.stderr)
+    t.match(
+      JSON.parse(again.stdout),
+      { applied: [], skipped: [{ id: held._id, reason: 'Registro retenido' }], acta: null },
+      'a second run erases nothing more and writes no acta; the hold is named again',
+    )
+    t.equal(readdirSync(actas).length, 1)
+  },
+)
+
 t.test('D41: the daily run, once across two instances sharing the database', async (t) => {
-  const file = modulesFile()
+  const file = modulesFile(true)
   const dataDir = mkdtempSync(join(tmpdir(), 'records-retention-daily-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
   // Only the retention job's timers move: the heartbeat's and the schema watch's would tick
@@ -125,6 +256,7 @@ t.test('D41: the daily run, once across two instances sharing the database', asy
   const first = await start(0)
   const second = await start(1)
   const expired = await first.create('sala092', oldCall())
+  const fine = await first.create('sanciones', oldFine('01'))
   const settle = async () => void (await Promise.all([first.service.jobsSettled(), second.service.jobsSettled()]))
   const runLines = () =>
     logs.flatMap((log) =>
@@ -132,24 +264,42 @@ t.test('D41: the daily run, once across two instances sharing the database', asy
         .text()
         .split('\n')
         .filter((line) => line.includes('"job":"retention-run"'))
-        .map((line) => JSON.parse(line) as { level: number; msg: string; bloqueados: string[] }),
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              level: number
+              msg: string
+              bloqueados: string[]
+              suprimidos: string[]
+              acta: string
+            },
+        ),
     )
 
   // Both instances look every hour; the first look of the day claims it.
   await clock.advance(RETENTION_CHECK_MS, settle)
   t.equal(runLines().length, 1, 'both looked at the same instant: one ran')
-  t.match(runLines(), [{ level: 30, msg: 'conservación (D41): 1 bloqueados, 0 suprimidos, 0 omitidos' }])
+  t.match(runLines(), [{ level: 30, msg: 'conservación (D41): 1 bloqueados, 1 suprimidos, 0 omitidos' }])
   t.same(runLines()[0]?.bloqueados, [`sala092:${expired._id}`])
+  t.same(runLines()[0]?.suprimidos, [`sanciones:${fine._id}`])
+  const actas = readdirSync(join(dataDir, 'actas'))
+  t.equal(actas.length, 1, 'one acta')
+  t.equal(join(dataDir, 'actas', actas[0]!), runLines()[0]?.acta, 'the one the log names')
+  t.match(JSON.parse(readFileSync(runLines()[0]!.acta, 'utf8')), {
+    actor: 'sistema',
+    modulos: [{ modulo: 'sanciones', suprimidos: [fine._id] }],
+  })
+  t.equal((await first.request('GET', `/sanciones/${fine._id}`, { token: await first.adminToken() })).status, 404)
   t.equal((await entries(first, 'bloquear', expired._id)).length, 1, 'blocked once')
   await clock.advance(22 * RETENTION_CHECK_MS, settle)
   t.equal(runLines().length, 1, 'no second run the same day, on either instance')
   await clock.advance(2 * RETENTION_CHECK_MS, settle)
   t.match(
     runLines(),
-    [{ msg: /1 bloqueados/ }, { level: 30, msg: 'conservación (D41): nada que bloquear ni suprimir' }],
+    [{ msg: /1 suprimidos/ }, { level: 30, msg: 'conservación (D41): nada que bloquear ni suprimir' }],
     'the next day one instance runs it again, with nothing to do',
   )
   t.equal(runLines().length, 2)
   t.equal((await entries(first, 'bloquear', expired._id)).length, 1, 'still blocked once')
-  t.same(readdirSync(dataDir).includes('actas'), false, 'no erasure, no acta')
+  t.equal(readdirSync(join(dataDir, 'actas')).length, 1, 'nothing erased the second day: no second acta')
 })
