@@ -1,16 +1,18 @@
 // One retention run (D41), the same for `records retention run` and the service's daily job:
 // the automatic expiries applied (db/retention/run.ts), then, when any record was erased, the
-// acta de eliminación signed with the audit checkpoint key and written to its folder. An acta
-// is written even when the run stopped on a failure after erasing some records.
-import { mkdirSync, writeFileSync } from 'node:fs'
+// acta de eliminación signed with the audit checkpoint key and written to its folder. The key and
+// the folder are checked before anything is erased; an acta is written even when the run stopped
+// on a failure after erasing some records.
+import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { formatExactTimestamp } from '../compile/time.js'
+import { formatExactTimestamp, formatTimestamp } from '../compile/time.js'
 import type { RetentionSpec, ServiceSpec } from '../compile/types.js'
-import { loadOrCreateKey, signDocument, type SignedDocument } from '../cli/audit-checkpoint.js'
+import { loadOrCreateKey, signDocument, type CheckpointKey, type SignedDocument } from '../cli/audit-checkpoint.js'
 import { readAuditHead } from '../db/audit/head.js'
 import type { Database } from '../db/database.js'
-import { applyExpiries, type ExpiryRun } from '../db/retention/run.js'
+import { applyExpiries, expiringModules, type ExpiryRun } from '../db/retention/run.js'
 import type { RetentionStore } from '../db/retention/store.js'
+import { commandFailed } from '../errors.js'
 import { actaBody, type ActaBody } from '../records/retention-acta.js'
 
 export interface RetentionRunOptions {
@@ -61,7 +63,12 @@ function writeActa(dir: string, at: Date, text: string): string {
   }
 }
 
-async function signActa(options: RetentionRunOptions, run: ExpiryRun, at: Date): Promise<WrittenActa | undefined> {
+async function signActa(
+  options: RetentionRunOptions,
+  key: CheckpointKey,
+  run: ExpiryRun,
+  at: Date,
+): Promise<WrittenActa | undefined> {
   const erased = new Map<string, string[]>()
   for (const expiry of run.applied)
     if (expiry.decision === 'suprimir') erased.set(expiry.module, [...(erased.get(expiry.module) ?? []), expiry.id])
@@ -81,7 +88,6 @@ async function signActa(options: RetentionRunOptions, run: ExpiryRun, at: Date):
     destroyedKeys: DESTROYED_KEYS,
     head,
   })
-  const key = loadOrCreateKey(options.keyFile)
   const document = signDocument(body, key)
   try {
     const file = writeActa(options.actaDir, at, `${JSON.stringify(document, null, 2)}\n`)
@@ -91,8 +97,34 @@ async function signActa(options: RetentionRunOptions, run: ExpiryRun, at: Date):
   }
 }
 
+/**
+ * What erasing needs before the first record is erased: the signing key and a folder the acta
+ * can be written to. Without them nothing is erased (nor blocked: the run does not start), so
+ * that no erasure goes without its acta.
+ */
+function prepareActa(options: RetentionRunOptions): CheckpointKey | undefined {
+  if (!expiringModules(options.spec.modules).some((m) => m.retention?.onExpiry === 'erase')) return undefined
+  const key = loadOrCreateKey(options.keyFile)
+  try {
+    mkdirSync(options.actaDir, { recursive: true, mode: 0o700 })
+    accessSync(options.actaDir, constants.W_OK)
+  } catch (error) {
+    throw commandFailed(
+      `No se puede escribir el acta de eliminación en ${options.actaDir}: ${(error as Error).message}`,
+    )
+  }
+  return key
+}
+
 /** Applies the automatic expiries and signs the acta of what was erased. */
 export async function runRetention(options: RetentionRunOptions): Promise<RetentionRunReport> {
+  let key: CheckpointKey | undefined
+  try {
+    key = prepareActa(options)
+  } catch (failure) {
+    const at = formatTimestamp(options.clock(), options.spec.service.timezone)
+    return { at, applied: [], skipped: [], failure }
+  }
   const run = await applyExpiries({
     database: options.database,
     timezone: options.spec.service.timezone,
@@ -102,7 +134,7 @@ export async function runRetention(options: RetentionRunOptions): Promise<Retent
     actor: options.actor,
   })
   try {
-    const acta = await signActa(options, run, options.clock())
+    const acta = key === undefined ? undefined : await signActa(options, key, run, options.clock())
     return acta === undefined ? run : { ...run, acta }
   } catch (error) {
     // The erasures stand: the report still lists them, and the failure says why they have no acta.

@@ -99,7 +99,11 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
         throw commandFailed(`No se pudo escribir el acta de eliminación en ${actaDir} (${acta.error}); va en la salida`)
       }
       if (report.failure !== undefined)
-        throw commandFailed(`La ejecución se detuvo: ${reasonOf(report.failure)} (lo aplicado antes queda aplicado)`)
+        throw commandFailed(
+          report.applied.length === 0
+            ? `No se aplicó nada: ${reasonOf(report.failure)}`
+            : `La ejecución se detuvo: ${reasonOf(report.failure)} (lo aplicado antes queda aplicado)`,
+        )
       return 0
     })
   },

@@ -136,6 +136,15 @@ t.test(
     t.equal((await api.request('DELETE', `/sanciones/${deleted._id}`, { token: admin })).status, 200)
     const env = await cliEnv(api, file)
 
+    // No acta can be written (the folder is a file): nothing is erased, or blocked.
+    const notADir = join(api.dataDir, 'no-es-carpeta')
+    writeFileSync(notADir, '')
+    const refused = await runRecords(env, ['retention', 'run', '--acta-dir', notADir])
+    t.equal(refused.status, 1)
+    t.match(refused.stderr, `records: No se aplicó nada: No se puede escribir el acta de eliminación en ${notADir}`)
+    t.equal((await api.request('GET', `/sanciones/${expired._id}`, { token: admin })).status, 200, 'nothing erased')
+    t.same(await entries(api, 'bloquear', call._id), [], 'nothing blocked')
+
     const first = await runRecords(env, ['retention', 'run', '--json'])
     t.equal(first.status, 0, first.stderr)
     const report = JSON.parse(first.stdout)
