@@ -103,6 +103,7 @@ export function actaShapeProblem(value: unknown): string | undefined {
         isRecord(m) &&
         typeof m['modulo'] === 'string' &&
         typeof m['base_legal'] === 'string' &&
+        typeof m['keep_at_most'] === 'string' &&
         isStringList(m['suprimidos']),
     )
   if (!modulesOk) return '"modulos" no es una lista de {modulo, base_legal, keep_at_most, suprimidos}'

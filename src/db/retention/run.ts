@@ -1,8 +1,9 @@
 // The automatic expiries of `records retention run` and the service's daily run (D41): every
 // record past its module's `keep_at_most` whose `on_expiry` is `block` or `erase` gets that
 // decision through the same decide() as a person's (scope, transaction, audit entry with its
-// motivo), as `actor`. A record that refuses it (409: held, or decided a moment ago by someone
-// else; 404: gone meanwhile) is skipped and reported, not a failure of the run.
+// motivo), as `actor`. A record that refuses it (409: held, still referenced through a field
+// that restricts deletion (D35), or decided a moment ago by someone else; 404: gone meanwhile)
+// is skipped and reported, not a failure of the run.
 import { formatTimestamp } from '../../compile/time.js'
 import type { ModuleSpec, RetentionSpec } from '../../compile/types.js'
 import { isAppError, MOTIVO_MAX_LENGTH } from '../../errors.js'
@@ -38,8 +39,8 @@ export interface ExpiryRun {
   /** A failure that stopped the run: what was applied before it stays applied (and listed). */
   readonly failure?: unknown
   /**
-   * After erasures, whether the freed space was made unreadable (erasure-sql.ts; false: SQLite's
-   * WAL was in use by another reader, and the next erasure or checkpoint empties it).
+   * After erasures, whether the freed space was made unreadable (erasure-sql.ts; false: another
+   * connection kept SQLite's WAL in use, so it may hold pages from before the erasures).
    */
   readonly reclaimed?: boolean
 }

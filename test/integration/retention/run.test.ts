@@ -54,6 +54,37 @@ async function entries(api: TestApi, action: string, id: string): Promise<Record
   return reply.body.data.entries
 }
 
+/**
+ * A job clock on which only the retention job's timers move: the heartbeat's and the schema
+ * watch's would tick thousands of times in a day and have nothing to do with this.
+ */
+function retentionClock() {
+  const clock = manualClock(0)
+  const jobClock: JobClock = {
+    now: clock.now,
+    every: (ms, tick) => (ms === RETENTION_CHECK_MS ? clock.every(ms, tick) : () => undefined),
+  }
+  return { clock, jobClock }
+}
+
+interface RunLine {
+  readonly level: number
+  readonly msg: string
+  readonly bloqueados: string[]
+  readonly suprimidos: string[]
+  readonly acta: string | null
+}
+
+/** The daily run's log lines, of each log in turn. */
+const retentionLines = (logs: readonly { text: () => string }[]): RunLine[] =>
+  logs.flatMap((log) =>
+    log
+      .text()
+      .split('\n')
+      .filter((line) => line.includes('"job":"retention-run"'))
+      .map((line) => JSON.parse(line) as RunLine),
+  )
+
 t.test('D41: retention run blocks what passed keep_at_most (on_expiry: block), once', async (t) => {
   const file = modulesFile()
   const api = await startTestApi(t, { env: { MODULES_FILE: file } })
@@ -247,13 +278,7 @@ t.test('D41: the daily run, once across two instances sharing the database', asy
   const file = modulesFile(true)
   const dataDir = mkdtempSync(join(tmpdir(), 'records-retention-daily-'))
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  // Only the retention job's timers move: the heartbeat's and the schema watch's would tick
-  // thousands of times in a day and have nothing to do with this.
-  const clock = manualClock(0)
-  const jobClock: JobClock = {
-    now: clock.now,
-    every: (ms, tick) => (ms === RETENTION_CHECK_MS ? clock.every(ms, tick) : () => undefined),
-  }
+  const { clock, jobClock } = retentionClock()
   const logs = [captureLogs(), captureLogs()]
   const start = (i: 0 | 1) =>
     startTestApi(t, {
@@ -267,23 +292,7 @@ t.test('D41: the daily run, once across two instances sharing the database', asy
   const expired = await first.create('sala092', oldCall())
   const fine = await first.create('sanciones', oldFine('01'))
   const settle = async () => void (await Promise.all([first.service.jobsSettled(), second.service.jobsSettled()]))
-  const runLines = () =>
-    logs.flatMap((log) =>
-      log
-        .text()
-        .split('\n')
-        .filter((line) => line.includes('"job":"retention-run"'))
-        .map(
-          (line) =>
-            JSON.parse(line) as {
-              level: number
-              msg: string
-              bloqueados: string[]
-              suprimidos: string[]
-              acta: string
-            },
-        ),
-    )
+  const runLines = () => retentionLines(logs)
 
   // Both instances look every hour; the first look of the day claims it.
   await clock.advance(RETENTION_CHECK_MS, settle)
@@ -294,7 +303,7 @@ t.test('D41: the daily run, once across two instances sharing the database', asy
   const actas = readdirSync(join(dataDir, 'actas'))
   t.equal(actas.length, 1, 'one acta')
   t.equal(join(dataDir, 'actas', actas[0]!), runLines()[0]?.acta, 'the one the log names')
-  t.match(JSON.parse(readFileSync(runLines()[0]!.acta, 'utf8')), {
+  t.match(JSON.parse(readFileSync(runLines()[0]!.acta!, 'utf8')), {
     actor: 'sistema',
     modulos: [{ modulo: 'sanciones', suprimidos: [fine._id] }],
   })
@@ -316,4 +325,25 @@ t.test('D41: the daily run, once across two instances sharing the database', asy
   )
   t.equal((await entries(first, 'bloquear', expired._id)).length, 1, 'still blocked once')
   t.equal(readdirSync(join(dataDir, 'actas')).length, 1, 'nothing erased the second day: no second acta')
+})
+
+t.test('D41: a daily run that cannot write its acta erases nothing and logs at error', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'records-retention-acta-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const notADir = join(dir, 'actas')
+  writeFileSync(notADir, '')
+  const { clock, jobClock } = retentionClock()
+  const log = captureLogs()
+  const api = await startTestApi(t, {
+    jobClock,
+    env: { MODULES_FILE: modulesFile(true), RETENTION_ACTA_DIR: notADir },
+    logger: { level: 'info', stream: log.stream },
+  })
+  const fine = await api.create('sanciones', oldFine('01'))
+  await clock.advance(RETENTION_CHECK_MS, () => api.service.jobsSettled())
+  t.match(retentionLines([log]), [
+    { level: 50, msg: 'conservación (D41): la ejecución diaria se detuvo por un fallo', suprimidos: [] },
+  ])
+  t.match(log.text(), `No se puede escribir el acta de eliminación en ${notADir}`, 'the log says why')
+  t.equal((await api.request('GET', `/sanciones/${fine._id}`, { token: await api.adminToken() })).status, 200)
 })
