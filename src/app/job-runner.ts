@@ -15,6 +15,12 @@ export interface Job {
    */
   readonly runs: 'every-instance' | 'one-instance'
   readonly everyMs: number
+  /**
+   * 'one-instance': the period claimed, once across instances (default everyMs). Longer than
+   * everyMs, the job is looked at every everyMs and runs at the first look of each period, so a
+   * daily job still runs on a day its instances restarted more often than daily.
+   */
+  readonly periodMs?: number
   /** 'one-instance': how long a run may hold the job before it is presumed dead (default everyMs). */
   readonly leaseMs?: number
   run(): Promise<void>
@@ -74,7 +80,7 @@ export function startJobRunner(jobs: readonly Job[], options: JobRunnerOptions):
     const now = clock.now()
     const claim = {
       job: job.name,
-      period: Math.floor(now / job.everyMs),
+      period: Math.floor(now / (job.periodMs ?? job.everyMs)),
       instanceId: options.instanceId,
       now,
       leaseMs: job.leaseMs ?? job.everyMs,

@@ -9,6 +9,8 @@ import { startInstanceHeartbeat } from '../db/keys/instance-heartbeat.js'
 import { createJobLease } from '../db/job-lease.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
 import { startJobRunner, type Job, type JobClock, type JobRunner } from './job-runner.js'
+import { retentionJob } from './retention-job.js'
+import type { RetentionRunOptions } from './retention-run.js'
 import { SCHEMA_WATCH_MS, type SchemaWatch } from './schema-watch.js'
 
 export interface ServiceJobsOptions {
@@ -20,6 +22,8 @@ export interface ServiceJobsOptions {
   readonly log: FastifyBaseLogger
   /** PostgreSQL (D38): the heartbeat could not seal the entries left pending. */
   readonly onSealError: (error: unknown) => void
+  /** The daily retention run (D41): what it needs, its actor the service's. */
+  readonly retention: RetentionRunOptions
   readonly clock?: JobClock
 }
 
@@ -52,6 +56,8 @@ export async function startServiceJobs(options: ServiceJobsOptions): Promise<Job
       // It warns through its own `warn`, once per change; a failed look is tried again next time.
       run: async () => void (await options.schemaWatch.check().catch(() => undefined)),
     },
+    // Blocks and erases what passed its longest keep, once a day across instances (D41).
+    retentionJob(options.retention, log),
   ]
   return startJobRunner(jobs, {
     instanceId: heartbeat.instanceId,

@@ -28,7 +28,9 @@ import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/accounts/login-failures.js'
 import type { AccountRules } from '../records/account-rules.js'
 import { openEngine } from './engine.js'
+import type { JobClock } from './job-runner.js'
 import { startServiceJobs } from './jobs.js'
+import { SERVICE_ACTOR } from './retention-job.js'
 import { createSchemaWatch } from './schema-watch.js'
 import type { Settings } from './settings.js'
 
@@ -41,6 +43,8 @@ export interface OpenServiceOptions {
   readonly readAuditDelayMs?: number
   /** See EngineOptions.programId. */
   readonly programId?: string
+  /** The periodic jobs' timers (jobs.ts); only the tests pass one, to move the days themselves. */
+  readonly jobClock?: JobClock
 }
 
 export interface OpenService {
@@ -62,6 +66,8 @@ export interface OpenService {
   readonly initialAdmin: { readonly username: string; readonly password: string | undefined } | undefined
   /** The consultation log's writer (F12): after `close`, `unwritten` counts the entries lost. */
   consultationLog(): ReadAuditStatus
+  /** Resolves once the periodic jobs' runs in progress have ended (tests that move a job clock). */
+  jobsSettled(): Promise<void>
   close(): Promise<void>
 }
 
@@ -256,6 +262,16 @@ export async function openService(settings: Settings, options: OpenServiceOption
       schemaWatch,
       log: built.log,
       onSealError,
+      retention: {
+        database,
+        spec,
+        store: engine.retention,
+        clock: engine.clock,
+        actor: SERVICE_ACTOR,
+        actaDir: settings.retentionActaDir,
+        keyFile: settings.auditCheckpointKeyFile,
+      },
+      ...(options.jobClock === undefined ? {} : { clock: options.jobClock }),
     })
     return {
       app: built,
@@ -270,6 +286,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       changes: engine.changes,
       migrated: [...engine.migrated, ...usernames.changed],
       consultationLog: () => engine.readAuditStatus(),
+      jobsSettled: () => jobs.settled(),
       get keyring() {
         return engine.keyring
       },

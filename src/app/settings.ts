@@ -26,6 +26,8 @@ export interface Settings {
   readonly encryptionKeyFile: string | undefined
   /** The Ed25519 key `records audit checkpoint` signs with; created on first use. */
   readonly auditCheckpointKeyFile: string
+  /** Where a retention run that erases writes its signed acta de eliminación (D41). */
+  readonly retentionActaDir: string
   /** How often a running instance reports its keys in `_instances`. */
   readonly heartbeatMs: number
   readonly adminUsername: string
@@ -237,6 +239,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     modulesFile: resolve(cwd, env['MODULES_FILE'] || './modules.yaml'),
     encryptionKeyFile: env['RECORDS_ENCRYPTION_KEY'] ? undefined : join(dataDir, 'encryption.key'),
     auditCheckpointKeyFile: resolve(cwd, env['AUDIT_CHECKPOINT_KEY_FILE'] || join(dataDir, 'audit-checkpoint.key')),
+    retentionActaDir: resolve(cwd, env['RETENTION_ACTA_DIR'] || join(dataDir, 'actas')),
     heartbeatMs: integer('INSTANCE_HEARTBEAT_SECONDS', 5) * 1000,
     eventStreams: {
       perUser: integer('EVENT_STREAMS_PER_USER', 5),

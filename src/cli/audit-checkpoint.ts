@@ -18,17 +18,11 @@ export interface CheckpointHead {
   readonly entradas: number
 }
 
-export interface Checkpoint extends CheckpointHead {
+export interface Checkpoint extends CheckpointHead, SignedDocument {
   readonly tipo: typeof CHECKPOINT_KIND
   readonly version: 1
   /** When it was signed, in the service time zone. */
   readonly firmado: string
-  /** The public key (SPKI DER, base64) that verifies `firma`. */
-  readonly clave_publica: string
-  /** `SHA256:<base64>` of the public key: compare it with the one kept apart. */
-  readonly huella: string
-  /** Ed25519 signature (base64) of the canonical JSON of every other key. */
-  readonly firma: string
 }
 
 export interface CheckpointKey {
@@ -69,22 +63,41 @@ export function loadOrCreateKey(file: string): CheckpointKey {
   }
 }
 
-const unsigned = (checkpoint: Readonly<Record<string, unknown>>): string => canonicalJson(checkpoint)
+const unsigned = (document: object): string => canonicalJson(document)
+
+/** What a document signed with this key carries besides its content (a checkpoint, an acta de eliminación). */
+export interface SignedDocument {
+  /** The public key (SPKI DER, base64) that verifies `firma`. */
+  readonly clave_publica: string
+  /** `SHA256:<base64>` of the public key: compare it with the one kept apart. */
+  readonly huella: string
+  /** Ed25519 signature (base64) of the canonical JSON of every other key. */
+  readonly firma: string
+}
+
+/**
+ * `body` signed with `key`: the public key and its fingerprint added, then `firma` over the
+ * canonical JSON of all of it, so that signatureHolds checks any such document offline.
+ */
+export function signDocument<T extends object>(body: T, key: CheckpointKey): T & SignedDocument {
+  const named = { ...body, clave_publica: key.publicDer.toString('base64'), huella: fingerprintOf(key.publicDer) }
+  const firma = sign(null, Buffer.from(unsigned(named)), key.privatePem).toString('base64')
+  return { ...named, firma }
+}
 
 export function signCheckpoint(head: CheckpointHead, firmado: string, key: CheckpointKey): Checkpoint {
-  const body = {
-    tipo: CHECKPOINT_KIND,
-    version: 1 as const,
-    seq: head.seq,
-    hash: head.hash,
-    at: head.at,
-    entradas: head.entradas,
-    firmado,
-    clave_publica: key.publicDer.toString('base64'),
-    huella: fingerprintOf(key.publicDer),
-  }
-  const firma = sign(null, Buffer.from(unsigned(body)), key.privatePem).toString('base64')
-  return { ...body, firma }
+  return signDocument(
+    {
+      tipo: CHECKPOINT_KIND,
+      version: 1 as const,
+      seq: head.seq,
+      hash: head.hash,
+      at: head.at,
+      entradas: head.entradas,
+      firmado,
+    },
+    key,
+  )
 }
 
 /** A checkpoint file read back: its content, or why it is not one. */
@@ -107,11 +120,11 @@ export function parseCheckpoint(text: string): Checkpoint {
 }
 
 /** Whether `firma` is the signature of the rest under `clave_publica`; the fingerprint is recomputed. */
-export function signatureHolds(checkpoint: Checkpoint): boolean {
-  const { firma, ...body } = checkpoint
+export function signatureHolds(document: SignedDocument): boolean {
+  const { firma, ...body } = document
   try {
-    const der = Buffer.from(checkpoint.clave_publica, 'base64')
-    if (fingerprintOf(der) !== checkpoint.huella) return false
+    const der = Buffer.from(document.clave_publica, 'base64')
+    if (fingerprintOf(der) !== document.huella) return false
     const key = createPublicKey({ key: der, format: 'der', type: 'spki' })
     return verify(null, Buffer.from(unsigned(body)), key, Buffer.from(firma, 'base64'))
   } catch {

@@ -57,6 +57,8 @@ export interface StartOptions {
   readonly env?: Record<string, string>
   readonly dataDir?: string
   readonly clock?: () => Date
+  /** The periodic jobs' timers (test/helpers/job-clock.ts): the test moves the days. */
+  readonly jobClock?: OpenServiceOptions['jobClock']
   readonly keepDir?: boolean
   /** Forwarded to openService: e.g. `{ level: 'debug', stream }` to capture the logs. */
   readonly logger?: OpenServiceOptions['logger']
@@ -127,6 +129,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
   const service = await openService(settings, {
     readAuditDelayMs: options.readAuditDelayMs ?? READ_AUDIT_DELAY_MS,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.jobClock === undefined ? {} : { jobClock: options.jobClock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   })
   t.teardown(async () => {

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { formatExactTimestamp } from '../../compile/time.js'
-import { SYSTEM_TABLES } from '../../db/system-tables.js'
+import { readAuditHead } from '../../db/audit/head.js'
 import { commandFailed } from '../../errors.js'
 import { loadOrCreateKey, publicKeyFileOf, signCheckpoint } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
@@ -39,29 +39,10 @@ y compárela con la que muestra cada verificación.
     const keyFile = keyOption === undefined ? settingsOf(input).auditCheckpointKeyFile : resolve(input.cwd, keyOption)
     const out = stringOption(input, 'out')
     return withEnvironment(input, async (env) => {
-      const { db } = env.database
-      const head = await db
-        .selectFrom(SYSTEM_TABLES.audit)
-        .select(['seq', 'hash', 'at'])
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .executeTakeFirst()
+      const head = await readAuditHead(env.database.db)
       if (head === undefined) throw commandFailed('La cadena de auditoría está vacía: no hay nada que firmar')
-      const count = await db
-        .selectFrom(SYSTEM_TABLES.audit)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirst()
       const key = loadOrCreateKey(keyFile)
-      const checkpoint = signCheckpoint(
-        {
-          seq: Number(head['seq']),
-          hash: String(head['hash']),
-          at: String(head['at']),
-          entradas: Number(count?.['n']),
-        },
-        formatExactTimestamp(env.clock(), env.spec.service.timezone),
-        key,
-      )
+      const checkpoint = signCheckpoint(head, formatExactTimestamp(env.clock(), env.spec.service.timezone), key)
       const text = `${JSON.stringify(checkpoint, null, 2)}\n`
       if (out === undefined) input.stdout.write(text)
       else

@@ -8,6 +8,7 @@ import { JSON_OPTION, flag, type Command } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
 import { countOf } from '../plural.js'
+import { retentionActa, retentionRun } from './retention-run.js'
 
 const ACTION_WORDS: Readonly<Record<PlannedAction, string>> = {
   revisar: 'revisión por una persona (retencion.decidir)',
@@ -26,7 +27,7 @@ los registros vencidos, del que lleva más tiempo vencido al que menos, con la r
 pasó review_every desde from o desde su última revisión; plazo_maximo: pasó keep_at_most desde
 from) y lo que se haría: una revisión pendiente siempre espera a una persona; pasado el plazo
 máximo, lo que diga on_expiry (review: revisión, block: bloqueo, erase: supresión). No aplica
-nada: el bloqueo y la supresión automáticos llegarán con 'records retention run'. Todos los
+nada: el bloqueo y la supresión automáticos los aplica 'records retention run'. Todos los
 registros, sin ámbito de rol; no lee valores.
 
   --json  {"at", "total", "modules": [{"module", "retention", "due": [{"id", "due_since", "reason", "action"}]}]}`,
@@ -76,4 +77,4 @@ registros, sin ámbito de rol; no lee valores.
   },
 }
 
-export const commands = [plan]
+export const commands = [plan, retentionRun, retentionActa]

@@ -39,6 +39,8 @@ export interface ClockReadOptions {
    * (no index on `_created`); undefined: every record.
    */
   readonly dueBy?: string
+  /** Deleted records (D10) too: an erasure past the longest keep takes them as well (run.ts). */
+  readonly includeDeleted?: boolean
 }
 
 const stamp = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null)
@@ -73,7 +75,11 @@ async function stateHistories(
 /** The live records' ids and `from` values the user may see (a state clock: only records in the state). */
 async function startingPoints(spec: ModuleSpec, retention: RetentionSpec, options: ClockReadOptions) {
   const from = retention.from
-  let query = recordQuery(options.db, spec, { user: options.user, dialect: options.database.dialect })
+  let query = recordQuery(options.db, spec, {
+    user: options.user,
+    dialect: options.database.dialect,
+    includeDeleted: options.includeDeleted === true,
+  })
   if (options.id !== undefined) query = query.where(META.id, '=', options.id)
   const column = from.kind === 'created' ? undefined : (spec.fieldsByName.get(from.field)?.column ?? from.field)
   const columns: string[] = column === undefined ? [META.id, META.created] : [META.id, META.created, column]

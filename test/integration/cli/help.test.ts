@@ -17,6 +17,8 @@ const COMMANDS = [
   'migrate',
   'restore',
   'retention plan',
+  'retention run',
+  'retention acta',
   'serve',
   'user add',
   'user disable',

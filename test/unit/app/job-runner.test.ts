@@ -162,3 +162,35 @@ t.test('a job that runs on one instance claims its period first and runs only wh
   await clock.advance(400, runner.settled)
   t.same(ran, [])
 })
+
+t.test(
+  'a period longer than the timer: looked at every everyMs, claimed once per periodMs (D41 daily run)',
+  async (t) => {
+    const clock = manualClock(0)
+    const claimed = new Set<number>()
+    // As db/job-lease.ts: a period is won once, by the first claim.
+    const lease: JobLease = {
+      claim: async ({ period }) => !claimed.has(period) && Boolean(claimed.add(period)),
+      release: async () => undefined,
+    }
+    const ran: number[] = []
+    const job: Job = {
+      name: 'retention-run',
+      runs: 'one-instance',
+      everyMs: 10,
+      periodMs: 100,
+      run: async () => void ran.push(clock.now()),
+    }
+    const runner = startJobRunner([job], { instanceId: 'a', lease, clock, onError: noError })
+    await clock.advance(250, runner.settled)
+    t.same(ran, [10, 100, 200], 'the first look of each period runs it')
+    await runner.stop()
+    // A new start (a restart) in the middle of a period runs at its first look if nobody did yet.
+    const again = startJobRunner([job], { instanceId: 'a', lease, clock, onError: noError })
+    await clock.advance(40, again.settled)
+    t.same(ran, [10, 100, 200], 'period 2 was taken before the restart')
+    await clock.advance(20, again.settled)
+    t.same(ran, [10, 100, 200, 300], 'period 3 at its first look after the restart')
+    await again.stop()
+  },
+)

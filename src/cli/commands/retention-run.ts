@@ -1,0 +1,180 @@
+// `records retention run [--acta-dir DIR] [--json]` applies the automatic expiries of D41 and
+// signs the acta de eliminación of what it erased; `records retention acta <file>` verifies an
+// acta offline. Listed by retention.ts (a command's file is its first word).
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { runRetention, type RetentionRunReport } from '../../app/retention-run.js'
+import type { Expiry } from '../../db/retention/run.js'
+import { commandFailed } from '../../errors.js'
+import { actaShapeProblem, type ActaBody } from '../../records/retention-acta.js'
+import { publicKeyFileOf, signatureHolds, type SignedDocument } from '../audit-checkpoint.js'
+import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
+import { settingsOf, withEnvironment } from '../environment.js'
+import { printJson, printLines } from '../output.js'
+import { countOf } from '../plural.js'
+
+const DONE: Readonly<Record<Expiry['decision'], string>> = { bloquear: 'bloqueado', suprimir: 'suprimido' }
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+function runLines(report: RetentionRunReport, keyFile: string): string[] {
+  const { applied, skipped, acta } = report
+  const blocked = applied.filter((e) => e.decision === 'bloquear').length
+  const erased = applied.length - blocked
+  if (applied.length === 0 && skipped.length === 0 && report.failure === undefined)
+    return [
+      `Conservación a ${report.at}: nada que bloquear ni suprimir (ningún registro ha pasado su keep_at_most en un módulo con on_expiry block o erase).`,
+    ]
+  const counts = [
+    countOf(blocked, 'bloqueados', 'bloqueado'),
+    countOf(erased, 'suprimidos', 'suprimido'),
+    ...(skipped.length > 0 ? [`${countOf(skipped.length, 'omitidos', 'omitido')} (no aceptaron la decisión)`] : []),
+  ]
+  const lines = [`Conservación a ${report.at}: ${counts.join(', ')}.`]
+  for (const e of applied)
+    lines.push(`  ${e.module} ${e.id}: ${DONE[e.decision]} (plazo máximo cumplido el ${e.keep_until})`)
+  for (const e of skipped)
+    lines.push(`  ${e.module} ${e.id}: no ${DONE[e.decision]}: ${[e.reason, ...e.details].join('; ')}`)
+  if (report.reclaimed === false)
+    lines.push(
+      'Aviso: otra conexión leía la base de datos y su WAL no se pudo vaciar: puede guardar páginas de antes de las supresiones hasta el próximo vaciado (al parar el servicio, o con otra supresión).',
+    )
+  if (acta?.file !== undefined)
+    lines.push(
+      ...(acta.keyCreated ? [`Clave de firma creada en ${keyFile} (pública: ${publicKeyFileOf(keyFile)}).`] : []),
+      `Acta de eliminación: ${acta.file} (firmada con la clave ${acta.document.huella}; records retention acta la verifica).`,
+    )
+  return lines
+}
+
+const run: Command = {
+  name: 'retention run',
+  summary: 'Aplica el bloqueo y la supresión automáticos de la conservación (on_expiry) y firma el acta de eliminación',
+  help: `
+Uso: records retention run [--acta-dir carpeta] [--json]
+
+Lo que el servicio hace cada día (D41): cada registro que ha pasado el keep_at_most de su módulo
+se bloquea (on_expiry: block) o se suprime (on_expiry: erase), una decisión por registro con su
+entrada de auditoría a nombre de cli:<usuario> y un motivo que nombra la base legal y el plazo.
+Una revisión pendiente (review_every) espera siempre a una persona, y on_expiry: review no hace
+nada aquí. Un registro que no acepta la decisión (retenido por una orden judicial, o decidido por
+otra persona en ese momento) se omite y se informa; no es un fallo. Repetirlo no hace nada más.
+
+Si suprime algún registro escribe un acta de eliminación firmada (ids por módulo, base legal,
+hora, claves destruidas y cabeza de la cadena de auditoría tras la ejecución) en
+RETENTION_ACTA_DIR (por defecto DATA_DIR/actas), firmada con la clave de los puntos de
+control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base de datos.
+
+  --acta-dir carpeta  dónde escribir el acta (se crea con permisos 0700 si falta)
+  --json              {"at", "applied": [{"module", "id", "keep_until", "decision"}], "skipped": [... "reason", "details"], "acta": fichero o null}`,
+  options: { ...JSON_OPTION, 'acta-dir': { type: 'string' } },
+  positionals: { min: 0, max: 0 },
+  async run(input) {
+    const settings = settingsOf(input)
+    const dirOption = stringOption(input, 'acta-dir')
+    const actaDir = dirOption === undefined ? settings.retentionActaDir : resolve(input.cwd, dirOption)
+    return withEnvironment(input, async (env) => {
+      const report = await runRetention({
+        database: env.database,
+        spec: env.spec,
+        store: env.retention,
+        clock: env.clock,
+        actor: env.actor,
+        actaDir,
+        keyFile: settings.auditCheckpointKeyFile,
+      })
+      if (flag(input, 'json'))
+        printJson(input, {
+          at: report.at,
+          applied: report.applied,
+          skipped: report.skipped,
+          acta: report.acta?.file ?? null,
+          ...(report.failure === undefined ? {} : { error: reasonOf(report.failure) }),
+        })
+      else printLines(input, runLines(report, settings.auditCheckpointKeyFile))
+      const { acta } = report
+      if (acta !== undefined && acta.file === undefined) {
+        // The records are erased: the signed acta must not be lost with the file.
+        input.stdout.write(`${JSON.stringify(acta.document, null, 2)}\n`)
+        throw commandFailed(`No se pudo escribir el acta de eliminación en ${actaDir} (${acta.error}); va en la salida`)
+      }
+      if (report.failure !== undefined)
+        throw commandFailed(
+          report.applied.length === 0
+            ? `No se aplicó nada: ${reasonOf(report.failure)}`
+            : `La ejecución se detuvo: ${reasonOf(report.failure)} (lo aplicado antes queda aplicado)`,
+        )
+      return 0
+    })
+  },
+}
+
+function readActa(input: CommandInput, file: string): ActaBody & SignedDocument {
+  let text: string
+  try {
+    text = readFileSync(resolve(input.cwd, file), 'utf8')
+  } catch (error) {
+    throw commandFailed(`No se puede leer ${file}: ${reasonOf(error)}`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw commandFailed(`${file} no es un acta de eliminación: no es JSON`)
+  }
+  const problem = actaShapeProblem(value)
+  if (problem !== undefined) throw commandFailed(`${file}: ${problem}`)
+  return value as ActaBody & SignedDocument
+}
+
+const acta: Command = {
+  name: 'retention acta',
+  summary: 'Verifica un acta de eliminación firmada, sin base de datos',
+  help: `
+Uso: records retention acta <fichero> [--huella SHA256:...] [--json]
+
+Comprueba que el acta de eliminación de records retention run no ha cambiado desde que se firmó:
+la firma Ed25519 sobre todo su contenido con la clave pública que lleva dentro, y que la huella
+de esa clave es la suya. No abre la base de datos: sirve en cualquier máquina. Salida 0 si es
+válida, 1 si no (un solo byte cambiado basta), diciendo por qué.
+
+La firma prueba quién la firmó solo si la huella es la de su clave: compare la que se muestra con
+la que guarda aparte (records audit checkpoint la muestra), o désela con --huella y se comprueba.
+
+  --huella SHA256:...  la huella esperada de la clave pública; otra distinta: no válida
+  --json               {"ok", "problem", "huella", "fecha", "total", "modulos", "auditoria"}`,
+  options: { ...JSON_OPTION, huella: { type: 'string' } },
+  positionals: { min: 1, max: 1 },
+  async run(input) {
+    const file = input.positionals[0] as string
+    const document = readActa(input, file)
+    const expected = stringOption(input, 'huella')
+    const problem = !signatureHolds(document)
+      ? 'la firma no corresponde al contenido: el acta se ha modificado o no la firmó esa clave'
+      : expected !== undefined && expected !== document.huella
+        ? `firmada con otra clave (${document.huella}), no con la esperada (${expected})`
+        : undefined
+    if (flag(input, 'json'))
+      printJson(input, {
+        ok: problem === undefined,
+        problem: problem ?? null,
+        huella: document.huella,
+        fecha: document.fecha,
+        total: document.total,
+        modulos: document.modulos.map((m) => ({ modulo: m.modulo, suprimidos: m.suprimidos.length })),
+        auditoria: document.auditoria,
+      })
+    else if (problem !== undefined) printLines(input, [`NO VÁLIDA: ${file}: ${problem}.`])
+    else
+      printLines(input, [
+        `Válida: acta de eliminación del ${document.fecha} (${document.zona_horaria}), ${document.actor}: ${countOf(document.total, 'registros suprimidos', 'registro suprimido')}.`,
+        ...document.modulos.map((m) => `  ${m.modulo}: ${m.suprimidos.length} (base: ${m.base_legal})`),
+        `Cabeza de la auditoría tras la ejecución: ${document.auditoria.seq}:${document.auditoria.hash}`,
+        `Firmada con la clave ${document.huella}${expected === undefined ? ': compare esta huella con la que guarda aparte.' : ', la esperada.'}`,
+      ])
+    return problem === undefined ? 0 : 1
+  },
+}
+
+export const retentionRun = run
+export const retentionActa = acta
