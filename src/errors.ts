@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'READ_ONLY_IN_STATE'
   | 'FINAL_STATE'
   | 'RETENTION_CONFLICT'
+  | 'RECORD_BLOCKED'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -91,6 +92,7 @@ export const MESSAGES = {
   secondFactorInvalid: 'Código de segundo factor inválido',
   recordBlocked: 'El registro está bloqueado',
   recordNotBlocked: 'El registro no está bloqueado',
+  blockedRecord: 'Registro bloqueado',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -111,6 +113,17 @@ export const motivoRequired = (module: string, action: string, role: string): Ap
       {
         field: 'X-Motivo',
         message: `El rol '${role}' debe indicar el motivo para ${action} registros de '${module}' (cabecera X-Motivo, hasta ${MOTIVO_MAX_LENGTH} caracteres)`,
+      },
+    ],
+  })
+
+/** 400: a blocked record (D41) is read, by a role that may, only with a justification. */
+export const blockedMotivoRequired = (module: string): AppError =>
+  new AppError('REQUIRED', 400, MESSAGES.motivoRequired, {
+    details: [
+      {
+        field: 'X-Motivo',
+        message: `Un registro bloqueado de '${module}' solo se consulta indicando el motivo (cabecera X-Motivo, hasta ${MOTIVO_MAX_LENGTH} caracteres)`,
       },
     ],
   })
@@ -263,6 +276,23 @@ export const retentionBlockConflict = (blocked: boolean, decision: string): AppE
         message: blocked
           ? `'${decision}' no se aplica a un registro bloqueado: desbloquéelo antes`
           : `'${decision}' solo se aplica a un registro bloqueado`,
+      },
+    ],
+  })
+/**
+ * D41: 403 for a record blocked by a retention decision, in the caller's scope. `permission`:
+ * a read, which `{module}.bloqueados` with a motivo may make; undefined: a write, which nobody
+ * may make until the record is unblocked.
+ */
+export const blockedRecord = (permission?: string): AppError =>
+  new AppError('RECORD_BLOCKED', 403, MESSAGES.blockedRecord, {
+    details: [
+      {
+        field: 'registro',
+        message:
+          permission === undefined
+            ? 'El registro está bloqueado (D41): no se modifica, elimina ni cambia de estado hasta que se desbloquee'
+            : `El registro está bloqueado (D41): solo lo consulta un rol con el permiso '${permission}', indicando el motivo (cabecera X-Motivo)`,
       },
     ],
   })

@@ -150,7 +150,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       database,
       codec,
       store,
-      retention: createRetentionStore({ database, timezone, clock }),
+      retention: createRetentionStore({ database, timezone, clock, changes }),
       clock,
       keys,
       changes,

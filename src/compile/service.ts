@@ -1,5 +1,5 @@
 // The whole configuration compiled: every module, every role, the accounts module.
-import { ACTIONS, RETENTION_ACTIONS, RETENTION_NAMESPACE, type ModulesConfig } from '../config/types.js'
+import { ACTIONS, BLOCKED_ACTION, RETENTION_ACTIONS, RETENTION_NAMESPACE, type ModulesConfig } from '../config/types.js'
 import { userFieldsOf } from './access.js'
 import { compileModule } from './module.js'
 import { compileRole, permissionName, type Namespace } from './permissions.js'
@@ -15,7 +15,12 @@ export function compileService(config: ModulesConfig): ServiceSpec {
   const moduleByName = new Map(modules.map((m) => [m.name, m]))
   const auditPath = config.service.auditPath
   const namespaces: Namespace[] = [
-    ...modules.map((m) => ({ name: m.name, actions: ACTIONS })),
+    // Only a module that keeps records under `retention:` can block them (D41).
+    ...modules.map((m) => ({
+      name: m.name,
+      actions: ACTIONS,
+      ...(m.retention === undefined ? {} : { namedOnly: [BLOCKED_ACTION] }),
+    })),
     { name: auditPath, actions: ['ver'] },
     { name: RETENTION_NAMESPACE, actions: RETENTION_ACTIONS },
   ]

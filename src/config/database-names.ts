@@ -98,6 +98,8 @@ export const SYSTEM_INDEXES = {
   secondFactorsAccount: 'ix_second_factors_account',
   recoveryCodesKey: 'pk_recovery_codes',
   retentionKey: 'pk_retention',
+  /** D41: the blocked records, which every list of a module with `retention:` leaves out. */
+  retentionBlocked: 'ix_retention_blocked',
 } as const
 
 /**

@@ -31,7 +31,10 @@ export function describeScope(scope: ScopeSpec, user: ActingUser, record?: Value
 
 /** What `user` (of `role`) may do in `spec`, rule by rule. */
 export function explainModule(spec: ModuleSpec, role: RoleSpec, user: ActingUser): string[] {
-  const actions = Object.keys(spec.permissions) as (keyof ModuleSpec['permissions'])[]
+  // `bloqueados` (D41) only where records can be blocked: a module with `retention:`.
+  const actions = (Object.keys(spec.permissions) as (keyof ModuleSpec['permissions'])[]).filter(
+    (a) => a !== 'bloqueados' || spec.retention !== undefined,
+  )
   const held = actions.filter((a) => role.granted.has(spec.permissions[a]))
   const lines = [
     `Módulo ${spec.name}, rol ${role.name}`,

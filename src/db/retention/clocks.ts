@@ -71,7 +71,12 @@ async function stateHistories(
 /** The live records' ids and `from` values the user may see (a state clock: only records in the state). */
 async function startingPoints(spec: ModuleSpec, retention: RetentionSpec, options: ClockReadOptions) {
   const from = retention.from
-  let query = recordQuery(options.db, spec, { user: options.user, dialect: options.database.dialect })
+  // Blocked records too: a block is read here to be lifted (and kept out of the queue).
+  let query = recordQuery(options.db, spec, {
+    user: options.user,
+    dialect: options.database.dialect,
+    includeBlocked: true,
+  })
   if (options.id !== undefined) query = query.where(META.id, '=', options.id)
   const column = from.kind === 'created' ? undefined : (spec.fieldsByName.get(from.field)?.column ?? from.field)
   const columns: string[] = column === undefined ? [META.id, META.created] : [META.id, META.created, column]

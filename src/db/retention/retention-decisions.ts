@@ -26,7 +26,7 @@ const EFFECTS: Readonly<Record<RetentionDecision, Effect>> = {
 
 /** Applies `body.decision` to one record: 404 outside the caller's scope, 409 against its block. */
 export async function decide(
-  { database, timezone, clock }: RetentionStoreOptions,
+  { database, timezone, clock, changes }: RetentionStoreOptions,
   spec: ModuleSpec,
   id: string,
   body: RetentionDecisionBody,
@@ -50,6 +50,8 @@ export async function decide(
         .values({ module: spec.name, record_id: id, ...set })
         .onConflict((oc) => oc.columns(['module', 'record_id']).doUpdateSet(set))
         .execute()
+      // A block takes the record out of every list, its lift puts it back: cached totals expire (D41).
+      if (body.decision !== 'conservar') await changes.bump(trx, spec.name)
       await appendAudit({
         database,
         trx,

@@ -3,6 +3,7 @@
 import type { ModuleSpec, RetentionSpec } from '../../compile/types.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { addDuration, dueOf, nextDueOf, type DueReason } from '../../records/retention-due.js'
+import type { ChangeWatch } from '../change-watch.js'
 import type { Database } from '../database.js'
 import type { RequestContext } from '../records/types.js'
 import type { RecordClock } from './clocks.js'
@@ -32,6 +33,8 @@ export interface RetentionStoreOptions {
   readonly database: Database
   readonly timezone: string
   readonly clock: () => Date
+  /** A block or its lift changes what a module's lists hold: their caches expire (D20, D41). */
+  readonly changes: ChangeWatch
 }
 
 export interface DecisionOptions {

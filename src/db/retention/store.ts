@@ -35,7 +35,7 @@ export interface RetentionStore {
   decide(spec: ModuleSpec, id: string, body: RetentionDecisionBody, options: DecisionOptions): Promise<RetentionState>
 }
 
-export function createRetentionStore({ database, timezone, clock }: RetentionStoreOptions): RetentionStore {
+export function createRetentionStore({ database, timezone, clock, changes }: RetentionStoreOptions): RetentionStore {
   return {
     async queue(modules, user, page) {
       const now = formatTimestamp(clock(), timezone)
@@ -58,6 +58,6 @@ export function createRetentionStore({ database, timezone, clock }: RetentionSto
       return { entries: shown, total: entries.length }
     },
 
-    decide: (spec, id, body, options) => decide({ database, timezone, clock }, spec, id, body, options),
+    decide: (spec, id, body, options) => decide({ database, timezone, clock, changes }, spec, id, body, options),
   }
 }
