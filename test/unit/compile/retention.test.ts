@@ -90,3 +90,31 @@ t.test('D41: on_expiry block or erase without keep_at_most is a warning of recor
   )
   t.match(warnings[0]?.message, "declara 'on_expiry: erase' sin 'keep_at_most': no se aplicará nunca")
 })
+
+t.test('D41: records explain names {module}.bloqueados where records can be blocked, and only there', async (t) => {
+  const consulta = service.roles.get('consulta')!
+  const user = { id: 'USR-2026-00001', role: 'consulta', fields: {} }
+  t.ok(
+    explainModule(moduleOf(service, 'denuncias'), consulta, user).includes(
+      '  Permisos: denuncias.ver; sin crear, editar, eliminar, descifrar, bloqueados',
+    ),
+  )
+  t.ok(
+    explainModule(moduleOf(service, 'vehiculos'), consulta, user).includes(
+      '  Permisos: vehiculos.ver; sin crear, editar, eliminar, descifrar',
+    ),
+    'a module without retention: has nothing to block',
+  )
+  const config = configFrom(
+    readFileSync(SHIPPED_MODULES, 'utf8').replace(
+      '\nroles:\n',
+      '\nroles:\n  custodio:\n    permissions: [denuncias.ver, denuncias.bloqueados]\n',
+    ),
+  )
+  const custodio = compileService(config).roles.get('custodio')!
+  t.ok(
+    explainModule(moduleOf(service, 'denuncias'), custodio, { ...user, role: 'custodio' }).includes(
+      '  Permisos: denuncias.ver, denuncias.bloqueados; sin crear, editar, eliminar, descifrar',
+    ),
+  )
+})
