@@ -4,30 +4,12 @@
 // holding `{module}.bloqueados` that gives X-Motivo (a logged consultation); edits, workflow
 // moves and deletes are 403 for everyone until `desbloquear`. On the shipped modules.yaml with a
 // role `custodio` that names `denuncias.bloqueados` and `personal.bloqueados`. Both databases.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import t, { type Test } from 'tap'
-import { ADMIN, databaseEnv, REPO_MODULES, VALID, type Reply, type TestApi } from '../../helpers/api.js'
+import t from 'tap'
+import { ADMIN, databaseEnv, VALID, type Reply, type TestApi } from '../../helpers/api.js'
 import { runRecords } from '../../helpers/records-cli.js'
 import { listening } from '../live/support.js'
+import { modulesWithCustodian } from './support.js'
 import { auditRows, eventually } from '../protection/support.js'
-
-const CUSTODIO = `  custodio:
-    description: Consulta registros bloqueados (D41).
-    permissions: [denuncias.ver, denuncias.bloqueados, personal.ver, personal.bloqueados]
-`
-
-/** The shipped file with one more role, which reads blocked denuncias and personal records. */
-export function modulesWithCustodian(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'records-blocking-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const shipped = readFileSync(REPO_MODULES, 'utf8')
-  if (!shipped.includes('\nroles:\n')) throw new Error('roles: moved in modules.yaml')
-  const file = join(dir, 'modules.yaml')
-  writeFileSync(file, shipped.replace('\nroles:\n', `\nroles:\n${CUSTODIO}`))
-  return file
-}
 
 const error = (reply: Reply) => ({ status: reply.status, success: reply.body.success, error: reply.body.error })
 const ids = (reply: Reply): string[] => (reply.body.data.records as { _id: string }[]).map((r) => r._id)
