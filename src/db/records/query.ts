@@ -60,13 +60,15 @@ type Page = { readonly limit: number; readonly offset: number }
  * every row (one probe of `_retention`'s partial index of blocked rows) and a page still walks
  * the live rows' index without opening a row it skips (D40); once some are, each row's `_row`,
  * which that index holds, is looked up in the blocked records' rows (their ids through the
- * unique index on `_id`).
+ * unique index on `_id`). The module's name is a literal (a validated identifier of modules.yaml):
+ * SQLite prepares anew, at every run, a statement whose bound value is weighed against a partial
+ * index, and plain pages keep only their limit and offset bound (D40).
  */
 export function notBlocked(spec: ModuleSpec, query: RecordQuery): RecordQuery {
   if (spec.retention === undefined) return query
   const table = spec.table.name
   const blocked = (alias: string) =>
-    sql`${sql.table(SYSTEM_TABLES.retention)} as ${sql.id(alias)} where ${sql.ref(`${alias}.module`)} = ${spec.name} and ${sql.ref(`${alias}.blocked_at`)} is not null`
+    sql`${sql.table(SYSTEM_TABLES.retention)} as ${sql.id(alias)} where ${sql.ref(`${alias}.module`)} = ${sql.lit(spec.name)} and ${sql.ref(`${alias}.blocked_at`)} is not null`
   return query.where(
     sql<SqlBool>`(not exists (select 1 from ${blocked('_blk')}) or ${sql.ref(`${table}.${ROW_COLUMN}`)} not in (select ${sql.ref(`_blr.${ROW_COLUMN}`)} from ${sql.table(table)} as ${sql.id('_blr')}, ${blocked('_blb')} and ${sql.ref('_blb.record_id')} = ${sql.ref(`_blr.${META.id}`)}))`,
   )
