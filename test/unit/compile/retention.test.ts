@@ -118,3 +118,14 @@ t.test('D41: records explain names {module}.bloqueados where records can be bloc
     ),
   )
 })
+
+t.test('D41: the OpenAPI document says what a blocked record answers, where records can be blocked', async (t) => {
+  const doc = buildOpenApiDocument(service, { basePath: '/api', version: '1' }) as any
+  t.match(doc.paths['/denuncias'].get.description, 'no aparecen en la lista, su total ni sus búsquedas')
+  t.match(doc.paths['/denuncias/{id}'].get.description, 'salvo a un rol con `denuncias.bloqueados`')
+  t.match(doc.paths['/denuncias/{id}/historial'].get.description, '`denuncias.bloqueados`')
+  t.match(doc.paths['/denuncias/{id}'].put.description, '403 `Registro bloqueado` para todos')
+  t.match(doc.paths['/denuncias/{id}'].delete.description, '403 `Registro bloqueado` para todos')
+  t.notMatch(doc.paths['/denuncias'].post.description, 'bloqueado')
+  t.notMatch(doc.paths['/vehiculos/{id}'].get.description, 'bloqueado', 'vehiculos keeps no records under retention:')
+})
