@@ -91,6 +91,8 @@ export interface RecordFacts {
   /** The record as stored, undefined when no live record has that id. */
   readonly record: Values | undefined
   readonly visible: boolean
+  /** A retention decision blocks it (D41); absent: not blocked. */
+  readonly blocked?: boolean
 }
 
 /** On one record: whether the user reaches it, and by which rule; the moves and locks of its state. */
@@ -108,6 +110,12 @@ export function explainRecord(spec: ModuleSpec, role: RoleSpec, user: ActingUser
       ? '  Visible: su rol no tiene ámbito en este módulo'
       : `  Visible por access.${role.name}.scope: ${describeScope(access.scope, user, facts.record)}`,
   )
+  if (facts.blocked === true)
+    lines.push(
+      role.granted.has(spec.permissions.bloqueados)
+        ? `  Bloqueado (D41): fuera de las listas; lo lee por id con ${spec.permissions.bloqueados} indicando el motivo; PUT y DELETE responden 403`
+        : `  Bloqueado (D41): fuera de las listas; GET, historial, PUT y DELETE responden 403 (falta ${spec.permissions.bloqueados} para leerlo)`,
+    )
   if (!role.granted.has(spec.permissions.editar))
     lines.push(`  No puede modificarlo: falta el permiso ${spec.permissions.editar}`)
   const workflow = spec.workflow

@@ -4,7 +4,7 @@ import t from 'tap'
 import { retentionDeclaration, retentionNote, retentionWarnings } from '../../../src/compile/retention.js'
 import { compileService } from '../../../src/compile/service.js'
 import { buildOpenApiDocument } from '../../../src/openapi/document.js'
-import { explainModule } from '../../../src/records/explain.js'
+import { explainModule, explainRecord } from '../../../src/records/explain.js'
 import { configFrom, moduleOf, SHIPPED_MODULES, shippedService } from '../support/config.js'
 
 const service = shippedService()
@@ -128,4 +128,16 @@ t.test('D41: the OpenAPI document says what a blocked record answers, where reco
   t.match(doc.paths['/denuncias/{id}'].delete.description, '403 `Registro bloqueado` para todos')
   t.notMatch(doc.paths['/denuncias'].post.description, 'bloqueado')
   t.notMatch(doc.paths['/vehiculos/{id}'].get.description, 'bloqueado', 'vehiculos keeps no records under retention:')
+})
+
+t.test('D41: records explain <id> says a record is blocked, and what the role may do with it', async (t) => {
+  const denuncias = moduleOf(service, 'denuncias')
+  const consulta = service.roles.get('consulta')!
+  const user = { id: 'USR-2026-00001', role: 'consulta', fields: {} }
+  const facts = { id: 'DEN-2026-00001', record: { estado: 'pendiente' }, visible: true }
+  t.match(
+    explainRecord(denuncias, consulta, user, { ...facts, blocked: true }).join('\n'),
+    'Bloqueado (D41): fuera de las listas; GET, historial, PUT y DELETE responden 403 (falta denuncias.bloqueados para leerlo)',
+  )
+  t.notMatch(explainRecord(denuncias, consulta, user, facts).join('\n'), 'Bloqueado')
 })
