@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'READ_ONLY_IN_STATE'
   | 'FINAL_STATE'
   | 'RETENTION_CONFLICT'
+  | 'RECORD_BLOCKED'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
@@ -95,6 +96,7 @@ export const MESSAGES = {
   recordAlreadyHeld: 'El registro ya está retenido',
   recordNotHeld: 'El registro no está retenido',
   liveAccountErasure: 'Una cuenta activa no se puede suprimir',
+  blockedRecord: 'Registro bloqueado',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -119,16 +121,19 @@ export const motivoRequired = (module: string, action: string, role: string): Ap
     ],
   })
 
+/** 400 without `X-Motivo` where it is always required; `why` says what needs it. */
+const justificationRequired = (why: string): AppError =>
+  new AppError('REQUIRED', 400, MESSAGES.motivoRequired, {
+    details: [{ field: 'X-Motivo', message: `${why} (cabecera X-Motivo, hasta ${MOTIVO_MAX_LENGTH} caracteres)` }],
+  })
+
 /** 400: finding a person's records across modules (GET /interesados, D41) is always justified. */
 export const subjectMotivoRequired = (): AppError =>
-  new AppError('REQUIRED', 400, MESSAGES.motivoRequired, {
-    details: [
-      {
-        field: 'X-Motivo',
-        message: `Buscar los registros de una persona exige indicar el motivo (cabecera X-Motivo, hasta ${MOTIVO_MAX_LENGTH} caracteres)`,
-      },
-    ],
-  })
+  justificationRequired('Buscar los registros de una persona exige indicar el motivo')
+
+/** 400: a blocked record (D41) is read, by a role that may, only with a justification. */
+export const blockedMotivoRequired = (module: string): AppError =>
+  justificationRequired(`Un registro bloqueado de '${module}' solo se consulta indicando el motivo`)
 
 /** 400: an `X-Motivo` longer than MOTIVO_MAX_LENGTH. */
 export const motivoTooLong = (length: number): AppError =>
@@ -314,6 +319,23 @@ export const retentionHoldConflict = (held: string | null): AppError =>
           held === null
             ? 'El registro no tiene ninguna retención legal que levantar'
             : `Ya lo retiene '${held}': levántela antes de poner otra`,
+      },
+    ],
+  })
+/**
+ * D41: 403 for a record blocked by a retention decision, in the caller's scope. `permission`:
+ * a read, which `{module}.bloqueados` with a motivo may make; undefined: a write, which nobody
+ * may make until the record is unblocked.
+ */
+export const blockedRecord = (permission?: string): AppError =>
+  new AppError('RECORD_BLOCKED', 403, MESSAGES.blockedRecord, {
+    details: [
+      {
+        field: 'registro',
+        message:
+          permission === undefined
+            ? 'El registro está bloqueado (D41): no se modifica, elimina ni cambia de estado hasta que se desbloquee'
+            : `El registro está bloqueado (D41): solo lo consulta un rol con el permiso '${permission}', indicando el motivo (cabecera X-Motivo)`,
       },
     ],
   })

@@ -1,5 +1,5 @@
 // One module definition in, its compiled spec out: fields, table, schemas, permissions, routes.
-import type { Action, FieldDef, ModuleDef } from '../config/types.js'
+import type { ModuleAction, FieldDef, ModuleDef } from '../config/types.js'
 import { compileAccess, compileWorkflow } from './access.js'
 import { fieldNotes, withFieldNotes } from './access-notes.js'
 import { ENCRYPTED_OPERATORS, FIELD_TYPES, type SchemaContext } from './field-types.js'
@@ -39,7 +39,7 @@ function compileDefaults(def: ModuleDef): DefaultSpec[] {
   })
 }
 
-function compileRoutes(permissions: Readonly<Record<Action, string>>): RouteSpec[] {
+function compileRoutes(permissions: Readonly<Record<ModuleAction, string>>): RouteSpec[] {
   return [
     { operation: 'list', method: 'GET', url: '/', permission: permissions.ver },
     { operation: 'get', method: 'GET', url: '/:id', permission: permissions.ver },

@@ -1,24 +1,34 @@
 // Permission names `{module}.{action}` (API reference 5.2) and the roles that hold them (D21).
-import { ACTIONS, type Action, type RoleDef } from '../config/types.js'
+import { ACTIONS, BLOCKED_ACTION, type ModuleAction, type RoleDef } from '../config/types.js'
 import type { RoleSpec } from './types.js'
 
 export const permissionName = (namespace: string, action: string): string => `${namespace}.${action}`
 
-export function modulePermissions(name: string): Readonly<Record<Action, string>> {
-  return Object.fromEntries(ACTIONS.map((action) => [action, permissionName(name, action)])) as Record<Action, string>
+/** A module's permission names; `bloqueados` (D41) too, which only a module with `retention:` grants. */
+export function modulePermissions(name: string): Readonly<Record<ModuleAction, string>> {
+  return Object.fromEntries(
+    [...ACTIONS, BLOCKED_ACTION].map((action) => [action, permissionName(name, action)]),
+  ) as Record<ModuleAction, string>
 }
 
 /** Every concrete permission a namespace offers. */
 export interface Namespace {
   readonly name: string
+  /** What a `*` action grants, and each by name. */
   readonly actions: readonly string[]
+  /** Granted only where named, never by a `*` action (`bloqueados`, D41). */
+  readonly namedOnly?: readonly string[]
 }
 
 function expand(permission: string, namespaces: readonly Namespace[]): string[] {
   const [moduleName, action] = permission.split('.')
   return namespaces
     .filter((ns) => moduleName === '*' || ns.name === moduleName)
-    .flatMap((ns) => ns.actions.filter((a) => action === '*' || a === action).map((a) => permissionName(ns.name, a)))
+    .flatMap((ns) =>
+      (action === '*' ? ns.actions : [...ns.actions, ...(ns.namedOnly ?? [])].filter((a) => a === action)).map((a) =>
+        permissionName(ns.name, a),
+      ),
+    )
 }
 
 export function compileRole(def: RoleDef, namespaces: readonly Namespace[]): RoleSpec {
@@ -36,6 +46,8 @@ function grantCovers(grant: string, wanted: string): boolean {
   if (grant === '*.*') return true
   const [gm, ga] = grant.split('.')
   const [wm, wa] = wanted.split('.')
+  // `bloqueados` is held only where named (D41): `denuncias.*` does not cover `denuncias.bloqueados`.
+  if (wa === BLOCKED_ACTION) return ga === BLOCKED_ACTION && (gm === '*' || gm === wm)
   if (wm === '*') return false
   if (gm !== wm) return false
   return ga === '*' || (wa !== '*' && ga === wa)
@@ -44,7 +56,10 @@ function grantCovers(grant: string, wanted: string): boolean {
 /**
  * Whether `actor` holds everything `target` holds, wildcards compared as written:
  * only `*.*` covers `*.*`, so an administrador (every `{module}.*`) does not cover a
- * superadmin. Nobody may give, edit or remove an account above their own (D21).
+ * superadmin. Nobody may give, edit or remove an account above their own (D21). A role that
+ * reads blocked records (`{module}.bloqueados`, D41) is covered only by one that names it too,
+ * or by `*.*`: the superadmin, who configures the roles, may still give it (without reading
+ * blocked records itself: `*.*` does not grant `bloqueados`).
  */
 export function roleCovers(actor: RoleSpec, target: RoleSpec): boolean {
   return target.permissions.every((wanted) => actor.permissions.some((grant) => grantCovers(grant, wanted)))

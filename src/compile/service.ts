@@ -1,6 +1,7 @@
 // The whole configuration compiled: every module, every role, the accounts module.
 import {
   ACTIONS,
+  BLOCKED_ACTION,
   RETENTION_ACTIONS,
   RETENTION_NAMESPACE,
   SUBJECTS_NAMESPACE,
@@ -21,7 +22,12 @@ export function compileService(config: ModulesConfig): ServiceSpec {
   const moduleByName = new Map(modules.map((m) => [m.name, m]))
   const auditPath = config.service.auditPath
   const namespaces: Namespace[] = [
-    ...modules.map((m) => ({ name: m.name, actions: ACTIONS })),
+    // Only a module that keeps records under `retention:` can block them (D41).
+    ...modules.map((m) => ({
+      name: m.name,
+      actions: ACTIONS,
+      ...(m.retention === undefined ? {} : { namedOnly: [BLOCKED_ACTION] }),
+    })),
     { name: auditPath, actions: ['ver'] },
     { name: RETENTION_NAMESPACE, actions: RETENTION_ACTIONS },
     { name: SUBJECTS_NAMESPACE, actions: ['ver'] },

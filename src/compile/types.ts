@@ -1,7 +1,7 @@
 // Compiled output (`*Spec`): what the engine serves, derived purely from modules.yaml.
 import type {
   AccountsDef,
-  Action,
+  ModuleAction,
   FieldDef,
   ModuleDef,
   OnExpiry,
@@ -110,7 +110,8 @@ export interface ModuleSpec {
   readonly defaults: readonly DefaultSpec[]
   readonly table: TableSpec
   readonly schemas: ModuleSchemas
-  readonly permissions: Readonly<Record<Action, string>>
+  /** `bloqueados` (D41) is granted only by a module with `retention:`, and only where named. */
+  readonly permissions: Readonly<Record<ModuleAction, string>>
   readonly routes: readonly RouteSpec[]
   /** Need to know per role; a role absent here acts on the whole module. */
   readonly access: ReadonlyMap<string, AccessSpec>

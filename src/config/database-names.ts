@@ -99,6 +99,8 @@ export const SYSTEM_INDEXES = {
   recoveryCodesKey: 'pk_recovery_codes',
   retentionKey: 'pk_retention',
   tombstonesKey: 'pk_tombstones',
+  /** D41: the blocked records, which every list of a module with `retention:` leaves out. */
+  retentionBlocked: 'ix_retention_blocked',
 } as const
 
 /**

@@ -7,6 +7,7 @@ import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
 import {
   ACTIONS,
+  BLOCKED_ACTION,
   FIELD_TYPES,
   RETENTION_ACTIONS,
   RETENTION_NAMESPACE,
@@ -211,10 +212,19 @@ function checkRoles(config: ModulesConfig, report: Report): void {
             at,
             `Rol ${role.name}: la retención (D41) solo admite las acciones ${RETENTION_ACTIONS.join(', ')}.${didYouMean(action, RETENTION_ACTIONS)}`,
           )
+      } else if (action === BLOCKED_ACTION) {
+        // D41: reading blocked records means something only where records can be blocked.
+        const kept = config.modules.filter((m) => m.retention !== undefined).map((m) => m.name)
+        if (moduleName !== '*' && !kept.includes(moduleName))
+          report(
+            at,
+            `Rol ${role.name}: '${permission}' no se aplica: solo un módulo con 'retention:' bloquea registros (D41)` +
+              (kept.length === 0 ? '.' : ` (${kept.join(', ')}).`),
+          )
       } else if (action !== '*' && !(ACTIONS as readonly string[]).includes(action))
         report(
           at,
-          `Rol ${role.name}: acción desconocida '${action}' (acciones: ${ACTIONS.join(', ')}).${didYouMean(action, ACTIONS)}`,
+          `Rol ${role.name}: acción desconocida '${action}' (acciones: ${[...ACTIONS, BLOCKED_ACTION].join(', ')}).${didYouMean(action, [...ACTIONS, BLOCKED_ACTION])}`,
         )
       else if (moduleName === config.service.auditPath && action !== 'ver' && action !== '*')
         report(at, `Rol ${role.name}: el registro de auditoría solo admite la acción 'ver'.`)

@@ -8,6 +8,14 @@ export const FIELD_TYPES: readonly FieldType[] = FIELD_TYPE_NAMES
 
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 export type Action = (typeof ACTIONS)[number]
+/**
+ * D41: the module action that reads blocked records (`{module}.bloqueados`), for modules that
+ * declare `retention:`. Granted only where a role names it (`denuncias.bloqueados`,
+ * `*.bloqueados`), never by a `*` action (`denuncias.*`, `*.*`): a wildcard written for everyday
+ * work must not lift a restriction of processing.
+ */
+export const BLOCKED_ACTION = 'bloqueados'
+export type ModuleAction = Action | typeof BLOCKED_ACTION
 
 export interface FieldDef {
   readonly name: string

@@ -207,6 +207,7 @@ function contractOf(route: RouteSpec, context: OperationContext): RouteContract 
       ...(route.operation === 'update' && context.accounts ? [FACTOR_RESET_NOTE] : []),
       `**Permiso necesario:** \`${route.permission}\`.`,
       ...(route.operation === 'create' ? [] : [scopeNote(spec) ?? []].flat()),
+      ...[blockedNote(spec, route.operation) ?? []].flat(),
     ].join('\n\n'),
     security: 'bearer',
     permission: route.permission,
@@ -242,4 +243,14 @@ export function recordContracts(spec: ModuleSpec, service: ServiceSpec): Contrac
       RouteContract
     >,
   }
+}
+
+/** D41: what a blocked record answers on this operation; undefined where records cannot be blocked. */
+function blockedNote(spec: ModuleSpec, operation: RouteOperation): string | undefined {
+  if (spec.retention === undefined || operation === 'create') return undefined
+  const head = '**Registros bloqueados** (D41):'
+  if (operation === 'list') return `${head} no aparecen en la lista, su total ni sus búsquedas, para nadie.`
+  if (operation === 'update' || operation === 'remove')
+    return `${head} 403 \`Registro bloqueado\` para todos, hasta que se desbloqueen.`
+  return `${head} 403 \`Registro bloqueado\`, salvo a un rol con \`${spec.permissions.bloqueados}\` que indique el motivo (cabecera X-Motivo; 400 sin él).`
 }

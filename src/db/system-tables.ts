@@ -209,6 +209,16 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('basis', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint(SYSTEM_INDEXES.tombstonesKey, ['module', 'record_id'])
     .execute()
+  // The blocked records only (D41), which every read of a module with `retention:` leaves out
+  // (records/query.ts notBlocked): while a module has none, one probe of this index says so. A
+  // database made before it gets it at its next start (`if not exists`).
+  await db.schema
+    .createIndex(SYSTEM_INDEXES.retentionBlocked)
+    .ifNotExists()
+    .on(SYSTEM_TABLES.retention)
+    .columns(['module', 'record_id'])
+    .where(sql.ref('blocked_at'), 'is not', null)
+    .execute()
 }
 
 /**

@@ -31,7 +31,10 @@ export function describeScope(scope: ScopeSpec, user: ActingUser, record?: Value
 
 /** What `user` (of `role`) may do in `spec`, rule by rule. */
 export function explainModule(spec: ModuleSpec, role: RoleSpec, user: ActingUser): string[] {
-  const actions = Object.keys(spec.permissions) as (keyof ModuleSpec['permissions'])[]
+  // `bloqueados` (D41) only where records can be blocked: a module with `retention:`.
+  const actions = (Object.keys(spec.permissions) as (keyof ModuleSpec['permissions'])[]).filter(
+    (a) => a !== 'bloqueados' || spec.retention !== undefined,
+  )
   const held = actions.filter((a) => role.granted.has(spec.permissions[a]))
   const lines = [
     `Módulo ${spec.name}, rol ${role.name}`,
@@ -88,6 +91,8 @@ export interface RecordFacts {
   /** The record as stored, undefined when no live record has that id. */
   readonly record: Values | undefined
   readonly visible: boolean
+  /** A retention decision blocks it (D41); absent: not blocked. */
+  readonly blocked?: boolean
 }
 
 /** On one record: whether the user reaches it, and by which rule; the moves and locks of its state. */
@@ -105,6 +110,12 @@ export function explainRecord(spec: ModuleSpec, role: RoleSpec, user: ActingUser
       ? '  Visible: su rol no tiene ámbito en este módulo'
       : `  Visible por access.${role.name}.scope: ${describeScope(access.scope, user, facts.record)}`,
   )
+  if (facts.blocked === true)
+    lines.push(
+      role.granted.has(spec.permissions.bloqueados)
+        ? `  Bloqueado (D41): fuera de las listas; lo lee por id con ${spec.permissions.bloqueados} indicando el motivo; PUT y DELETE responden 403`
+        : `  Bloqueado (D41): fuera de las listas; GET, historial, PUT y DELETE responden 403 (falta ${spec.permissions.bloqueados} para leerlo)`,
+    )
   if (!role.granted.has(spec.permissions.editar))
     lines.push(`  No puede modificarlo: falta el permiso ${spec.permissions.editar}`)
   const workflow = spec.workflow

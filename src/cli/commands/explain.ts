@@ -39,13 +39,16 @@ qué campos son de solo lectura en su estado. No muestra valores de los campos.`
           if (isAppError(error) && error.statusCode === 404) return undefined
           throw error
         })
-        const visible =
-          record !== undefined &&
-          (await env.store.get(spec, id, { ...read, user }).then(
-            () => true,
-            () => false,
-          ))
-        lines.push(...explainRecord(spec, role, user, { id, record, visible }))
+        // A blocked record in the user's scope answers 403 (D41): visible, and blocked.
+        const answer =
+          record === undefined
+            ? undefined
+            : await env.store.get(spec, id, { ...read, user }).then(
+                () => 'ok',
+                (error: unknown) => (isAppError(error) && error.code === 'RECORD_BLOCKED' ? 'blocked' : 'no'),
+              )
+        const visible = answer === 'ok' || answer === 'blocked'
+        lines.push(...explainRecord(spec, role, user, { id, record, visible, blocked: answer === 'blocked' }))
       }
       input.stdout.write(`${lines.join('\n')}\n`)
       return 0

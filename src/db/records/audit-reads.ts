@@ -36,7 +36,8 @@ async function personCondition(
   const hashes = [...codec.blindIndexes(person.value)]
   const found: { module: string; ids: string[] }[] = []
   for (const { module, field } of person.fields) {
-    const rows = await recordQuery(db, module, { includeDeleted: true, user: null, dialect })
+    // Blocked records too (D41): the trail names ids and never values.
+    const rows = await recordQuery(db, module, { includeDeleted: true, includeBlocked: true, user: null, dialect })
       .select(META.id)
       .where(field.blindIndexColumn as string, 'in', hashes)
       .execute()

@@ -11,6 +11,7 @@ import type { Db, Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { entriesShownTo } from '../audit/history-visibility.js'
 import { recordQuery } from './query.js'
+import { checkBlockedRead } from './blocked-records.js'
 import type { ApiRecord, HistoryEntry, ReadOptions, RecordStoreOptions } from './types.js'
 import { readVersions, rowOfVersion } from './versions.js'
 import { storeConsultation as consultation } from './reveal-audit.js'
@@ -32,6 +33,7 @@ export async function history(
   const { database, codec } = context
   const { db } = database
   const live = await scopedRow(context, db, spec, id, read)
+  const blocked = await checkBlockedRead(db, spec, id, read)
   // Versions before entries: an entry of a write made in between finds no version and shows no values.
   const versions = await readVersions(db, spec, id)
   const entries = (
@@ -65,7 +67,11 @@ export async function history(
     return { ...entry, changes }
   })
   // Reading a record's history is a consultation; `_historial`: what was read, values included.
-  await consultation(context, spec, [live], read, { recordId: id, fields: ['_historial'] })
+  await consultation(context, spec, [live], read, {
+    recordId: id,
+    fields: ['_historial'],
+    ...(blocked ? { blocked } : {}),
+  })
   return withShownHashes(spec, out, new Map([...rows, [Number(live[META.version]), live]]), read)
 }
 
@@ -82,17 +88,18 @@ export async function getVersion(
 ): Promise<ApiRecord> {
   const { database, codec } = context
   const live = await scopedRow(context, database.db, spec, id, read)
+  const blocked = await checkBlockedRead(database.db, spec, id, read)
   const [stored] = await readVersions(database.db, spec, id, version)
   const current = Number(live[META.version])
   // A record written before versions were kept has its current version in its own row only.
   const row = stored !== undefined ? rowOfVersion(spec, codec, live, stored) : version === current ? live : undefined
   if (row === undefined) throw recordVersionNotFound(version, current)
   const record = shown(codec, spec, row, read)
-  await consultation(context, spec, [row], read, { recordId: id })
+  await consultation(context, spec, [row], read, { recordId: id, ...(blocked ? { blocked } : {}) })
   return record
 }
 
-/** The record in the reader's scope, deleted or not (D25); 404 outside it. */
+/** The record in the reader's scope, deleted or not (D25), blocked or not (D41); 404 outside it. */
 async function scopedRow(
   { database }: RecordStoreOptions,
   trx: Db,
@@ -100,7 +107,12 @@ async function scopedRow(
   id: string,
   read: ReadOptions,
 ): Promise<Row> {
-  const row = await recordQuery(trx, spec, { includeDeleted: true, user: read.user, dialect: database.dialect })
+  const row = await recordQuery(trx, spec, {
+    includeDeleted: true,
+    includeBlocked: true,
+    user: read.user,
+    dialect: database.dialect,
+  })
     .selectAll()
     .where(META.id, '=', id)
     .executeTakeFirst()

@@ -1,7 +1,7 @@
 // THE one place where a query over a module's records starts: list, its total, get, history and
 // the row a write locks all begin here, so a condition that must hold for every read or write of
-// a module (not deleted; the caller's record scope) is added once, here, and no path
-// can forget it.
+// a module (not deleted; the caller's record scope; not blocked, D41) is added once, here, and no
+// path can forget it.
 import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { Dialect } from '../../compile/field-types.js'
@@ -9,6 +9,7 @@ import type { ModuleSpec } from '../../compile/types.js'
 import { resolveScope, type ResolvedScope, type ScopeAction } from '../../records/scope.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import type { Db, DynamicDb } from '../database.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
 import { scopeCondition, scopePageIds, type BranchPage, type ScopeSqlOptions } from './scope-sql.js'
 
 export interface RecordQueryOptions {
@@ -24,6 +25,13 @@ export interface RecordQueryOptions {
   readonly dialect: Dialect
   /** A list page: each branch of an or-ed scope yields only what the page can need (scope-sql.ts). */
   readonly page?: BranchPage
+  /**
+   * Blocked records (D41) too. Every read that returns records leaves them out, for everyone; a
+   * path that answers for one record by id keeps them and decides itself (blocked-records.ts:
+   * GET, history and versions 403 but for `{module}.bloqueados`, writes 403), as do the
+   * retention clocks (which must see a block to lift it) and the audit trail's ids.
+   */
+  readonly includeBlocked?: boolean
 }
 
 /** A query over one module's table with nothing selected yet. */
@@ -33,7 +41,8 @@ export type RecordQuery = SelectQueryBuilder<DynamicDb, string, {}>
 /** The records of `spec` a read may see, before its own filters, columns, order and page. */
 export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOptions): RecordQuery {
   const all = db.selectFrom(spec.table.name)
-  const records = options.includeDeleted === true ? all : all.where(META.deleted, 'is', null)
+  const live = options.includeDeleted === true ? all : all.where(META.deleted, 'is', null)
+  const records = options.includeBlocked === true ? live : notBlocked(spec, live)
   const scope = resolveScope(spec, options.user, options.action ?? 'read')
   if (scope === undefined) return records
   // Deleted rows are outside the live partial indexes the SQLite form searches: plain OR (history reads one id).
@@ -43,6 +52,27 @@ export function recordQuery(db: Db, spec: ModuleSpec, options: RecordQueryOption
 }
 
 type Page = { readonly limit: number; readonly offset: number }
+
+/**
+ * Leaves out the records of `spec` that a `bloquear` decision blocks (D41); only a module with
+ * `retention:` can have them, the others' queries stay as they were. Both subqueries are
+ * uncorrelated, run once per query: while no record of the module is blocked, the first answers
+ * every row (one probe of `_retention`'s partial index of blocked rows) and a page still walks
+ * the live rows' index without opening a row it skips (D40); once some are, each row's `_row`,
+ * which that index holds, is looked up in the blocked records' rows (their ids through the
+ * unique index on `_id`). The module's name is a literal (a validated identifier of modules.yaml):
+ * SQLite prepares anew, at every run, a statement whose bound value is weighed against a partial
+ * index, and plain pages keep only their limit and offset bound (D40).
+ */
+export function notBlocked(spec: ModuleSpec, query: RecordQuery): RecordQuery {
+  if (spec.retention === undefined) return query
+  const table = spec.table.name
+  const blocked = (alias: string) =>
+    sql`${sql.table(SYSTEM_TABLES.retention)} as ${sql.id(alias)} where ${sql.ref(`${alias}.module`)} = ${sql.lit(spec.name)} and ${sql.ref(`${alias}.blocked_at`)} is not null`
+  return query.where(
+    sql<SqlBool>`(not exists (select 1 from ${blocked('_blk')}) or ${sql.ref(`${table}.${ROW_COLUMN}`)} not in (select ${sql.ref(`_blr.${ROW_COLUMN}`)} from ${sql.table(table)} as ${sql.id('_blr')}, ${blocked('_blb')} and ${sql.ref('_blb.record_id')} = ${sql.ref(`_blr.${META.id}`)}))`,
+  )
+}
 
 /**
  * A query of every live record (no filter, scope or search) stated so that it may walk the live
@@ -59,14 +89,17 @@ export const everyLiveRow = (query: RecordQuery): RecordQuery =>
  * An unfiltered page in creation order of an or-ed scope: the page's rows chosen by their ids
  * from the branches' indexes (scope-sql.ts scopePageIds), then read, and only they.
  */
-function idPage(db: Db, scope: ResolvedScope & { kind: 'any' }, options: ScopeSqlOptions, page: Page): RecordQuery {
-  return db
-    .selectFrom(options.table)
-    .where(META.deleted, 'is', null)
-    .where((eb) => {
-      const ids = scopePageIds(eb, scope, options, page)
-      return ids === undefined ? sql<SqlBool>`1 = 0` : eb(ROW_COLUMN, 'in', ids)
-    })
+function idPage(
+  db: Db,
+  spec: ModuleSpec,
+  scope: ResolvedScope & { kind: 'any' },
+  options: ScopeSqlOptions,
+  page: Page,
+): RecordQuery {
+  return notBlocked(spec, db.selectFrom(options.table).where(META.deleted, 'is', null)).where((eb) => {
+    const ids = scopePageIds(eb, scope, options, page)
+    return ids === undefined ? sql<SqlBool>`1 = 0` : eb(ROW_COLUMN, 'in', ids)
+  })
 }
 
 /**
@@ -93,11 +126,11 @@ export function plainPageQuery(
   const sqlOptions = { dialect: options.dialect, table, converted: options.converted === true }
   if (scope?.kind === 'any')
     return selectColumns(
-      idPage(db, scope as ResolvedScope & { kind: 'any' }, sqlOptions, options),
+      idPage(db, spec, scope as ResolvedScope & { kind: 'any' }, sqlOptions, options),
       table,
       options.columns,
     ).orderBy(ROW_COLUMN, 'asc')
-  const live = db.selectFrom(table).where(META.deleted, 'is', null)
+  const live = notBlocked(spec, db.selectFrom(table).where(META.deleted, 'is', null))
   return selectColumns(
     scope === undefined ? everyLiveRow(live) : live.where((eb) => scopeCondition(eb, scope, sqlOptions)),
     table,

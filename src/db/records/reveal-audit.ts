@@ -22,6 +22,8 @@ export interface ConsultationDetail {
   readonly revealOnly?: boolean
   /** The names listed as read, when not the record fields (a history: `_historial`). */
   readonly fields?: readonly string[]
+  /** A blocked record read by a `{module}.bloqueados` holder (D41): a consultation in any module. */
+  readonly blocked?: boolean
 }
 
 const present = (rows: readonly Row[], field: FieldSpec) =>
@@ -41,7 +43,8 @@ export function consultationEvent(
   const visible = (f: FieldSpec) => !(hidden?.has(f.name) ?? false) && (asked?.has(f.name) ?? true)
   const revealed = reveal ? spec.encryptedFields.filter((f) => visible(f) && present(rows, f)) : []
   // A read the reader's role must justify (`motivo_requerido:`) is a consultation like one of personal data (F3).
-  const justified = user !== null && spec.def.motivoRequired?.consultar?.includes(user.role) === true
+  const justified =
+    detail.blocked === true || (user !== null && spec.def.motivoRequired?.consultar?.includes(user.role) === true)
   const personal = (spec.def.personalData === true || justified) && detail.revealOnly !== true
   if (!personal && revealed.length === 0 && detail.searchedEncrypted !== true) return undefined
   const fields =

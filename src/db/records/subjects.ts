@@ -85,7 +85,13 @@ async function matchesIn(
     return hashes.length === 0 ? [] : [{ field, column, hashes: new Set(hashes) }]
   })
   if (searched.length === 0) return []
-  const rows: Row[] = await recordQuery(database.db, spec, { includeDeleted: true, user, dialect: database.dialect })
+  // Deleted and blocked records too: what is held about a person, not what lists show (D41).
+  const rows: Row[] = await recordQuery(database.db, spec, {
+    includeDeleted: true,
+    includeBlocked: true,
+    user,
+    dialect: database.dialect,
+  })
     .select([META.id, META.version, META.deleted, ...searched.map((s) => s.column)])
     .where((eb) => eb.or(searched.map((s) => eb(s.column, 'in', [...s.hashes]))))
     .orderBy(ROW_COLUMN, 'asc')

@@ -24,6 +24,11 @@ export type HistoryEntry = ShownAuditEntry & {
 export interface ReadOptions {
   /** Caller holds `{module}.descifrar`: encrypted fields are decrypted, else masked (D15). */
   readonly reveal: boolean
+  /**
+   * Holds `{module}.bloqueados` (D41): a blocked record may be read by id (GET, history, a past
+   * version) with a motivo. Lists never show one, to anyone. Absent: false.
+   */
+  readonly readBlocked?: boolean
   /** Who reads: a read that reveals encrypted values is audited in their name. */
   readonly actor: string
   /**

@@ -27,6 +27,7 @@ import type { Db, Row } from '../database.js'
 import type { RecordCodec } from './codec.js'
 import { preparedPerModule, type Prepared } from '../prepared.js'
 import { recordQuery } from './query.js'
+import { checkBlockedWrite } from './blocked-records.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { storeVersions, VERSION_COLUMNS, versionRow } from './versions.js'
 import { createReferenceChecks, type ReferenceChecks } from './references.js'
@@ -344,7 +345,8 @@ async function insertRecords(
 
 /**
  * The live row in the user's scope (else 404), locked until commit so a concurrent
- * write waits and then sees it (D13). Readable but outside a `write_scope`: 403 naming the rule.
+ * write waits and then sees it (D13). Blocked (D41): 403 `Registro bloqueado`. Readable but
+ * outside a `write_scope`: 403 naming the rule.
  */
 async function lockLiveRow(
   { database }: WriteContext,
@@ -353,12 +355,14 @@ async function lockLiveRow(
   id: string,
   user: ActingUser | null,
 ): Promise<Row> {
-  const row = await recordQuery(trx, spec, { user, dialect: database.dialect })
+  const row = await recordQuery(trx, spec, { user, dialect: database.dialect, includeBlocked: true })
     .selectAll()
     .where(META.id, '=', id)
     .$if(database.rowLocks, (q) => q.forUpdate())
     .executeTakeFirst()
   if (row === undefined) throw recordNotFound()
+  // Blocked (D41): no edit, workflow move or delete, by anyone, until `desbloquear`.
+  await checkBlockedWrite(trx, spec, id)
   if (user !== null && spec.access.get(user.role)?.writeScope !== undefined) {
     const inside = await recordQuery(trx, spec, { user, action: 'write', dialect: database.dialect })
       .select(META.id)

@@ -79,6 +79,8 @@ async function startingPoints(spec: ModuleSpec, retention: RetentionSpec, option
     user: options.user,
     dialect: options.database.dialect,
     includeDeleted: options.includeDeleted === true,
+    // Blocked records too: a block is read here to be lifted (and kept out of the queue).
+    includeBlocked: true,
   })
   if (options.id !== undefined) query = query.where(META.id, '=', options.id)
   const column = from.kind === 'created' ? undefined : (spec.fieldsByName.get(from.field)?.column ?? from.field)

@@ -56,7 +56,13 @@ export async function eraseRecord(
   try {
     await database.db.transaction().execute(async (trx) => {
       const hold = await lockRetentionRow(trx, database, spec, id)
-      const row = await recordQuery(trx, spec, { user: options.user, includeDeleted: true, dialect: database.dialect })
+      // Deleted and blocked records too: their values are still held, and erasure is what ends that.
+      const row = await recordQuery(trx, spec, {
+        user: options.user,
+        includeDeleted: true,
+        includeBlocked: true,
+        dialect: database.dialect,
+      })
         .select([META.id, META.deleted])
         .where(META.id, '=', id)
         .$if(database.rowLocks, (q) => q.forUpdate())

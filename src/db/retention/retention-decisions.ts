@@ -44,7 +44,7 @@ export async function decide(
   body: RetentionDecisionBody,
   options: DecisionOptions,
 ): Promise<RetentionState | Tombstone> {
-  const { database, timezone, clock } = storeOptions
+  const { database, timezone, clock, changes } = storeOptions
   const retention = spec.retention
   if (retention === undefined) throw recordNotFound()
   if (body.decision === 'suprimir') return eraseRecord(storeOptions, spec, id, body.motivo, options)
@@ -64,6 +64,8 @@ export async function decide(
         .values({ module: spec.name, record_id: id, ...set })
         .onConflict((oc) => oc.columns(['module', 'record_id']).doUpdateSet(set))
         .execute()
+      // A block takes the record out of every list, its lift puts it back: cached totals expire (D41).
+      if (body.decision !== 'conservar') await changes.bump(trx, spec.name)
       await appendAudit({
         database,
         trx,

@@ -77,6 +77,8 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     return { ...auth, request: context }
   }
   const reveal = (auth: AuthContext) => holds(auth, spec.permissions.descifrar)
+  /** D41: may read a blocked record by id (with a motivo); the store decides. */
+  const readBlocked = (auth: AuthContext) => holds(auth, spec.permissions.bloqueados)
 
   /**
    * `?expand=`: the named references replaced by their targets, read under the
@@ -128,7 +130,14 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
     const fields = parseFields(spec, (request.query as Record<string, QueryValue>)['fields'], problems)
     if (problems.length > 0) throw validationFailed(problems)
     const expand = expansionsOf(request, auth)
-    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), fields, request: auth.request }
+    const read = {
+      reveal: reveal(auth),
+      readBlocked: readBlocked(auth),
+      actor: auth.account.id,
+      user: actingUser(auth),
+      fields,
+      request: auth.request,
+    }
     // ?version=N: the record as it was; no ETag, it is not the one to change.
     const version = parseVersion((request.query as Record<string, unknown>)['version'])
     if (version !== undefined) {
@@ -146,7 +155,13 @@ export async function recordRoutes(app: FastifyInstance, options: RecordRoutesOp
 
   serveAuthenticated(app, routes.history, async (request: IdRequest, _reply, caller) => {
     const auth = allow(request, caller, 'history')
-    const read = { reveal: reveal(auth), actor: auth.account.id, user: actingUser(auth), request: auth.request }
+    const read = {
+      reveal: reveal(auth),
+      readBlocked: readBlocked(auth),
+      actor: auth.account.id,
+      user: actingUser(auth),
+      request: auth.request,
+    }
     // F2: consultations and who asked are for the audit trail's holders only (history-visibility.ts).
     const auditor = holds(auth, service.audit.permission)
     return { success: true, data: { entries: await store.history(spec, request.params.id, { ...read, auditor }) } }

@@ -89,7 +89,9 @@ t.test(`a scoped agente's list and total use indexes on ${ON_POSTGRES ? 'Postgre
   // The control: the same check flags a query that does read every row, so the assertions above
   // can fail. PostgreSQL, without sequential scans, walks a partial index with no condition instead.
   const scan = await planOf(api.service, unscoped.where('lugar_hechos', '=', 'Plaza de España').selectAll())
-  if (ON_POSTGRES) t.notMatch(scan, /Index Cond/, `a filter on a field without index reads every row:\n${scan}`)
+  // The scan itself, before the subplans that leave blocked records out (D41), each an index search.
+  const scanOnly = scan.split(/\n\s*(?:InitPlan|SubPlan)/)[0] ?? scan
+  if (ON_POSTGRES) t.notMatch(scanOnly, /Index Cond/, `a filter on a field without index reads every row:\n${scan}`)
   else t.match(scan, FULL_SCAN, `a filter on a field without index scans:\n${scan}`)
 
   const rows = await scoped.select(['agente_asignado', '_created_by']).execute()

@@ -279,3 +279,19 @@ t.test('D41: a value indexed under an older key is found; the search hashes unde
     { module: 'sanciones', id: after._id, field: 'infractor_dni', deleted: false },
   ])
 })
+
+t.test('D41: a blocked record is still found: blocking restricts its use, its values are still held', async (t) => {
+  const api = await startTestApi(t)
+  const dpd = await api.userWithRole('dpd')
+  const blocked = await api.create('sanciones', { ...VALID['sanciones']!(), infractor_dni: DNI })
+  const decision = await api.request('POST', `/retencion/sanciones/${blocked._id}`, {
+    token: dpd.token,
+    body: { decision: 'bloquear', motivo: 'Exactitud impugnada por el interesado' },
+  })
+  t.equal(decision.status, 200)
+  const admin = await api.adminToken()
+  t.equal((await api.request('GET', `/sanciones/${blocked._id}`, { token: admin })).status, 403, 'blocked for reads')
+  const reply = await search(api, dpd.token, `?valor=${DNI}`)
+  t.equal(reply.status, 200)
+  t.same(reply.body.data.entries, [{ module: 'sanciones', id: blocked._id, field: 'infractor_dni', deleted: false }])
+})

@@ -222,11 +222,12 @@ t.test('D41: the queue, scopes, conservar and its audit entry', async (t) => {
     t.equal((await decide('conservar')).status, 409, 'no review of a blocked record')
     t.equal(
       (await api.request('GET', `/denuncias/${theirs._id}`, { token: admin })).status,
-      200,
-      'blocking is recorded, not yet enforced on reads',
+      403,
+      'a blocked record is not read (blocking.test.ts has the rest)',
     )
     const unblocked = await decide('desbloquear', 'Reabierta por el juzgado')
     t.equal(unblocked.status, 200)
+    t.equal((await api.request('GET', `/denuncias/${theirs._id}`, { token: admin })).status, 200, 'read again')
     t.match(unblocked.body.data, { blocked_at: null, blocked_by: null, reason: 'revision' })
     t.ok(await listed(), 'back in the queue, due as before')
     const trail = await api.request('GET', `/auditoria?registro=${theirs._id}`, { token: admin })

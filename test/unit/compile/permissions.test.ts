@@ -1,6 +1,6 @@
 // Permission names {module}.{action} (API reference 5.2), the role grants of D21 and who covers whom.
 import t from 'tap'
-import { ACTIONS } from '../../../src/config/types.js'
+import { ACTIONS, BLOCKED_ACTION } from '../../../src/config/types.js'
 import { compileRole, roleCovers, type Namespace } from '../../../src/compile/permissions.js'
 import type { RoleSpec } from '../../../src/compile/types.js'
 import { shippedService } from '../support/config.js'
@@ -29,22 +29,26 @@ const each = (modules: readonly string[], actions: readonly string[]): string[] 
   modules.flatMap((m) => actions.map((a) => `${m}.${a}`))
 const sorted = (list: readonly string[]): string[] => [...list].sort()
 
-t.test('D15, API reference 5.2: every module has the five permissions {module}.{action}', async (t) => {
-  t.same(ACTIONS, ['ver', 'crear', 'editar', 'eliminar', 'descifrar'])
-  for (const spec of service.modules) {
-    t.strictSame(
-      spec.permissions,
-      {
-        ver: `${spec.name}.ver`,
-        crear: `${spec.name}.crear`,
-        editar: `${spec.name}.editar`,
-        eliminar: `${spec.name}.eliminar`,
-        descifrar: `${spec.name}.descifrar`,
-      },
-      spec.name,
-    )
-  }
-})
+t.test(
+  'D15, API reference 5.2, D41: every module has the five permissions {module}.{action}, and bloqueados',
+  async (t) => {
+    t.same(ACTIONS, ['ver', 'crear', 'editar', 'eliminar', 'descifrar'])
+    for (const spec of service.modules) {
+      t.strictSame(
+        spec.permissions,
+        {
+          ver: `${spec.name}.ver`,
+          crear: `${spec.name}.crear`,
+          editar: `${spec.name}.editar`,
+          eliminar: `${spec.name}.eliminar`,
+          descifrar: `${spec.name}.descifrar`,
+          bloqueados: `${spec.name}.bloqueados`,
+        },
+        spec.name,
+      )
+    }
+  },
+)
 
 t.test('D25: the audit trail has one permission, auditoria.ver', async (t) => {
   t.strictSame(service.audit, { path: 'auditoria', permission: 'auditoria.ver' })
@@ -199,4 +203,34 @@ t.test('wildcards expand only to the actions a namespace offers', async (t) => {
     'auditoria.ver',
     'notas.ver',
   ])
+})
+
+t.test('D41: bloqueados is granted only where named, for modules with retention:, never by a * action', async (t) => {
+  const namespaces: Namespace[] = [
+    { name: 'notas', actions: ACTIONS, namedOnly: [BLOCKED_ACTION] },
+    { name: 'otras', actions: ACTIONS },
+  ]
+  const grants = (permissions: string[]) => [...compileRole({ name: 'r', permissions }, namespaces).granted].sort()
+  t.notOk(grants(['*.*']).includes('notas.bloqueados'), '*.* does not grant it')
+  t.notOk(grants(['notas.*']).includes('notas.bloqueados'), '{module}.* does not grant it')
+  t.same(grants(['notas.bloqueados']), ['notas.bloqueados'])
+  t.same(grants(['*.bloqueados']), ['notas.bloqueados'], 'only the modules that keep records under retention:')
+  t.same(grants(['otras.bloqueados']), [], 'a module without retention: has none to grant')
+  // The shipped roles: nobody reads blocked records until a role names the permission.
+  for (const name of service.roles.keys())
+    t.notOk(
+      [...role(name).granted].some((p) => p.endsWith('.bloqueados')),
+      `${name} holds no {module}.bloqueados`,
+    )
+})
+
+t.test('D41: a role that reads blocked records is covered only by one naming it, or by *.*', async (t) => {
+  const namespaces: Namespace[] = [{ name: 'notas', actions: ACTIONS, namedOnly: [BLOCKED_ACTION] }]
+  const make = (name: string, permissions: string[]) => compileRole({ name, permissions }, namespaces)
+  const custodian = make('custodio', ['notas.ver', 'notas.bloqueados'])
+  t.equal(roleCovers(make('notasAll', ['notas.*']), custodian), false, '{module}.* does not cover it')
+  t.equal(roleCovers(make('named', ['notas.*', 'notas.bloqueados']), custodian), true)
+  t.equal(roleCovers(make('everywhere', ['notas.ver', '*.bloqueados']), custodian), true)
+  t.equal(roleCovers(make('all', ['*.*']), custodian), true, 'the superadmin may give it')
+  t.equal(roleCovers(custodian, make('notasAll', ['notas.*'])), false)
 })

@@ -4,7 +4,7 @@ import t from 'tap'
 import { retentionDeclaration, retentionNote, retentionWarnings } from '../../../src/compile/retention.js'
 import { compileService } from '../../../src/compile/service.js'
 import { buildOpenApiDocument } from '../../../src/openapi/document.js'
-import { explainModule } from '../../../src/records/explain.js'
+import { explainModule, explainRecord } from '../../../src/records/explain.js'
 import { configFrom, moduleOf, SHIPPED_MODULES, shippedService } from '../support/config.js'
 
 const service = shippedService()
@@ -89,4 +89,55 @@ t.test('D41: on_expiry block or erase without keep_at_most is a warning of recor
     'the modules reviewed every 3 years from _created',
   )
   t.match(warnings[0]?.message, "declara 'on_expiry: erase' sin 'keep_at_most': no se aplicará nunca")
+})
+
+t.test('D41: records explain names {module}.bloqueados where records can be blocked, and only there', async (t) => {
+  const consulta = service.roles.get('consulta')!
+  const user = { id: 'USR-2026-00001', role: 'consulta', fields: {} }
+  t.ok(
+    explainModule(moduleOf(service, 'denuncias'), consulta, user).includes(
+      '  Permisos: denuncias.ver; sin crear, editar, eliminar, descifrar, bloqueados',
+    ),
+  )
+  t.ok(
+    explainModule(moduleOf(service, 'vehiculos'), consulta, user).includes(
+      '  Permisos: vehiculos.ver; sin crear, editar, eliminar, descifrar',
+    ),
+    'a module without retention: has nothing to block',
+  )
+  const config = configFrom(
+    readFileSync(SHIPPED_MODULES, 'utf8').replace(
+      '\nroles:\n',
+      '\nroles:\n  custodio:\n    permissions: [denuncias.ver, denuncias.bloqueados]\n',
+    ),
+  )
+  const custodio = compileService(config).roles.get('custodio')!
+  t.ok(
+    explainModule(moduleOf(service, 'denuncias'), custodio, { ...user, role: 'custodio' }).includes(
+      '  Permisos: denuncias.ver, denuncias.bloqueados; sin crear, editar, eliminar, descifrar',
+    ),
+  )
+})
+
+t.test('D41: the OpenAPI document says what a blocked record answers, where records can be blocked', async (t) => {
+  const doc = buildOpenApiDocument(service, { basePath: '/api', version: '1' }) as any
+  t.match(doc.paths['/denuncias'].get.description, 'no aparecen en la lista, su total ni sus búsquedas')
+  t.match(doc.paths['/denuncias/{id}'].get.description, 'salvo a un rol con `denuncias.bloqueados`')
+  t.match(doc.paths['/denuncias/{id}/historial'].get.description, '`denuncias.bloqueados`')
+  t.match(doc.paths['/denuncias/{id}'].put.description, '403 `Registro bloqueado` para todos')
+  t.match(doc.paths['/denuncias/{id}'].delete.description, '403 `Registro bloqueado` para todos')
+  t.notMatch(doc.paths['/denuncias'].post.description, 'bloqueado')
+  t.notMatch(doc.paths['/vehiculos/{id}'].get.description, 'bloqueado', 'vehiculos keeps no records under retention:')
+})
+
+t.test('D41: records explain <id> says a record is blocked, and what the role may do with it', async (t) => {
+  const denuncias = moduleOf(service, 'denuncias')
+  const consulta = service.roles.get('consulta')!
+  const user = { id: 'USR-2026-00001', role: 'consulta', fields: {} }
+  const facts = { id: 'DEN-2026-00001', record: { estado: 'pendiente' }, visible: true }
+  t.match(
+    explainRecord(denuncias, consulta, user, { ...facts, blocked: true }).join('\n'),
+    'Bloqueado (D41): fuera de las listas; GET, historial, PUT y DELETE responden 403 (falta denuncias.bloqueados para leerlo)',
+  )
+  t.notMatch(explainRecord(denuncias, consulta, user, facts).join('\n'), 'Bloqueado')
 })
