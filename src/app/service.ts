@@ -22,6 +22,7 @@ import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
 import type { RecordCodec } from '../db/records/codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
+import type { FileStore } from '../db/files/store.js'
 import { canonicalizeUsernames } from '../db/accounts/username-migration.js'
 import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
@@ -48,6 +49,8 @@ export interface OpenService {
   readonly spec: ServiceSpec
   readonly database: Database
   readonly store: RecordStore
+  /** Evidence files and their custody (D43). */
+  readonly files: FileStore
   readonly accounts: AccountStore
   /** Each account's second factors (D42). */
   readonly factors: SecondFactorStore
@@ -214,6 +217,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       retention: engine.retention,
+      files: engine.files,
       subjects: engine.subjects,
       accounts,
       factors: engine.factors,
@@ -262,6 +266,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       spec,
       database,
       store,
+      files: engine.files,
       accounts,
       factors: engine.factors,
       initialAdmin,

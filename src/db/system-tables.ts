@@ -5,6 +5,7 @@ import type { Dialect } from '../compile/field-types.js'
 import { SYSTEM_INDEXES } from '../config/database-names.js'
 import type { Database, Db } from './database.js'
 import { DDL_TYPES } from './dialects/ddl.js'
+import { createFileTables } from './files/tables.js'
 
 /** What an audit entry says, in `_audit` and in `_audit_pending` alike (D18, D38). */
 const withEntryColumns = <T extends string, C extends string>(table: CreateTableBuilder<T, C>) =>
@@ -193,6 +194,8 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .addColumn('hold_reference', 'text')
     .addPrimaryKeyConstraint(SYSTEM_INDEXES.retentionKey, ['module', 'record_id'])
     .execute()
+  // D43: evidence files and (PostgreSQL) their sealed bytes.
+  await createFileTables(db, dialect)
 }
 
 /**

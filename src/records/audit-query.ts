@@ -55,6 +55,10 @@ export const AUDIT_ACTIONS = [
   'conservar',
   'bloquear',
   'desbloquear',
+  // D43: the custody of evidence files.
+  'fichero_ingreso',
+  'fichero_descarga',
+  'fichero_verificacion',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

@@ -481,3 +481,44 @@ function withoutDamagedNulls(
     damaged,
   }
 }
+
+/** D43: what an upload adds to a record: the entry its file field lists, and its own rows. */
+export interface Attachment {
+  readonly field: string
+  /** The entry the field lists for the file numbered `n`. */
+  readonly entry: (n: number) => Row
+  /** In the write's transaction, after the record's row: the file's row and its custody entry. */
+  readonly store: (trx: Db, n: number, version: number) => Promise<void>
+}
+
+/**
+ * D43: one file added to a record's file field. An edit like any other (scope and write_scope,
+ * If-Match, workflow, the record's next version, `_hash` and 'editar' entry), whose change is the
+ * field's list with the new entry; its number is the list's length plus one, under the row's lock.
+ */
+export async function attach(
+  context: WriteContext,
+  spec: ModuleSpec,
+  id: string,
+  attachment: Attachment,
+  writeOptions: WriteOptions,
+): Promise<number> {
+  const field = spec.fieldsByName.get(attachment.field)
+  if (field === undefined || field.uploaded !== true)
+    throw new Error(`${spec.name}.${attachment.field}: not a file field`)
+  let n = 0
+  await changeRecord(context, spec, id, 'editar', writeOptions, (current) => {
+    const listed = context.codec.plainValue(spec, field, current)
+    const files = Array.isArray(listed) ? listed : []
+    n = files.length + 1
+    const value = [...files, attachment.entry(n)]
+    const version = Number(current[META.version]) + 1
+    return {
+      columns: context.codec.encode(spec, { [field.name]: value }, id),
+      fields: [field.name],
+      values: { [field.name]: value },
+      followUp: (trx) => attachment.store(trx, n, version),
+    }
+  })
+  return n
+}
