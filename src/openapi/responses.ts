@@ -162,8 +162,8 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
       bodyTooLarge: { summary: 'Demasiado grande', error: MESSAGES.bodyTooLarge },
       fileTooLarge: {
         summary: 'Fichero demasiado grande (D43)',
-        error: "El fichero supera el tamaño máximo del campo 'pruebas' (52428800 bytes)",
-        details: [{ field: 'pruebas', message: 'Como máximo 52428800 bytes' }],
+        error: "El fichero supera el tamaño máximo del campo 'campo' (52428800 bytes)",
+        details: [{ field: 'campo', message: 'Como máximo 52428800 bytes' }],
       },
     }),
   },
@@ -175,7 +175,7 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
         unsupported: { summary: 'Tipo no admitido', error: MESSAGES.unsupportedMediaType },
         fileType: {
           summary: 'Tipo de fichero no admitido (D43)',
-          error: "Tipo de fichero no admitido en 'pruebas': text/html",
+          error: "Tipo de fichero no admitido en 'campo': text/html",
           details: [{ field: 'content-type', message: 'Tipos admitidos: application/pdf, image/jpeg' }],
         },
       },
@@ -187,7 +187,7 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
       contentMismatch: {
         summary: 'El contenido no es del tipo declarado',
         error: `${MESSAGES.fileRejected}: el contenido no es del tipo declarado (application/pdf)`,
-        details: [{ field: 'pruebas', message: 'el contenido no es del tipo declarado (application/pdf)' }],
+        details: [{ field: 'campo', message: 'el contenido no es del tipo declarado (application/pdf)' }],
       },
       digestMismatch: {
         summary: 'X-SHA256 no coincide',

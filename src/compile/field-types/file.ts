@@ -73,6 +73,6 @@ export const fileType: FieldTypeDef = {
       name: 'acta.pdf',
     },
   ],
-  demo: () => undefined,
+  demo: (f) => (f.def.required ? [] : undefined),
   textExamples: false,
 }

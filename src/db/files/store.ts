@@ -259,7 +259,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
       .map((e): CustodyEntry => {
         // F2: who downloaded, from where and why only for the audit trail's holders.
         const shown = read.auditor || e.action !== 'fichero_descarga'
-        const result = e.criteria?.['resultado']
+        const result = e.criteria?.['veredicto']
         return {
           seq: e.seq,
           at: e.at,
@@ -324,7 +324,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
             campo: result.field,
             n: result.n,
             sha256: String(row['sha256']),
-            resultado: result.ok ? 'correcto' : 'alterado',
+            veredicto: result.ok ? 'correcto' : 'alterado',
             ...(spec === undefined ? { modulo_retirado: true } : {}),
           },
         },

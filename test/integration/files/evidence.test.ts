@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { sql } from 'kysely'
 import t from 'tap'
-import { ON_POSTGRES, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
+import { ADMIN, databaseEnv, ON_POSTGRES, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
+import { runRecords } from '../../helpers/records-cli.js'
 
 const MAX = 1024 * 1024
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
@@ -68,7 +69,8 @@ async function stored(api: TestApi, id: string) {
 }
 
 t.test('D43: evidence files', async (t) => {
-  const api = await startTestApi(t, { env: { MODULES_FILE: fixtureModules() } })
+  const modulesFile = fixtureModules()
+  const api = await startTestApi(t, { env: { MODULES_FILE: modulesFile } })
   const admin = await api.adminToken()
   const record = await api.create('denuncias', VALID['denuncias']!())
   const id = String(record._id)
@@ -213,12 +215,22 @@ t.test('D43: evidence files', async (t) => {
       content[300_000] = (content[300_000] ?? 0) ^ 0xff
       writeFileSync(path, content)
     }
-    const results = await files.verify(null)
+    const env = {
+      DATA_DIR: api.dataDir,
+      MODULES_FILE: modulesFile,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...(await databaseEnv(api.dataDir)),
+    }
+    const run = await runRecords(env, ['files', 'verify', '--json'])
+    t.equal(run.status, 1, `records files verify exits 1 on an altered file ${run.stderr}`)
+    const report = JSON.parse(run.stdout)
     t.same(
-      results.filter((r) => !r.ok).map((r) => [r.recordId, r.n]),
+      report.files.filter((r: any) => !r.ok).map((r: any) => [r.recordId, r.n]),
       [[id, 1]],
       'the altered one, and only it',
     )
+    t.equal(report.total, 2)
     const custody = await api.request('GET', `/denuncias/${id}/ficheros/pruebas/1/custodia`, { token: admin })
     t.same(
       custody.body.data.entries.filter((e: any) => e.action === 'fichero_verificacion').map((e: any) => e.result),
