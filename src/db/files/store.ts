@@ -18,6 +18,7 @@ import { attach, writeContext } from '../records/writes.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { createBlobStore, type BlobPlace } from './blobs.js'
 import { ingest, type Ingested } from './ingest.js'
+import { fileKeyContext, rewrapFileKeys } from './rewrap.js'
 import { openedSegments, sealedSegments } from './segments.js'
 import { FILE_TABLES } from './tables.js'
 
@@ -87,6 +88,8 @@ export interface FileStore {
   ): Promise<CustodyEntry[]>
   /** Re-hashes every stored file; each check is a custody entry in `actor`'s name (null: the service). */
   verify(actor: string | null, onFile?: (result: FileVerification) => void): Promise<FileVerification[]>
+  /** A key rotation's part (D14): every file key wrapped again under the active key; returns how many. */
+  rewrapKeys(): Promise<number>
 }
 
 export interface FileStoreOptions extends RecordStoreOptions {
@@ -96,7 +99,6 @@ export interface FileStoreOptions extends RecordStoreOptions {
 }
 
 const CUSTODY_ACTIONS = ['fichero_ingreso', 'fichero_descarga', 'fichero_verificacion'] as const
-const keyContext = (blob: string) => `fichero:${blob}`
 
 export function createFileStore(options: FileStoreOptions): FileStore {
   const { database, cipher, clock, timezone } = options
@@ -145,7 +147,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     name: String(row['name']),
   })
   const keyOf = (row: Row) =>
-    Buffer.from(cipher.decrypt(String(row['file_key']), keyContext(String(row['blob']))), 'base64')
+    Buffer.from(cipher.decrypt(String(row['file_key']), fileKeyContext(String(row['blob']))), 'base64')
   const placeOf = (row: Row): BlobPlace => ({ module: String(row['module']), recordId: String(row['record_id']) })
   const appendCustody = async (events: readonly AuditEvent[]) => {
     try {
@@ -199,7 +201,7 @@ export function createFileStore(options: FileStoreOptions): FileStore {
                 field: field.name,
                 ...entry(n),
                 blob,
-                file_key: cipher.encrypt(key.toString('base64'), keyContext(blob)),
+                file_key: cipher.encrypt(key.toString('base64'), fileKeyContext(blob)),
                 at,
                 user_id: upload.actor,
               })
@@ -335,7 +337,8 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     return results
   }
 
-  return { upload, download, custody, verify }
+  const rewrapKeys = () => rewrapFileKeys(database, cipher, (trx) => options.codec.beforeWrite(trx))
+  return { upload, download, custody, verify, rewrapKeys }
 }
 
 /** A custody entry of an upload or a download, naming the request (D29). */
