@@ -91,8 +91,7 @@ function serializedRecordOf(readable: readonly FieldSpec[]): JsonSchema {
 }
 
 export function compileSchemas(fields: readonly FieldSpec[], prefix: string): ModuleSchemas {
-  // D43: a file field is added to by its upload route only.
-  const writable = Object.fromEntries(fields.filter((f) => f.uploaded !== true).map((f) => [f.name, bodySchemaOf(f)]))
+  const writable = Object.fromEntries(fields.map((f) => [f.name, bodySchemaOf(f)]))
   const required = fields.filter((f) => f.def.required).map((f) => f.name)
   const readable = fields.filter((f) => !f.writeOnly)
   const serialized = serializedRecordOf(readable)

@@ -51,13 +51,6 @@ function describe(spec: ModuleSpec, error: ErrorObject): Problem {
     }
     case 'additionalProperties': {
       const unknown = String(params['additionalProperty'])
-      // D43: a file field lists the uploads; only its own route adds to it.
-      if (spec.fieldsByName.get(unknown)?.uploaded === true)
-        return {
-          field: unknown,
-          message: `El campo '${unknown}' no se escribe en el registro: suba cada fichero con POST /${spec.name}/{id}/ficheros/${unknown}`,
-          missing: false,
-        }
       return { field: unknown, message: `Campo desconocido '${unknown}'`, missing: false }
     }
     case 'enum': {

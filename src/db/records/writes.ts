@@ -11,6 +11,7 @@ import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isApp
 import type { ActingUser } from '../../records/acting-user.js'
 import { checkWritable, recordReader, shownTo, withUserDefaults } from '../../records/field-rules.js'
 import { checkCreation, checkFinal, checkUpdate } from '../../records/workflow.js'
+import { withoutFileFields } from '../../records/file-fields.js'
 import {
   createSealer,
   noteQueued,
@@ -96,6 +97,8 @@ export async function create(
   const now = clock()
   // The module's own rule first: a create has no row to lock (types.ts, WriteHook).
   if (hook !== undefined) values = hook({ action: 'crear', before: undefined, after: values }) ?? values
+  // D43: a new record holds no files; a body may only send an empty list.
+  values = withoutFileFields(spec, values)
   // Field rules and the creation state of the workflow.
   checkWritable(spec, user, values)
   const filled = withDefaults(spec, withUserDefaults(spec, user, values), now, timezone)
@@ -119,7 +122,7 @@ export async function createMany(
     for (let start = 0; start < values.length; start += batchSize) {
       const batch: Row[] = []
       for (const value of values.slice(start, start + batchSize))
-        batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now, timezone)))
+        batch.push(await codec.hashPasswords(spec, withDefaults(spec, withoutFileFields(spec, value), now, timezone)))
       // Audited as 'importar': an import may keep historical states the API would not create in.
       const kept = origins.slice(start, start + batchSize)
       await insertRecords(context, trx, spec, batch, actor, now, 'importar', kept)
@@ -137,6 +140,9 @@ export async function update(
   writeOptions: WriteOptions,
 ): Promise<ApiRecord> {
   const { codec, afterUpdate } = context
+  // D43: file fields sent back as read are ignored (checked against the locked row below).
+  const sent = changes
+  changes = withoutFileFields(spec, changes, (name) => sent[name])
   checkWritable(spec, writeOptions.user, changes)
   // Passwords are hashed before the transaction (bcrypt is slow); one a hook changes, in it.
   const hashed = await codec.hashPasswords(spec, changes)
@@ -148,6 +154,7 @@ export async function update(
     'editar',
     writeOptions,
     async (current, _stamp, adjusted) => {
+      withoutFileFields(spec, sent, (name) => storedFiles(codec, spec, current, name))
       const given = adjusted ?? changes
       if (adjusted !== undefined) {
         checkWritable(spec, writeOptions.user, adjusted)
@@ -480,6 +487,12 @@ function withoutDamagedNulls(
     changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))),
     damaged,
   }
+}
+
+/** A file field's list as the locked row holds it. */
+function storedFiles(codec: RecordCodec, spec: ModuleSpec, row: Row, name: string): unknown {
+  const field = spec.fieldsByName.get(name)
+  return field === undefined ? undefined : codec.plainValue(spec, field, row)
 }
 
 /** D43: what an upload adds to a record: the entry its file field lists, and its own rows. */

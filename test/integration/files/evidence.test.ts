@@ -114,10 +114,21 @@ t.test('D43: evidence files', async (t) => {
     }
   })
 
-  await t.test('the record body cannot write a file field', async (t) => {
+  await t.test('the record body cannot write a file field, but may send back what it read (D7)', async (t) => {
     const put = await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { pruebas: [] } })
     t.equal(put.status, 400)
     t.match(put.body.details[0].message, /ficheros\/pruebas/)
+    const read = (await api.request('GET', `/denuncias/${id}`, { token: admin })).body.data
+    const back = await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { ...read, prioridad: 'alta' } })
+    t.equal(back.status, 200, JSON.stringify(back.body))
+    t.same(back.body.data.pruebas, read.pruebas, 'the files as they were')
+    const forged = [{ ...read.pruebas[0], sha256: '0'.repeat(64) }, read.pruebas[1]]
+    t.equal((await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { pruebas: forged } })).status, 400)
+    const created = await api.request('POST', '/denuncias', {
+      token: admin,
+      body: { ...VALID['denuncias']!(), pruebas: read.pruebas },
+    })
+    t.equal(created.status, 400, 'a new record holds no files')
   })
 
   await t.test('refused uploads keep nothing', async (t) => {
