@@ -8,6 +8,8 @@ import type { Database } from '../db/database.js'
 import { startInstanceHeartbeat } from '../db/keys/instance-heartbeat.js'
 import { createJobLease } from '../db/job-lease.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
+import type { FileStore } from '../db/files/store.js'
+import { fileFixityJob } from './file-fixity.js'
 import { startJobRunner, type Job, type JobClock, type JobRunner } from './job-runner.js'
 import { SCHEMA_WATCH_MS, type SchemaWatch } from './schema-watch.js'
 
@@ -21,6 +23,8 @@ export interface ServiceJobsOptions {
   /** PostgreSQL (D38): the heartbeat could not seal the entries left pending. */
   readonly onSealError: (error: unknown) => void
   readonly clock?: JobClock
+  /** D43: the evidence files, re-hashed once a day on one instance. */
+  readonly files?: Pick<FileStore, 'verify'>
 }
 
 /** Reports this instance (its first heartbeat before this resolves), then runs every job until stopped. */
@@ -53,6 +57,7 @@ export async function startServiceJobs(options: ServiceJobsOptions): Promise<Job
       run: async () => void (await options.schemaWatch.check().catch(() => undefined)),
     },
   ]
+  if (options.files !== undefined) jobs.push(fileFixityJob(options.files, log))
   return startJobRunner(jobs, {
     instanceId: heartbeat.instanceId,
     lease: createJobLease(database),

@@ -260,6 +260,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       schemaWatch,
       log: built.log,
       onSealError,
+      files: engine.files,
     })
     return {
       app: built,

@@ -11,6 +11,7 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { ADMIN, databaseEnv, ON_POSTGRES, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { runRecords } from '../../helpers/records-cli.js'
+import { fileFixityJob } from '../../../src/app/file-fixity.js'
 
 const MAX = 1024 * 1024
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
@@ -248,5 +249,21 @@ t.test('D43: evidence files', async (t) => {
       ['correcto', 'alterado'],
     )
     t.equal((await stored(api, id)).blobs, blobsBefore)
+  })
+
+  await t.test("the service's periodic check logs an altered file at error level", async (t) => {
+    const errors: { fields: Record<string, unknown>; message: string }[] = []
+    const log = {
+      error: (fields: Record<string, unknown>, message: string) => errors.push({ fields, message }),
+      info: () => undefined,
+    } as unknown as Parameters<typeof fileFixityJob>[1]
+    const job = fileFixityJob(api.service.files, log)
+    t.equal(job.runs, 'one-instance', 'one instance of those sharing the database')
+    await job.run()
+    t.same(
+      errors.map((e) => [e.fields['recordId'], e.fields['n']]),
+      [[id, 1]],
+    )
+    t.match(errors[0]?.message, /alterado/)
   })
 })
