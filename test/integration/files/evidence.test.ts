@@ -251,6 +251,21 @@ t.test('D43: evidence files', async (t) => {
     t.equal((await stored(api, id)).blobs, blobsBefore)
   })
 
+  await t.test('records copy refuses an installation with evidence files rather than leave them behind', async (t) => {
+    const env: Record<string, string> = {
+      DATA_DIR: api.dataDir,
+      MODULES_FILE: modulesFile,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...(await databaseEnv(api.dataDir)),
+    }
+    const from = ON_POSTGRES ? String(env['DATABASE_URL']) : `sqlite:${join(api.dataDir, 'records.db')}`
+    const to = `sqlite:${join(mkdtempSync(join(tmpdir(), 'records-files-copy-')), 'copia.db')}`
+    const run = await runRecords(env, ['copy', '--from', from, '--to', to])
+    t.equal(run.status, 1)
+    t.match(run.stderr, /ficheros de prueba/)
+  })
+
   await t.test("the service's periodic check logs an altered file at error level", async (t) => {
     const errors: { fields: Record<string, unknown>; message: string }[] = []
     const log = {
