@@ -105,14 +105,18 @@ t.test('D43: evidence files', async (t) => {
     const second = await upload(api, id, png(), { token: admin, type: 'image/png', name: 'foto.png' })
     t.equal(second.body.data.n, 2)
     blobsBefore = (await stored(api, id)).blobs
-    if (!ON_POSTGRES) {
-      const folder = join(api.dataDir, 'ficheros', 'denuncias', id)
-      const onDisk = readdirSync(folder).map((f) => readFileSync(join(folder, f)))
-      t.notOk(
-        onDisk.some((b) => b.includes(bytes.subarray(100, 132))),
-        'encrypted at rest',
-      )
-    }
+    const atRest = ON_POSTGRES
+      ? (await sql<{ data: Buffer }>`select data from _file_chunks`.execute(api.service.database.db)).rows.map(
+          (r) => r.data,
+        )
+      : readdirSync(join(api.dataDir, 'ficheros', 'denuncias', id)).map((f) =>
+          readFileSync(join(api.dataDir, 'ficheros', 'denuncias', id, f)),
+        )
+    t.ok(atRest.length > 0)
+    t.notOk(
+      atRest.some((b) => b.includes(bytes.subarray(100, 132))),
+      'encrypted at rest',
+    )
   })
 
   await t.test('the record body cannot write a file field, but may send back what it read (D7)', async (t) => {
@@ -188,6 +192,16 @@ t.test('D43: evidence files', async (t) => {
       downloads.every((e: any) => e.user_id === null),
       'who downloaded: for auditors only (F2)',
     )
+  })
+
+  await t.test('an upload is an edit: a record in a final state takes no more files (D28)', async (t) => {
+    const other = await api.create('denuncias', VALID['denuncias']!())
+    for (const estado of ['investigacion', 'judicializada'])
+      t.equal((await api.request('PUT', `/denuncias/${other._id}`, { token: admin, body: { estado } })).status, 200)
+    const chunksBefore = (await stored(api, id)).blobs
+    const late = await upload(api, String(other._id), pdf(1000), { token: admin })
+    t.equal(late.status, 409)
+    t.same(await stored(api, String(other._id)), { rows: 0, blobs: ON_POSTGRES ? chunksBefore : 0 }, 'nothing kept')
   })
 
   await t.test(
