@@ -18,12 +18,15 @@ const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const pdf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(size - 9)])
 const png = () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(100)])
 
-/** The shipped modules.yaml with a 1 MiB `max_size` on denuncias.pruebas and a motivo for `consulta`'s reads. */
+/** The shipped modules.yaml with a 1 MiB `max_size` on denuncias.pruebas, a motivo for `consulta`'s reads and `oficial`'s edits. */
 function fixtureModules(): string {
   const dir = mkdtempSync(join(tmpdir(), 'records-files-'))
   const text = readFileSync(REPO_MODULES, 'utf8')
     .replace('max_size: 52428800', `max_size: ${MAX}`)
-    .replace(/\n {2}denuncias:\n/, '\n  denuncias:\n    motivo_requerido:\n      consultar: [consulta]\n')
+    .replace(
+      /\n {2}denuncias:\n/,
+      '\n  denuncias:\n    motivo_requerido:\n      consultar: [consulta]\n      editar: [oficial]\n',
+    )
   const file = join(dir, 'modules.yaml')
   writeFileSync(file, text)
   return file
@@ -179,6 +182,21 @@ t.test('D43: evidence files', async (t) => {
       'x-motivo': 'Diligencia 12/2026',
     })
     t.equal(read.statusCode, 200)
+    const oficial = await api.userWithRole('oficial')
+    const theirs = await api.create('denuncias', VALID['denuncias']!())
+    const unjustified = await upload(api, String(theirs._id), pdf(1000), { token: oficial.token })
+    t.equal(unjustified.status, 400, 'motivo_requerido.editar applies to uploads')
+    const justified = await upload(api, String(theirs._id), pdf(1000), {
+      token: oficial.token,
+      headers: { 'x-motivo': 'Acta aportada por el denunciante' },
+    })
+    t.equal(justified.status, 201)
+    const ingest = await api.request('GET', `/denuncias/${theirs._id}/ficheros/pruebas/1/custodia`, { token: admin })
+    t.match(ingest.body.data.entries[0], {
+      action: 'fichero_ingreso',
+      user_id: oficial.id,
+      motivo: 'Acta aportada por el denunciante',
+    })
     t.equal((await download(api, `/denuncias/${id}/ficheros/pruebas/9`, admin)).statusCode, 404)
     t.equal((await download(api, `/denuncias/${id}/ficheros/observaciones/1`, admin)).statusCode, 404)
     const custody = await api.request('GET', `/denuncias/${id}/ficheros/pruebas/1/custodia`, {
@@ -256,7 +274,7 @@ t.test('D43: evidence files', async (t) => {
       [[id, 1]],
       'the altered one, and only it',
     )
-    t.equal(report.total, 2)
+    t.equal(report.total, 3, 'every stored file')
     const custody = await api.request('GET', `/denuncias/${id}/ficheros/pruebas/1/custodia`, { token: admin })
     t.same(
       custody.body.data.entries.filter((e: any) => e.action === 'fichero_verificacion').map((e: any) => e.result),
