@@ -18,7 +18,10 @@ const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const pdf = (size: number) => Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(size - 9)])
 const png = () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(100)])
 
-/** The shipped modules.yaml with a 1 MiB `max_size` on denuncias.pruebas, a motivo for `consulta`'s reads and `oficial`'s edits. */
+/**
+ * The shipped modules.yaml with a 1 MiB `max_size` on denuncias.pruebas, and a motivo for
+ * `consulta`'s reads and `oficial`'s edits.
+ */
 function fixtureModules(): string {
   const dir = mkdtempSync(join(tmpdir(), 'records-files-'))
   const text = readFileSync(REPO_MODULES, 'utf8')
@@ -79,7 +82,6 @@ t.test('D43: evidence files', async (t) => {
   const record = await api.create('denuncias', VALID['denuncias']!())
   const id = String(record._id)
   const bytes = pdf(700_000) // three sealed segments
-  let blobsBefore = 0
 
   await t.test('an upload is kept, listed by a new version of the record and read back byte for byte', async (t) => {
     const up = await upload(api, id, bytes, {
@@ -107,7 +109,6 @@ t.test('D43: evidence files', async (t) => {
     t.equal(sha(down.rawPayload), sha(bytes), 'the bytes as uploaded')
     const second = await upload(api, id, png(), { token: admin, type: 'image/png', name: 'foto.png' })
     t.equal(second.body.data.n, 2)
-    blobsBefore = (await stored(api, id)).blobs
     const atRest = ON_POSTGRES
       ? (await sql<{ data: Buffer }>`select data from _file_chunks`.execute(api.service.database.db)).rows.map(
           (r) => r.data,
@@ -238,6 +239,7 @@ t.test('D43: evidence files', async (t) => {
 
   await t.test('verification re-hashes every file and catches one altered at rest', async (t) => {
     const files = api.service.files
+    const blobsBefore = (await stored(api, id)).blobs
     t.ok(
       (await files.verify(null)).every((r) => r.ok),
       'intact',
