@@ -30,6 +30,8 @@ export type ErrorCode =
   | 'SECOND_FACTOR_REQUIRED'
   | 'SECOND_FACTOR_INVALID'
   | 'SECOND_FACTOR_CONFLICT'
+  | 'FILE_NOT_FOUND'
+  | 'FILE_REJECTED'
 
 export interface ErrorDetail {
   readonly field: string
@@ -97,6 +99,8 @@ export const MESSAGES = {
   recordNotHeld: 'El registro no está retenido',
   liveAccountErasure: 'Una cuenta activa no se puede suprimir',
   blockedRecord: 'Registro bloqueado',
+  fileNotFound: 'Fichero no encontrado',
+  fileRejected: 'Fichero rechazado',
 } as const
 
 export const badJson = (cause?: unknown): AppError => new AppError('BAD_JSON', 400, MESSAGES.badJson, { cause })
@@ -381,6 +385,22 @@ export const queryTooLong = (max: number): AppError =>
 export const bodyTooLarge = (): AppError => new AppError('BODY_TOO_LARGE', 413, MESSAGES.bodyTooLarge)
 export const unsupportedMediaType = (): AppError =>
   new AppError('UNSUPPORTED_MEDIA_TYPE', 415, MESSAGES.unsupportedMediaType)
+
+/** D43: a field that is not a file field of the module, or a file number it does not hold. */
+export const fileNotFound = (): AppError => new AppError('FILE_NOT_FOUND', 404, MESSAGES.fileNotFound)
+/** D43: the upload exceeds the field's `max_size` (found while streaming: nothing is kept). */
+export const fileTooLarge = (field: string, maxSize: number): AppError =>
+  new AppError('BODY_TOO_LARGE', 413, `El fichero supera el tamaño máximo del campo '${field}' (${maxSize} bytes)`, {
+    details: [{ field, message: `Como máximo ${maxSize} bytes` }],
+  })
+/** D43: a Content-Type the field does not accept. */
+export const fileTypeNotAllowed = (field: string, type: string, allowed: readonly string[]): AppError =>
+  new AppError('UNSUPPORTED_MEDIA_TYPE', 415, `Tipo de fichero no admitido en '${field}': ${type}`, {
+    details: [{ field: 'content-type', message: `Tipos admitidos: ${allowed.join(', ')}` }],
+  })
+/** D43: the file cannot be kept as sent: its bytes are not its type, or its digest differs (nothing is kept). */
+export const fileRejected = (field: string, message: string): AppError =>
+  new AppError('FILE_REJECTED', 422, `${MESSAGES.fileRejected}: ${message}`, { details: [{ field, message }] })
 
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', 429, MESSAGES.rateLimited, { headers: { 'retry-after': String(retryAfterSeconds) } })

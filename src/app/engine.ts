@@ -18,6 +18,7 @@ import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
 import { createRecordCodec, type RecordCodec } from '../db/records/codec.js'
 import { createRecordStore } from '../db/records/store.js'
+import { createFileStore, type FileStore } from '../db/files/store.js'
 import { createRetentionStore, type RetentionStore } from '../db/retention/store.js'
 import { createSubjectStore, type SubjectStore } from '../db/records/subjects.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
@@ -76,6 +77,8 @@ export interface Engine {
   readonly retention: RetentionStore
   /** A person's records across modules, by an identifier (D41, GET /interesados). */
   readonly subjects: SubjectStore
+  /** Evidence files with their chain of custody (D43). */
+  readonly files: FileStore
   readonly accounts: AccountStore
   /** Each account's second factors and recovery codes (D42). */
   readonly factors: SecondFactorStore
@@ -127,7 +130,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     const integrity = options.onIntegrityFailure === undefined ? {} : { onIntegrityFailure: options.onIntegrityFailure }
     const consultationLog = options.consultationLog === false ? { consultationLog: false } : {}
     const accounts = createAccountStore(database, spec.accounts, changes)
-    const records = createRecordStore({
+    const recordOptions = {
       database,
       modules: spec.moduleByName,
       codec,
@@ -139,7 +142,8 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       onSealError: options.onSealError,
       ...integrity,
       ...consultationLog,
-    })
+    }
+    const records = createRecordStore(recordOptions)
     // The first password change removes DATA_DIR/admin-password, whichever path makes it.
     const store = withAdminPasswordFile(records, {
       dataDir: settings.dataDir,
@@ -161,6 +165,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
         changes,
         accountsModule: spec.accounts.spec.name,
       }),
+      files: createFileStore({ ...recordOptions, dataDir: settings.dataDir, cipher: keys.cipher }),
       subjects: createSubjectStore({ database, codec, readAudit, ...consultationLog }),
       clock,
       keys,

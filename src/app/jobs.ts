@@ -8,6 +8,8 @@ import type { Database } from '../db/database.js'
 import { startInstanceHeartbeat } from '../db/keys/instance-heartbeat.js'
 import { createJobLease } from '../db/job-lease.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
+import type { FileStore } from '../db/files/store.js'
+import { fileFixityJob } from './file-fixity.js'
 import { startJobRunner, type Job, type JobClock, type JobRunner } from './job-runner.js'
 import { retentionJob } from './retention-job.js'
 import type { RetentionRunOptions } from './retention-run.js'
@@ -25,6 +27,8 @@ export interface ServiceJobsOptions {
   /** The daily retention run (D41): what it needs, its actor the service's. */
   readonly retention: RetentionRunOptions
   readonly clock?: JobClock
+  /** D43: the evidence files, re-hashed once a day on one instance. */
+  readonly files?: Pick<FileStore, 'verify'>
 }
 
 /** Reports this instance (its first heartbeat before this resolves), then runs every job until stopped. */
@@ -59,6 +63,7 @@ export async function startServiceJobs(options: ServiceJobsOptions): Promise<Job
     // Blocks and erases what passed its longest keep, once a day across instances (D41).
     retentionJob(options.retention, log),
   ]
+  if (options.files !== undefined) jobs.push(fileFixityJob(options.files, log))
   return startJobRunner(jobs, {
     instanceId: heartbeat.instanceId,
     lease: createJobLease(database),

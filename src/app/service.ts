@@ -22,6 +22,7 @@ import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
 import type { RecordCodec } from '../db/records/codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
+import type { FileStore } from '../db/files/store.js'
 import { canonicalizeUsernames } from '../db/accounts/username-migration.js'
 import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
@@ -52,6 +53,8 @@ export interface OpenService {
   readonly spec: ServiceSpec
   readonly database: Database
   readonly store: RecordStore
+  /** Evidence files and their custody (D43). */
+  readonly files: FileStore
   readonly accounts: AccountStore
   /** Each account's second factors (D42). */
   readonly factors: SecondFactorStore
@@ -220,6 +223,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     const built = await buildApp(spec, {
       store,
       retention: engine.retention,
+      files: engine.files,
       subjects: engine.subjects,
       accounts,
       factors: engine.factors,
@@ -271,6 +275,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
         actaDir: settings.retentionActaDir,
         keyFile: settings.auditCheckpointKeyFile,
       },
+      files: engine.files,
       ...(options.jobClock === undefined ? {} : { clock: options.jobClock }),
     })
     return {
@@ -278,6 +283,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       spec,
       database,
       store,
+      files: engine.files,
       accounts,
       factors: engine.factors,
       initialAdmin,

@@ -8,6 +8,7 @@ import { dateType } from './field-types/date.js'
 import { datetimeType } from './field-types/datetime.js'
 import { decimalType } from './field-types/decimal.js'
 import type { FieldTypeDef } from './field-types/field-type.js'
+import { fileType } from './field-types/file.js'
 import { integerType } from './field-types/integer.js'
 import { mixedType } from './field-types/mixed.js'
 import { passwordType } from './field-types/password.js'
@@ -46,4 +47,5 @@ export const FIELD_TYPES: Readonly<Record<FieldType, FieldTypeDef>> = {
   password: passwordType,
   role: roleType,
   ref: refType,
+  file: fileType,
 }

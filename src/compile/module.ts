@@ -20,6 +20,7 @@ export function compileField(def: FieldDef, context: SchemaContext): FieldSpec {
     encrypted: def.encrypted,
     blindIndexColumn: def.encrypted ? blindIndexColumnOf(def.name) : undefined,
     writeOnly: entry.declaration.writeOnly,
+    ...(entry.declaration.uploaded === true ? { uploaded: true as const } : {}),
     parseFilter: entry.parseFilter,
     operators: def.encrypted ? entry.operators.filter((op) => ENCRYPTED_OPERATORS.includes(op)) : entry.operators,
     sortable: entry.sortable && !def.encrypted,

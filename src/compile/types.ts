@@ -22,6 +22,8 @@ export interface FieldSpec {
   readonly blindIndexColumn: string | undefined
   /** Accepted on write, never returned (passwords). */
   readonly writeOnly: boolean
+  /** D43: written only by uploads to its route, never by a record's body (`file`). */
+  readonly uploaded?: true
   readonly parseFilter: FilterParser | null
   /** The filter operators this field allows: its type's, only ENCRYPTED_OPERATORS when encrypted. */
   readonly operators: readonly FilterOperator[]

@@ -8,6 +8,7 @@ import { booleanType } from '../compile/field-types/boolean.js'
 import { dateType } from '../compile/field-types/date.js'
 import { datetimeType } from '../compile/field-types/datetime.js'
 import { decimalType } from '../compile/field-types/decimal.js'
+import { FILE_SIGNATURES, fileType } from '../compile/field-types/file.js'
 import type { FieldDeclaration } from '../compile/field-types/field-type.js'
 import type { FieldType } from './field-type-names.js'
 import { integerType } from '../compile/field-types/integer.js'
@@ -35,6 +36,10 @@ export const FIELD_DECLARATIONS = {
   password: passwordType.declaration,
   role: roleType.declaration,
   ref: refType.declaration,
+  file: fileType.declaration,
 } as const satisfies Readonly<Record<FieldType, FieldDeclaration>>
+
+/** D43: the MIME types a `file` field's `types:` may list: those the service recognises by their bytes. */
+export const FILE_MIME_TYPES: readonly string[] = Object.keys(FILE_SIGNATURES)
 
 export type { FieldType }

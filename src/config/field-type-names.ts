@@ -16,6 +16,7 @@ export const FIELD_TYPE_NAMES = [
   'password',
   'role',
   'ref',
+  'file',
 ] as const
 
 export type FieldType = (typeof FIELD_TYPE_NAMES)[number]

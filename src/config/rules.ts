@@ -2,6 +2,7 @@
 import type { ConfigProblem } from '../errors.js'
 import { checkAccess, checkWorkflows, type Report } from './access-rules.js'
 import { checkRetention } from './retention-rules.js'
+import { checkFileFields } from './file-rules.js'
 import { SYSTEM_INDEXES, databaseObjectsOf, storedName, type DatabaseObject } from './database-names.js'
 import { didYouMean } from './suggest.js'
 import { FIELD_DECLARATIONS, type FieldDeclaration } from './field-declarations.js'
@@ -349,6 +350,7 @@ export function checkRules(config: ModulesConfig, source: YamlSource): ConfigPro
   checkWorkflows(config, report)
   checkMotivoRoles(config, report)
   checkRetention(config, report)
+  checkFileFields(config, report)
   checkDatabaseNames(config, report)
   return problems.sort((a, b) => a.line - b.line || a.column - b.column)
 }

@@ -42,6 +42,10 @@ export interface FieldDef {
   readonly module?: string
   /** `ref` only: whether deleting a referenced target is refused (restrict, the default) or allowed. */
   readonly onDelete?: 'restrict' | 'allow'
+  /** `file` only (D43): the largest file accepted, in bytes. */
+  readonly maxSize?: number
+  /** `file` only (D43): the MIME types accepted, each checked on the file's bytes. */
+  readonly types?: readonly string[]
   /** Enum values renamed since the last migration, old -> new. */
   readonly renamedValues?: Readonly<Record<string, string>>
 }

@@ -48,6 +48,8 @@ function toField(name: string, raw: Raw): FieldDef {
     ...optional('renamed_values', 'renamedValues'),
     ...optional('module'),
     ...optional('on_delete', 'onDelete'),
+    ...optional('max_size', 'maxSize'),
+    ...optional('types'),
   }
 }
 

@@ -19,7 +19,8 @@ export function exampleValue(field: FieldSpec): unknown {
 /** A create body with every field an example can be derived for (required ones included). */
 export function createExample(spec: ModuleSpec): Record<string, unknown> {
   const values: Record<string, unknown> = {}
-  for (const field of spec.fields) {
+  // A file field is written by its upload route only (D43).
+  for (const field of spec.fields.filter((f) => f.uploaded !== true)) {
     const value = exampleValue(field)
     if (value !== undefined) values[field.name] = value
   }
@@ -31,7 +32,8 @@ export function updateExample(spec: ModuleSpec): Record<string, unknown> {
   const state = spec.stateField === undefined ? undefined : spec.fieldsByName.get(spec.stateField)
   const states = state?.def.enum
   if (state !== undefined && states !== undefined && states.length > 1) return { [state.name]: states[1] }
-  const field = spec.fields.find((f) => !f.def.required && exampleValue(f) !== undefined) ?? spec.fields[0]
+  const field =
+    spec.fields.find((f) => !f.def.required && f.uploaded !== true && exampleValue(f) !== undefined) ?? spec.fields[0]
   return field === undefined ? {} : { [field.name]: exampleValue(field) }
 }
 

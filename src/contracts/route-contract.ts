@@ -24,6 +24,7 @@ export type ErrorResponseName =
   | 'Conflict'
   | 'TooLarge'
   | 'UnsupportedMediaType'
+  | 'Unprocessable'
   | 'TooManyRequests'
   | 'InternalError'
   | 'Unavailable'

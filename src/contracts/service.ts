@@ -2,6 +2,7 @@
 import type { ServiceSpec } from '../compile/types.js'
 import { auditContracts } from './audit.js'
 import { eventContracts } from './events.js'
+import { fileContracts } from './files.js'
 import { recordContracts } from './records.js'
 import { retentionContracts } from './retention.js'
 import { subjectContracts } from './subjects.js'
@@ -25,6 +26,9 @@ export function serviceContracts(service: ServiceSpec): readonly ContractFamily[
     subjectContracts(service),
     eventContracts(service),
     systemContracts,
-    ...service.modules.map((spec) => recordContracts(spec, service)),
+    ...service.modules.flatMap((spec) => {
+      const files = fileContracts(spec)
+      return files === undefined ? [recordContracts(spec, service)] : [recordContracts(spec, service), files]
+    }),
   ]
 }

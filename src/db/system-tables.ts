@@ -6,6 +6,7 @@ import type { Dialect } from '../compile/field-types.js'
 import { SYSTEM_INDEXES } from '../config/database-names.js'
 import type { Database, Db } from './database.js'
 import { DDL_TYPES } from './dialects/ddl.js'
+import { createFileTables } from './files/tables.js'
 
 /** What an audit entry says, in `_audit` and in `_audit_pending` alike (D18, D38). */
 const withEntryColumns = <T extends string, C extends string>(table: CreateTableBuilder<T, C>) =>
@@ -219,6 +220,8 @@ export async function createSystemTables(db: Db, dialect: Dialect): Promise<void
     .columns(['module', 'record_id'])
     .where(sql.ref('blocked_at'), 'is not', null)
     .execute()
+  // D43: evidence files and (PostgreSQL) their sealed bytes.
+  await createFileTables(db, dialect)
 }
 
 /**

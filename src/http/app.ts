@@ -8,6 +8,7 @@ import type { PasskeyChallengeStore } from '../db/accounts/passkey-challenges.js
 import type { SecondFactorStore } from '../db/accounts/second-factors.js'
 import type { LoginFailureStore } from '../db/accounts/login-failures.js'
 import type { RecordStore } from '../db/records/types.js'
+import type { FileStore } from '../db/files/store.js'
 import type { RetentionStore } from '../db/retention/store.js'
 import type { SubjectStore } from '../db/records/subjects.js'
 import type { AccountRules } from '../records/account-rules.js'
@@ -18,6 +19,7 @@ import corsPlugin from './cors.js'
 import { createBodyAjv } from '../records/body-validator.js'
 import { auditContracts } from '../contracts/audit.js'
 import { eventContracts } from '../contracts/events.js'
+import { fileContracts } from '../contracts/files.js'
 import { recordContracts } from '../contracts/records.js'
 import { retentionContracts } from '../contracts/retention.js'
 import { subjectContracts } from '../contracts/subjects.js'
@@ -36,6 +38,7 @@ import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
+import { fileRoutes } from './routes/files.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
 import { secondFactorRoutes } from './routes/second-factor.js'
@@ -51,6 +54,8 @@ export interface AppDeps {
   readonly store: RecordStore
   /** The retention queue and its decisions (D41). */
   readonly retention: RetentionStore
+  /** Evidence files and their custody (D43). */
+  readonly files: FileStore
   /** A person's records across modules (D41, GET /interesados). */
   readonly subjects: SubjectStore
   readonly accounts: AccountStore
@@ -273,6 +278,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         limits: { ...DEFAULT_LIVE_LIMITS, ...deps.events.limits },
       })
       for (const spec of service.modules) {
+        const files = fileContracts(spec)
+        if (files !== undefined)
+          await api.register(fileRoutes, { prefix: files.prefix, contracts: files, spec, service, store: deps.files })
         const contracts = recordContracts(spec, service)
         await api.register(recordRoutes, {
           prefix: contracts.prefix,

@@ -135,6 +135,7 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
     status: '404',
     response: errorResponse('El registro no existe o está eliminado (D10).', {
       recordNotFound: { summary: 'Registro no encontrado', error: MESSAGES.recordNotFound },
+      fileNotFound: { summary: 'Campo o fichero inexistente (D43)', error: MESSAGES.fileNotFound },
     }),
   },
   Conflict: {
@@ -157,14 +158,42 @@ const ERRORS: Readonly<Record<ErrorResponseName, { readonly status: string; read
   },
   TooLarge: {
     status: '413',
-    response: errorResponse('Cuerpo de más de 1 MiB (D7).', {
+    response: errorResponse('Cuerpo de más de 1 MiB (D7), o fichero de más de `max_size` de su campo (D43).', {
       bodyTooLarge: { summary: 'Demasiado grande', error: MESSAGES.bodyTooLarge },
+      fileTooLarge: {
+        summary: 'Fichero demasiado grande (D43)',
+        error: "El fichero supera el tamaño máximo del campo 'campo' (52428800 bytes)",
+        details: [{ field: 'campo', message: 'Como máximo 52428800 bytes' }],
+      },
     }),
   },
   UnsupportedMediaType: {
     status: '415',
-    response: errorResponse('El cuerpo no es application/json.', {
-      unsupported: { summary: 'Tipo no admitido', error: MESSAGES.unsupportedMediaType },
+    response: errorResponse(
+      'El cuerpo no es application/json, o el fichero no es de un tipo que admita su campo (D43).',
+      {
+        unsupported: { summary: 'Tipo no admitido', error: MESSAGES.unsupportedMediaType },
+        fileType: {
+          summary: 'Tipo de fichero no admitido (D43)',
+          error: "Tipo de fichero no admitido en 'campo': text/html",
+          details: [{ field: 'content-type', message: 'Tipos admitidos: application/pdf, image/jpeg' }],
+        },
+      },
+    ),
+  },
+  Unprocessable: {
+    status: '422',
+    response: errorResponse('El fichero no se guarda tal como llegó (D43): nada queda guardado.', {
+      contentMismatch: {
+        summary: 'El contenido no es del tipo declarado',
+        error: `${MESSAGES.fileRejected}: el contenido no es del tipo declarado (application/pdf)`,
+        details: [{ field: 'campo', message: 'el contenido no es del tipo declarado (application/pdf)' }],
+      },
+      digestMismatch: {
+        summary: 'X-SHA256 no coincide',
+        error: `${MESSAGES.fileRejected}: el SHA-256 recibido (…) no coincide con el de X-SHA256`,
+        details: [{ field: 'x-sha256', message: 'el SHA-256 recibido (…) no coincide con el de X-SHA256' }],
+      },
     }),
   },
   TooManyRequests: {

@@ -59,6 +59,10 @@ export const AUDIT_ACTIONS = [
   'suprimir',
   'retener',
   'liberar',
+  // D43: the custody of evidence files.
+  'fichero_ingreso',
+  'fichero_descarga',
+  'fichero_verificacion',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

@@ -123,6 +123,7 @@ Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nuev
         spec: env.spec,
         codec: env.codec,
         factors: env.factors,
+        files: env.files,
         changes: env.changes,
         activeKeyId: target,
         timezone: env.spec.service.timezone,

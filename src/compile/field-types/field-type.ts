@@ -54,6 +54,11 @@ export interface FieldDeclaration {
    * and `on_delete`, is always indexed, can be expanded and is checked on every write.
    */
   readonly references: boolean
+  /**
+   * D43: written only by uploads to its own route, never by a record's body (a `file` field):
+   * takes `max_size` and `types`.
+   */
+  readonly uploaded?: boolean
 }
 
 /** What `records demo` gives a type to invent a value with (its randomness and clock are the command's). */

@@ -10,6 +10,7 @@ import type { ChangeWatch } from '../change-watch.js'
 import type { Database, Row } from '../database.js'
 import { retireKeys, switchActiveKey } from './registry.js'
 import type { SecondFactorStore } from '../accounts/second-factors.js'
+import type { FileStore } from '../files/store.js'
 import type { RecordCodec } from '../records/codec.js'
 import { reencryptVersion, rewriteVersionData } from '../records/versions.js'
 import { versionPages } from '../records/pages.js'
@@ -20,6 +21,8 @@ export interface RotationOptions {
   readonly codec: RecordCodec
   /** Their TOTP secrets are encrypted under the same keys (D42). */
   readonly factors: Pick<SecondFactorStore, 'reencryptSecrets'>
+  /** Evidence files' own keys, wrapped by the field keys (D43); absent: none to rewrap. */
+  readonly files?: Pick<FileStore, 'rewrapKeys'>
   /** Caches of running instances watch it; the key signal makes them reload their keys. */
   readonly changes: ChangeWatch
   /** The key every instance encrypts with from now on; each instance must hold it already. */
@@ -119,6 +122,8 @@ export async function rotateEncryption(
   const versions = await rotateVersions(options, batchSize)
   // And the second factors' secrets (D42): a retired key must leave no TOTP unreadable.
   const secrets = await options.factors.reencryptSecrets()
+  // And the evidence files' keys (D43): a retired key must leave no file unreadable.
+  await options.files?.rewrapKeys()
   await retireKeys(database, options.changes, activeKeyId)
   return { rewritten, versions, secrets }
 }

@@ -1,11 +1,12 @@
 // How many stored values each key encrypted: records of every module, deleted
-// ones included, their kept versions and the second factors' secrets (D42).
+// ones included, their kept versions, the second factors' secrets (D42) and evidence files' keys (D43).
 // The audit log stores field names only, never values, so it holds no ciphertext.
 import { sql } from 'kysely'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { Database } from '../database.js'
 import { versionKeyIds } from '../records/versions.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { FILE_TABLES } from '../files/tables.js'
 import { versionPages } from '../records/pages.js'
 
 const PAGE = 1000
@@ -26,6 +27,11 @@ export async function keyUsage(database: Database, spec: ServiceSpec): Promise<M
   const { rows: secrets } = await sql<{ key_id: string; n: number | string }>`select ${secretKey} as key_id,
     count(*) as n from ${sql.table(SYSTEM_TABLES.secondFactors)} group by ${secretKey}`.execute(database.db)
   for (const row of secrets) usage.set(row.key_id, (usage.get(row.key_id) ?? 0) + Number(row.n))
+  // Evidence files' own keys, wrapped by the field keys (D43).
+  const fileKey = sql<string>`substr(file_key, 4, 8)`
+  const { rows: fileKeys } = await sql<{ key_id: string; n: number | string }>`select ${fileKey} as key_id,
+    count(*) as n from ${sql.table(FILE_TABLES.files)} group by ${fileKey}`.execute(database.db)
+  for (const row of fileKeys) usage.set(row.key_id, (usage.get(row.key_id) ?? 0) + Number(row.n))
   for (const module of spec.modules) {
     if (module.encryptedFields.length === 0) continue
     // Versions holding a ciphertext, read in pages by key: the values are inside their JSON.

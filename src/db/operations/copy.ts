@@ -12,6 +12,7 @@ import { VALUE_CONVERSIONS } from '../dialects/values.js'
 import { applyMigration, readSnapshot, type MigrationOptions } from '../migrate/apply.js'
 import { planMigration } from '../migrate/plan.js'
 import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from '../system-tables.js'
+import { FILE_TABLES } from '../files/tables.js'
 import { foldRecordIdCounters } from '../records/sequences.js'
 
 export interface CopyOptions {
@@ -174,6 +175,11 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
   if (pending.length > 0)
     throw copyRefused(
       `La base de datos de origen no está al día con modules.yaml (${pending.length} cambios pendientes): arranque el servicio sobre ella o migre antes de copiar`,
+    )
+  // D43: evidence files are not carried yet (SQLite keeps them in DATA_DIR): refused, not half copied.
+  if ((await rowCount(source.db, FILE_TABLES.files)) > 0)
+    throw copyRefused(
+      'La base de datos de origen tiene ficheros de prueba (D43): records copy todavía no los copia; la instalación no se puede mover con esta versión',
     )
   const existing = (await readSnapshot(target)).modules
   const plans = plansOf(modules)

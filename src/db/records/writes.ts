@@ -11,6 +11,7 @@ import { busy, forbidden, recordNotFound, uniqueConflict, versionConflict, isApp
 import type { ActingUser } from '../../records/acting-user.js'
 import { checkWritable, recordReader, shownTo, withUserDefaults } from '../../records/field-rules.js'
 import { checkCreation, checkFinal, checkUpdate } from '../../records/workflow.js'
+import { withoutFileFields } from '../../records/file-fields.js'
 import {
   createSealer,
   noteQueued,
@@ -97,6 +98,8 @@ export async function create(
   const now = clock()
   // The module's own rule first: a create has no row to lock (types.ts, WriteHook).
   if (hook !== undefined) values = hook({ action: 'crear', before: undefined, after: values }) ?? values
+  // D43: a new record holds no files; a body may only send an empty list.
+  values = withoutFileFields(spec, values)
   // Field rules and the creation state of the workflow.
   checkWritable(spec, user, values)
   const filled = withDefaults(spec, withUserDefaults(spec, user, values), now, timezone)
@@ -120,7 +123,7 @@ export async function createMany(
     for (let start = 0; start < values.length; start += batchSize) {
       const batch: Row[] = []
       for (const value of values.slice(start, start + batchSize))
-        batch.push(await codec.hashPasswords(spec, withDefaults(spec, value, now, timezone)))
+        batch.push(await codec.hashPasswords(spec, withDefaults(spec, withoutFileFields(spec, value), now, timezone)))
       // Audited as 'importar': an import may keep historical states the API would not create in.
       const kept = origins.slice(start, start + batchSize)
       await insertRecords(context, trx, spec, batch, actor, now, 'importar', kept)
@@ -138,6 +141,9 @@ export async function update(
   writeOptions: WriteOptions,
 ): Promise<ApiRecord> {
   const { codec, afterUpdate } = context
+  // D43: file fields sent back as read are ignored (checked against the locked row below).
+  const sent = changes
+  changes = withoutFileFields(spec, changes, (name) => sent[name])
   checkWritable(spec, writeOptions.user, changes)
   // Passwords are hashed before the transaction (bcrypt is slow); one a hook changes, in it.
   const hashed = await codec.hashPasswords(spec, changes)
@@ -149,6 +155,7 @@ export async function update(
     'editar',
     writeOptions,
     async (current, _stamp, adjusted) => {
+      withoutFileFields(spec, sent, (name) => storedFiles(codec, spec, current, name))
       const given = adjusted ?? changes
       if (adjusted !== undefined) {
         checkWritable(spec, writeOptions.user, adjusted)
@@ -484,4 +491,51 @@ function withoutDamagedNulls(
     changes: Object.fromEntries(Object.entries(changes).filter(([k, v]) => !(v === null && damaged.includes(k)))),
     damaged,
   }
+}
+
+/** A file field's list as the locked row holds it. */
+function storedFiles(codec: RecordCodec, spec: ModuleSpec, row: Row, name: string): unknown {
+  const field = spec.fieldsByName.get(name)
+  return field === undefined ? undefined : codec.plainValue(spec, field, row)
+}
+
+/** D43: what an upload adds to a record: the entry its file field lists, and its own rows. */
+export interface Attachment {
+  readonly field: string
+  /** The entry the field lists for the file numbered `n`. */
+  readonly entry: (n: number) => Row
+  /** In the write's transaction, after the record's row: the file's row and its custody entry. */
+  readonly store: (trx: Db, n: number, version: number) => Promise<void>
+}
+
+/**
+ * D43: one file added to a record's file field. An edit like any other (scope and write_scope,
+ * If-Match, workflow, the record's next version, `_hash` and 'editar' entry), whose change is the
+ * field's list with the new entry; its number is the list's length plus one, under the row's lock.
+ */
+export async function attach(
+  context: WriteContext,
+  spec: ModuleSpec,
+  id: string,
+  attachment: Attachment,
+  writeOptions: WriteOptions,
+): Promise<number> {
+  const field = spec.fieldsByName.get(attachment.field)
+  if (field === undefined || field.uploaded !== true)
+    throw new Error(`${spec.name}.${attachment.field}: not a file field`)
+  let n = 0
+  await changeRecord(context, spec, id, 'editar', writeOptions, (current) => {
+    const listed = context.codec.plainValue(spec, field, current)
+    const files = Array.isArray(listed) ? listed : []
+    n = files.length + 1
+    const value = [...files, attachment.entry(n)]
+    const version = Number(current[META.version]) + 1
+    return {
+      columns: context.codec.encode(spec, { [field.name]: value }, id),
+      fields: [field.name],
+      values: { [field.name]: value },
+      followUp: (trx) => attachment.store(trx, n, version),
+    }
+  })
+  return n
 }

@@ -1,0 +1,109 @@
+// D43: where the sealed bytes of files live, one store per dialect answering the same questions:
+// SQLite in DATA_DIR (files/<module>/<id>/<blob>), PostgreSQL in the database (`_file_chunks`),
+// so every instance serves every file. A blob is written in full and made durable before the
+// row naming it commits: a row never points at missing bytes; a crash in between leaves an orphan
+// blob no row names, harmless.
+import { randomUUID } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { mkdir, open, rename, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import { integrityError } from '../../errors.js'
+import type { Database } from '../database.js'
+import { FILE_TABLES } from './tables.js'
+
+/** The record a blob belongs to (SQLite files one folder per record). */
+export interface BlobPlace {
+  readonly module: string
+  readonly recordId: string
+}
+
+export interface BlobStore {
+  /**
+   * Stores `segments` under a new id and makes them durable. When `segments` fails (too large,
+   * a wrong type, a client gone) nothing stays and its error is rethrown.
+   */
+  put(place: BlobPlace, segments: AsyncIterable<Buffer>): Promise<string>
+  /** Removes a blob no row names (its write did not commit). */
+  discard(place: BlobPlace, blob: string): Promise<void>
+  /** The stored segments, as written. */
+  read(place: BlobPlace, blob: string): AsyncIterable<Buffer>
+}
+
+export function createBlobStore(database: Database, dataDir: string): BlobStore {
+  return database.dialect === 'postgres' ? databaseBlobs(database) : folderBlobs(dataDir)
+}
+
+/** SQLite: DATA_DIR/ficheros/<module>/<record id>/<blob>, written as `.<blob>.parte` then renamed. */
+function folderBlobs(dataDir: string): BlobStore {
+  const folderOf = (place: BlobPlace) => join(dataDir, 'ficheros', place.module, place.recordId)
+  return {
+    async put(place, segments) {
+      const folder = folderOf(place)
+      await mkdir(folder, { recursive: true, mode: 0o700 })
+      const blob = randomUUID()
+      const part = join(folder, `.${blob}.parte`)
+      const handle = await open(part, 'wx', 0o600)
+      try {
+        for await (const segment of segments) await handle.write(segment)
+        await handle.sync()
+        await handle.close()
+      } catch (error) {
+        await handle.close().catch(() => undefined)
+        await unlink(part).catch(() => undefined)
+        throw error
+      }
+      await rename(part, join(folder, blob))
+      // The rename itself durable: the folder's entry reaches the disk before the row commits.
+      const dir = await open(folder, 'r')
+      await dir.sync().finally(() => dir.close())
+      return blob
+    },
+    discard: (place, blob) => unlink(join(folderOf(place), blob)).catch(() => undefined),
+    async *read(place, blob) {
+      const path = join(folderOf(place), blob)
+      try {
+        for await (const chunk of createReadStream(path)) yield chunk as Buffer
+      } catch (error) {
+        throw integrityError(new Error(`${path}: fichero ilegible o ausente`, { cause: error }))
+      }
+    },
+  }
+}
+
+/** PostgreSQL: one row per segment, written in one transaction (rolled back on a failure). */
+function databaseBlobs(database: Database): BlobStore {
+  const { db } = database
+  return {
+    async put(_place, segments) {
+      const blob = randomUUID()
+      await db.transaction().execute(async (trx) => {
+        let seq = 0
+        for await (const data of segments)
+          await trx.insertInto(FILE_TABLES.chunks).values({ blob, seq: seq++, data }).execute()
+      })
+      return blob
+    },
+    discard: async (_place, blob) => {
+      await db
+        .deleteFrom(FILE_TABLES.chunks)
+        .where('blob', '=', blob)
+        .execute()
+        .catch(() => undefined)
+    },
+    async *read(_place, blob) {
+      for (let seq = 0; ; seq++) {
+        const row = await db
+          .selectFrom(FILE_TABLES.chunks)
+          .select('data')
+          .where('blob', '=', blob)
+          .where('seq', '=', seq)
+          .executeTakeFirst()
+        if (row === undefined) {
+          if (seq === 0) throw integrityError(new Error(`fichero ${blob}: sin contenido en la base de datos`))
+          return
+        }
+        yield row['data'] as Buffer
+      }
+    },
+  }
+}

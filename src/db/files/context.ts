@@ -1,0 +1,98 @@
+// D43: what the parts of the evidence-file store share: the record and file lookups under the
+// caller's rules, the file's row and key, and the custody entries appended on their own.
+import { formatExactTimestamp } from '../../compile/time.js'
+import { META } from '../../compile/metadata.js'
+import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
+import { busy, fileNotFound, forbidden, recordNotFound } from '../../errors.js'
+import type { ActingUser } from '../../records/acting-user.js'
+import { hiddenFields } from '../../records/field-rules.js'
+import { appendAudit, type AuditEvent } from '../audit/log.js'
+import type { Row } from '../database.js'
+import { recordQuery } from '../records/query.js'
+import { createBlobStore, type BlobPlace, type BlobStore } from './blobs.js'
+import { fileKeyContext } from './rewrap.js'
+import { FILE_TABLES } from './tables.js'
+import type { FileStoreOptions, StoredFile } from './types.js'
+
+export interface FileContext {
+  readonly options: FileStoreOptions
+  readonly blobs: BlobStore
+  /** Now, as an audit entry's `at`. */
+  now(): string
+  /** The module's file field of that name, else 404. */
+  fileField(spec: ModuleSpec, name: string): FieldSpec
+  /** The live record as `user` may see it (404) and, with `write`, edit it (403); its id and version. */
+  checkRecord(spec: ModuleSpec, id: string, user: ActingUser | null, write: boolean): Promise<Row>
+  /** A field `user` may not read (`cannot_read`): 403. */
+  checkReadable(spec: ModuleSpec, field: FieldSpec, user: ActingUser | null): void
+  /** The file's row, else 404. */
+  fileRow(spec: ModuleSpec, id: string, field: string, n: number): Promise<Row>
+  storedOf(row: Row): StoredFile
+  /** The file's own key, unwrapped. */
+  keyOf(row: Row): Buffer
+  placeOf(row: Row): BlobPlace
+  /** Custody entries in a transaction of their own, committed before the caller goes on. */
+  appendCustody(events: readonly AuditEvent[]): Promise<void>
+}
+
+export function fileContext(options: FileStoreOptions): FileContext {
+  const { database, cipher, clock, timezone } = options
+  const { db } = database
+  const now = () => formatExactTimestamp(clock(), timezone)
+  return {
+    options,
+    blobs: createBlobStore(database, options.dataDir),
+    now,
+    fileField(spec, name) {
+      const field = spec.fieldsByName.get(name)
+      if (field?.uploaded !== true) throw fileNotFound()
+      return field
+    },
+    async checkRecord(spec, id, user, write) {
+      const reach = (action: 'read' | 'write') =>
+        recordQuery(db, spec, { user, action, dialect: database.dialect })
+          .select([META.id, META.version])
+          .where(META.id, '=', id)
+          .executeTakeFirst()
+      const row = await reach('read')
+      if (row === undefined) throw recordNotFound()
+      if (write && (await reach('write')) === undefined)
+        throw forbidden([
+          { field: 'registro', message: `No puede modificar este registro (write_scope de ${spec.name})` },
+        ])
+      return row as Row
+    },
+    checkReadable(spec, field, user) {
+      if (hiddenFields(spec, user)?.has(field.name) === true)
+        throw forbidden([{ field: field.name, message: `El rol no puede leer el campo '${field.name}'` }])
+    },
+    async fileRow(spec, id, field, n) {
+      const row = await db
+        .selectFrom(FILE_TABLES.files)
+        .selectAll()
+        .where('module', '=', spec.name)
+        .where('record_id', '=', id)
+        .where('field', '=', field)
+        .where('n', '=', n)
+        .executeTakeFirst()
+      if (row === undefined) throw fileNotFound()
+      return row as Row
+    },
+    storedOf: (row) => ({
+      n: Number(row['n']),
+      sha256: String(row['sha256']),
+      size: Number(row['size']),
+      type: String(row['type']),
+      name: String(row['name']),
+    }),
+    keyOf: (row) => Buffer.from(cipher.decrypt(String(row['file_key']), fileKeyContext(String(row['blob']))), 'base64'),
+    placeOf: (row) => ({ module: String(row['module']), recordId: String(row['record_id']) }),
+    async appendCustody(events) {
+      try {
+        await db.transaction().execute((trx) => appendAudit({ database, trx, events, at: now() }))
+      } catch (error) {
+        throw database.isBusy(error) ? busy(error) : error
+      }
+    },
+  }
+}

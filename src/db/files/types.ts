@@ -1,0 +1,80 @@
+// D43: what the evidence-file store answers and takes (store.ts assembles it from this folder).
+import type { ModuleSpec } from '../../compile/types.js'
+import type { FieldCipher } from '../crypto.js'
+import type { ReadOptions, RecordStoreOptions, WriteOptions } from '../records/types.js'
+
+/** One stored file as its record lists it and its upload answers. */
+export interface StoredFile {
+  readonly n: number
+  readonly sha256: string
+  readonly size: number
+  readonly type: string
+  readonly name: string
+}
+
+export interface UploadOptions extends WriteOptions {
+  /** The declared Content-Type, checked against the field's `types` and the bytes. */
+  readonly type: string
+  readonly name: string
+  /** `X-SHA256`, lower-case hex: a different digest of what arrived keeps nothing (422). */
+  readonly sha256?: string | undefined
+}
+
+/** A custody entry of one file: from the audit chain, with its hash. */
+export interface CustodyEntry {
+  readonly seq: number
+  readonly at: string
+  readonly action: string
+  readonly user_id: string | null
+  readonly sha256: string | null
+  readonly result?: string
+  readonly address?: string | null
+  readonly motivo?: string | null
+  readonly hash: string
+}
+
+export interface FileVerification {
+  readonly module: string
+  readonly recordId: string
+  readonly field: string
+  readonly n: number
+  readonly ok: boolean
+  /** Why it failed: its digest or size differ, or its bytes do not open. */
+  readonly problem?: string
+}
+
+export interface FileStore {
+  upload(
+    spec: ModuleSpec,
+    id: string,
+    field: string,
+    body: AsyncIterable<Buffer | string>,
+    options: UploadOptions,
+  ): Promise<StoredFile>
+  /** The file's bytes, after its custody entry (a consultation, D29) is in the audit chain. */
+  download(
+    spec: ModuleSpec,
+    id: string,
+    field: string,
+    n: number,
+    read: ReadOptions,
+  ): Promise<{ file: StoredFile; bytes: AsyncIterable<Buffer> }>
+  /** `auditor`: holds the audit trail's `ver`, and sees who downloaded, from where and why (F2). */
+  custody(
+    spec: ModuleSpec,
+    id: string,
+    field: string,
+    n: number,
+    read: ReadOptions & { auditor: boolean },
+  ): Promise<CustodyEntry[]>
+  /** Re-hashes every stored file; each check is a custody entry in `actor`'s name (null: the service). */
+  verify(actor: string | null, onFile?: (result: FileVerification) => void): Promise<FileVerification[]>
+  /** A key rotation's part (D14): every file key wrapped again under the active key; returns how many. */
+  rewrapKeys(): Promise<number>
+}
+
+export interface FileStoreOptions extends RecordStoreOptions {
+  readonly dataDir: string
+  /** The service's field keys (following rotations): each file's own key is kept wrapped by the active one. */
+  readonly cipher: FieldCipher
+}
