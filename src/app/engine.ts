@@ -164,6 +164,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
         modules: spec.moduleByName,
         changes,
         accountsModule: spec.accounts.spec.name,
+        dataDir: settings.dataDir,
       }),
       files: createFileStore({ ...recordOptions, dataDir: settings.dataDir, cipher: keys.cipher }),
       subjects: createSubjectStore({ database, codec, readAudit, ...consultationLog }),

@@ -33,9 +33,13 @@ export function createBlobStore(database: Database, dataDir: string): BlobStore 
   return database.dialect === 'postgres' ? databaseBlobs(database) : folderBlobs(dataDir)
 }
 
+/** SQLite: the folder of a record's sealed files. */
+export const recordFolder = (dataDir: string, place: BlobPlace): string =>
+  join(dataDir, 'ficheros', place.module, place.recordId)
+
 /** SQLite: DATA_DIR/ficheros/<module>/<record id>/<blob>, written as `.<blob>.parte` then renamed. */
 function folderBlobs(dataDir: string): BlobStore {
-  const folderOf = (place: BlobPlace) => join(dataDir, 'ficheros', place.module, place.recordId)
+  const folderOf = (place: BlobPlace) => recordFolder(dataDir, place)
   return {
     async put(place, segments) {
       const folder = folderOf(place)

@@ -8,11 +8,17 @@ import type { ActingUser } from '../../records/acting-user.js'
 import { hiddenFields } from '../../records/field-rules.js'
 import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { Row } from '../database.js'
+import { checkBlockedRead, checkBlockedWrite } from '../records/blocked-records.js'
 import { recordQuery } from '../records/query.js'
+import type { ReadOptions } from '../records/types.js'
 import { createBlobStore, type BlobPlace, type BlobStore } from './blobs.js'
 import { fileKeyContext } from './rewrap.js'
 import { FILE_TABLES } from './tables.js'
 import type { FileStoreOptions, StoredFile } from './types.js'
+
+/** Who reaches a record's files, and how: an upload, or a download or custody read. */
+export type RecordAccess =
+  { readonly write: true; readonly user: ActingUser | null } | { readonly write: false; readonly read: ReadOptions }
 
 export interface FileContext {
   readonly options: FileStoreOptions
@@ -21,8 +27,12 @@ export interface FileContext {
   now(): string
   /** The module's file field of that name, else 404. */
   fileField(spec: ModuleSpec, name: string): FieldSpec
-  /** The live record as `user` may see it (404) and, with `write`, edit it (403); its id and version. */
-  checkRecord(spec: ModuleSpec, id: string, user: ActingUser | null, write: boolean): Promise<Row>
+  /**
+   * The live record as the caller may see it (404) and, for a write, edit it (403); its id and
+   * version. A blocked record (D41): its files are of its values, so a write is 403 for everyone
+   * and a read as a GET of the record (records/blocked-records.ts).
+   */
+  checkRecord(spec: ModuleSpec, id: string, access: RecordAccess): Promise<Row>
   /** A field `user` may not read (`cannot_read`): 403. */
   checkReadable(spec: ModuleSpec, field: FieldSpec, user: ActingUser | null): void
   /** The file's row, else 404. */
@@ -48,18 +58,21 @@ export function fileContext(options: FileStoreOptions): FileContext {
       if (field?.uploaded !== true) throw fileNotFound()
       return field
     },
-    async checkRecord(spec, id, user, write) {
+    async checkRecord(spec, id, access) {
+      const user = access.write ? access.user : access.read.user
       const reach = (action: 'read' | 'write') =>
-        recordQuery(db, spec, { user, action, dialect: database.dialect })
+        recordQuery(db, spec, { user, action, dialect: database.dialect, includeBlocked: true })
           .select([META.id, META.version])
           .where(META.id, '=', id)
           .executeTakeFirst()
       const row = await reach('read')
       if (row === undefined) throw recordNotFound()
-      if (write && (await reach('write')) === undefined)
+      if (access.write && (await reach('write')) === undefined)
         throw forbidden([
           { field: 'registro', message: `No puede modificar este registro (write_scope de ${spec.name})` },
         ])
+      if (access.write) await checkBlockedWrite(db, spec, id)
+      else await checkBlockedRead(db, spec, id, access.read)
       return row as Row
     },
     checkReadable(spec, field, user) {

@@ -45,7 +45,7 @@ export async function custodyOf(
   read: ReadOptions & { readonly auditor: boolean },
 ): Promise<CustodyEntry[]> {
   const field = context.fileField(spec, where.field)
-  await context.checkRecord(spec, id, read.user, false)
+  await context.checkRecord(spec, id, { write: false, read })
   context.checkReadable(spec, field, read.user)
   await context.fileRow(spec, id, field.name, where.n)
   const rows = await context.options.database.db

@@ -53,7 +53,7 @@ async function uploadFile(
   if (!allowed.includes(upload.type)) throw fileTypeNotAllowed(field.name, upload.type, allowed)
   checkWritable(spec, upload.user, { [field.name]: null })
   // Refused before a byte is read where the answer is known already; decided again under the lock.
-  await context.checkRecord(spec, id, upload.user, true)
+  await context.checkRecord(spec, id, { write: true, user: upload.user })
   const key = randomBytes(32)
   const result: Ingested = { sha256: '', size: 0 }
   const place = { module: spec.name, recordId: id }
@@ -103,7 +103,7 @@ async function downloadFile(
   read: ReadOptions,
 ): Promise<{ file: StoredFile; bytes: AsyncIterable<Buffer> }> {
   const field = context.fileField(spec, where.field)
-  const record = await context.checkRecord(spec, id, read.user, false)
+  const record = await context.checkRecord(spec, id, { write: false, read })
   context.checkReadable(spec, field, read.user)
   const row = await context.fileRow(spec, id, field.name, where.n)
   const key = context.keyOf(row)

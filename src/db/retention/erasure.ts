@@ -9,6 +9,7 @@ import { busy, isAppError, liveAccountErasure, recordNotFound, retentionHeld } f
 import { resolveScope } from '../../records/scope.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { appendAudit } from '../audit/log.js'
+import { eraseRecordFiles, removeErasedFolder } from '../files/erase.js'
 import type { Db, Row } from '../database.js'
 import { createReferenceChecks } from '../records/references.js'
 import { recordQuery } from '../records/query.js'
@@ -41,7 +42,7 @@ export async function eraseRecord(
   motivo: string,
   options: DecisionOptions,
 ): Promise<Tombstone> {
-  const { database, timezone, clock, modules, changes, accountsModule } = storeOptions
+  const { database, timezone, clock, modules, changes, accountsModule, dataDir } = storeOptions
   const retention = spec.retention
   if (retention === undefined) throw recordNotFound()
   const at = clock()
@@ -53,6 +54,7 @@ export async function eraseRecord(
     motivo,
     basis: retention.basis,
   }
+  const place = { module: spec.name, recordId: id }
   try {
     await database.db.transaction().execute(async (trx) => {
       const hold = await lockRetentionRow(trx, database, spec, id)
@@ -79,6 +81,8 @@ export async function eraseRecord(
         .where('module', '=', spec.name)
         .where('record_id', '=', id)
         .execute()
+      // Its evidence files (D43): their rows and keys, on PostgreSQL their bytes.
+      await eraseRecordFiles(trx, database.dialect, place)
       // Record ids carry their module's prefix: only an account's id can match here.
       for (const table of ACCOUNT_TABLES) await trx.deleteFrom(table).where('account_id', '=', id).execute()
       await trx
@@ -106,6 +110,8 @@ export async function eraseRecord(
     if (database.isBusy(error)) throw busy(error)
     throw error
   }
+  // SQLite: the sealed files, unreadable already (their keys went with the commit), leave DATA_DIR.
+  if (database.dialect !== 'postgres') await removeErasedFolder(dataDir, place)
   if (options.reclaim !== false) await reclaimFreedSpace(database, [spec])
   return tombstone
 }

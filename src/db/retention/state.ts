@@ -48,10 +48,12 @@ export interface RetentionStoreOptions {
   readonly clock: () => Date
   /** Every module by name: an erasure looks for records that reference the erased one (D35). */
   readonly modules: ReadonlyMap<string, ModuleSpec>
-  /** An erasure, a block or its lift bumps the module's generation, so no cache keeps what lists no longer hold (D20, D41). */
+  /** An erasure, a block or its lift bumps the generation: caches drop what lists no longer hold (D20, D41). */
   readonly changes: ChangeWatch
   /** The accounts module: an account is erased only once deleted (errors.ts liveAccountErasure). */
   readonly accountsModule: string
+  /** SQLite: DATA_DIR, where an erased record's evidence files (D43) are removed from. */
+  readonly dataDir: string
 }
 
 export interface DecisionOptions {

@@ -99,6 +99,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     const { file, bytes } = await store.download(spec, request.params.id, request.params.field, numberOf(request), {
       actor: auth.account.id,
       reveal: false,
+      readBlocked: holds(auth, spec.permissions.bloqueados),
       user: actingUser(auth),
       request: context,
     })
@@ -116,6 +117,7 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
     const entries = await store.custody(spec, request.params.id, request.params.field, numberOf(request), {
       actor: auth.account.id,
       reveal: false,
+      readBlocked: holds(auth, spec.permissions.bloqueados),
       user: actingUser(auth),
       request: context,
       auditor: holds(auth, service.audit.permission),
