@@ -13,7 +13,7 @@ import type { Database } from '../db/database.js'
 import { applyExpiries, expiringModules, type ExpiryRun } from '../db/retention/run.js'
 import type { RetentionStore } from '../db/retention/store.js'
 import { commandFailed } from '../errors.js'
-import { actaBody, type ActaBody } from '../records/retention-acta.js'
+import { actaBody, actaText, type ActaBody } from '../records/retention-acta.js'
 
 export interface RetentionRunOptions {
   readonly database: Database
@@ -90,7 +90,7 @@ async function signActa(
   })
   const document = signDocument(body, key)
   try {
-    const file = writeActa(options.actaDir, at, `${JSON.stringify(document, null, 2)}\n`)
+    const file = writeActa(options.actaDir, at, actaText(document))
     return { document, file, keyCreated: key.created }
   } catch (error) {
     return { document, file: undefined, error: (error as Error).message, keyCreated: key.created }

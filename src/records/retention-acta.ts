@@ -87,6 +87,13 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const isStringList = (value: unknown): boolean => Array.isArray(value) && value.every((v) => typeof v === 'string')
 
 /** Why `value` is not an acta (its first problem), or undefined when its shape is one's. */
+/**
+ * The acta's file as written: its JSON indented by two spaces and a final newline. A verification
+ * compares the file with it byte for byte as well as checking the signature, which covers the
+ * parsed content only: spaces, key order, escapes or a repeated key would otherwise pass.
+ */
+export const actaText = (document: object): string => `${JSON.stringify(document, null, 2)}\n`
+
 export function actaShapeProblem(value: unknown): string | undefined {
   if (!isRecord(value) || value['tipo'] !== ACTA_KIND)
     return `no es un acta de eliminación (se espera "tipo": "${ACTA_KIND}")`

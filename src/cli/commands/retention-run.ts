@@ -6,7 +6,7 @@ import { resolve } from 'node:path'
 import { runRetention, type RetentionRunReport } from '../../app/retention-run.js'
 import type { Expiry } from '../../db/retention/run.js'
 import { commandFailed } from '../../errors.js'
-import { actaShapeProblem, type ActaBody } from '../../records/retention-acta.js'
+import { actaShapeProblem, actaText, type ActaBody } from '../../records/retention-acta.js'
 import { publicKeyFileOf, signatureHolds, type SignedDocument } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
 import { settingsOf, withEnvironment } from '../environment.js'
@@ -109,7 +109,8 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
   },
 }
 
-function readActa(input: CommandInput, file: string): ActaBody & SignedDocument {
+/** The acta in `file`, and whether the file is byte for byte the text that was signed. */
+function readActa(input: CommandInput, file: string): { document: ActaBody & SignedDocument; asWritten: boolean } {
   let text: string
   try {
     text = readFileSync(resolve(input.cwd, file), 'utf8')
@@ -124,7 +125,7 @@ function readActa(input: CommandInput, file: string): ActaBody & SignedDocument 
   }
   const problem = actaShapeProblem(value)
   if (problem !== undefined) throw commandFailed(`${file}: ${problem}`)
-  return value as ActaBody & SignedDocument
+  return { document: value as ActaBody & SignedDocument, asWritten: text === actaText(value as object) }
 }
 
 const acta: Command = {
@@ -147,13 +148,15 @@ la que guarda aparte (records audit checkpoint la muestra), o désela con --huel
   positionals: { min: 1, max: 1 },
   async run(input) {
     const file = input.positionals[0] as string
-    const document = readActa(input, file)
+    const { document, asWritten } = readActa(input, file)
     const expected = stringOption(input, 'huella')
     const problem = !signatureHolds(document)
       ? 'la firma no corresponde al contenido: el acta se ha modificado o no la firmó esa clave'
-      : expected !== undefined && expected !== document.huella
-        ? `firmada con otra clave (${document.huella}), no con la esperada (${expected})`
-        : undefined
+      : !asWritten
+        ? 'el fichero no es el texto firmado: se cambiaron espacios, el orden, el escape o se repitió una clave'
+        : expected !== undefined && expected !== document.huella
+          ? `firmada con otra clave (${document.huella}), no con la esperada (${expected})`
+          : undefined
     if (flag(input, 'json'))
       printJson(input, {
         ok: problem === undefined,

@@ -5,8 +5,8 @@
 // blob no row names, harmless.
 import { randomUUID } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdir, open, rename, unlink } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, open, rename, rmdir, unlink } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { integrityError } from '../../errors.js'
 import type { Database } from '../database.js'
 import { FILE_TABLES } from './tables.js'
@@ -43,7 +43,9 @@ function folderBlobs(dataDir: string): BlobStore {
   return {
     async put(place, segments) {
       const folder = folderOf(place)
-      await mkdir(folder, { recursive: true, mode: 0o700 })
+      // A folder made now is durable only once its parents' entries are: sync each one created.
+      const created = await mkdir(folder, { recursive: true, mode: 0o700 })
+      if (created !== undefined) for (const parent of parentsUpTo(created, folder)) await syncFolder(parent)
       const blob = randomUUID()
       const part = join(folder, `.${blob}.parte`)
       const handle = await open(part, 'wx', 0o600)
@@ -51,18 +53,22 @@ function folderBlobs(dataDir: string): BlobStore {
         for await (const segment of segments) await handle.write(segment)
         await handle.sync()
         await handle.close()
+        await rename(part, join(folder, blob))
+        // The rename itself durable: the folder's entry reaches the disk before the row commits.
+        await syncFolder(folder)
       } catch (error) {
         await handle.close().catch(() => undefined)
         await unlink(part).catch(() => undefined)
+        await unlink(join(folder, blob)).catch(() => undefined)
         throw error
       }
-      await rename(part, join(folder, blob))
-      // The rename itself durable: the folder's entry reaches the disk before the row commits.
-      const dir = await open(folder, 'r')
-      await dir.sync().finally(() => dir.close())
       return blob
     },
-    discard: (place, blob) => unlink(join(folderOf(place), blob)).catch(() => undefined),
+    // The folder too once empty: an upload that lost to an erasure leaves no folder named after it.
+    async discard(place, blob) {
+      await unlink(join(folderOf(place), blob)).catch(() => undefined)
+      await rmdir(folderOf(place)).catch(() => undefined)
+    },
     async *read(place, blob) {
       const path = join(folderOf(place), blob)
       try {
@@ -71,6 +77,20 @@ function folderBlobs(dataDir: string): BlobStore {
         throw integrityError(new Error(`${path}: fichero ilegible o ausente`, { cause: error }))
       }
     },
+  }
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const dir = await open(folder, 'r')
+  await dir.sync().finally(() => dir.close())
+}
+
+/** The parent of `first` (the first folder `mkdir` created) and every folder below it down to `last`'s parent. */
+function parentsUpTo(first: string, last: string): string[] {
+  const parents: string[] = []
+  for (let folder = last; ; folder = dirname(folder)) {
+    parents.unshift(dirname(folder))
+    if (folder === first || dirname(folder) === folder) return parents
   }
 }
 

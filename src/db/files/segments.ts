@@ -36,7 +36,7 @@ export function openSegment(key: Buffer, index: number, last: boolean, sealed: B
   }
 }
 
-/** Bytes in pieces of `size`, the last one shorter; `onPiece` is told whether each is the last. */
+/** Bytes in pieces of `size`, the last one shorter, each yielded with whether it is the last. */
 async function* pieces(source: AsyncIterable<Buffer | string>, size: number): AsyncGenerator<[Buffer, boolean]> {
   let pending: Buffer[] = []
   let length = 0

@@ -11,7 +11,7 @@ import { SYSTEM_TABLES } from '../system-tables.js'
 import type { ReadOptions } from './types.js'
 
 /** Whether a `bloquear` decision is in force on `id` (false in a module without `retention:`). */
-export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<boolean> {
+async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<boolean> {
   if (spec.retention === undefined) return false
   const row = await db
     .selectFrom(SYSTEM_TABLES.retention)
@@ -29,8 +29,8 @@ export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<b
  * reads (no acting user: an account's sign-in, `/me`) are not requests for a record and pass.
  */
 export async function checkBlockedRead(db: Db, spec: ModuleSpec, id: string, read: ReadOptions): Promise<boolean> {
-  if (!(await isBlocked(db, spec, id))) return false
-  if (read.user === null) return true
+  // The service's own reads (no acting user) pass, and are no consultation of a blocked record.
+  if (read.user === null || !(await isBlocked(db, spec, id))) return false
   if (read.readBlocked !== true) throw blockedRecord(spec.permissions.bloqueados)
   if ((read.request?.motivo ?? null) === null) throw blockedMotivoRequired(spec.name)
   return true

@@ -16,6 +16,7 @@ import type { Dialect } from '../../compile/field-types.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import { searchTableName } from '../../config/database-names.js'
 import type { Database, Db } from '../database.js'
+import { FILE_TABLES } from '../files/tables.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 
 /**
@@ -39,7 +40,14 @@ export async function reclaimFreedSpace(database: Database, specs: readonly Modu
     const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(TRUNCATE)`.execute(database.db)
     return rows[0]?.busy === 0
   }
-  const tables = [...new Set(specs.map((s) => s.table.name)), SYSTEM_TABLES.versions, SYSTEM_TABLES.retention]
+  // The evidence files' rows (their wrapped keys) and sealed chunks too (D43).
+  const tables = [
+    ...new Set(specs.map((s) => s.table.name)),
+    SYSTEM_TABLES.versions,
+    SYSTEM_TABLES.retention,
+    FILE_TABLES.files,
+    FILE_TABLES.chunks,
+  ]
   await sql`vacuum ${sql.join(tables.map((t) => sql.table(t)))}`.execute(database.db)
   return true
 }

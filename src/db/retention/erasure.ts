@@ -110,9 +110,12 @@ export async function eraseRecord(
     if (database.isBusy(error)) throw busy(error)
     throw error
   }
-  // SQLite: the sealed files, unreadable already (their keys went with the commit), leave DATA_DIR.
-  if (database.dialect !== 'postgres') await removeErasedFolder(dataDir, place)
-  if (options.reclaim !== false) await reclaimFreedSpace(database, [spec])
+  // The erasure has committed: what follows only tidies up, and its failure must not turn a done
+  // erasure into an error (a run would leave it out of its acta). SQLite: the sealed files,
+  // unreadable already (their keys went with the commit), leave DATA_DIR; the freed space is
+  // made unreadable, or by the next erasure or run if this one cannot.
+  if (database.dialect !== 'postgres') await removeErasedFolder(dataDir, place).catch(() => undefined)
+  if (options.reclaim !== false) await reclaimFreedSpace(database, [spec]).catch(() => false)
   return tombstone
 }
 

@@ -60,7 +60,8 @@ export async function changeHold(
   if (retention === undefined) throw recordNotFound()
   const at = clock()
   const stamp = formatTimestamp(at, timezone)
-  const read = { database, user: options.user, id }
+  // A deleted record (D10) too: its values are held until erased, and a hold must be able to stop that.
+  const read = { database, user: options.user, id, includeDeleted: true }
   const putting = change.referencia !== null
   try {
     return await database.db.transaction().execute(async (trx) => {

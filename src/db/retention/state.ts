@@ -63,7 +63,7 @@ export interface DecisionOptions {
   readonly actor: string
   readonly request?: RequestContext
   /**
-   * After a `suprimir`, make the freed space unreadable at once (erasure.ts reclaimErased):
+   * After a `suprimir`, make the freed space unreadable at once (erasure-sql.ts reclaimFreedSpace):
    * default true. A caller erasing many records passes false and calls the store's `reclaim`
    * once at the end.
    */

@@ -99,7 +99,7 @@ export function createRetentionStore(storeOptions: RetentionStoreOptions): Reten
     async status(spec, id, user) {
       const retention = spec.retention
       if (retention === undefined) throw recordNotFound()
-      const [record] = await readClocks(spec, { database, db: database.db, user, id })
+      const [record] = await readClocks(spec, { database, db: database.db, user, id, includeDeleted: true })
       if (record !== undefined) return stateOf(spec, retention, record, formatTimestamp(clock(), timezone))
       const tombstone = await readTombstone(database.db, spec, id, user)
       if (tombstone === undefined) throw recordNotFound()

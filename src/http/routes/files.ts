@@ -108,6 +108,8 @@ export async function fileRoutes(app: FastifyInstance, options: FileRoutesOption
       .header('content-length', String(file.size))
       .header('content-disposition', dispositionOf(file.name))
       .header('x-content-sha256', file.sha256)
+      // The bytes are evidence to keep, never a page to render: no browser guesses another type.
+      .header('x-content-type-options', 'nosniff')
     return reply.send(Readable.from(bytes))
   })
 

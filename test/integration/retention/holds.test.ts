@@ -171,3 +171,25 @@ t.test('D41: a reviewer with a record scope holds and lifts only within it (404 
   const theirState = await api.request('GET', `/retencion/denuncias/${theirs._id}`, { token: admin })
   t.equal(theirState.body.data.hold, null, 'the refused hold changed nothing')
 })
+
+t.test('D41: a deleted record (D10), whose values are still held, can be held, shown and lifted', async (t) => {
+  const api = await startTestApi(t)
+  const admin = await api.adminToken()
+  const dpd = await api.userWithRole('dpd')
+  const record = await api.create('denuncias', VALID['denuncias']!())
+  t.equal((await api.request('DELETE', `/denuncias/${record._id}`, { token: admin })).status, 200)
+  const path = `/retencion/denuncias/${record._id}`
+  const held = await api.request('POST', `${path}/retener`, {
+    token: dpd.token,
+    body: { referencia: 'DP 77/2026', motivo: 'Requerido por el juzgado' },
+  })
+  t.equal(held.status, 200)
+  t.equal(held.body.data.hold, 'DP 77/2026')
+  t.equal((await api.request('GET', path, { token: dpd.token })).body.data.hold, 'DP 77/2026', 'its state is shown')
+  const erase = () =>
+    api.request('POST', path, { token: dpd.token, body: { decision: 'suprimir', motivo: 'Plazo cumplido' } })
+  t.equal((await erase()).body.error, 'Registro retenido', 'the hold keeps it from erasure')
+  const lifted = await api.request('DELETE', `${path}/retener`, { token: dpd.token, body: { motivo: 'Archivado' } })
+  t.equal(lifted.status, 200)
+  t.equal((await erase()).status, 200, 'then it is erased')
+})
