@@ -1,6 +1,6 @@
 // A module's `retention:` (D41) compiled: its durations parsed and `from` resolved to what the
 // due computation reads (records/retention-due.ts). Config rules have checked both.
-import { describeDuration, parseDuration, type Duration } from '../config/duration.js'
+import { describeDuration, durationText, parseDuration, type Duration } from '../config/duration.js'
 import { STATE_FROM_PREFIX, type ModuleDef, type RetentionDef } from '../config/types.js'
 import type { ReachWarning } from './reach.js'
 import type { RetentionFromSpec, RetentionSpec, ServiceSpec } from './types.js'
@@ -56,12 +56,11 @@ export function retentionNote(retention: RetentionSpec): string {
 
 /** The module's `retention:` as written, for the OpenAPI document's `x-retencion` (D41). */
 export function retentionDeclaration(retention: RetentionSpec): Readonly<Record<string, string>> {
-  const text = (d: Duration) => `${d.amount}${d.unit}`
   return {
     basis: retention.basis,
     from: retention.fromText,
-    review_every: text(retention.reviewEvery),
-    ...(retention.keepAtMost === undefined ? {} : { keep_at_most: text(retention.keepAtMost) }),
+    review_every: durationText(retention.reviewEvery),
+    ...(retention.keepAtMost === undefined ? {} : { keep_at_most: durationText(retention.keepAtMost) }),
     on_expiry: retention.onExpiry,
   }
 }

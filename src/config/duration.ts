@@ -21,6 +21,9 @@ export function parseDuration(text: string): Duration | undefined {
   return { amount: Number(match[1]), unit: match[2] as DurationUnit }
 }
 
+/** The duration as modules.yaml writes it: `3y` (the inverse of parseDuration). */
+export const durationText = (duration: Duration): string => `${duration.amount}${duration.unit}`
+
 /** `3y` as a reader says it: `3 años`, `1 año`. */
 export const describeDuration = (duration: Duration): string =>
   `${duration.amount} ${UNIT_WORDS[duration.unit][duration.amount === 1 ? 0 : 1]}`

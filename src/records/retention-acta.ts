@@ -1,6 +1,7 @@
 // The acta de eliminación (D41): what a retention run that erased records signs, so that the
 // erasure can be shown later without the database (whose rows are gone). Pure: its content
 // from the run, and a file read back checked for its shape; the signature is cli/audit-checkpoint.ts's.
+import { retentionDeclaration } from '../compile/retention.js'
 import type { RetentionSpec } from '../compile/types.js'
 
 export const ACTA_KIND = 'municipal-records/acta-de-eliminacion' as const
@@ -56,8 +57,7 @@ export interface ActaInput {
   readonly head: ActaAuditHead
 }
 
-const durationText = (retention: RetentionSpec): string =>
-  retention.keepAtMost === undefined ? '' : `${retention.keepAtMost.amount}${retention.keepAtMost.unit}`
+const keepText = (retention: RetentionSpec): string => retentionDeclaration(retention)['keep_at_most'] ?? ''
 
 /** The acta's content: one entry per module that erased something, ids in the order erased. */
 export function actaBody(input: ActaInput): ActaBody {
@@ -66,7 +66,7 @@ export function actaBody(input: ActaInput): ActaBody {
     .map((m) => ({
       modulo: m.module,
       base_legal: m.retention.basis,
-      keep_at_most: durationText(m.retention),
+      keep_at_most: keepText(m.retention),
       suprimidos: [...m.ids],
     }))
   return {

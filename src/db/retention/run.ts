@@ -6,6 +6,7 @@
 // is skipped and reported, not a failure of the run.
 import { formatTimestamp } from '../../compile/time.js'
 import type { ModuleSpec, RetentionSpec } from '../../compile/types.js'
+import { durationText } from '../../config/duration.js'
 import { isAppError, MOTIVO_MAX_LENGTH } from '../../errors.js'
 import { addDuration, dueOf, latestDueFrom, plannedAction } from '../../records/retention-due.js'
 import type { Database } from '../database.js'
@@ -88,7 +89,7 @@ const WHAT: Readonly<Record<ExpiryDecision, string>> = {
 
 /** The motivo of an automatic decision: the module's basis and longest keep, within the motivo's limit. */
 export function expiryMotivo(retention: RetentionSpec, decision: ExpiryDecision): string {
-  const keep = retention.keepAtMost === undefined ? '' : `${retention.keepAtMost.amount}${retention.keepAtMost.unit}`
+  const keep = retention.keepAtMost === undefined ? '' : durationText(retention.keepAtMost)
   const head = `${WHAT[decision]} (records retention run, D41): cumplido el plazo máximo de conservación (keep_at_most ${keep}). Base: `
   const room = MOTIVO_MAX_LENGTH - head.length
   const basis = retention.basis.length <= room ? retention.basis : `${retention.basis.slice(0, room - 1)}…`
