@@ -377,7 +377,8 @@ async function runUploadOnly(): Promise<void> {
       await seeding.close()
       const figures = await uploadMemoryOn(env)
       if (args.json === true) console.log(JSON.stringify({ database: database.label, uploadMemory: figures }, null, 2))
-      else if (figures !== undefined) console.log(`
+      else if (figures !== undefined)
+        console.log(`
 == ${database.label}
 ${formatUploadMemory(figures)}`)
     } finally {

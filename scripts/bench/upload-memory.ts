@@ -31,7 +31,7 @@ const FIELD_PATH = ['modules', 'denuncias', 'fields', 'pruebas', 'max_size'] as 
 export function* pdfLikeBytes(bytes: number): Generator<Buffer> {
   const keystream = createCipheriv('aes-256-ctr', Buffer.alloc(32, 7), Buffer.alloc(16))
   const zeros = Buffer.alloc(CHUNK)
-  for (let sent = 0; sent < bytes; ) {
+  for (let sent = 0; sent < bytes;) {
     const n = Math.min(CHUNK, bytes - sent)
     const piece = keystream.update(zeros.subarray(0, n))
     if (sent === 0) PDF_HEAD.copy(piece, 0, 0, Math.min(n, PDF_HEAD.length))
@@ -95,7 +95,10 @@ export interface TransferFigures {
   readonly rssAfterMiB: number
   /** rssPeakMiB - rssBeforeMiB. */
   readonly peakIncreaseMiB: number
-  /** VmHWM after the answer, reset just before the transfer: the peak between samples; undefined where it cannot be reset. */
+  /**
+   * VmHWM after the answer, reset just before the transfer: the peak the samples may miss;
+   * undefined where it cannot be reset.
+   */
   readonly hwmMiB: number | undefined
   readonly samples: number
   /** The longest gap between two samples (the bench's own loop is busy sending). */
@@ -184,7 +187,7 @@ const bodyOf = async (response: IncomingMessage): Promise<string> => {
   return text
 }
 
-/** One denuncia, then the file up (POST .../ficheros/pruebas) and down (GET .../ficheros/pruebas/{n}), each measured. */
+/** One denuncia, then the file up (POST .../ficheros/pruebas) and down (GET .../pruebas/{n}), each measured. */
 export async function measureTransfers(options: TransferOptions): Promise<TransferReport> {
   const { base, token, bytes } = options
   const expected = sha256OfPdfLike(bytes)
@@ -246,7 +249,11 @@ export async function measureTransfers(options: TransferOptions): Promise<Transf
     return {
       status,
       sha256,
-      sha256Ok: status === 200 && sha256 === expected && received === bytes && response.headers['x-content-sha256'] === expected,
+      sha256Ok:
+        status === 200 &&
+        sha256 === expected &&
+        received === bytes &&
+        response.headers['x-content-sha256'] === expected,
     }
   })
   return { recordId, upload, download }
