@@ -3,7 +3,8 @@
 // service / peer (medians of the per-round ratios), each target's durability settings as its
 // own connections answer them (D45), the performance targets, startup, peak RSS, one list page's
 // cost and growth across sizes; with --instances, the service with each instance count side by
-// side and the lock waits of its S4 windows on PostgreSQL.
+// side and the lock waits of its S4 windows on PostgreSQL; the service's memory while an
+// evidence file streams up and down (D43).
 import { formatDurability, type Durability } from './durability.js'
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
