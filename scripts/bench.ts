@@ -11,6 +11,8 @@
 //   npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's
 //   npm run bench -- --database postgres --scenarios S4 --instances 1,3   1 and 3 service instances on
 //                                                  one database, side by side, and S4's lock waits
+//   npm run bench -- --upload-only --upload-mb 200   only the evidence file's memory (D43): 200 MiB up and
+//                                                  down (--upload-mb 0 leaves it out of a full run)
 // See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -21,7 +23,13 @@ import { parseArgs } from 'node:util'
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.js'
 import { openService } from '../src/app/service.js'
 import { loadSettings } from '../src/app/settings.js'
-import { DEFAULT_ADMIN_URL, POOL_SIZE, openBenchDatabase, type DatabaseKind } from './bench/database.js'
+import {
+  DEFAULT_ADMIN_URL,
+  POOL_SIZE,
+  openBenchDatabase,
+  type BenchDatabase,
+  type DatabaseKind,
+} from './bench/database.js'
 import { formatDurability, type Durability } from './bench/durability.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureConsultationCost, printConsultationCost, type ConsultationCost } from './bench/consultation-cost.js'
@@ -61,6 +69,7 @@ import {
 import { seedThroughApi } from './bench/seed-api.js'
 import { serviceDurability } from './bench/service-settings.js'
 import { measureStartup } from './bench/startup.js'
+import { formatUploadMemory, measureUploadMemory, type UploadMemoryFigures } from './bench/upload-memory.js'
 import {
   printReport,
   type GroupReport,
@@ -88,6 +97,10 @@ const { values: args } = parseArgs({
     // Only the scenarios: no live feed, consultation cost, in-process list page or start per size.
     'no-extras': { type: 'boolean', default: false },
     instances: { type: 'string', default: '1' },
+    // The evidence file's size for the upload and download memory extra (D43); 0 leaves it out.
+    'upload-mb': { type: 'string', default: '200' },
+    // Only that extra: no seed, scenarios, peer, other extras or npm start runs.
+    'upload-only': { type: 'boolean', default: false },
   },
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
@@ -110,6 +123,8 @@ const load = {
   warmupSeconds: Number(args.warmup),
 }
 const wanted = new Set(String(args.scenarios).split(','))
+const uploadMiB = Number(args['upload-mb'])
+if (!(uploadMiB >= 0)) throw new Error(`--upload-mb must be a number of MiB, not ${String(args['upload-mb'])}`)
 const PASSWORD = 'bench-password-1'
 const root = resolve(import.meta.dirname, '../..')
 const log = (line: string) => void process.stderr.write(`${line}\n`)
@@ -331,6 +346,49 @@ async function measureScoped(service: ServiceGroup, size: number, adminToken: st
   }
 }
 
+/** The environment of every service process of a run on `database`. */
+const serviceEnv = (database: BenchDatabase, dataDir: string): Record<string, string> => ({
+  ...database.serviceEnv,
+  DATA_DIR: dataDir,
+  ADMIN_PASSWORD: PASSWORD,
+  MODULES_FILE: join(root, 'modules.yaml'),
+  RATE_LIMIT_IP_PER_MINUTE: '1000000000',
+  RATE_LIMIT_TOKEN_PER_HOUR: '1000000000',
+  LOG_LEVEL: 'error',
+})
+
+/** The evidence file extra (D43) on `env`'s database; undefined with --upload-mb 0. */
+const uploadMemoryOn = async (env: Record<string, string>): Promise<UploadMemoryFigures | undefined> =>
+  uploadMiB === 0 ? undefined : measureUploadMemory({ env, root, password: PASSWORD, mib: uploadMiB, log })
+
+/** --upload-only: a fresh database with its first account, and the evidence file extra alone. */
+async function runUploadOnly(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
+  try {
+    const database = await openBenchDatabase(databaseKind, dataDir, adminUrl)
+    try {
+      log(`database: ${database.label}`)
+      const env = serviceEnv(database, dataDir)
+      // The schema, the first account and the agents a denuncia is assigned to, in process, as for a full run.
+      const seeding = await openService(loadSettings(env, dataDir))
+      const spec = seeding.spec.moduleByName.get('denuncias')
+      if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
+      await seedDenuncias(seeding, spec, 0, 'bench-seed')
+      await seeding.close()
+      const figures = await uploadMemoryOn(env)
+      if (args.json === true) console.log(JSON.stringify({ database: database.label, uploadMemory: figures }, null, 2))
+      else if (figures !== undefined)
+        console.log(`
+== ${database.label}
+${formatUploadMemory(figures)}`)
+    } finally {
+      await database.drop()
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
 async function runSize(size: number): Promise<SizeReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
   const database = await openBenchDatabase(databaseKind, dataDir, adminUrl).catch((error: unknown) => {
@@ -338,15 +396,7 @@ async function runSize(size: number): Promise<SizeReport> {
     throw error
   })
   log(`database: ${database.label}`)
-  const env = {
-    ...database.serviceEnv,
-    DATA_DIR: dataDir,
-    ADMIN_PASSWORD: PASSWORD,
-    MODULES_FILE: join(root, 'modules.yaml'),
-    RATE_LIMIT_IP_PER_MINUTE: '1000000000',
-    RATE_LIMIT_TOKEN_PER_HOUR: '1000000000',
-    LOG_LEVEL: 'error',
-  }
+  const env = serviceEnv(database, dataDir)
   let peer: Awaited<ReturnType<typeof startPeer>>
   try {
     const settings = loadSettings(env, dataDir)
@@ -495,6 +545,7 @@ async function runSize(size: number): Promise<SizeReport> {
 
     const extras = args['no-extras'] !== true
     if (extras) log(formatLiveFeed(await measureLiveFeed({ env, root, password: PASSWORD, log })))
+    const uploadMemory = extras ? await uploadMemoryOn(env) : undefined
     const inProcess = extras ? await openService(settings) : undefined
     const listCost: ListCost | undefined =
       inProcess === undefined
@@ -538,6 +589,7 @@ async function runSize(size: number): Promise<SizeReport> {
           ? undefined
           : { startupMs: peer.child.startupMs, peakRssMiB: peerPeakRssMiB, seedSeconds: peer.seedSeconds },
       listCost,
+      uploadMemory,
       scenarios: results,
       ...(scoped === undefined ? {} : { scoped }),
     }
@@ -559,13 +611,16 @@ async function readSettings(target: string, read: () => Promise<Durability>): Pr
 }
 
 const consultationCosts: { records: number; cost: ConsultationCost }[] = []
-const reports: SizeReport[] = []
-for (const size of sizes) reports.push(await runSize(size))
-// `npm start` to healthy, as the user runs it; --start-runs 0 skips it.
-const startRuns = Number(args['start-runs'])
-const npmStart =
-  startRuns > 0
-    ? await measureNpmStart(root, { ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml') }, startRuns)
-    : undefined
-printReport(reports, { json: args.json === true, rounds, ...load }, npmStart)
-if (args.json !== true && consultationCosts.length > 0) printConsultationCost(consultationCosts)
+if (args['upload-only'] === true) await runUploadOnly()
+else {
+  const reports: SizeReport[] = []
+  for (const size of sizes) reports.push(await runSize(size))
+  // `npm start` to healthy, as the user runs it; --start-runs 0 skips it.
+  const startRuns = Number(args['start-runs'])
+  const npmStart =
+    startRuns > 0
+      ? await measureNpmStart(root, { ADMIN_PASSWORD: PASSWORD, MODULES_FILE: join(root, 'modules.yaml') }, startRuns)
+      : undefined
+  printReport(reports, { json: args.json === true, rounds, ...load }, npmStart)
+  if (args.json !== true && consultationCosts.length > 0) printConsultationCost(consultationCosts)
+}

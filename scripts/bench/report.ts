@@ -3,13 +3,15 @@
 // service / peer (medians of the per-round ratios), each target's durability settings as its
 // own connections answer them (D45), the performance targets, startup, peak RSS, one list page's
 // cost and growth across sizes; with --instances, the service with each instance count side by
-// side and the lock waits of its S4 windows on PostgreSQL.
+// side and the lock waits of its S4 windows on PostgreSQL; the service's memory while an
+// evidence file streams up and down (D43).
 import { formatDurability, type Durability } from './durability.js'
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
 import { formatShares, topWaiting, type LockWaitTally } from './lock-waits.js'
 import type { NpmStartFigures } from './npm-start.js'
 import type { RoundFigures } from './rounds.js'
+import { formatUploadMemory, type UploadMemoryFigures } from './upload-memory.js'
 
 export interface ScenarioReport {
   readonly name: string
@@ -78,6 +80,8 @@ export interface SizeReport {
   readonly peer: PeerReport | undefined
   /** Absent with --no-extras. */
   readonly listCost?: ListCost | undefined
+  /** The evidence file up and down (D43); absent with --no-extras or --upload-mb 0. */
+  readonly uploadMemory?: UploadMemoryFigures | undefined
   readonly scenarios: readonly ScenarioReport[]
   readonly scoped?: ScopedReport
 }
@@ -282,6 +286,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
       console.log(
         `one list page (100 records, in process through Kysely): query ${c.queryUs.toFixed(0)} µs, count ${c.countUs.toFixed(0)} µs, decrypt+decode ${c.decryptUs.toFixed(0)} µs, serialize ${c.serializeUs.toFixed(0)} µs`,
       )
+    if (report.uploadMemory !== undefined) console.log(formatUploadMemory(report.uploadMemory))
   }
   const grown = growth(reports)
   if (grown.length > 0) {

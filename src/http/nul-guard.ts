@@ -10,10 +10,18 @@ const detail = (field: string): ErrorDetail => ({
   message: `'${field}' contiene un carácter nulo (U+0000), que no se admite`,
 })
 
+/** What JSON parsing makes: an object of Object's prototype (or none), not a stream or any other instance. */
+const isPlainObject = (value: object): boolean => {
+  const prototype = Object.getPrototypeOf(value) as unknown
+  return prototype === Object.prototype || prototype === null
+}
+
 /**
  * Paths (`campo`, `lista[0]`, `objeto.clave`) of the strings and keys in `value` that hold a NUL,
  * walked without recursion: a deeply nested body is the body validator's to refuse (MAX_DEPTH),
- * not a stack overflow here.
+ * not a stack overflow here. Only parsed JSON is walked: an evidence file's body (D43) is the
+ * request's stream itself, whose object graph (socket, server...) is cyclic and was walked forever,
+ * every other request of the process waiting and its memory growing without bound.
  */
 function nulPaths(value: unknown): string[] {
   const out: string[] = []
@@ -24,7 +32,7 @@ function nulPaths(value: unknown): string[] {
       if (current.includes(NUL)) out.push(path)
     } else if (Array.isArray(current)) {
       current.forEach((item, i) => stack.push([item, `${path}[${i}]`]))
-    } else if (current !== null && typeof current === 'object') {
+    } else if (current !== null && typeof current === 'object' && isPlainObject(current)) {
       for (const [key, item] of Object.entries(current)) {
         const at = path === '' ? key : `${path}.${key}`
         if (key.includes(NUL)) out.push(at)

@@ -11,6 +11,7 @@ import { sql } from 'kysely'
 import t from 'tap'
 import { ADMIN, databaseEnv, ON_POSTGRES, REPO_MODULES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { runRecords } from '../../helpers/records-cli.js'
+import { eventually } from '../protection/support.js'
 import { fileFixityJob } from '../../../src/app/file-fixity.js'
 
 const MAX = 1024 * 1024
@@ -164,7 +165,13 @@ t.test('D43: evidence files', async (t) => {
       body: error,
     }))
     t.not(cut.status, 201, 'an interrupted upload is not kept')
-    t.same(await stored(api, id), before, 'no row, no blob, no temporary file')
+    // The client sees the cut at once; the service removes its temporary file as the stream fails, a moment later.
+    const after = await eventually(
+      () => stored(api, id),
+      (s) => s.rows === before.rows && s.blobs === before.blobs,
+      5_000,
+    )
+    t.same(after, before, 'no row, no blob, no temporary file')
     t.equal((await api.request('GET', `/denuncias/${id}`, { token: admin })).body.data._version, version)
   })
 
