@@ -96,13 +96,16 @@ t.test('D41: one changed byte, another key or no acta at all: exit 1 saying why'
   t.notOk(existsSync(OFFLINE.DATA_DIR), 'no DATA_DIR was made: nothing of the installation was opened')
 })
 
-t.test('D41: changes the signature alone would miss: spaces, and a repeated key read before the real one', async (t) => {
-  const spaced = write('espacios.json', text.replace('"total": 2', '"total":  2'))
-  const repeated = write('repetida.json', text.replace('{\n', '{\n  "total": 999,\n'))
-  t.same(JSON.parse(readFileSync(repeated, 'utf8')).total, 2, 'JSON.parse keeps the last of a repeated key')
-  for (const file of [spaced, repeated]) {
-    const run = await runRecords(OFFLINE, ['retention', 'acta', file])
-    t.equal(run.status, 1, file)
-    t.match(run.stdout, 'el fichero no es el texto firmado')
-  }
-})
+t.test(
+  'D41: changes the signature alone would miss: spaces, and a repeated key read before the real one',
+  async (t) => {
+    const spaced = write('espacios.json', text.replace('"total": 2', '"total":  2'))
+    const repeated = write('repetida.json', text.replace('{\n', '{\n  "total": 999,\n'))
+    t.same(JSON.parse(readFileSync(repeated, 'utf8')).total, 2, 'JSON.parse keeps the last of a repeated key')
+    for (const file of [spaced, repeated]) {
+      const run = await runRecords(OFFLINE, ['retention', 'acta', file])
+      t.equal(run.status, 1, file)
+      t.match(run.stdout, 'el fichero no es el texto firmado')
+    }
+  },
+)
