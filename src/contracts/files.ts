@@ -5,7 +5,7 @@ import { fileEntrySchema } from '../compile/field-types/file.js'
 import { MOTIVO_MAX_LENGTH } from '../errors.js'
 import { idParameter } from './record-parameters.js'
 import { scopeNote } from './scope-note.js'
-import { successEnvelope, type ContractFamily, type OpenApiObject } from './route-contract.js'
+import { successEnvelope, type ContractFamily, type ErrorResponseName, type OpenApiObject } from './route-contract.js'
 import type { JsonSchema } from '../compile/field-types.js'
 
 export type FileRoute = 'upload' | 'download' | 'custody'
@@ -41,6 +41,17 @@ const motivoHeader: OpenApiObject = {
 }
 
 /** The file fields of a module, for the `field` path parameter. */
+/** What a download or a custody read may answer besides its 200. */
+const FILE_READ_ERRORS: readonly ErrorResponseName[] = [
+  'BadRequest',
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'TooManyRequests',
+  'Unavailable',
+  'InternalError',
+]
+
 const fileFields = (spec: ModuleSpec) => spec.fields.filter((f) => f.uploaded === true)
 
 /** Undefined for a module without file fields. */
@@ -65,6 +76,8 @@ export function fileContracts(spec: ModuleSpec): ContractFamily<FileRoute> | und
     description: 'El número del fichero en su campo (`n` de la lista del registro).',
     schema: { type: 'integer', minimum: 1 },
   }
+  // A file, and the motivo a download or a custody read may need (D29).
+  const fileParameters = [idParameter(spec), fieldParameter, nParameter, motivoHeader]
   const scope = scopeNote(spec)
   const read = `**Permiso necesario:** \`${spec.permissions.ver}\`.${scope === undefined ? '' : `\n\n${scope}`}`
   return {
@@ -156,22 +169,14 @@ export function fileContracts(spec: ModuleSpec): ContractFamily<FileRoute> | und
           `el SHA-256.\n\n${read}`,
         security: 'bearer',
         permission: spec.permissions.ver,
-        parameters: [idParameter(spec), fieldParameter, nParameter, motivoHeader],
+        parameters: fileParameters,
         responses: {
           200: {
             description: 'El fichero',
             content: { mediaType: '*/*', schema: { type: 'string', format: 'binary' } },
           },
         },
-        errors: [
-          'BadRequest',
-          'Unauthorized',
-          'Forbidden',
-          'NotFound',
-          'TooManyRequests',
-          'Unavailable',
-          'InternalError',
-        ],
+        errors: FILE_READ_ERRORS,
       },
       custody: {
         operationId: `file_custody_${spec.name}`,
@@ -185,7 +190,7 @@ export function fileContracts(spec: ModuleSpec): ContractFamily<FileRoute> | und
           `auditoría (F2).\n\n${read}`,
         security: 'bearer',
         permission: spec.permissions.ver,
-        parameters: [idParameter(spec), fieldParameter, nParameter, motivoHeader],
+        parameters: fileParameters,
         responses: {
           200: {
             description: 'Las entradas de custodia',
@@ -198,15 +203,7 @@ export function fileContracts(spec: ModuleSpec): ContractFamily<FileRoute> | und
             },
           },
         },
-        errors: [
-          'BadRequest',
-          'Unauthorized',
-          'Forbidden',
-          'NotFound',
-          'TooManyRequests',
-          'Unavailable',
-          'InternalError',
-        ],
+        errors: FILE_READ_ERRORS,
       },
     },
   }

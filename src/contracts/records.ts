@@ -7,6 +7,7 @@ import type { ModuleSpec, RouteOperation, RouteSpec, ServiceSpec } from '../comp
 import { createExample, exampleId, recordExample, updateExample } from './examples.js'
 import { expandParameters, fieldsParameter, listParameters } from './list-parameters.js'
 import {
+  CHANGE_ERRORS,
   lazily,
   messageData,
   ref,
@@ -157,17 +158,7 @@ const ERRORS: Readonly<Record<RouteOperation, readonly ErrorResponseName[]>> = {
     'TooManyRequests',
     'InternalError',
   ],
-  update: [
-    'BadRequest',
-    'Unauthorized',
-    'Forbidden',
-    'NotFound',
-    'Conflict',
-    'TooLarge',
-    'UnsupportedMediaType',
-    'TooManyRequests',
-    'InternalError',
-  ],
+  update: CHANGE_ERRORS,
   remove: ['Unauthorized', 'Forbidden', 'NotFound', 'Conflict', 'TooManyRequests', 'InternalError'],
 }
 

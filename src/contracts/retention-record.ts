@@ -4,7 +4,7 @@ import type { JsonSchema } from '../compile/field-types.js'
 import type { RetentionAction } from '../config/types.js'
 import { MOTIVO_MAX_LENGTH } from '../errors.js'
 import { HOLD_REFERENCE_MAX_LENGTH } from '../records/retention-request.js'
-import { successEnvelope, type ErrorResponseName, type OpenApiObject, type RouteContract } from './route-contract.js'
+import { CHANGE_ERRORS, successEnvelope, type OpenApiObject, type RouteContract } from './route-contract.js'
 
 export const STAMP = { type: 'string', description: 'AAAA-MM-DD HH:MM:SS, en la zona horaria del servicio' } as const
 export const NULLABLE_STAMP = { ...STAMP, type: ['string', 'null'] } as const
@@ -29,17 +29,8 @@ const tombstoneSchema: JsonSchema = {
 /** A record's retention state, or its tombstone once erased (`erased_at` tells them apart). */
 export const retentionAnswer = (stateSchema: JsonSchema): JsonSchema => ({ oneOf: [stateSchema, tombstoneSchema] })
 
-export const RETENTION_ERRORS: readonly ErrorResponseName[] = [
-  'BadRequest',
-  'Unauthorized',
-  'Forbidden',
-  'NotFound',
-  'Conflict',
-  'TooLarge',
-  'UnsupportedMediaType',
-  'TooManyRequests',
-  'InternalError',
-]
+/** A decision or a hold changes one record's retention state as an edit changes a record. */
+export const RETENTION_ERRORS = CHANGE_ERRORS
 
 export interface RecordRouteOptions {
   readonly path: string

@@ -120,3 +120,16 @@ export function lazily<T>(compute: () => T): () => T {
   let value: { readonly is: T } | undefined
   return () => (value ??= { is: compute() }).is
 }
+
+/** A change of one existing record with a JSON body: what it may answer besides its 200. */
+export const CHANGE_ERRORS: readonly ErrorResponseName[] = [
+  'BadRequest',
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'Conflict',
+  'TooLarge',
+  'UnsupportedMediaType',
+  'TooManyRequests',
+  'InternalError',
+]
