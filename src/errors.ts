@@ -92,7 +92,7 @@ export const MESSAGES = {
   motivoRequired: 'Indique el motivo de la consulta en la cabecera X-Motivo',
   secondFactorRequired: 'Se requiere segundo factor',
   secondFactorInvalid: 'Código de segundo factor inválido',
-  recordBlocked: 'El registro está bloqueado',
+  alreadyBlocked: 'El registro está bloqueado',
   recordNotBlocked: 'El registro no está bloqueado',
   recordHeld: 'Registro retenido',
   recordAlreadyHeld: 'El registro ya está retenido',
@@ -280,7 +280,7 @@ export const recordVersionNotFound = (version: number, current: number): AppErro
   })
 /** D41: a retention decision that needs an unblocked record (conservar, bloquear), or a blocked one (desbloquear). */
 export const retentionBlockConflict = (blocked: boolean, decision: string): AppError =>
-  new AppError('RETENTION_CONFLICT', 409, blocked ? MESSAGES.recordBlocked : MESSAGES.recordNotBlocked, {
+  new AppError('RETENTION_CONFLICT', 409, blocked ? MESSAGES.alreadyBlocked : MESSAGES.recordNotBlocked, {
     details: [
       {
         field: 'decision',

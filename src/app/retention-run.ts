@@ -77,8 +77,8 @@ async function signActa(
   if (head === undefined) throw new Error('an erasure left no audit entry')
   const timezone = options.spec.service.timezone
   const body = actaBody({
-    fecha: formatExactTimestamp(at, timezone),
-    zonaHoraria: timezone,
+    at: formatExactTimestamp(at, timezone),
+    timezone,
     actor: options.actor,
     erased: [...erased].map(([module, ids]) => ({
       module,

@@ -44,8 +44,9 @@ export interface ActaBody {
 }
 
 export interface ActaInput {
-  readonly fecha: string
-  readonly zonaHoraria: string
+  /** When the run ended, and in which time zone (the acta's `fecha` and `zona_horaria`). */
+  readonly at: string
+  readonly timezone: string
   readonly actor: string
   /** The erased ids per module, with the module's retention. */
   readonly erased: readonly {
@@ -72,8 +73,8 @@ export function actaBody(input: ActaInput): ActaBody {
   return {
     tipo: ACTA_KIND,
     version: 1,
-    fecha: input.fecha,
-    zona_horaria: input.zonaHoraria,
+    fecha: input.at,
+    zona_horaria: input.timezone,
     actor: input.actor,
     modulos,
     total: modulos.reduce((n, m) => n + m.suprimidos.length, 0),

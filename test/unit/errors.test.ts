@@ -52,6 +52,7 @@ t.test('what startup and the records command can show an operator is never a bar
   // The remaining bare errors of app/, cli/ and config/ are programmer's bugs or caught on the spot.
   const allowed = new Map([
     ['app/job-runner.ts', 1], // a one-instance job listed without a lease: the list in jobs.ts is wrong
+    ['app/retention-run.ts', 1], // an erasure committed without its audit entry: the store is wrong
     ['cli/demo/seeded-random.ts', 1], // a pick from an empty list: the demo's own data is wrong
     ['cli/audit-checkpoint.ts', 1], // caught at once and reported as a commandFailed
     ['cli/audit-segment.ts', 1], // caught at once and reported as a problem of the file

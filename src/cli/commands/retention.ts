@@ -8,7 +8,8 @@ import { JSON_OPTION, flag, type Command } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
 import { countOf } from '../plural.js'
-import { retentionActa, retentionRun } from './retention-run.js'
+import { retentionActa } from './retention-acta.js'
+import { retentionRun } from './retention-run.js'
 
 const ACTION_WORDS: Readonly<Record<PlannedAction, string>> = {
   revisar: 'revisión por una persona (retencion.decidir)',

@@ -24,8 +24,8 @@ const sanciones = compileService(loadModulesConfig(REPO_MODULES)).moduleByName.g
 const key = loadOrCreateKey(join(dir, 'audit-checkpoint.key'))
 const acta = signDocument(
   actaBody({
-    fecha: '2026-11-27 03:00:00.125',
-    zonaHoraria: 'Europe/Madrid',
+    at: '2026-11-27 03:00:00.125',
+    timezone: 'Europe/Madrid',
     actor: 'sistema',
     erased: [{ module: 'sanciones', retention: sanciones.retention!, ids: ['SAN-2019-00001', 'SAN-2019-00002'] }],
     destroyedKeys: [],
