@@ -132,6 +132,13 @@ t.test('D43: evidence files', async (t) => {
     const back = await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { ...read, prioridad: 'alta' } })
     t.equal(back.status, 200, JSON.stringify(back.body))
     t.same(back.body.data.pruebas, read.pruebas, 'the files as they were')
+    // Read before a later upload: the first files of the list, sent back unchanged, pass too.
+    const stale = await api.request('PUT', `/denuncias/${id}`, {
+      token: admin,
+      body: { pruebas: read.pruebas.slice(0, 1), prioridad: 'media' },
+    })
+    t.equal(stale.status, 200, JSON.stringify(stale.body))
+    t.same(stale.body.data.pruebas, read.pruebas, 'and change nothing of the files')
     const forged = [{ ...read.pruebas[0], sha256: '0'.repeat(64) }, read.pruebas[1]]
     t.equal((await api.request('PUT', `/denuncias/${id}`, { token: admin, body: { pruebas: forged } })).status, 400)
     const created = await api.request('POST', '/denuncias', {
