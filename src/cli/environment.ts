@@ -6,6 +6,7 @@ import type { ServiceSpec } from '../compile/types.js'
 import { openEngine, type Engine } from '../app/engine.js'
 import { loadSettings, type Settings } from '../app/settings.js'
 import { type CommandInput } from './command.js'
+import { messageOf } from './output.js'
 import { commandFailed, readAuditUnwritten } from '../errors.js'
 import type { ActingUser } from '../records/acting-user.js'
 
@@ -29,8 +30,6 @@ export function settingsOf(input: CommandInput): Settings {
   return loadSettings(input.env, input.cwd)
 }
 
-const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error))
-
 /**
  * Opens the engine and its tools; the caller closes it. A read-audit entry that cannot be
  * written is said on stderr when it happens; if some are still unwritten at the close, the
@@ -39,12 +38,12 @@ const reason = (error: unknown): string => (error instanceof Error ? error.messa
 export async function openEnvironment(input: CommandInput, options: OpenOptions = {}): Promise<Environment> {
   const settings = loadSettings(options.env ?? input.env, input.cwd)
   const onReadAuditError = (error: unknown) =>
-    void input.stderr.write(`records: no se pudo escribir la auditoría de lecturas: ${reason(error)}\n`)
+    void input.stderr.write(`records: no se pudo escribir la auditoría de lecturas: ${messageOf(error)}\n`)
   const migrate = options.migrate === false ? { migrate: false } : {}
   const seal = options.sealAudit === false ? { sealAudit: false } : {}
   const onSealError = (error: unknown) =>
     void input.stderr.write(
-      `records: escritura guardada; su entrada de auditoría queda pendiente de sellar: ${reason(error)}\n`,
+      `records: escritura guardada; su entrada de auditoría queda pendiente de sellar: ${messageOf(error)}\n`,
     )
   const engine = await openEngine(settings, { ...migrate, ...seal, onReadAuditError, onSealError })
   return {

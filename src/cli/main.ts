@@ -1,5 +1,6 @@
 // `records`: the administrators' and operators' command. Finds the subcommand, parses its
 // options with node:util parseArgs, runs it and turns any failure into one line and a status.
+import { messageOf } from './output.js'
 import { parseArgs } from 'node:util'
 import { isAppError, isOperatorError, usageError, USAGE_EXIT } from '../errors.js'
 import { loadDotEnv } from '../app/settings.js'
@@ -28,7 +29,7 @@ export function describeFailure(error: unknown): string {
       error.message,
       ...(error.details ?? []).filter((d) => !error.message.includes(d.message)).map((d) => `  - ${d.message}`),
     ].join('\n')
-  return error instanceof Error ? error.message : String(error)
+  return messageOf(error)
 }
 
 export async function main(argv: readonly string[]): Promise<number> {

@@ -1,6 +1,9 @@
 // Printing for subcommands: JSON for scripts, lines for people, a progress bar on a terminal.
 import type { CommandInput } from './command.js'
 
+/** An error's message, or the thrown value as text: one line for an operator. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 export function printJson(input: CommandInput, value: unknown): void {
   input.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
 }

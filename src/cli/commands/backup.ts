@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import { backupSqlite } from '../../db/operations/backup.js'
 import { flag, type Command, JSON_OPTION } from '../command.js'
 import { settingsOf } from '../environment.js'
-import { printJson, printLines } from '../output.js'
+import { messageOf, printJson, printLines } from '../output.js'
 import { commandFailed } from '../../errors.js'
 
 const backup: Command = {
@@ -38,7 +38,7 @@ Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no e
     try {
       result = await backupSqlite(settings.databaseUrl.slice('sqlite:'.length), destination)
     } catch (error) {
-      throw commandFailed(error instanceof Error ? error.message : String(error))
+      throw commandFailed(messageOf(error))
     }
     if (flag(input, 'json')) printJson(input, result)
     else

@@ -6,10 +6,8 @@ import { commandFailed } from '../../errors.js'
 import { actaShapeProblem, actaText, type ActaBody } from '../../records/retention-acta.js'
 import { signatureHolds, type SignedDocument } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command, type CommandInput } from '../command.js'
-import { printJson, printLines } from '../output.js'
+import { messageOf, printJson, printLines } from '../output.js'
 import { countOf } from '../plural.js'
-
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** The acta in `file`, and whether the file is byte for byte the text that was signed. */
 function readActa(input: CommandInput, file: string): { document: ActaBody & SignedDocument; asWritten: boolean } {
@@ -17,7 +15,7 @@ function readActa(input: CommandInput, file: string): { document: ActaBody & Sig
   try {
     text = readFileSync(resolve(input.cwd, file), 'utf8')
   } catch (error) {
-    throw commandFailed(`No se puede leer ${file}: ${reasonOf(error)}`)
+    throw commandFailed(`No se puede leer ${file}: ${messageOf(error)}`)
   }
   let value: unknown
   try {

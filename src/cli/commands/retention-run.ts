@@ -8,12 +8,10 @@ import { commandFailed } from '../../errors.js'
 import { publicKeyFileOf } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
 import { settingsOf, withEnvironment } from '../environment.js'
-import { printJson, printLines } from '../output.js'
+import { messageOf, printJson, printLines } from '../output.js'
 import { countOf } from '../plural.js'
 
 const DONE: Readonly<Record<Expiry['decision'], string>> = { bloquear: 'bloqueado', suprimir: 'suprimido' }
-
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 function runLines(report: RetentionRunReport, keyFile: string): string[] {
   const { applied, skipped, acta } = report
@@ -87,7 +85,7 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
           applied: report.applied,
           skipped: report.skipped,
           acta: report.acta?.file ?? null,
-          ...(report.failure === undefined ? {} : { error: reasonOf(report.failure) }),
+          ...(report.failure === undefined ? {} : { error: messageOf(report.failure) }),
         })
       else printLines(input, runLines(report, settings.auditCheckpointKeyFile))
       const { acta } = report
@@ -99,8 +97,8 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
       if (report.failure !== undefined)
         throw commandFailed(
           report.applied.length === 0
-            ? `No se aplicó nada: ${reasonOf(report.failure)}`
-            : `La ejecución se detuvo: ${reasonOf(report.failure)} (lo aplicado antes queda aplicado)`,
+            ? `No se aplicó nada: ${messageOf(report.failure)}`
+            : `La ejecución se detuvo: ${messageOf(report.failure)} (lo aplicado antes queda aplicado)`,
         )
       return 0
     })
