@@ -64,13 +64,18 @@ type RequestKey = 'address' | 'request_id' | 'motivo' | 'recipient' | 'record_id
 
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** The actions a live feed streams: the writes of module records, and their erasure (D41). */
+/**
+ * The actions a live feed streams: the writes of module records, and what D41 does to their
+ * visibility (a block takes a record out of every view, an unblock puts it back, an erasure ends it).
+ */
 export const RECORD_WRITE_ACTIONS = [
   'crear',
   'importar',
   'editar',
   'eliminar',
   'suprimir',
+  'bloquear',
+  'desbloquear',
 ] as const satisfies readonly AuditAction[]
 const isRecordWrite = (action: AuditAction): boolean => (RECORD_WRITE_ACTIONS as readonly string[]).includes(action)
 

@@ -154,6 +154,12 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
       if (saw) emit(entry.seq, 'eliminar', base)
       return
     }
+    if (entry.action === 'bloquear') {
+      // A blocked record leaves every view (D41): `fuera` to a stream that showed it. A replay
+      // never names it (it cannot tell whether the client held it before the gap).
+      if (ids.delete(id)) emit(entry.seq, 'fuera', base)
+      return
+    }
     const read = {
       reveal: holds(auth, spec.permissions.descifrar),
       actor: auth.account.id,
@@ -165,7 +171,9 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
       remember(spec.name, id)
       const moved =
         spec.workflow !== undefined && entry.action === 'editar' && entry.fields.includes(spec.workflow.field)
-      const kind = entry.action === 'editar' ? (moved ? 'mover' : 'editar') : 'crear'
+      // An unblocked record (D41) comes back into view as it is: an `editar` of no field.
+      const kind =
+        entry.action === 'editar' ? (moved ? 'mover' : 'editar') : entry.action === 'desbloquear' ? 'editar' : 'crear'
       emit(entry.seq, kind, { ...base, campos: entry.fields, registro: record })
       return
     }

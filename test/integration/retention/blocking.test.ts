@@ -240,6 +240,21 @@ t.test('D41: a blocked record is out of every path, read by bloqueados with a mo
     t.notMatch(JSON.stringify(trail.body.data), /Gato|12345678Z/)
   })
 
+  t.test('a stream that shows a record is told `fuera` when it is blocked, and gets it back unblocked', async (t) => {
+    const stream = await feed('?modulos=denuncias', agente.token)
+    t.equal(stream.status, 200)
+    t.equal((await block('denuncias', open._id)).status, 200)
+    const gone = await stream.next('fuera')
+    t.same(gone.data, { modulo: 'denuncias', id: open._id, accion: 'bloquear', version: gone.data.version })
+    t.equal((await block('denuncias', open._id, 'desbloquear')).status, 200)
+    const back = await stream.next()
+    t.equal(back.event, 'editar', 'an unblocked record comes back as an edit of no field')
+    t.equal(back.data.id, open._id)
+    t.equal(back.data.accion, 'desbloquear')
+    t.same(back.data.campos, [])
+    t.equal(back.data.registro._id, open._id, 'with the record as the agente reads it')
+  })
+
   t.test('desbloquear: back in lists, totals and searches, readable and writable', async (t) => {
     t.equal((await block('denuncias', mine._id, 'desbloquear')).status, 200)
     const all = await list(admin)
