@@ -67,7 +67,7 @@ async function uploadFile(
   if (!allowed.includes(upload.type)) throw fileTypeNotAllowed(field.name, upload.type, allowed)
   checkWritable(spec, upload.user, { [field.name]: null })
   // Refused before a byte is read where the answer is known already; decided again under the lock.
-  await context.checkRecord(spec, id, { write: true, user: upload.user })
+  await context.checkRecord(spec, id, { write: true, user: upload.user, field })
   const key = randomBytes(32)
   const result: Ingested = { sha256: '', size: 0 }
   const place = { module: spec.name, recordId: id }
