@@ -18,7 +18,10 @@ const custodyEntrySchema: JsonSchema = {
   properties: {
     seq: { type: 'integer', description: 'Posición en la cadena de auditoría (D18).' },
     at: { type: 'string', description: 'AAAA-MM-DD HH:MM:SS.mmm, en la zona horaria del servicio' },
-    action: { type: 'string', enum: ['fichero_ingreso', 'fichero_descarga', 'fichero_verificacion'] },
+    action: {
+      type: 'string',
+      enum: ['fichero_ingreso', 'fichero_descarga', 'fichero_verificacion', 'fichero_exportacion'],
+    },
     user_id: {
       type: ['string', 'null'],
       description:

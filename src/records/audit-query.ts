@@ -63,6 +63,7 @@ export const AUDIT_ACTIONS = [
   'fichero_ingreso',
   'fichero_descarga',
   'fichero_verificacion',
+  'fichero_exportacion',
 ] as const
 
 /** An encrypted field whose blind index locates a person's records (D16). */

@@ -11,25 +11,11 @@ import { neutraliseFormula } from '../csv-formula.js'
 import { actingUserNamed, moduleNamed, withEnvironment } from '../environment.js'
 import { hiddenFields } from '../../records/field-rules.js'
 import { formatOf } from '../import-rows.js'
-import { commandFailed, MOTIVO_MAX_LENGTH, usageError } from '../../errors.js'
+import { commandFailed, MOTIVO_MAX_LENGTH } from '../../errors.js'
+import { disclosureOf } from '../disclosure.js'
 import type { ActingUser } from '../../records/acting-user.js'
 
 const PAGE = 1000
-
-/** Both required: an export hands records to someone, for a reason. */
-function disclosureOf(recipient: string | undefined, motivo: string | undefined) {
-  const missing = [
-    ...(recipient?.trim() ? [] : ['--destinatario <quién recibe los datos>']),
-    ...(motivo?.trim() ? [] : ['--motivo <por qué>']),
-  ]
-  if (missing.length > 0)
-    throw usageError(
-      `Una exportación es una comunicación de datos y queda en la auditoría: indique ${missing.join(' y ')}`,
-    )
-  if (motivo!.trim().length > MOTIVO_MAX_LENGTH)
-    throw usageError(`--motivo no puede superar ${MOTIVO_MAX_LENGTH} caracteres (recibidos ${motivo!.trim().length})`)
-  return { recipient: recipient!.trim(), motivo: motivo!.trim() }
-}
 
 /**
  * `--as` is exactly what the user gets through the API (F11): without `{module}.ver` nothing,

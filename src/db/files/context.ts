@@ -6,6 +6,7 @@ import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
 import { busy, fileNotFound, forbidden, recordNotFound } from '../../errors.js'
 import type { ActingUser } from '../../records/acting-user.js'
 import { hiddenFields } from '../../records/field-rules.js'
+import { checkUpdate } from '../../records/workflow.js'
 import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { Row } from '../database.js'
 import { checkBlockedRead, checkBlockedWrite } from '../records/blocked-records.js'
@@ -18,7 +19,8 @@ import type { FileStoreOptions, StoredFile } from './types.js'
 
 /** Who reaches a record's files, and how: an upload, or a download or custody read. */
 export type RecordAccess =
-  { readonly write: true; readonly user: ActingUser | null } | { readonly write: false; readonly read: ReadOptions }
+  | { readonly write: true; readonly user: ActingUser | null; readonly field: FieldSpec }
+  | { readonly write: false; readonly read: ReadOptions }
 
 export interface FileContext {
   readonly options: FileStoreOptions
@@ -30,7 +32,9 @@ export interface FileContext {
   /**
    * The live record as the caller may see it (404) and, for a write, edit it (403); its id and
    * version. A blocked record (D41): its files are of its values, so a write is 403 for everyone
-   * and a read as a GET of the record (records/blocked-records.ts).
+   * and a read as a GET of the record (records/blocked-records.ts). A write to a record in a
+   * final state of its workflow, or whose state makes the field read-only, is 409 (F9) here,
+   * before a byte of the upload is read; the store decides again under the row's lock.
    */
   checkRecord(spec: ModuleSpec, id: string, access: RecordAccess): Promise<Row>
   /** A field `user` may not read (`cannot_read`): 403. */
@@ -49,6 +53,15 @@ export function fileContext(options: FileStoreOptions): FileContext {
   const { database, cipher, clock, timezone } = options
   const { db } = database
   const now = () => formatExactTimestamp(clock(), timezone)
+  /** A field's value on the record as stored now, read without a lock. */
+  const currentValues = async (spec: ModuleSpec, id: string) => {
+    const row = (await db.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).executeTakeFirst()) as
+      Row | undefined
+    return (name: string) => {
+      const field = spec.fieldsByName.get(name)
+      return field === undefined || row === undefined ? undefined : options.codec.plainValue(spec, field, row)
+    }
+  }
   return {
     options,
     blobs: createBlobStore(database, options.dataDir),
@@ -71,8 +84,13 @@ export function fileContext(options: FileStoreOptions): FileContext {
         throw forbidden([
           { field: 'registro', message: `No puede modificar este registro (write_scope de ${spec.name})` },
         ])
-      if (access.write) await checkBlockedWrite(db, spec, id)
-      else await checkBlockedRead(db, spec, id, access.read)
+      if (access.write) {
+        await checkBlockedWrite(db, spec, id)
+        if (spec.workflow !== undefined)
+          checkUpdate(spec, access.user, await currentValues(spec, id), {
+            [access.field.name]: [undefined], // any new list: an upload changes the field
+          })
+      } else await checkBlockedRead(db, spec, id, access.read)
       return row as Row
     },
     checkReadable(spec, field, user) {

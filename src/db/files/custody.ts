@@ -1,7 +1,7 @@
 // D43: a file's chain of custody, kept in the audit chain (D18): `fichero_ingreso` (in the
 // upload's transaction), `fichero_descarga` (committed before a byte is sent: the download's
-// consultation entry, D29) and `fichero_verificacion`. The field, the file's number and its
-// SHA-256 are the entry's criteria.
+// consultation entry, D29), `fichero_verificacion` and `fichero_exportacion` (a court package,
+// package-source.ts). The field, the file's number and its SHA-256 are the entry's criteria.
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
 import { auditEntryFromRow, type AuditEvent } from '../audit/log.js'
 import type { Row } from '../database.js'
@@ -10,7 +10,12 @@ import { SYSTEM_TABLES } from '../system-tables.js'
 import type { FileContext } from './context.js'
 import type { CustodyEntry, StoredFile } from './types.js'
 
-const CUSTODY_ACTIONS = ['fichero_ingreso', 'fichero_descarga', 'fichero_verificacion'] as const
+export const CUSTODY_ACTIONS = [
+  'fichero_ingreso',
+  'fichero_descarga',
+  'fichero_verificacion',
+  'fichero_exportacion',
+] as const
 
 /** A custody entry of an upload or a download, naming the request (D29). */
 export function custodyEvent(

@@ -14,13 +14,24 @@ import { attach, writeContext } from '../records/writes.js'
 import { fileContext, type FileContext } from './context.js'
 import { custodyEvent, custodyOf } from './custody.js'
 import { ingest, type Ingested } from './ingest.js'
+import { packageSource, recordAudit, recordExport } from './package-source.js'
 import { fileKeyContext, rewrapFileKeys } from './rewrap.js'
 import { openedSegments, sealedSegments } from './segments.js'
 import { FILE_TABLES } from './tables.js'
 import type { FileStore, FileStoreOptions, StoredFile, UploadOptions } from './types.js'
 import { verifyFiles } from './verify.js'
 
-export type { CustodyEntry, FileStore, FileStoreOptions, FileVerification, StoredFile, UploadOptions } from './types.js'
+export type {
+  CustodyEntry,
+  ExportDisclosure,
+  FileStore,
+  FileStoreOptions,
+  FileVerification,
+  PackagedFile,
+  PackageSource,
+  StoredFile,
+  UploadOptions,
+} from './types.js'
 
 export function createFileStore(options: FileStoreOptions): FileStore {
   const context = fileContext(options)
@@ -31,6 +42,9 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     custody: (spec, id, field, n, read) => custodyOf(context, spec, id, { field, n }, read),
     verify: (actor, onFile) => verifyFiles(context, actor, onFile),
     rewrapKeys: () => rewrapFileKeys(options.database, options.cipher, (trx) => options.codec.beforeWrite(trx)),
+    packageSource: (spec, id) => packageSource(context, spec, id),
+    recordExport: (spec, id, files, disclosure) => recordExport(context, spec, id, files, disclosure),
+    recordAudit: (spec, id) => recordAudit(context, spec, id),
   }
 }
 
@@ -53,7 +67,7 @@ async function uploadFile(
   if (!allowed.includes(upload.type)) throw fileTypeNotAllowed(field.name, upload.type, allowed)
   checkWritable(spec, upload.user, { [field.name]: null })
   // Refused before a byte is read where the answer is known already; decided again under the lock.
-  await context.checkRecord(spec, id, { write: true, user: upload.user })
+  await context.checkRecord(spec, id, { write: true, user: upload.user, field })
   const key = randomBytes(32)
   const result: Ingested = { sha256: '', size: 0 }
   const place = { module: spec.name, recordId: id }

@@ -1,5 +1,6 @@
 // D43: what the evidence-file store answers and takes (store.ts assembles it from this folder).
 import type { ModuleSpec } from '../../compile/types.js'
+import type { AuditEntry } from '../audit/log.js'
 import type { FieldCipher } from '../crypto.js'
 import type { ReadOptions, RecordStoreOptions, WriteOptions } from '../records/types.js'
 
@@ -71,6 +72,48 @@ export interface FileStore {
   verify(actor: string | null, onFile?: (result: FileVerification) => void): Promise<FileVerification[]>
   /** A key rotation's part (D14): every file key wrapped again under the active key; returns how many. */
   rewrapKeys(): Promise<number>
+  /** A court package's content (D43), for the operator: the record now and the files it lists. */
+  packageSource(spec: ModuleSpec, id: string): Promise<PackageSource>
+  /** The packaged files' `fichero_exportacion` custody entries, committed before it returns. */
+  recordExport(
+    spec: ModuleSpec,
+    id: string,
+    files: readonly PackagedFile[],
+    disclosure: ExportDisclosure,
+  ): Promise<void>
+  /** Every audit entry of the record, in chain order. */
+  recordAudit(spec: ModuleSpec, id: string): Promise<AuditEntry[]>
+}
+
+/** A file a package holds: as its record lists it, its field, and its bytes opened on demand. */
+export interface PackagedFile extends StoredFile {
+  readonly field: string
+  /** The plaintext, each sealed segment checked before its bytes are given. */
+  bytes(): AsyncIterable<Buffer>
+}
+
+/** The record a package is asked of: not found (and erased when, if it was), or as it stands. */
+export type PackageSource =
+  | { readonly found: false; readonly erasedAt: string | null }
+  | {
+      readonly found: true
+      readonly version: number
+      readonly hash: string
+      /** Deleted (`eliminar`, D10) and blocked (D41) records are found: the caller decides. */
+      readonly deleted: boolean
+      readonly blocked: boolean
+      readonly files: readonly PackagedFile[]
+    }
+
+/** Who hands the package over, to whom and why (D29): the export entries name them. */
+export interface ExportDisclosure {
+  readonly actor: string
+  readonly recipient: string
+  readonly motivo: string
+  /** The record's version packaged. */
+  readonly version: number
+  /** The package's file name. */
+  readonly package: string
 }
 
 export interface FileStoreOptions extends RecordStoreOptions {

@@ -11,7 +11,7 @@ import { SYSTEM_TABLES } from '../system-tables.js'
 import type { ReadOptions } from './types.js'
 
 /** Whether a `bloquear` decision is in force on `id` (false in a module without `retention:`). */
-async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<boolean> {
+export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<boolean> {
   if (spec.retention === undefined) return false
   const row = await db
     .selectFrom(SYSTEM_TABLES.retention)

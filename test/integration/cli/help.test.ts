@@ -15,6 +15,8 @@ const COMMANDS = [
   'keys status',
   'keys retire',
   'migrate',
+  'package',
+  'package verify',
   'restore',
   'retention plan',
   'retention run',

@@ -329,4 +329,27 @@ t.test('D43: evidence files', async (t) => {
     )
     t.match(errors[0]?.message, /alterado/)
   })
+  await t.test('a record in a final state refuses an upload before reading its body (F9)', async (t) => {
+    const closed = String((await api.create('denuncias', VALID['denuncias']!()))._id)
+    for (const estado of ['investigacion', 'judicializada'])
+      t.equal((await api.request('PUT', `/denuncias/${closed}`, { token: admin, body: { estado } })).status, 200)
+    // A body that never ends: an answer can only come before it is read whole.
+    let pulled = 0
+    const endless = new Readable({
+      read() {
+        pulled += 1
+        this.push(pulled === 1 ? pdf(64 * 1024) : Buffer.alloc(64 * 1024))
+      },
+    })
+    const refused = await Promise.race([
+      upload(api, closed, endless, { token: admin }),
+      new Promise<{ status: number; body: unknown }>((resolve) =>
+        setTimeout(() => resolve({ status: 0, body: 'sin respuesta en 5 s' }), 5_000),
+      ),
+    ])
+    endless.destroy()
+    t.equal(refused.status, 409, `answered without waiting for the body: ${JSON.stringify(refused.body)}`)
+    t.match((refused.body as { details?: unknown }).details, [{ field: 'estado' }])
+    t.equal((await stored(api, closed)).rows, 0, 'nothing kept')
+  })
 })

@@ -1,0 +1,105 @@
+// D43: what a court package of one record is made of, read for the command line (the operator,
+// no role's scope): the record's version and `_hash`, the files its file fields list at that
+// version with a way to read each one's bytes, its audit entries, and the export custody
+// entries a package adds to the chain. The zip itself is cli/evidence-package-zip.ts's.
+import { META } from '../../compile/metadata.js'
+import type { ModuleSpec } from '../../compile/types.js'
+import { auditEntryFromRow, type AuditEntry } from '../audit/log.js'
+import type { Row } from '../database.js'
+import { isBlocked } from '../records/blocked-records.js'
+import { recordQuery } from '../records/query.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
+import type { FileContext } from './context.js'
+import { openedSegments } from './segments.js'
+import { FILE_TABLES } from './tables.js'
+import type { ExportDisclosure, PackagedFile, PackageSource } from './types.js'
+
+/** The record and its listed files as they stand now; `found: false` with its erasure if it had one. */
+export async function packageSource(context: FileContext, spec: ModuleSpec, id: string): Promise<PackageSource> {
+  const { database, codec } = context.options
+  const { db } = database
+  const row = (await recordQuery(db, spec, {
+    user: null,
+    includeDeleted: true,
+    includeBlocked: true,
+    dialect: database.dialect,
+  })
+    .selectAll()
+    .where(META.id, '=', id)
+    .executeTakeFirst()) as Row | undefined
+  if (row === undefined) {
+    const tombstone = await db
+      .selectFrom(SYSTEM_TABLES.tombstones)
+      .select('erased_at')
+      .where('module', '=', spec.name)
+      .where('record_id', '=', id)
+      .executeTakeFirst()
+    return { found: false, erasedAt: tombstone === undefined ? null : String(tombstone['erased_at']) }
+  }
+  // The files the record lists at this version: an upload after the read is not in the package.
+  const listed = new Set<string>()
+  for (const field of spec.fields.filter((f) => f.uploaded === true)) {
+    const value = codec.plainValue(spec, field, row)
+    for (const entry of Array.isArray(value) ? (value as { n?: unknown }[]) : [])
+      listed.add(`${field.name}/${String(entry.n)}`)
+  }
+  const rows = (await db
+    .selectFrom(FILE_TABLES.files)
+    .selectAll()
+    .where('module', '=', spec.name)
+    .where('record_id', '=', id)
+    .orderBy('field')
+    .orderBy('n')
+    .execute()) as Row[]
+  const files = rows
+    .filter((r) => listed.has(`${String(r['field'])}/${String(r['n'])}`))
+    .map((r): PackagedFile => ({
+      field: String(r['field']),
+      ...context.storedOf(r),
+      bytes: () => openedSegments(context.keyOf(r), context.blobs.read(context.placeOf(r), String(r['blob']))),
+    }))
+  return {
+    found: true,
+    version: Number(row[META.version]),
+    hash: String(row[META.hash]),
+    deleted: row[META.deleted] !== null && row[META.deleted] !== undefined,
+    blocked: await isBlocked(db, spec, id),
+    files,
+  }
+}
+
+/** One `fichero_exportacion` custody entry per packaged file, committed before the package is sealed. */
+export async function recordExport(
+  context: FileContext,
+  spec: ModuleSpec,
+  id: string,
+  files: readonly PackagedFile[],
+  disclosure: ExportDisclosure,
+): Promise<void> {
+  await context.appendCustody(
+    files.map((file) => ({
+      userId: disclosure.actor,
+      action: 'fichero_exportacion' as const,
+      module: spec.name,
+      recordId: id,
+      version: disclosure.version,
+      recordHash: null,
+      fields: [file.field],
+      motivo: disclosure.motivo,
+      recipient: disclosure.recipient,
+      criteria: { campo: file.field, n: file.n, sha256: file.sha256, size: file.size, paquete: disclosure.package },
+    })),
+  )
+}
+
+/** Every audit entry of the record, in chain order (its writes, consultations and custody). */
+export async function recordAudit(context: FileContext, spec: ModuleSpec, id: string): Promise<AuditEntry[]> {
+  const rows = await context.options.database.db
+    .selectFrom(SYSTEM_TABLES.audit)
+    .selectAll()
+    .where('module', '=', spec.name)
+    .where('record_id', '=', id)
+    .orderBy('seq')
+    .execute()
+  return rows.map((row) => auditEntryFromRow(row as Row))
+}
