@@ -259,7 +259,9 @@ export async function openService(settings: Settings, options: OpenServiceOption
     })
     app = built
     if (settings.consoleEnabled && consoleFiles === undefined)
-      built.log.warn('La consola no está construida (falta dist/console/): ejecute npm run build; /consola/ responde 404')
+      built.log.warn(
+        'La consola no está construida (falta dist/console/): ejecute npm run build; /consola/ responde 404',
+      )
     // Accounts kept from before the username rule (F8): named at every start until renamed.
     for (const warning of usernames.warnings) built.log.warn({ event: 'usuario_fuera_de_regla' }, warning)
     // The heartbeat, the schema watch and every other periodic job (jobs.ts).

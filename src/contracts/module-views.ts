@@ -37,7 +37,8 @@ const WORKFLOW: JsonSchema = {
     finales: strings,
     movimientos: {
       type: 'object',
-      description: 'Por estado de origen, los cambios de estado que el rol puede hacer y los campos que cada uno requiere.',
+      description:
+        'Por estado de origen, los cambios de estado que el rol puede hacer y los campos que cada uno requiere.',
       additionalProperties: {
         type: 'array',
         items: {

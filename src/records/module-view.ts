@@ -29,7 +29,9 @@ export interface WorkflowView {
   readonly inicial: readonly string[]
   readonly finales: readonly string[]
   /** From each state, the moves this role may make, and the fields each requires. */
-  readonly movimientos: Readonly<Record<string, readonly { readonly a: string; readonly requiere: readonly string[] }[]>>
+  readonly movimientos: Readonly<
+    Record<string, readonly { readonly a: string; readonly requiere: readonly string[] }[]>
+  >
 }
 
 export interface ModuleView {
@@ -74,8 +76,10 @@ function workflowView(spec: ModuleSpec, role: RoleSpec): WorkflowView | undefine
   const workflow = spec.workflow
   if (workflow === undefined) return undefined
   const movimientos: Record<string, { a: string; requiere: readonly string[] }[]> = {}
+  // A move is an edit: a role without editar makes none, whatever the moves' `roles` say.
+  const edits = role.granted.has(spec.permissions.editar)
   for (const state of workflow.states)
-    movimientos[state] = nextStates(workflow, state, role.name).map((to) => ({
+    movimientos[state] = (edits ? nextStates(workflow, state, role.name) : []).map((to) => ({
       a: to,
       requiere: workflow.moves.get(state)?.get(to)?.requires ?? [],
     }))
