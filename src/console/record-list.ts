@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { callFor } from './motivo.js'
-import { labelOf, shown, type ModuleView, type RecordData } from './module-view.js'
+import { labelOf, shown, type FieldView, type ModuleView, type RecordData } from './module-view.js'
 
 export const PAGE_SIZE = 20
 const MAX_COLUMNS = 6
@@ -14,10 +14,13 @@ interface Page {
   readonly total: number
 }
 
-/** The fields shown as columns: those the role reads, plain values first, at most six. */
+/** The columns: fields the role reads with short plain values, required ones and the state first, at most six. */
 function columnsOf(module: ModuleView) {
-  const plain = module.campos.filter((c) => c.lee && !['array', 'mixed', 'file', 'text'].includes(c.tipo))
-  return plain.slice(0, MAX_COLUMNS)
+  const plain = module.campos.filter(
+    (c) => c.lee && !c.cifrado && !['array', 'mixed', 'file', 'text', 'password'].includes(c.tipo),
+  )
+  const first = (c: FieldView) => c.requerido || c.nombre === module.workflow?.campo
+  return [...plain.filter(first), ...plain.filter((c) => !first(c))].slice(0, MAX_COLUMNS)
 }
 
 export function RecordList({ module }: { module: ModuleView }) {
