@@ -6,15 +6,16 @@ export interface ErrorDetail {
   readonly metodos?: readonly string[]
 }
 
-/** What the API answered when it was not a success, as its envelope says. */
-export class ApiError extends Error {
+/**
+ * What the API answered when it was not a success, as its envelope says. Not an Error: it is an
+ * answer to show, not a fault of the console (errors.ts holds the service's only Error classes).
+ */
+export class ApiError {
   constructor(
     readonly status: number,
-    message: string,
+    readonly message: string,
     readonly details: readonly ErrorDetail[],
-  ) {
-    super(message)
-  }
+  ) {}
 }
 
 /** The API's messages the console reacts to (docs/api-reference.md, section 7). */

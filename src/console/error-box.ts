@@ -4,7 +4,7 @@ import { html } from './html.js'
 
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null
-  const message = error instanceof Error ? error.message : String(error)
+  const message = error instanceof ApiError || error instanceof Error ? error.message : String(error)
   const details = error instanceof ApiError ? error.details : []
   return html`<div class="error" role="alert">
     <p>${message}</p>

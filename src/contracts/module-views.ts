@@ -89,15 +89,15 @@ export const moduleViewContracts: ContractFamily<ModuleViewRoute> = {
               success: true,
               data: [
                 {
-                  nombre: 'vehiculos',
-                  descripcion: 'Vehículos',
-                  prefijo: 'VEH',
+                  nombre: 'objetos_perdidos',
+                  descripcion: 'Objetos perdidos',
+                  prefijo: 'OBP',
                   acciones: ['ver'],
                   busqueda: false,
                   motivo: [],
                   campos: [
                     {
-                      nombre: 'matricula',
+                      nombre: 'lugar_hallazgo',
                       tipo: 'string',
                       ayuda: 'texto',
                       requerido: true,
