@@ -28,7 +28,7 @@ t.test('index.html, its script and style, under the strict CSP', async (t) => {
     [style, /^text\/css/],
   ] as const) {
     const file = await api.request('GET', `/consola/${name}`)
-    t.equal(file.status, 200, name)
+    t.equal(file.status, 200, String(name))
     t.match(file.headers['content-type'], type)
     t.equal(file.headers['content-security-policy'], CONSOLE_CSP)
     t.equal(file.headers['cache-control'], 'public, max-age=31536000, immutable', 'hashed: cached for good')
