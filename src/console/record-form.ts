@@ -163,6 +163,13 @@ export function RecordForm({ module, id }: { module: ModuleView; id: string | nu
   const state = stateField === undefined ? undefined : record?.[stateField]
   const moves = typeof state === 'string' ? (module.workflow?.movimientos[state] ?? []) : []
   const initial = module.workflow?.inicial ?? []
+  // An edit form appears once the record is in hand, so nothing typed is overwritten by its arrival.
+  if (editing && record === null)
+    return html`<section aria-labelledby="form-title">
+      <h1 id="form-title" tabindex="-1">Editar ${id}</h1>
+      <p role="status">Cargando…</p>
+      <${ErrorBox} error=${error} />
+    </section>`
 
   return html`<section aria-labelledby="form-title">
     <h1 id="form-title" tabindex="-1">${editing ? `Editar ${id}` : `Nuevo registro · ${module.descripcion}`}</h1>

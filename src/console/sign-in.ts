@@ -1,6 +1,6 @@
 // Sign-in: user and password; when the account has a second factor the API answers
 // 401 `Se requiere segundo factor` and the code is asked for, then the same login again with it.
-import { useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, MESSAGES, call, session, type SessionUser } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
@@ -12,6 +12,11 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
   const [needsCode, setNeedsCode] = useState(false)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
+  const codeInput = useRef<HTMLInputElement>(null)
+  // The code is asked for after the password: the focus goes to it.
+  useEffect(() => {
+    if (needsCode) codeInput.current?.focus()
+  }, [needsCode])
 
   const submit = async (event: Event) => {
     event.preventDefault()
@@ -62,6 +67,7 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
           <label for="codigo">Código de segundo factor</label>
           <input
             id="codigo"
+            ref=${codeInput}
             name="codigo"
             autocomplete="one-time-code"
             required

@@ -4,6 +4,7 @@
 // administrador signing in with a second factor; an oficial asked for the motivo personal
 // requires. Every screen under the served CSP with no violation, and axe-core finds nothing
 // serious or critical. Skipped loudly outside CI without Chromium.
+import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
@@ -21,6 +22,11 @@ async function signIn(t: Test, view: ConsolePage, username: string, password: st
   await view.page.getByRole('button', { name: 'Entrar' }).click()
 }
 
+/** The edit form holds the record (its GET answered): `lugar_hechos` shows `place`. */
+async function formLoaded(page: Page, place: string) {
+  await settled(() => page.locator('#f-lugar_hechos').inputValue(), place)
+}
+
 async function noProblems(t: Test, view: ConsolePage, screen: string) {
   t.same(await view.axe(), [], `${screen}: no serious or critical accessibility violation`)
   await view.shot(screen)
@@ -35,6 +41,9 @@ t.test('an agente: lists as the API answers them, a record created, edited and m
     await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: `PER-${year}-00001`, tipo: `t${4 - i}` })
   for (let i = 0; i < 3; i += 1) await api.create('denuncias', { ...VALID['denuncias']!(), lugar_hechos: 'Puerto' })
   await api.create('denuncias', { ...VALID['denuncias']!(), prioridad: 'alta' }, agente.token)
+  // Enough of them for a second page of 20.
+  for (let i = 0; i < 18; i += 1)
+    await api.create('denuncias', { ...VALID['denuncias']!(), agente_asignado: `PER-${year}-00001`, tipo: `z${i}` })
   const asAgente = (path: string) => api.request('GET', path, { token: agente.token })
 
   const view = await openConsole(t)
@@ -57,10 +66,18 @@ t.test('an agente: lists as the API answers them, a record created, edited and m
 
   await page.getByRole('link', { name: 'Denuncias' }).click()
   await page.getByRole('heading', { name: 'Denuncias' }).waitFor()
-  const expected = ids(await asAgente('/denuncias?limit=20'))
-  t.equal(expected.length, 5, 'the agente sees its 5 denuncias, not the other 3')
+  const first = await asAgente('/denuncias?limit=20')
+  const expected = ids(first)
+  t.equal(first.body.data.total, 23, 'the agente sees its 23 denuncias, not the other 3')
   t.same(await settled(() => listedIds(page), expected), expected, 'the console lists what the API gives the agente')
+  await page.getByText('23 registros · página 1 de 2').waitFor()
   await noProblems(t, view, 'denuncias-list')
+  await page.getByRole('button', { name: 'Siguiente' }).click()
+  const second = ids(await asAgente('/denuncias?limit=20&offset=20'))
+  t.equal(second.length, 3)
+  t.same(await settled(() => listedIds(page), second), second, 'and its second page')
+  await page.getByRole('button', { name: 'Anterior' }).click()
+  t.same(await settled(() => listedIds(page), expected), expected, 'and back')
 
   await page.getByRole('button', { name: /^Tipo/ }).click()
   const sorted = ids(await asAgente('/denuncias?limit=20&sort=tipo'))
@@ -110,6 +127,7 @@ t.test('an agente: lists as the API answers them, a record created, edited and m
 
   // Edit with If-Match; then history with old and new values, and version 1.
   await page.getByRole('link', { name: 'Editar' }).click()
+  await formLoaded(page, 'Plaza Mayor')
   await page.locator('#f-lugar_hechos').fill('Calle Mayor 1')
   await noProblems(t, view, 'edit-form')
   await page.getByRole('button', { name: 'Guardar cambios' }).click()
@@ -121,6 +139,7 @@ t.test('an agente: lists as the API answers them, a record created, edited and m
 
   // A conflict: the record changes elsewhere while the form is open.
   await page.getByRole('link', { name: 'Editar' }).click()
+  await formLoaded(page, 'Calle Mayor 1')
   await page.locator('#f-descripcion').fill('Bicicleta de montaña')
   const elsewhere = await api.request('PUT', `/denuncias/${id}`, {
     token: agente.token,
@@ -156,10 +175,18 @@ t.test('an administrador signs in with a second factor and sees every module', {
   if (view === undefined) return
   const { page } = view
   await page.goto(url)
-  await signIn(t, view, admin.username, admin.password)
-  await page.getByLabel('Código de segundo factor').fill(codes[0] ?? '')
+  await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor()
+  // The keyboard alone: Tab to each field, Enter to send; the code field takes the focus.
+  await page.keyboard.press('Tab')
+  await page.keyboard.type(admin.username)
+  await page.keyboard.press('Tab')
+  await page.keyboard.type(admin.password)
+  await page.keyboard.press('Enter')
+  await page.getByLabel('Código de segundo factor').waitFor()
+  t.equal(await page.evaluate('document.activeElement.id'), 'codigo', 'the focus is on the code')
+  await page.keyboard.type(codes[0] ?? '')
   await view.shot('second-factor')
-  await page.getByRole('button', { name: 'Entrar' }).click()
+  await page.keyboard.press('Enter')
   await page.getByRole('heading', { name: 'Módulos' }).waitFor()
   const token = (await page.evaluate("sessionStorage.getItem('records.token')")) as string
   const modules = (await api.request('GET', '/me/modulos', { token })).body.data.map((m: any) => m.descripcion)
