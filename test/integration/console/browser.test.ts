@@ -9,6 +9,7 @@ import t, { type Test } from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { enrolTotp } from '../auth/totp-support.js'
+import { eventually } from '../protection/support.js'
 import { buildConsole, consoleService, listedIds, openConsole, settled, type ConsolePage } from './support.js'
 
 const skip = chromiumSkip('the console test')
@@ -216,5 +217,17 @@ t.test('an oficial is asked for the motivo personal requires, and the list comes
     await api.request('GET', '/personal?limit=20', { token: oficial.token, headers: { 'x-motivo': 'prueba' } }),
   )
   t.same(await settled(() => listedIds(page), expected), expected, 'the list, once the motivo was given')
+  const adminToken = await api.adminToken()
+  const consulted = await eventually(
+    () =>
+      api.request('GET', `/auditoria?usuario=${oficial.id}&modulo=personal&accion=consultar`, {
+        token: adminToken,
+      }),
+    (reply) => reply.body.data.entries.some((e: any) => e.motivo === 'Comprobación de destino'),
+  )
+  t.ok(
+    consulted.body.data.entries.some((e: any) => e.motivo === 'Comprobación de destino'),
+    'the consultation is logged with the motivo as typed (accents kept)',
+  )
   t.same(view.problems, [])
 })
