@@ -30,6 +30,8 @@ async function formLoaded(page: Page, place: string) {
 
 async function noProblems(t: Test, view: ConsolePage, screen: string) {
   t.same(await view.axe(), [], `${screen}: no serious or critical accessibility violation`)
+  // CSSOM styles escape style-src; the console sets none: classes only.
+  t.equal(await view.page.evaluate("document.querySelectorAll('[style]').length"), 0, `${screen}: no style attribute`)
   await view.shot(screen)
 }
 
