@@ -4,6 +4,7 @@ import { createPrettyStream, resolveLogFormat } from './console-log.js'
 import { openService, serviceVersion, type OpenServiceOptions } from './service.js'
 import { loadDotEnv, loadSettings } from './settings.js'
 import { bannerLines, loginCommand } from './start-banner.js'
+import { consoleDir } from './console-files.js'
 import { adminPasswordFileOf, removeStaleAdminPassword, writeAdminPasswordFile } from './admin-password-file.js'
 import { discardGeneratedSecrets } from './refused-start.js'
 import type { Settings } from './settings.js'
@@ -55,13 +56,18 @@ export async function serve(options: { readonly programId?: string } = {}): Prom
       username,
       password,
       created,
+      console: settings.consoleEnabled && consoleDir() !== undefined,
       ...(passwordFile === undefined ? {} : { passwordFile }),
     })
     process.stdout.write(`${banner.join('\n')}\n`)
   } else {
     // JSON for log tools: the same facts, one per line, none of them a warning,
     // never the password: JSON means no terminal, so a generated one is in its file.
-    const urls = { docs: `${base}/docs`, health: `${base}/health` }
+    const urls = {
+      docs: `${base}/docs`,
+      health: `${base}/health`,
+      ...(settings.consoleEnabled && consoleDir() !== undefined ? { consola: `${base}/consola/` } : {}),
+    }
     log.info(urls, `Servicio disponible en ${base} (base de datos ${service.database.location})`)
     if (service.initialAdmin !== undefined)
       log.info(

@@ -33,6 +33,7 @@ import type { JobClock } from './job-runner.js'
 import { startServiceJobs } from './jobs.js'
 import { SERVICE_ACTOR } from './retention-job.js'
 import { createSchemaWatch } from './schema-watch.js'
+import { consoleDir } from './console-files.js'
 import type { Settings } from './settings.js'
 
 export interface OpenServiceOptions {
@@ -220,6 +221,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
             throw error
           })
         : undefined
+    const consoleFiles = settings.consoleEnabled ? consoleDir() : undefined
     const built = await buildApp(spec, {
       store,
       retention: engine.retention,
@@ -238,6 +240,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       ...(redis === undefined ? {} : { redis, onRedisError }),
       trustProxy: settings.trustProxy,
       corsOrigins: settings.corsOrigins,
+      ...(consoleFiles === undefined ? {} : { console: { dir: consoleFiles } }),
       version: serviceVersion(),
       timeouts: settings.timeouts,
       maxQueryLength: settings.maxQueryLength,
@@ -255,6 +258,10 @@ export async function openService(settings: Settings, options: OpenServiceOption
       consultationLog: () => engine.readAuditStatus(),
     })
     app = built
+    if (settings.consoleEnabled && consoleFiles === undefined)
+      built.log.warn(
+        'La consola no está construida (falta dist/console/): ejecute npm run build; /consola/ responde 404',
+      )
     // Accounts kept from before the username rule (F8): named at every start until renamed.
     for (const warning of usernames.warnings) built.log.warn({ event: 'usuario_fuera_de_regla' }, warning)
     // The heartbeat, the schema watch and every other periodic job (jobs.ts).

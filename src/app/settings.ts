@@ -58,6 +58,8 @@ export interface Settings {
   readonly generatedFiles: readonly string[]
   /** The passkeys' relying party (D42): its id (a domain) and the one origin pages call from. */
   readonly webauthn: WebAuthnSettings
+  /** CONSOLE_ENABLED: the browser console at {BASE_PATH}/consola/ (D44, D46); false: 404. */
+  readonly consoleEnabled: boolean
 }
 
 export interface WebAuthnSettings {
@@ -138,6 +140,13 @@ function webauthnOf(env: Env, host: string, port: number): WebAuthnSettings {
   if (match[1] === 'http' && originHost !== 'localhost')
     throw settingInvalid(`WEBAUTHN_ORIGIN debe usar https fuera de localhost (recibido '${origin}')`)
   return { rpId, origin }
+}
+
+/** CONSOLE_ENABLED: true (the default) or false. */
+function consoleEnabledOf(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'true') return true
+  if (raw === 'false') return false
+  throw settingInvalid(`CONSOLE_ENABLED admite true o false (recibido '${raw}')`)
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -269,6 +278,7 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
     },
     logLevel: read(() => logLevelOf(env['LOG_LEVEL']), 'info'),
     logFormat: read(() => logFormatOf(env['LOG_FORMAT']), 'auto'),
+    consoleEnabled: read(() => consoleEnabledOf(env['CONSOLE_ENABLED']), true),
   }
   const webauthn = read(() => webauthnOf(env, settings.host, settings.port), { rpId: 'localhost', origin: '' })
   // Secrets the environment gives are checked with the rest; those of DATA_DIR's files after.

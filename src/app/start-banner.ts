@@ -12,6 +12,8 @@ export interface BannerOptions {
   readonly password: string | undefined
   /** This start created the first superadmin. */
   readonly created: boolean
+  /** The browser console is served (D44): its address is shown. */
+  readonly console?: boolean
   /** Where the generated password was written instead of being shown (no terminal). */
   readonly passwordFile?: string
 }
@@ -42,6 +44,7 @@ export function bannerLines(options: BannerOptions): string[] {
     `  municipal-records ${options.version} en marcha`,
     '',
     `  API            ${base}`,
+    ...(options.console === true ? [`  Consola        ${base}/consola/`] : []),
     `  Documentación  ${base}/docs`,
     `  Salud          ${base}/health`,
     `  Base de datos  ${options.database}`,

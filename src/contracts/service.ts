@@ -10,6 +10,7 @@ import { passkeyContracts } from './passkey.js'
 import type { ContractFamily } from './route-contract.js'
 import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
+import { moduleViewContracts } from './module-views.js'
 import { systemContracts } from './system.js'
 
 /**
@@ -19,6 +20,7 @@ import { systemContracts } from './system.js'
 export function serviceContracts(service: ServiceSpec): readonly ContractFamily[] {
   return [
     sessionContracts(service),
+    moduleViewContracts,
     secondFactorContracts,
     passkeyContracts(service),
     auditContracts(service),

@@ -38,6 +38,9 @@ import rateLimitPlugin from './rate-limit.js'
 import securityHeaders from './security-headers.js'
 import { auditRoutes } from './routes/audit.js'
 import { docsRoutes } from './routes/docs.js'
+import { consoleRoutes } from './routes/console.js'
+import { moduleViewRoutes } from './routes/module-views.js'
+import { moduleViewContracts } from '../contracts/module-views.js'
 import { fileRoutes } from './routes/files.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
@@ -95,6 +98,8 @@ export interface AppDeps {
   readonly loginFailures: LoginFailureStore
   readonly loginProtection?: LoginProtectionSettings
   /** The live feed's database (its audit tail, notifications, tickets) and limits. */
+  /** The browser console's built files (D44, D46); undefined: no console (CONSOLE_ENABLED=false, 404). */
+  readonly console?: { readonly dir: string }
   readonly events: {
     /**
      * The audit tail the feed streams (db/audit/tail.ts) and the tickets browsers redeem
@@ -197,6 +202,8 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
       const document = () =>
         buildOpenApiDocument(service, { basePath: deps.basePath, version: deps.version ?? '0.0.0' })
       await api.register(docsRoutes, { document, basePath: deps.basePath })
+      if (deps.console !== undefined)
+        await api.register(consoleRoutes, { dir: deps.console.dir, basePath: deps.basePath })
       const login = deps.loginProtection ?? {
         maxFailures: 5,
         delaySeconds: 30,
@@ -245,6 +252,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         relyingParty: deps.passkeys.relyingParty,
         clock: deps.clock,
       })
+      await api.register(moduleViewRoutes, { contracts: moduleViewContracts, modules: service.modules })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
       const retention = retentionContracts(service)

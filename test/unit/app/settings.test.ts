@@ -35,6 +35,7 @@ t.test('every setting the service cannot use is named at once, one per line', as
       CORS_ORIGINS: 'panel.ayto.example',
       LOG_LEVEL: 'verbose',
       LOG_FORMAT: 'xml',
+      CONSOLE_ENABLED: 'no',
       WEBAUTHN_RP_ID: 'https://records.ayto.example',
       JWT_SECRET: 'corto',
       RECORDS_ENCRYPTION_KEY: 'c29sbyBlc3Rv',
@@ -48,11 +49,12 @@ t.test('every setting the service cannot use is named at once, one per line', as
     /^CORS_ORIGINS: origen no válido 'panel.ayto.example'/,
     /^LOG_LEVEL admite fatal, error, warn, info, debug, trace, silent \(recibido 'verbose'\)$/,
     /^LOG_FORMAT admite pretty o json \(recibido 'xml'\)$/,
+    /^CONSOLE_ENABLED admite true o false \(recibido 'no'\)$/,
     /^WEBAUTHN_RP_ID debe ser un nombre de dominio/,
     /^JWT_SECRET debe tener al menos 32 caracteres$/,
     /^RECORDS_ENCRYPTION_KEY: la clave de cifrado debe ser de 32 bytes/,
   ])
-  t.equal(error.items.length, 9, 'nothing else')
+  t.equal(error.items.length, 10, 'nothing else')
   t.equal(error.message, error.items.join('\n'), 'the message lists them, one per line')
   t.same(readdirSync(dir), [], 'no secret was generated for a start that is refused')
 })

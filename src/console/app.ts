@@ -1,0 +1,117 @@
+// The console's shell: sign-in or the signed-in screens, chosen by the location's hash
+// (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
+import { useEffect, useState } from 'preact/hooks'
+import { SIGNED_OUT, call, session } from './api.js'
+import { ErrorBox } from './error-box.js'
+import { html } from './html.js'
+import { ModuleList } from './module-list.js'
+import type { ModuleView } from './module-view.js'
+import { forgetMotivos, setMotivoAsker } from './motivo.js'
+import { MotivoPrompt } from './motivo-prompt.js'
+import { RecordForm } from './record-form.js'
+import { RecordList } from './record-list.js'
+import { RecordPage } from './record-page.js'
+import { SignIn } from './sign-in.js'
+
+const routeOf = (hash: string): string[] =>
+  hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((s) => s !== '')
+
+function Screen({ modules, route }: { modules: readonly ModuleView[]; route: readonly string[] }) {
+  const [kind, name, id, action] = route
+  const module = kind === 'm' ? modules.find((m) => m.nombre === name) : undefined
+  if (module === undefined) return html`<${ModuleList} modules=${modules} />`
+  if (id === undefined) return html`<${RecordList} key=${module.nombre} module=${module} />`
+  if (id === 'nuevo') return html`<${RecordForm} key="nuevo" module=${module} id=${null} />`
+  if (action === 'editar') return html`<${RecordForm} key=${id} module=${module} id=${decodeURIComponent(id)} />`
+  return html`<${RecordPage} key=${id} module=${module} id=${decodeURIComponent(id)} />`
+}
+
+export function App() {
+  const [signedIn, setSignedIn] = useState(session.token() !== null)
+  const [notice, setNotice] = useState<string | null>(null)
+  const [modules, setModules] = useState<readonly ModuleView[] | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const [route, setRoute] = useState(routeOf(location.hash))
+  const [motivo, setMotivo] = useState<{ module: string; answer: (m: string | null) => void } | null>(null)
+
+  useEffect(() => {
+    const onHash = () => {
+      forgetMotivos()
+      setRoute(routeOf(location.hash))
+    }
+    const onSignedOut = (event: Event) => {
+      setNotice(`${(event as CustomEvent<string>).detail}: inicie sesión de nuevo.`)
+      setModules(null)
+      setSignedIn(false)
+    }
+    addEventListener('hashchange', onHash)
+    addEventListener(SIGNED_OUT, onSignedOut)
+    setMotivoAsker(
+      (module) =>
+        new Promise((resolve) =>
+          setMotivo({
+            module,
+            answer: (m) => {
+              setMotivo(null)
+              resolve(m)
+            },
+          }),
+        ),
+    )
+    return () => {
+      removeEventListener('hashchange', onHash)
+      removeEventListener(SIGNED_OUT, onSignedOut)
+    }
+  }, [])
+
+  useEffect(() => {
+    if (!signedIn) return
+    call<ModuleView[]>('GET', '/me/modulos')
+      .then(({ data }) => setModules(data))
+      .catch(setError)
+  }, [signedIn])
+
+  // Each new screen takes the focus to its heading, so a screen reader announces where it is.
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main h1')?.focus()
+  }, [route, signedIn, modules])
+
+  const signOut = async () => {
+    await call('POST', '/auth/logout').catch(() => undefined)
+    session.end()
+    setNotice('Sesión cerrada.')
+    setModules(null)
+    setSignedIn(false)
+  }
+  const user = session.user()
+
+  return html`<header class="top">
+      <span class="brand">municipal-records · consola</span>
+      ${
+        signedIn &&
+        user !== null &&
+        html`<span class="who">${user.nombre ?? user.username} (${user.rol})</span>
+          <button type="button" onClick=${signOut}>Cerrar sesión</button>`
+      }
+    </header>
+    <main id="main">
+      ${
+        !signedIn
+          ? html`<${SignIn}
+              notice=${notice}
+              onSignedIn=${() => {
+                setNotice(null)
+                setSignedIn(true)
+              }}
+            />`
+          : modules === null
+            ? html`<p role="status">Cargando…</p>
+                <${ErrorBox} error=${error} />`
+            : html`<${Screen} modules=${modules} route=${route} />`
+      }
+    </main>
+    ${motivo !== null && html`<${MotivoPrompt} module=${motivo.module} onAnswer=${motivo.answer} />`}`
+}
