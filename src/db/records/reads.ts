@@ -17,7 +17,7 @@ import { plainPage } from './plain-page.js'
 import type { Row } from '../database.js'
 import type { Filter } from '../../records/list-query.js'
 import type { RecordQuery } from './query.js'
-import type { ApiRecord, Expansion, ReadOptions, RecordStoreOptions } from './types.js'
+import type { ApiRecord, Expansion, ReadOptions, RecordStoreOptions, VisibleIdsOptions } from './types.js'
 import { storeConsultation as consultation } from './reveal-audit.js'
 import { withTextSearch, type TextSearch } from './text-search-sql.js'
 import type { ListQuery } from '../../records/list-query.js'
@@ -262,7 +262,7 @@ export async function visibleIds(
   spec: ModuleSpec,
   filters: readonly Filter[],
   user: ActingUser | null,
-  options: { readonly limit: number; readonly ids?: readonly string[]; readonly includeDeleted?: boolean },
+  options: VisibleIdsOptions,
 ): Promise<string[]> {
   const { database } = context
   const rows = await filtered(
@@ -272,6 +272,7 @@ export async function visibleIds(
       user,
       dialect: database.dialect,
       ...(options.includeDeleted === true ? { includeDeleted: true } : {}),
+      ...(options.includeBlocked === true ? { includeBlocked: true } : {}),
     }),
     filters,
   )

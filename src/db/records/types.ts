@@ -103,6 +103,15 @@ export interface RecordOrigin {
   readonly createdBy: string
 }
 
+/** Which ids a `visibleIds` answer may hold: up to `limit`, of `ids` only when given. */
+export interface VisibleIdsOptions {
+  readonly limit: number
+  readonly ids?: readonly string[]
+  readonly includeDeleted?: boolean
+  /** Blocked records too (D41): the live feed asks whether a block took one out of a view. */
+  readonly includeBlocked?: boolean
+}
+
 /** One `?expand=` field: the caller holds `ver` on its target module; `reveal`: `descifrar` too. */
 export interface Expansion {
   readonly field: string
@@ -143,7 +152,7 @@ export interface RecordStore {
     spec: ModuleSpec,
     filters: readonly Filter[],
     user: ActingUser | null,
-    options: { readonly limit: number; readonly ids?: readonly string[]; readonly includeDeleted?: boolean },
+    options: VisibleIdsOptions,
   ): Promise<string[]>
   /**
    * Each `field` of `records` replaced by its target record as the caller would GET it (scope,

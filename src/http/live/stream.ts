@@ -155,9 +155,14 @@ export function createLiveStream(options: LiveStreamOptions): LiveStream {
       return
     }
     if (entry.action === 'bloquear') {
-      // A blocked record leaves every view (D41): `fuera` to a stream that showed it. A replay
-      // never names it (it cannot tell whether the client held it before the gap).
-      if (ids.delete(id)) emit(entry.seq, 'fuera', base)
+      // A blocked record leaves every view (D41): `fuera` to a stream that showed it, or whose
+      // view holds it but for the block (beyond the ids it remembers). A replay never names it:
+      // it cannot tell whether the client held it before the gap.
+      const saw =
+        ids.delete(id) ||
+        (entry.seq > replayUntil &&
+          (await store.visibleIds(spec, filters, user, { limit: 1, ids: [id], includeBlocked: true })).length > 0)
+      if (saw) emit(entry.seq, 'fuera', base)
       return
     }
     const read = {
