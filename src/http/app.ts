@@ -97,9 +97,9 @@ export interface AppDeps {
   /** Where failed logins are counted (the database or Redis), and the policy. */
   readonly loginFailures: LoginFailureStore
   readonly loginProtection?: LoginProtectionSettings
-  /** The live feed's database (its audit tail, notifications, tickets) and limits. */
   /** The browser console's built files (D44, D46); undefined: no console (CONSOLE_ENABLED=false, 404). */
   readonly console?: { readonly dir: string }
+  /** The live feed's database (its audit tail, notifications, tickets) and limits. */
   readonly events: {
     /**
      * The audit tail the feed streams (db/audit/tail.ts) and the tickets browsers redeem

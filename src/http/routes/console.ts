@@ -54,6 +54,15 @@ function readFiles(dir: string): ReadonlyMap<string, ConsoleFile> {
   return files
 }
 
+/** Whether an Accept-Encoding header takes gzip: named (or `*`) with a weight above 0 (RFC 9110 12.5.3). */
+export function acceptsGzip(header: string): boolean {
+  return header.split(',').some((part) => {
+    const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase())
+    const weight = params.find((p) => p.startsWith('q='))
+    return (coding === 'gzip' || coding === '*') && (weight === undefined || Number(weight.slice(2)) > 0)
+  })
+}
+
 export async function consoleRoutes(app: FastifyInstance, { dir, basePath }: ConsoleRoutesOptions): Promise<void> {
   // Its files count under the docs page's looser per-address limit, never the API's budget.
   app.addHook('onRoute', (route) => {
@@ -64,7 +73,7 @@ export async function consoleRoutes(app: FastifyInstance, { dir, basePath }: Con
     files ??= readFiles(dir)
     const file = files.get(name)
     if (file === undefined) throw routeNotFound()
-    const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''))
+    const gzip = acceptsGzip(String(request.headers['accept-encoding'] ?? ''))
     // Hashed names never change content; index.html is asked again each time (it names the current ones).
     const cache = name === 'index.html' ? 'no-cache' : 'public, max-age=31536000, immutable'
     void reply

@@ -34,6 +34,8 @@ t.test('index.html, its script and style, under the strict CSP', async (t) => {
     t.equal(file.headers['cache-control'], 'public, max-age=31536000, immutable', 'hashed: cached for good')
     const zipped = await api.request('GET', `/consola/${name}`, { headers: { 'accept-encoding': 'gzip, br' } })
     t.equal(zipped.headers['content-encoding'], 'gzip')
+    const refused = await api.request('GET', `/consola/${name}`, { headers: { 'accept-encoding': 'gzip;q=0, br' } })
+    t.equal(refused.headers['content-encoding'], undefined, 'gzip;q=0 refuses gzip')
   }
   const unknown = await api.request('GET', '/consola/otro.js')
   t.equal(unknown.status, 404)
