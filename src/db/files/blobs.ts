@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs'
 import { mkdir, open, rename, rmdir, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { integrityError } from '../../errors.js'
-import type { Database } from '../database.js'
+import type { Database, Db } from '../database.js'
 import { FILE_TABLES } from './tables.js'
 
 /** The record a blob belongs to (SQLite files one folder per record). */
@@ -47,21 +47,7 @@ function folderBlobs(dataDir: string): BlobStore {
       const created = await mkdir(folder, { recursive: true, mode: 0o700 })
       if (created !== undefined) for (const parent of parentsUpTo(created, folder)) await syncFolder(parent)
       const blob = randomUUID()
-      const part = join(folder, `.${blob}.parte`)
-      const handle = await open(part, 'wx', 0o600)
-      try {
-        for await (const segment of segments) await handle.write(segment)
-        await handle.sync()
-        await handle.close()
-        await rename(part, join(folder, blob))
-        // The rename itself durable: the folder's entry reaches the disk before the row commits.
-        await syncFolder(folder)
-      } catch (error) {
-        await handle.close().catch(() => undefined)
-        await unlink(part).catch(() => undefined)
-        await unlink(join(folder, blob)).catch(() => undefined)
-        throw error
-      }
+      await writeFolderBlob(folder, blob, segments)
       return blob
     },
     // The folder too once empty: an upload that lost to an erasure leaves no folder named after it.
@@ -77,6 +63,25 @@ function folderBlobs(dataDir: string): BlobStore {
         throw integrityError(new Error(`${path}: fichero ilegible o ausente`, { cause: error }))
       }
     },
+  }
+}
+
+/** `.<blob>.parte` written, flushed, renamed to `<blob>` and the rename flushed; nothing left on a failure. */
+async function writeFolderBlob(folder: string, blob: string, segments: AsyncIterable<Buffer>): Promise<void> {
+  const part = join(folder, `.${blob}.parte`)
+  const handle = await open(part, 'wx', 0o600)
+  try {
+    for await (const segment of segments) await handle.write(segment)
+    await handle.sync()
+    await handle.close()
+    await rename(part, join(folder, blob))
+    // The rename itself durable: the folder's entry reaches the disk before the row commits.
+    await syncFolder(folder)
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    await unlink(part).catch(() => undefined)
+    await unlink(join(folder, blob)).catch(() => undefined)
+    throw error
   }
 }
 
@@ -130,4 +135,29 @@ function databaseBlobs(database: Database): BlobStore {
       }
     },
   }
+}
+
+/**
+ * `records copy`: a blob's sealed segments written on `target` under the id it had on the source
+ * (its file key is wrapped for that id), one chunk row per segment in `trx` on PostgreSQL, so they
+ * commit or roll back with the copied rows; SQLite: in `dataDir` (the caller removes its folder
+ * when the copy fails).
+ */
+export async function copyBlob(
+  target: Database,
+  trx: Db,
+  dataDir: string,
+  place: BlobPlace,
+  blob: string,
+  segments: AsyncIterable<Buffer>,
+): Promise<void> {
+  if (target.dialect === 'postgres') {
+    let seq = 0
+    for await (const data of segments)
+      await trx.insertInto(FILE_TABLES.chunks).values({ blob, seq: seq++, data }).execute()
+    return
+  }
+  const folder = recordFolder(dataDir, place)
+  await mkdir(folder, { recursive: true, mode: 0o700 })
+  await writeFolderBlob(folder, blob, segments)
 }

@@ -69,3 +69,20 @@ export async function* openedSegments(key: Buffer, sealed: AsyncIterable<Buffer>
     yield openSegment(key, index++, last, piece)
   }
 }
+
+/**
+ * `records copy`: stored sealed segments, however they were cut, given back one per segment as
+ * stored, each checked under `key` first and its plaintext handed to `plain` (to be hashed).
+ */
+export async function* checkedSealedSegments(
+  key: Buffer,
+  sealed: AsyncIterable<Buffer>,
+  plain: (bytes: Buffer) => void,
+): AsyncGenerator<Buffer> {
+  let index = 0
+  for await (const [piece, last] of pieces(sealed, SEGMENT_BYTES + TAG_BYTES)) {
+    if (piece.length < TAG_BYTES) throw integrityError(new Error(`segmento ${index} del fichero: incompleto`))
+    plain(openSegment(key, index++, last, piece))
+    yield piece
+  }
+}

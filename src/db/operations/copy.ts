@@ -1,10 +1,18 @@
 // Moves a whole installation to another database (`records copy --from sqlite:... --to
 // postgres://...`): every record, account, audit entry, record version, sequence,
-// revoked token, key-registry row and the schema state, value for value, so every `_hash` and the audit
-// chain verify unchanged on the target. Run it with the service stopped.
+// revoked token, key-registry row, evidence file (D43) and the schema state, value for value, so
+// every `_hash`, the audit chain and every file's SHA-256 verify unchanged on the target. Run it
+// with the service stopped.
+import { createHash } from 'node:crypto'
+import { readdir, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { StorageKind } from '../../compile/field-types.js'
 import type { ModuleSpec } from '../../compile/types.js'
-import { copyRefused } from '../../errors.js'
+import { AppError, copyRefused } from '../../errors.js'
+import type { FieldCipher } from '../crypto.js'
+import { copyBlob, createBlobStore } from '../files/blobs.js'
+import { fileKeyContext } from '../files/rewrap.js'
+import { checkedSealedSegments } from '../files/segments.js'
 import { sealAudit } from '../audit/log.js'
 import { createChangeWatch } from '../change-watch.js'
 import type { Database, Db, Row } from '../database.js'
@@ -24,12 +32,23 @@ export interface CopyOptions {
   readonly migration: Pick<MigrationOptions, 'codec' | 'clock' | 'timezone'>
   /** Rows per INSERT (default: as many as stay under both dialects' parameter limits). */
   readonly batchSize?: number
+  /**
+   * D43: where each side keeps its files' sealed bytes on SQLite (its DATA_DIR; PostgreSQL keeps
+   * them in the database) and the cipher that unwraps the files' keys, to check each file as it goes.
+   */
+  readonly files: {
+    readonly sourceDir: string
+    readonly targetDir: string
+    readonly cipher: FieldCipher
+  }
   readonly onProgress?: (progress: { readonly table: string; readonly rows: number }) => void
 }
 
 export interface CopyResult {
   /** Rows copied per table. */
   readonly tables: Readonly<Record<string, number>>
+  /** D43: evidence files copied and their plaintext bytes. */
+  readonly files: { readonly count: number; readonly bytes: number }
 }
 
 interface TablePlan {
@@ -114,6 +133,18 @@ const SYSTEM_PLANS: readonly TablePlan[] = [
     orderBy: ['module', 'record_id'],
     columns: ['module', 'record_id', 'erased_at', 'erased_by', 'motivo', 'basis'].map(text),
   },
+  // D43: the files' rows as they are (same blob ids, same wrapped keys); their bytes by copyFiles.
+  {
+    name: FILE_TABLES.files,
+    orderBy: ['module', 'record_id', 'field', 'n'],
+    columns: [
+      ...['module', 'record_id', 'field'].map(text),
+      integer('n'),
+      text('sha256'),
+      integer('size'),
+      ...['type', 'name', 'blob', 'file_key', 'at', 'user_id'].map(text),
+    ],
+  },
 ]
 
 function plansOf(modules: readonly ModuleSpec[]): TablePlan[] {
@@ -176,11 +207,6 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
     throw copyRefused(
       `La base de datos de origen no está al día con modules.yaml (${pending.length} cambios pendientes): arranque el servicio sobre ella o migre antes de copiar`,
     )
-  // D43: evidence files are not carried yet (SQLite keeps them in DATA_DIR): refused, not half copied.
-  if ((await rowCount(source.db, FILE_TABLES.files)) > 0)
-    throw copyRefused(
-      'La base de datos de origen tiene ficheros de prueba (D43): records copy todavía no los copia; la instalación no se puede mover con esta versión',
-    )
   const existing = (await readSnapshot(target)).modules
   const plans = plansOf(modules)
   for (const plan of plans) {
@@ -190,13 +216,89 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
         `La base de datos de destino no está vacía (la tabla '${plan.name}' tiene datos): la copia solo se hace a una base de datos nueva`,
       )
   }
+  await refuseTargetFiles(options)
   // PostgreSQL source (D37, D38): id counters read from their sequences, no entry left pending.
   await foldRecordIdCounters(source)
   await sealAudit(source, createChangeWatch(source))
   await applyMigration(target, modules, { ...options.migration, safeOnly: true })
   const tables: Record<string, number> = {}
-  await target.db.transaction().execute(async (trx) => {
-    for (const plan of plans) tables[plan.name] = await copyTable(options, plan, trx)
-  })
-  return { tables }
+  try {
+    const files = await target.db.transaction().execute(async (trx) => {
+      for (const plan of plans) tables[plan.name] = await copyTable(options, plan, trx)
+      return copyFiles(options, trx)
+    })
+    return { tables, files }
+  } catch (error) {
+    // SQLite target: the files written so far go with the rolled-back rows (the folder was empty).
+    if (target.dialect !== 'postgres') await rm(filesFolder(options.files.targetDir), { recursive: true, force: true })
+    throw error
+  }
+}
+
+const filesFolder = (dataDir: string): string => join(dataDir, 'ficheros')
+
+/** D43: a target already holding sealed bytes is not empty either (SQLite: DATA_DIR/ficheros). */
+async function refuseTargetFiles({ target, files }: CopyOptions): Promise<void> {
+  const where =
+    target.dialect === 'postgres'
+      ? (await rowCount(target.db, FILE_TABLES.chunks)) > 0
+        ? `la tabla '${FILE_TABLES.chunks}' tiene datos`
+        : undefined
+      : (await readdir(filesFolder(files.targetDir)).catch(() => [])).length > 0
+        ? `la carpeta ${filesFolder(files.targetDir)} tiene ficheros`
+        : undefined
+  if (where !== undefined)
+    throw copyRefused(
+      `La base de datos de destino no está vacía (${where}): la copia solo se hace a una base de datos nueva`,
+    )
+}
+
+/**
+ * D43: each file's sealed bytes, streamed one segment at a time from the source's store to the
+ * target's under the same blob id, each segment's tag checked and the plaintext re-hashed on the
+ * way: a file whose SHA-256 or size is not that of its upload stops the copy (nothing stays).
+ */
+async function copyFiles(options: CopyOptions, trx: Db): Promise<{ count: number; bytes: number }> {
+  const { source, target, files } = options
+  const blobs = createBlobStore(source, files.sourceDir)
+  const rows = await source.db
+    .selectFrom(FILE_TABLES.files)
+    .select(['module', 'record_id', 'field', 'n', 'sha256', 'size', 'blob', 'file_key'])
+    .orderBy('module')
+    .orderBy('record_id')
+    .orderBy('field')
+    .orderBy('n')
+    .execute()
+  let bytes = 0
+  for (const [index, row] of rows.entries()) {
+    const place = { module: String(row['module']), recordId: String(row['record_id']) }
+    const blob = String(row['blob'])
+    const name = `${place.module}/${place.recordId}/${String(row['field'])}/${String(row['n'])}`
+    const hash = createHash('sha256')
+    let size = 0
+    try {
+      const key = Buffer.from(files.cipher.decrypt(String(row['file_key']), fileKeyContext(blob)), 'base64')
+      const segments = checkedSealedSegments(key, blobs.read(place, blob), (plain) => {
+        hash.update(plain)
+        size += plain.length
+      })
+      await copyBlob(target, trx, files.targetDir, place, blob, segments)
+    } catch (error) {
+      // A missing or altered blob, or a key not configured here (integrity errors); anything else
+      // (the target failing) as it is.
+      if (!(error instanceof AppError && error.code === 'INTEGRITY')) throw error
+      const cause = error.cause instanceof Error ? error.cause : error
+      throw copyRefused(
+        `El fichero ${name} del origen no se puede leer (${cause.message}): la copia no se hace; compruebe el origen con records files verify`,
+      )
+    }
+    const sha256 = hash.digest('hex')
+    if (sha256 !== row['sha256'] || size !== Number(row['size']))
+      throw copyRefused(
+        `El fichero ${name} del origen está alterado (SHA-256 ${sha256}, ${size} bytes; se esperaba ${String(row['sha256'])}, ${String(row['size'])} bytes): la copia no se hace; compruebe el origen con records files verify`,
+      )
+    bytes += size
+    options.onProgress?.({ table: 'ficheros', rows: index + 1 })
+  }
+  return { count: rows.length, bytes }
 }

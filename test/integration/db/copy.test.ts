@@ -68,11 +68,13 @@ t.test('a copied installation verifies clean and serves the same data', async (t
     clock: () => new Date(),
     timezone: source.service.spec.service.timezone,
   }
+  const files = { sourceDir: source.dataDir, targetDir, cipher: createFieldCipher(source.service.keyring) }
   const result = await copyDatabase({
     source: from,
     target: to,
     modules: source.service.spec.modules,
     migration,
+    files,
     batchSize: 2,
     onProgress: (p) => progress.push(p.table),
   })
@@ -89,12 +91,12 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   t.same(report.problems, [], 'the target verifies clean: every _hash and the chain intact')
   t.equal(report.entries, result.tables['_audit'])
   await t.rejects(
-    copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }),
+    copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration, files }),
     { name: 'OperatorError', code: 'COPY_REFUSED' },
     'a non-empty target is refused',
   )
   await t.rejects(
-    copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration }),
+    copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration, files }),
     /no está vacía/,
   )
 

@@ -299,7 +299,7 @@ t.test('D43: evidence files', async (t) => {
     t.equal((await stored(api, id)).blobs, blobsBefore)
   })
 
-  await t.test('records copy refuses an installation with evidence files rather than leave them behind', async (t) => {
+  await t.test('records copy stops at a source file altered at rest rather than carry it', async (t) => {
     const env: Record<string, string> = {
       DATA_DIR: api.dataDir,
       MODULES_FILE: modulesFile,
@@ -308,10 +308,12 @@ t.test('D43: evidence files', async (t) => {
       ...(await databaseEnv(api.dataDir)),
     }
     const from = ON_POSTGRES ? String(env['DATABASE_URL']) : `sqlite:${join(api.dataDir, 'records.db')}`
-    const to = `sqlite:${join(mkdtempSync(join(tmpdir(), 'records-files-copy-')), 'copia.db')}`
+    const targetDir = mkdtempSync(join(tmpdir(), 'records-files-copy-'))
+    const to = `sqlite:${join(targetDir, 'copia.db')}`
     const run = await runRecords(env, ['copy', '--from', from, '--to', to])
     t.equal(run.status, 1)
-    t.match(run.stderr, /ficheros de prueba/)
+    t.match(run.stderr, new RegExp(`El fichero denuncias/${id}/pruebas/1 del origen (no se puede leer|está alterado)`))
+    t.notOk(existsSync(join(targetDir, 'ficheros')), 'no file of the copy stays behind')
   })
 
   await t.test("the service's periodic check logs an altered file at error level", async (t) => {
