@@ -6,6 +6,7 @@ import { createDatabase } from '../../db/connect.js'
 import { copyDatabase } from '../../db/operations/copy.js'
 import { createFieldCipher } from '../../db/crypto.js'
 import { createRecordCodec } from '../../db/records/codec.js'
+import { openRecordKeys, RECORD_KEYS_TABLE } from '../../db/keys/record-keys.js'
 import { flag, stringOption, type Command, JSON_OPTION } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
@@ -49,8 +50,9 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
       async (source) => {
         const target = await createDatabase(to, { poolSize: source.settings.databasePoolSize })
         try {
-          const codec = createRecordCodec(target.dialect, createFieldCipher(source.keyring))
-          return await copyDatabase({
+          const cipher = createFieldCipher(source.keyring)
+          const codec = createRecordCodec(target.dialect, cipher)
+          const copied = await copyDatabase({
             source: source.database,
             target,
             modules: source.spec.modules,
@@ -59,6 +61,18 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
               if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${countOf(rows, 'filas')}`.padEnd(60))
             },
           })
+          // The per-record data keys (D41) go to the target's key store, wrapped as they were.
+          const targetKeys = await openRecordKeys({ database: target, cipher })
+          try {
+            let keys = 0
+            for await (const rows of source.recordKeys.exportRows()) {
+              await targetKeys.importRows(rows)
+              keys += rows.length
+            }
+            return { ...copied, tables: { ...copied.tables, [RECORD_KEYS_TABLE]: keys } }
+          } finally {
+            await targetKeys.close()
+          }
         } finally {
           if (input.stderr.isTTY === true) input.stderr.write('\n')
           await target.close()

@@ -78,6 +78,7 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
         actor: env.actor,
         actaDir,
         keyFile: settings.auditCheckpointKeyFile,
+        sweepKeys: () => env.recordKeys.sweep(),
       })
       if (flag(input, 'json'))
         printJson(input, {

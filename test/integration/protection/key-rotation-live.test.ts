@@ -36,6 +36,7 @@ const rotate = (api: TestApi) =>
     database: api.service.database,
     spec: api.service.spec,
     codec: api.service.codec,
+    recordKeys: api.service.recordKeys,
     factors: api.service.factors,
     changes: api.service.changes,
     activeKeyId: api.service.keys.targetId,

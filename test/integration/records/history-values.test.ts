@@ -247,6 +247,7 @@ t.test('key rotation re-encrypts the kept versions; keys status counts them', as
     database: second.service.database,
     spec: second.service.spec,
     codec: second.service.codec,
+    recordKeys: second.service.recordKeys,
     factors: second.service.factors,
     changes: second.service.changes,
     activeKeyId: second.service.keys.targetId,
