@@ -95,6 +95,8 @@ export interface RecordKeys {
   wrapUsage(): Promise<Map<string, number>>
   /** Where the keys are, for messages. */
   readonly location: string
+  /** Queries this process sent to read data keys (the tests count them per page). */
+  lookups(): number
   close(): Promise<void>
 }
 
@@ -156,9 +158,11 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContext(id)), 'base64')
   }
 
+  let lookups = 0
   async function loadIds(ids: Iterable<string>): Promise<void> {
     const missing = [...ids].filter((id) => !keys.has(id))
     for (let start = 0; start < missing.length; start += 500) {
+      lookups += 1
       const rows = await lookup
         .selectFrom(RECORD_KEYS_TABLE)
         .select(['key_id', 'wrapped'])
@@ -347,6 +351,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         from ${sql.table(RECORD_KEYS_TABLE)} group by ${keyId}`.execute(lookup)
       return new Map(rows.map((r) => [r.key_id, Number(r.n)]))
     },
+    lookups: () => lookups,
     location: own?.location ?? `${database.location} (${RECORD_KEYS_TABLE})`,
     close: async () => {
       await own?.close()
