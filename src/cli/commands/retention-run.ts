@@ -83,7 +83,8 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
       if (flag(input, 'json'))
         printJson(input, {
           at: report.at,
-          applied: report.applied,
+          // The destroyed data keys are the acta's (claves_destruidas), not each line's.
+          applied: report.applied.map((e) => ({ module: e.module, id: e.id, keep_until: e.keep_until, decision: e.decision })),
           skipped: report.skipped,
           acta: report.acta?.file ?? null,
           ...(report.failure === undefined ? {} : { error: messageOf(report.failure) }),

@@ -47,6 +47,11 @@ const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
 const CACHE_LIMIT = 100_000
 
 const wrapContext = (keyId: string): string => `record-key:${keyId}`
+/**
+ * What a destroyed key's row keeps in place of its wrapped key: the id stays, so that a value under
+ * it is known as erased (not as altered) in a copy of the database restored later.
+ */
+const DESTROYED = ''
 
 export interface RecordKeyStoreOptions {
   readonly database: Database
@@ -61,8 +66,10 @@ export interface RecordKeyStoreOptions {
 export interface RecordKeys {
   /** Whether new values of `spec` go under record keys. */
   uses(spec: ModuleSpec): boolean
-  /** A data key this process holds, by id; undefined when the store has none (destroyed). */
+  /** A data key this process holds, by id; undefined when the store has none (destroyed or unknown). */
   keyOf(keyId: string): Buffer | undefined
+  /** Whether the store says this data key was destroyed by an erasure (as opposed to never known). */
+  isDestroyed(keyId: string): boolean
   /** The key a write of this record encrypts with, once `prepare` bound it. */
   writeKeyOf(module: string, recordId: string): { readonly id: string; readonly key: Buffer } | undefined
   /**
@@ -89,10 +96,12 @@ export interface RecordKeys {
   exportRows(): AsyncGenerator<Row[]>
   /** Writes key rows copied from another store (ignoring ids already there). */
   importRows(rows: readonly Row[]): Promise<void>
-  /** How many data keys the store holds. */
+  /** How many data keys the store holds (destroyed ones not counted). */
   count(): Promise<number>
   /** Data keys per field key that wraps them. */
   wrapUsage(): Promise<Map<string, number>>
+  /** The field key a data key is wrapped by (`records keys status`, the tests); undefined once destroyed. */
+  wrappingKeyOf(keyId: string): Promise<string | undefined>
   /** Where the keys are, for messages. */
   readonly location: string
   /** Queries this process sent to read data keys (the tests count them per page). */
@@ -143,6 +152,8 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   await createKeyTable(store)
 
   const keys = new Map<string, Buffer>()
+  /** Ids of destroyed keys met in results: the store keeps their row, its wrapped key emptied. */
+  const destroyedIds = new Set<string>()
   const writeKeys = new Map<string, string>()
   const refOf = (module: string, recordId: string) => `${module}\u0000${recordId}`
 
@@ -168,7 +179,13 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         .select(['key_id', 'wrapped'])
         .where('key_id', 'in', missing.slice(start, start + 500))
         .execute()
-      for (const row of rows) hold(String(row['key_id']), unwrap(row))
+      for (const row of rows) {
+        const id = String(row['key_id'])
+        if (row['wrapped'] === DESTROYED) {
+          if (destroyedIds.size >= CACHE_LIMIT) destroyedIds.clear()
+          destroyedIds.add(id)
+        } else hold(id, unwrap(row))
+      }
     }
   }
 
@@ -190,6 +207,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const recordKeys: RecordKeys = {
     uses: (spec) => options.disabled !== true && usesRecordKeys(spec),
     keyOf: (keyId) => keys.get(keyId),
+    isDestroyed: (keyId) => destroyedIds.has(keyId),
     writeKeyOf(module, recordId) {
       const id = writeKeys.get(refOf(module, recordId))
       const key = id === undefined ? undefined : keys.get(id)
@@ -218,6 +236,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .select(['key_id', 'record_id', 'wrapped'])
           .where('module', '=', spec.name)
           .where('record_id', 'in', existing.slice(start, start + 500))
+          .where('wrapped', '!=', DESTROYED)
           .execute()
         const kept = new Set<string>()
         for (const row of found) {
@@ -259,14 +278,21 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     destroysInTransaction: !sqlite,
     async destroy(trx, module, recordId) {
       const target = sqlite ? store : (trx ?? store)
+      // The wrapped key is emptied, the id kept (DESTROYED): SQLite zeroes the old bytes
+      // (secure_delete), PostgreSQL's VACUUM after the erasure frees the old row version.
       const rows = await target
-        .deleteFrom(RECORD_KEYS_TABLE)
+        .updateTable(RECORD_KEYS_TABLE)
+        .set({ wrapped: DESTROYED })
         .where('module', '=', module)
         .where('record_id', '=', recordId)
+        .where('wrapped', '!=', DESTROYED)
         .returning('key_id')
         .execute()
       const ids = rows.map((r) => String(r['key_id'])).sort()
-      for (const id of ids) keys.delete(id)
+      for (const id of ids) {
+        keys.delete(id)
+        destroyedIds.add(id)
+      }
       writeKeys.delete(refOf(module, recordId))
       // The deleted rows are zeroed (secure_delete); the WAL's copies of their pages go too.
       if (sqlite) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store).catch(() => undefined)
@@ -274,8 +300,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     },
     async sweep() {
       if (!sqlite) {
-        const { numDeletedRows } = await store
-          .deleteFrom(RECORD_KEYS_TABLE)
+        const { numUpdatedRows } = await store
+          .updateTable(RECORD_KEYS_TABLE)
+          .set({ wrapped: DESTROYED })
+          .where('wrapped', '!=', DESTROYED)
           .where((eb) =>
             eb.exists(
               eb
@@ -286,7 +314,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
             ),
           )
           .executeTakeFirst()
-        return Number(numDeletedRows)
+        return Number(numUpdatedRows)
       }
       // Two files: the tombstones are read from the records' database, the keys deleted in their own.
       const tombstones = await database.db.selectFrom(SYSTEM_TABLES.tombstones).select(['module', 'record_id']).execute()
@@ -301,6 +329,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .selectFrom(RECORD_KEYS_TABLE)
           .select(['key_id', 'wrapped'])
           .where('wrapped', 'not like', `v1.${cipher.activeKeyId}.%`)
+          .where('wrapped', '!=', DESTROYED)
           .orderBy('key_id')
           .limit(500)
           .execute()
@@ -342,14 +371,23 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .execute()
     },
     async count() {
-      const row = await lookup.selectFrom(RECORD_KEYS_TABLE).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
+      const row = await lookup
+        .selectFrom(RECORD_KEYS_TABLE)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('wrapped', '!=', DESTROYED)
+        .executeTakeFirst()
       return Number(row?.['n'] ?? 0)
     },
     async wrapUsage() {
       const keyId = sql<string>`substr(wrapped, 4, 8)`
       const { rows } = await sql<{ key_id: string; n: number | string }>`select ${keyId} as key_id, count(*) as n
-        from ${sql.table(RECORD_KEYS_TABLE)} group by ${keyId}`.execute(lookup)
+        from ${sql.table(RECORD_KEYS_TABLE)} where wrapped != '' group by ${keyId}`.execute(lookup)
       return new Map(rows.map((r) => [r.key_id, Number(r.n)]))
+    },
+    async wrappingKeyOf(keyId) {
+      const row = await lookup.selectFrom(RECORD_KEYS_TABLE).select('wrapped').where('key_id', '=', keyId).executeTakeFirst()
+      const wrapped = row === undefined ? DESTROYED : String(row['wrapped'])
+      return wrapped === DESTROYED ? undefined : wrapped.split('.')[1]
     },
     lookups: () => lookups,
     location: own?.location ?? `${database.location} (${RECORD_KEYS_TABLE})`,

@@ -65,7 +65,9 @@ function checkValues(
     const keyId = String(raw).split('.')[1] ?? '?'
     // A value under its record's own key (D41): the key store's wrapping keys are the field keys.
     const recordKey = String(raw).startsWith(RECORD_VALUE_PREFIX)
-    let readable = recordKey || check.keyIds === undefined || check.keyIds.has(keyId)
+    let readable = recordKey
+      ? codec.recordKeyState(keyId) !== 'unknown'
+      : check.keyIds === undefined || check.keyIds.has(keyId)
     if (readable && check.decrypt === true) {
       try {
         codec.plainValue(module, field, row)

@@ -107,6 +107,8 @@ export interface RecordCodec {
   beforeWrite(trx: Db): Promise<void>
   /** Whether new values of `spec` go under per-record keys (D41). */
   usesRecordKeys(spec: ModuleSpec): boolean
+  /** A data key (D41) as the key store knows it, once a result named it: held, destroyed or unknown. */
+  recordKeyState(keyId: string): 'held' | 'destroyed' | 'unknown'
   /**
    * In a write transaction, before `encode` or `reencrypt` of these records: binds each to its
    * data key (D41), creating the missing ones; nothing for a module without record keys.
@@ -145,7 +147,9 @@ export function createRecordCodec(
     const keyId = recordKeyIdOf(stored)
     if (keyId === undefined) return cipher.decrypt(stored, context)
     const key = recordKeys?.keyOf(keyId)
-    if (key === undefined) throw integrityError(new DestroyedRecordKey(context, keyId))
+    if (key === undefined && recordKeys?.isDestroyed(keyId) === true)
+      throw integrityError(new DestroyedRecordKey(context, keyId))
+    if (key === undefined) throw integrityError(new Error(`${context}: clave de datos desconocida '${keyId}'`))
     return decryptWithRecordKey(key, stored, context)
   }
 
@@ -326,6 +330,8 @@ export function createRecordCodec(
     },
     beforeWrite,
     usesRecordKeys: (spec) => recordKeys?.uses(spec) === true,
+    recordKeyState: (keyId) =>
+      recordKeys?.keyOf(keyId) !== undefined ? 'held' : recordKeys?.isDestroyed(keyId) === true ? 'destroyed' : 'unknown',
     prepareKeys: async (trx, spec, records) => {
       await recordKeys?.prepare(trx, spec, records)
     },
