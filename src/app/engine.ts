@@ -13,7 +13,7 @@ import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
 import { openLiveKeys, type LiveKeys } from '../db/keys/live-keys.js'
-import { openRecordKeys, type RecordKeys } from '../db/keys/record-keys.js'
+import { openRecordKeys, withRecordKeys, type RecordKeys } from '../db/keys/record-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
@@ -130,17 +130,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     })
     // Every result passes by the record keys: the data keys its values name are loaded before the
     // codec reads them, one query per result at most (D41).
-    database = {
-      ...opened,
-      db: opened.db.withPlugin(keysOpened.plugin),
-      async close() {
-        try {
-          await keysOpened.close()
-        } finally {
-          await opened.close()
-        }
-      },
-    }
+    database = withRecordKeys(opened, keysOpened)
     // Keys of records erased just before a crash (SQLite: destroyed after the erasure's commit).
     await keysOpened.sweep()
     const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite, keysOpened)

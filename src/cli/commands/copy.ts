@@ -6,7 +6,7 @@ import { createDatabase } from '../../db/connect.js'
 import { copyDatabase } from '../../db/operations/copy.js'
 import { createFieldCipher } from '../../db/crypto.js'
 import { createRecordCodec } from '../../db/records/codec.js'
-import { openRecordKeys, RECORD_KEYS_TABLE } from '../../db/keys/record-keys.js'
+import { copyRecordKeys, openRecordKeys, RECORD_KEYS_TABLE } from '../../db/keys/record-keys.js'
 import { flag, stringOption, type Command, JSON_OPTION } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
@@ -64,11 +64,7 @@ Salida: 0 si la copia está hecha; 1 si el destino no está vacío, el origen no
           // The per-record data keys (D41) go to the target's key store, wrapped as they were.
           const targetKeys = await openRecordKeys({ database: target, cipher })
           try {
-            let keys = 0
-            for await (const rows of source.recordKeys.exportRows()) {
-              await targetKeys.importRows(rows)
-              keys += rows.length
-            }
+            const keys = await copyRecordKeys(source.recordKeys, targetKeys)
             return { ...copied, tables: { ...copied.tables, [RECORD_KEYS_TABLE]: keys } }
           } finally {
             await targetKeys.close()

@@ -84,7 +84,7 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
         printJson(input, {
           at: report.at,
           // The destroyed data keys are the acta's (claves_destruidas), not each line's.
-          applied: report.applied.map((e) => ({ module: e.module, id: e.id, keep_until: e.keep_until, decision: e.decision })),
+          applied: report.applied.map(({ module, id, keep_until, decision }) => ({ module, id, keep_until, decision })),
           skipped: report.skipped,
           acta: report.acta?.file ?? null,
           ...(report.failure === undefined ? {} : { error: messageOf(report.failure) }),

@@ -20,7 +20,14 @@
 // so the codec decrypts synchronously. A key missing from the store is a destroyed one: its values
 // read as unreadable (the codec's `recordKeyDestroyed`), never as garbage.
 import { randomBytes } from 'node:crypto'
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely'
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely'
 import { sql } from 'kysely'
 import type { ModuleSpec } from '../../compile/types.js'
 import { RECORD_VALUE_PREFIX, recordKeyIdOf, type FieldCipher } from '../crypto.js'
@@ -317,9 +324,13 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         return Number(numUpdatedRows)
       }
       // Two files: the tombstones are read from the records' database, the keys deleted in their own.
-      const tombstones = await database.db.selectFrom(SYSTEM_TABLES.tombstones).select(['module', 'record_id']).execute()
+      const tombstones = await database.db
+        .selectFrom(SYSTEM_TABLES.tombstones)
+        .select(['module', 'record_id'])
+        .execute()
       let swept = 0
-      for (const t of tombstones) swept += (await recordKeys.destroy(undefined, String(t['module']), String(t['record_id']))).length
+      for (const t of tombstones)
+        swept += (await recordKeys.destroy(undefined, String(t['module']), String(t['record_id']))).length
       return swept
     },
     async rewrap() {
@@ -339,7 +350,9 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
             const id = String(row['key_id'])
             await trx
               .updateTable(RECORD_KEYS_TABLE)
-              .set({ wrapped: cipher.encrypt(cipher.decrypt(String(row['wrapped']), wrapContext(id)), wrapContext(id)) })
+              .set({
+                wrapped: cipher.encrypt(cipher.decrypt(String(row['wrapped']), wrapContext(id)), wrapContext(id)),
+              })
               .where('key_id', '=', id)
               .execute()
           }
@@ -366,7 +379,16 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       for (let start = 0; start < rows.length; start += 200)
         await store
           .insertInto(RECORD_KEYS_TABLE)
-          .values(rows.slice(start, start + 200).map((r) => ({ key_id: r['key_id'], module: r['module'], record_id: r['record_id'], wrapped: r['wrapped'] })))
+          .values(
+            rows
+              .slice(start, start + 200)
+              .map((r) => ({
+                key_id: r['key_id'],
+                module: r['module'],
+                record_id: r['record_id'],
+                wrapped: r['wrapped'],
+              })),
+          )
           .onConflict((oc) => oc.column('key_id').doNothing())
           .execute()
     },
@@ -385,7 +407,11 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       return new Map(rows.map((r) => [r.key_id, Number(r.n)]))
     },
     async wrappingKeyOf(keyId) {
-      const row = await lookup.selectFrom(RECORD_KEYS_TABLE).select('wrapped').where('key_id', '=', keyId).executeTakeFirst()
+      const row = await lookup
+        .selectFrom(RECORD_KEYS_TABLE)
+        .select('wrapped')
+        .where('key_id', '=', keyId)
+        .executeTakeFirst()
       const wrapped = row === undefined ? DESTROYED : String(row['wrapped'])
       return wrapped === DESTROYED ? undefined : wrapped.split('.')[1]
     },
@@ -396,4 +422,29 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     },
   }
   return recordKeys
+}
+
+/** `database` with every result passing by `recordKeys`' plugin: the data keys its values name are loaded first. */
+export function withRecordKeys(database: Database, recordKeys: RecordKeys): Database {
+  return {
+    ...database,
+    db: database.db.withPlugin(recordKeys.plugin),
+    async close() {
+      try {
+        await recordKeys.close()
+      } finally {
+        await database.close()
+      }
+    },
+  }
+}
+
+/** Copies every data key row of `from` into `to`, wrapped as it is (`records copy`); how many. */
+export async function copyRecordKeys(from: RecordKeys, to: RecordKeys): Promise<number> {
+  let copied = 0
+  for await (const rows of from.exportRows()) {
+    await to.importRows(rows)
+    copied += rows.length
+  }
+  return copied
 }

@@ -75,9 +75,11 @@ export async function rotateEncryption(
   const batchSize = options.batchSize ?? 500
   const activePrefix = `v1.${activeKeyId}.%`
   let rewritten = 0
-  // D41: the data keys first, so that a record key's values read on with the retired key gone.
-  await options.recordKeys.rewrap()
   await switchActiveKey(database, options.changes, activeKeyId)
+  // D41: the data keys first, wrapped again under the key now active (this process takes it up
+  // as a write does), so that the values under them read on once the old key is retired.
+  await database.db.transaction().execute((trx) => codec.beforeWrite(trx))
+  await options.recordKeys.rewrap()
   for (const spec of options.spec.modules) {
     const encrypted = spec.encryptedFields
     if (encrypted.length === 0) continue

@@ -157,7 +157,9 @@ export function createRecordCodec(
   function encryptValue(spec: ModuleSpec, recordId: string, plaintext: string): string {
     const context = encryptionContext(spec, recordId)
     const bound = recordKeys?.uses(spec) === true ? recordKeys.writeKeyOf(spec.name, recordId) : undefined
-    return bound === undefined ? cipher.encrypt(plaintext, context) : encryptWithRecordKey(bound.key, bound.id, plaintext, context)
+    return bound === undefined
+      ? cipher.encrypt(plaintext, context)
+      : encryptWithRecordKey(bound.key, bound.id, plaintext, context)
   }
 
   /** The API value of one stored column: decrypted (once) and parsed, or converted. */
@@ -331,7 +333,11 @@ export function createRecordCodec(
     beforeWrite,
     usesRecordKeys: (spec) => recordKeys?.uses(spec) === true,
     recordKeyState: (keyId) =>
-      recordKeys?.keyOf(keyId) !== undefined ? 'held' : recordKeys?.isDestroyed(keyId) === true ? 'destroyed' : 'unknown',
+      recordKeys?.keyOf(keyId) !== undefined
+        ? 'held'
+        : recordKeys?.isDestroyed(keyId) === true
+          ? 'destroyed'
+          : 'unknown',
     prepareKeys: async (trx, spec, records) => {
       await recordKeys?.prepare(trx, spec, records)
     },

@@ -551,7 +551,10 @@ export async function attach(
     const value = [...files, attachment.entry(n)]
     const version = Number(current[META.version]) + 1
     return {
-      columns: { ...underRecordKey(context.codec, spec, current), ...context.codec.encode(spec, { [field.name]: value }, id) },
+      columns: {
+        ...underRecordKey(context.codec, spec, current),
+        ...context.codec.encode(spec, { [field.name]: value }, id),
+      },
       fields: [field.name],
       values: { [field.name]: value },
       followUp: (trx) => attachment.store(trx, n, version),
