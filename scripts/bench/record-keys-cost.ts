@@ -84,7 +84,7 @@ async function openSide(options: RecordKeysCostOptions, recordKeys: boolean): Pr
 /** Requests per second over `ms` of back-to-back injected requests. */
 async function rate(
   side: Side,
-  request: () => { method: "GET" | "POST"; url: string; payload?: Record<string, unknown> },
+  request: () => { method: 'GET' | 'POST'; url: string; payload?: Record<string, unknown> },
   ms: number,
 ): Promise<number> {
   const headers = { authorization: `Bearer ${side.token}` }
@@ -93,7 +93,12 @@ async function rate(
   let done = 0
   while (performance.now() < until) {
     const { method, url, payload } = request()
-    const reply = await side.service.app.inject({ method, url: `${side.base}${url}`, headers, ...(payload === undefined ? {} : { payload }) })
+    const reply = await side.service.app.inject({
+      method,
+      url: `${side.base}${url}`,
+      headers,
+      ...(payload === undefined ? {} : { payload }),
+    })
     if (reply.statusCode >= 300) throw new Error(`${method} ${url}: ${reply.statusCode} ${reply.body}`)
     done += 1
   }
@@ -108,15 +113,21 @@ export async function measureRecordKeysCost(options: RecordKeysCostOptions): Pro
     const off = await openSide(options, false)
     try {
       let created = 0
-      const id = (side: Side) =>
-        `DEN-${side.year}-${String(1 + Math.floor(Math.random() * size)).padStart(5, '0')}`
+      const id = (side: Side) => `DEN-${side.year}-${String(1 + Math.floor(Math.random() * size)).padStart(5, '0')}`
       const offset = () => Math.floor(Math.random() * Math.max(1, Math.min(size, 10_000) - 100))
       const scenarios = [
         { name: 'S1', request: (side: Side) => () => ({ method: 'GET' as const, url: `/denuncias/${id(side)}` }) },
-        { name: 'S2', request: () => () => ({ method: 'GET' as const, url: `/denuncias?limit=100&offset=${offset()}` }) },
+        {
+          name: 'S2',
+          request: () => () => ({ method: 'GET' as const, url: `/denuncias?limit=100&offset=${offset()}` }),
+        },
         {
           name: 'S4',
-          request: () => () => ({ method: 'POST' as const, url: '/denuncias', payload: creatableDenuncia(size + ++created) }),
+          request: () => () => ({
+            method: 'POST' as const,
+            url: '/denuncias',
+            payload: creatableDenuncia(size + ++created),
+          }),
         },
       ]
       const results = []
@@ -131,7 +142,9 @@ export async function measureRecordKeysCost(options: RecordKeysCostOptions): Pro
           if (!first) onRuns.push(await rate(on, scenario.request(on), options.windowMs))
         }
         results.push({ name: scenario.name, onRps: median(onRuns), offRps: median(offRuns) })
-        options.log(`record keys ${scenario.name}: on ${median(onRuns).toFixed(0)} req/s, off ${median(offRuns).toFixed(0)} req/s`)
+        options.log(
+          `record keys ${scenario.name}: on ${median(onRuns).toFixed(0)} req/s, off ${median(offRuns).toFixed(0)} req/s`,
+        )
       }
       return { records: size, scenarios: results }
     } finally {
@@ -143,7 +156,10 @@ export async function measureRecordKeysCost(options: RecordKeysCostOptions): Pro
 }
 
 export function printRecordKeysCost(cost: RecordKeysCost, label: string): void {
-  const lines = ['', `Per-record data keys (D41): in process, ${label}, ${cost.records.toLocaleString('en')} records, on vs off`]
+  const lines = [
+    '',
+    `Per-record data keys (D41): in process, ${label}, ${cost.records.toLocaleString('en')} records, on vs off`,
+  ]
   for (const s of cost.scenarios)
     lines.push(
       `  ${s.name}: on ${s.onRps.toFixed(0)} req/s, off ${s.offRps.toFixed(0)} req/s, on/off ${(s.onRps / s.offRps).toFixed(3)} (cost ${((1 - s.onRps / s.offRps) * 100).toFixed(1)}%)`,

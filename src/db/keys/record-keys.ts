@@ -380,14 +380,12 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         await store
           .insertInto(RECORD_KEYS_TABLE)
           .values(
-            rows
-              .slice(start, start + 200)
-              .map((r) => ({
-                key_id: r['key_id'],
-                module: r['module'],
-                record_id: r['record_id'],
-                wrapped: r['wrapped'],
-              })),
+            rows.slice(start, start + 200).map((r) => ({
+              key_id: r['key_id'],
+              module: r['module'],
+              record_id: r['record_id'],
+              wrapped: r['wrapped'],
+            })),
           )
           .onConflict((oc) => oc.column('key_id').doNothing())
           .execute()

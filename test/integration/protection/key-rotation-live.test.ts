@@ -143,9 +143,7 @@ t.test('audit verify names every value the configured keys cannot read', async (
   const unknown = stored.startsWith('r1.')
     ? stored.replace(/^r1\.[0-9a-f]{16}\./, 'r1.deadbeefdeadbeef.')
     : stored.replace(idOf(key), 'deadbeef')
-  await sql`update personal set nif = ${unknown} where _id = ${a._id}`.execute(
-    database.db,
-  )
+  await sql`update personal set nif = ${unknown} where _id = ${a._id}`.execute(database.db)
   const other = String((await rawRow(api, 'personal', b._id))['nif'])
   await sql`update personal set nif = ${`${other.slice(0, -2)}${other.endsWith('AA') ? 'BB' : 'AA'}`} where _id = ${b._id}`.execute(
     database.db,

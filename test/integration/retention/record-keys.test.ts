@@ -65,7 +65,10 @@ t.test('D41: a backup taken before an erasure cannot read the erased record with
   })
   t.equal(answer.status, 200)
   t.equal(await api.service.recordKeys.count(), keysBefore - 1, 'one data key destroyed')
-  t.equal((await api.request('GET', `/denuncias/${kept._id as string}`, { token: admin })).body.data.denunciante_dni, '11111111H')
+  t.equal(
+    (await api.request('GET', `/denuncias/${kept._id as string}`, { token: admin })).body.data.denunciante_dni,
+    '11111111H',
+  )
   await api.service.close()
 
   // Restore the backup with the current key store.
@@ -160,7 +163,10 @@ t.test('D41: a list of 100 records loads their keys in one query, not one per re
   t.equal(page.status, 200)
   const records = page.body.data.records as Record<string, unknown>[]
   t.equal(records.length, 100)
-  t.ok(records.every((r) => /^X\d+$/.test(String(r['denunciante_dni']))), 'every value decrypted')
+  t.ok(
+    records.every((r) => /^X\d+$/.test(String(r['denunciante_dni']))),
+    'every value decrypted',
+  )
   t.equal(again.service.recordKeys.lookups() - before, 1, 'one query for the 100 keys of the page')
   const second = again.service.recordKeys.lookups()
   t.equal((await again.request('GET', '/denuncias?limit=100', { token })).status, 200)
