@@ -40,22 +40,25 @@ export function bcryptRounds(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
- * A value under a record key (D41) whose key the key store no longer holds: the record was erased
- * after the copy of the database that holds it. It reads as unreadable, like a damaged value.
+ * A value under a record key (D41) whose key the key store says was destroyed: the record was
+ * erased after the copy of the database that holds it. It reads as unreadable, like a damaged
+ * value; the causes of such errors are remembered here to tell them apart.
  */
-export class DestroyedRecordKey extends Error {
-  constructor(
-    readonly context: string,
-    readonly keyId: string,
-  ) {
-    super(`${context}: la clave de datos '${keyId}' del registro fue destruida (registro suprimido)`)
-  }
+const destroyedKeyCauses = new WeakSet<object>()
+
+function destroyedRecordKey(context: string, keyId: string) {
+  const cause = new Error(`${context}: la clave de datos '${keyId}' del registro fue destruida (registro suprimido)`)
+  destroyedKeyCauses.add(cause)
+  return integrityError(cause)
 }
 
 /** Whether `error` (an integrity error or its cause) is a destroyed record key's. */
 export const isDestroyedRecordKey = (error: unknown): boolean =>
-  error instanceof DestroyedRecordKey ||
-  (error instanceof Error && (error as { cause?: unknown }).cause instanceof DestroyedRecordKey)
+  typeof error === 'object' &&
+  error !== null &&
+  (destroyedKeyCauses.has(error) ||
+    (typeof (error as { cause?: unknown }).cause === 'object' &&
+      destroyedKeyCauses.has((error as { cause: object }).cause)))
 
 /** Encryption is bound to the module and record: a value copied elsewhere fails its tag. */
 export const encryptionContext = (spec: ModuleSpec, recordId: string): string => `${spec.name}:${recordId}`
@@ -147,8 +150,7 @@ export function createRecordCodec(
     const keyId = recordKeyIdOf(stored)
     if (keyId === undefined) return cipher.decrypt(stored, context)
     const key = recordKeys?.keyOf(keyId)
-    if (key === undefined && recordKeys?.isDestroyed(keyId) === true)
-      throw integrityError(new DestroyedRecordKey(context, keyId))
+    if (key === undefined && recordKeys?.isDestroyed(keyId) === true) throw destroyedRecordKey(context, keyId)
     if (key === undefined) throw integrityError(new Error(`${context}: clave de datos desconocida '${keyId}'`))
     return decryptWithRecordKey(key, stored, context)
   }
