@@ -11,6 +11,8 @@
 //   npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's
 //   npm run bench -- --database postgres --scenarios S4 --instances 1,3   1 and 3 service instances on
 //                                                  one database, side by side, and S4's lock waits
+//   npm run bench -- --record-keys-only --records 2000 --duration 2   per-record keys (D41) on vs off:
+//                                                  S1, S2, S4 in process, two installations seeded alike
 //   npm run bench -- --upload-only --upload-mb 200   only the evidence file's memory (D43): 200 MiB up and
 //                                                  down (--upload-mb 0 leaves it out of a full run)
 // See docs/performance.md for what is measured and how.
@@ -67,6 +69,7 @@ import {
   seedDenuncias,
 } from './bench/seed.js'
 import { seedThroughApi } from './bench/seed-api.js'
+import { measureRecordKeysCost, printRecordKeysCost } from './bench/record-keys-cost.js'
 import { serviceDurability } from './bench/service-settings.js'
 import { measureStartup } from './bench/startup.js'
 import { formatUploadMemory, measureUploadMemory, type UploadMemoryFigures } from './bench/upload-memory.js'
@@ -101,6 +104,8 @@ const { values: args } = parseArgs({
     'upload-mb': { type: 'string', default: '200' },
     // Only that extra: no seed, scenarios, peer, other extras or npm start runs.
     'upload-only': { type: 'boolean', default: false },
+    // Only the per-record keys' cost (D41): S1, S2 and S4 with record keys on and off, in one run.
+    'record-keys-only': { type: 'boolean', default: false },
   },
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
@@ -612,7 +617,20 @@ async function readSettings(target: string, read: () => Promise<Durability>): Pr
 
 const consultationCosts: { records: number; cost: ConsultationCost }[] = []
 if (args['upload-only'] === true) await runUploadOnly()
-else {
+else if (args['record-keys-only'] === true) {
+  const cost = await measureRecordKeysCost({
+    kind: databaseKind,
+    adminUrl,
+    root,
+    password: PASSWORD,
+    size: sizes[0] ?? 10_000,
+    rounds,
+    windowMs: load.durationSeconds * 1000,
+    log,
+  })
+  if (args.json === true) console.log(JSON.stringify({ database: databaseKind, recordKeys: cost }, null, 2))
+  else printRecordKeysCost(cost, databaseKind === 'sqlite' ? 'SQLite' : 'PostgreSQL')
+} else {
   const reports: SizeReport[] = []
   for (const size of sizes) reports.push(await runSize(size))
   // `npm start` to healthy, as the user runs it; --start-runs 0 skips it.

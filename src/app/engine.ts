@@ -13,6 +13,7 @@ import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
 import { openLiveKeys, type LiveKeys } from '../db/keys/live-keys.js'
+import { openRecordKeys, withRecordKeys, type RecordKeys } from '../db/keys/record-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
@@ -44,6 +45,16 @@ export interface EngineOptions {
    */
   readonly consultationLog?: boolean
   /**
+   * False: new values go under the service key, not per-record keys (D41). Only `npm run bench`
+   * passes it, to measure their cost side by side; no setting or environment variable reaches it.
+   */
+  readonly recordKeys?: boolean
+  /**
+   * SQLite: the key database of the per-record keys (D41), when not the one beside the database
+   * file. `records restore` checks a staged copy with the installation's key database.
+   */
+  readonly recordKeysFile?: string
+  /**
    * How long a consultation entry may wait in the buffer (read-audit.ts, default 1 s). Only the
    * tests pass it, to read the entries a moment after the request instead of a second; no
    * setting or environment variable reaches it.
@@ -72,6 +83,8 @@ export interface Engine {
   /** The generations every instance watches (D20); also carries the key signal. */
   readonly changes: ChangeWatch
   readonly codec: RecordCodec
+  /** The per-record data keys (D41) and their store, apart from the database's backups. */
+  readonly recordKeys: RecordKeys
   readonly store: RecordStore
   /** The retention queue and its decisions (D41). */
   readonly retention: RetentionStore
@@ -102,13 +115,25 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       ? undefined
       : { dir: settings.dataDir, programId: options.programId, secret: settings.jwtSecret }
   const spec = compileService(loadModulesConfig(settings.modulesFile, cache))
-  const database = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
+  const opened = await createDatabase(settings.databaseUrl, { poolSize: settings.databasePoolSize })
+  let database: Database = opened
   try {
     const clock = options.clock ?? (() => new Date())
     const timezone = spec.service.timezone
     await ensureSystemTables(database)
     const keys = await openLiveKeys(database, () => currentEncryptionKeys(settings))
-    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite)
+    const keysOpened = await openRecordKeys({
+      database: opened,
+      cipher: keys.cipher,
+      ...(options.recordKeysFile === undefined ? {} : { file: options.recordKeysFile }),
+      disabled: options.recordKeys === false,
+    })
+    // Every result passes by the record keys: the data keys its values name are loaded before the
+    // codec reads them, one query per result at most (D41).
+    database = withRecordKeys(opened, keysOpened)
+    // Keys of records erased just before a crash (SQLite: destroyed after the erasure's commit).
+    await keysOpened.sweep()
+    const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite, keysOpened)
     const { applied } =
       options.migrate === false
         ? { applied: [] }
@@ -156,6 +181,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       spec,
       database,
       codec,
+      recordKeys: keysOpened,
       store,
       retention: createRetentionStore({
         database,
@@ -165,6 +191,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
         changes,
         accountsModule: spec.accounts.spec.name,
         dataDir: settings.dataDir,
+        recordKeys: keysOpened,
       }),
       files: createFileStore({ ...recordOptions, dataDir: settings.dataDir, cipher: keys.cipher }),
       subjects: createSubjectStore({ database, codec, readAudit, ...consultationLog }),

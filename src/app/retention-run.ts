@@ -26,6 +26,8 @@ export interface RetentionRunOptions {
   readonly actaDir: string
   /** The Ed25519 key of the audit checkpoints (created on first use, as `records audit checkpoint` does). */
   readonly keyFile: string
+  /** Destroys the data keys left of records erased before (D41, a crash after an erasure's commit). */
+  readonly sweepKeys?: () => Promise<number>
 }
 
 export interface WrittenActa {
@@ -41,12 +43,6 @@ export interface RetentionRunReport extends ExpiryRun {
   /** Present when the run erased records. */
   readonly acta?: WrittenActa
 }
-
-/**
- * The data keys erasure destroys: none yet. Each value is encrypted under the service key, not a
- * key of its record's own, so an erasure has no key to destroy and the acta says so (an empty list).
- */
-const DESTROYED_KEYS: readonly string[] = []
 
 /** A file name that sorts by time and never replaces another acta (`wx`, then a suffix). */
 function writeActa(dir: string, at: Date, text: string): string {
@@ -70,8 +66,14 @@ async function signActa(
   at: Date,
 ): Promise<WrittenActa | undefined> {
   const erased = new Map<string, string[]>()
+  // The data keys destroyed with the records (D41): a record of a module without encrypted fields,
+  // or whose values predate record keys and were never moved, had none.
+  const destroyedKeys: string[] = []
   for (const expiry of run.applied)
-    if (expiry.decision === 'suprimir') erased.set(expiry.module, [...(erased.get(expiry.module) ?? []), expiry.id])
+    if (expiry.decision === 'suprimir') {
+      erased.set(expiry.module, [...(erased.get(expiry.module) ?? []), expiry.id])
+      destroyedKeys.push(...(expiry.destroyedKeys ?? []))
+    }
   if (erased.size === 0) return undefined
   const head = await readAuditHead(options.database.db)
   if (head === undefined) throw new Error('an erasure left no audit entry')
@@ -85,7 +87,7 @@ async function signActa(
       retention: options.spec.moduleByName.get(module)?.retention as RetentionSpec,
       ids,
     })),
-    destroyedKeys: DESTROYED_KEYS,
+    destroyedKeys,
     head,
   })
   const document = signDocument(body, key)
@@ -133,6 +135,7 @@ export async function runRetention(options: RetentionRunOptions): Promise<Retent
     store: options.store,
     actor: options.actor,
   })
+  await options.sweepKeys?.().catch(() => 0)
   try {
     const acta = key === undefined ? undefined : await signActa(options, key, run, options.clock())
     return acta === undefined ? run : { ...run, acta }

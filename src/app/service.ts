@@ -20,6 +20,7 @@ import type { Keyring } from '../db/crypto.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
+import type { RecordKeys } from '../db/keys/record-keys.js'
 import type { RecordCodec } from '../db/records/codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import type { FileStore } from '../db/files/store.js'
@@ -41,6 +42,8 @@ export interface OpenServiceOptions {
   readonly clock?: () => Date
   /** False only in `npm run bench`: see EngineOptions.consultationLog. */
   readonly consultationLog?: boolean
+  /** False only in `npm run bench`: see EngineOptions.recordKeys. */
+  readonly recordKeys?: boolean
   /** Only the tests pass it: see EngineOptions.readAuditDelayMs. */
   readonly readAuditDelayMs?: number
   /** See EngineOptions.programId. */
@@ -60,6 +63,8 @@ export interface OpenService {
   /** Each account's second factors (D42). */
   readonly factors: SecondFactorStore
   readonly codec: RecordCodec
+  /** The per-record data keys (D41). */
+  readonly recordKeys: RecordKeys
   /** The configured keys; `activeId`: the key every write uses, the database's. */
   readonly keyring: Keyring
   readonly keys: LiveKeys
@@ -196,6 +201,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     onIntegrityFailure,
     onSealError,
     ...consultationLog,
+    ...(options.recordKeys === false ? { recordKeys: false } : {}),
     ...programId,
     ...(options.readAuditDelayMs === undefined ? {} : { readAuditDelayMs: options.readAuditDelayMs }),
   })
@@ -281,6 +287,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
         actor: SERVICE_ACTOR,
         actaDir: settings.retentionActaDir,
         keyFile: settings.auditCheckpointKeyFile,
+        sweepKeys: () => engine.recordKeys.sweep(),
       },
       files: engine.files,
       ...(options.jobClock === undefined ? {} : { clock: options.jobClock }),
@@ -295,6 +302,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
       factors: engine.factors,
       initialAdmin,
       codec: engine.codec,
+      recordKeys: engine.recordKeys,
       keys: engine.keys,
       changes: engine.changes,
       migrated: [...engine.migrated, ...usernames.changed],

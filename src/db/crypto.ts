@@ -1,6 +1,8 @@
 // Field encryption at rest (D14) and blind indexes (D16).
 // Stored form: `v1.<keyId>.<iv>.<tag>.<ciphertext>` (base64url parts). The key id lets
 // several keys coexist: the active one encrypts, every configured one decrypts.
+// A value under its record's own data key (D41): `r1.<data key id>.<iv>.<tag>.<ciphertext>`; the
+// data key itself is kept wrapped by the service key in the key store (keys/record-keys.ts).
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { integrityError, settingInvalid } from '../errors.js'
 
@@ -90,5 +92,40 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
     keyIdOf: (stored) => (stored.startsWith(`${VERSION}.`) ? stored.split('.')[1] : undefined),
     blindIndex: (plaintext) => hmac(activeIndexKey, plaintext),
     blindIndexes: (plaintext) => [...indexKeys.values()].map((key) => hmac(key, plaintext)),
+  }
+}
+
+/** The stored form of a value under a record's own data key (D41). */
+export const RECORD_VALUE_PREFIX = 'r1.'
+
+/** The data key id of a value under a record key, or undefined (a `v1` value, plain text). */
+export function recordKeyIdOf(stored: string): string | undefined {
+  if (!stored.startsWith(RECORD_VALUE_PREFIX)) return undefined
+  const end = stored.indexOf('.', RECORD_VALUE_PREFIX.length)
+  return end === -1 ? undefined : stored.slice(RECORD_VALUE_PREFIX.length, end)
+}
+
+/** AES-256-GCM under a record's data key, bound to `context` as a `v1` value is. */
+export function encryptWithRecordKey(key: Buffer, keyId: string, plaintext: string, context: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  cipher.setAAD(Buffer.from(context, 'utf8'))
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+  return `${RECORD_VALUE_PREFIX}${keyId}.${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${body.toString('base64url')}`
+}
+
+/** Throws an integrity error on a failed GCM tag or a malformed value: never garbage. */
+export function decryptWithRecordKey(key: Buffer, stored: string, context: string): string {
+  const parts = stored.split('.')
+  if (parts.length !== 5) throw integrityError(new Error(`${context}: valor cifrado mal formado`))
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parts[2] as string, 'base64url'))
+    decipher.setAAD(Buffer.from(context, 'utf8'))
+    decipher.setAuthTag(Buffer.from(parts[3] as string, 'base64url'))
+    return decipher.update(parts[4] as string, 'base64url', 'utf8') + decipher.final('utf8')
+  } catch (error) {
+    throw integrityError(
+      new Error(`${context}: el valor cifrado no verifica (alterado o de otro registro)`, { cause: error }),
+    )
   }
 }

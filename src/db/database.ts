@@ -14,6 +14,11 @@ export type LockName = 'audit' | 'migration' | 'ids'
 export interface Database {
   readonly db: Db
   readonly dialect: Dialect
+  /**
+   * PostgreSQL: a few connections apart from the pool, for short reads made while a transaction
+   * holds a pooled connection (the record keys, D41). SQLite has one connection and no need.
+   */
+  readonly side?: Db
   /** Where the data is, for logs; never a password. */
   readonly location: string
   /** The index or column named by a unique-constraint violation, if `error` is one. */

@@ -35,8 +35,9 @@ export interface ActaBody {
   readonly modulos: readonly ActaModule[]
   readonly total: number
   /**
-   * The data keys destroyed with the records. Today none: values are encrypted under the
-   * service key, not under a key of each record, so the list is empty.
+   * The ids of the records' own data keys destroyed with them (D41): without them the values in
+   * a copy of the database taken before the run cannot be decrypted. Empty when the erased
+   * records had none (no encrypted field, or values never moved from the service key).
    */
   readonly claves_destruidas: readonly string[]
   /** The audit chain's head after the run: its entries of the erasures lead to it. */

@@ -108,6 +108,19 @@ function localFingerprint(input: CommandInput): string | undefined {
   }
 }
 
+/** D41: records of a copy taken before their erasure, whose data keys are gone: unreadable on purpose. */
+const destroyedKeyLines = (destroyed: readonly { module: string; recordId: string }[]): string[] =>
+  destroyed.length === 0
+    ? []
+    : [
+        `${countOf(destroyed.length, 'registros')} con la clave de datos destruida (suprimidos después de esta copia; sus valores cifrados ya no se leen): ` +
+          destroyed
+            .slice(0, 10)
+            .map((d) => `${d.module}/${d.recordId}`)
+            .join(', ') +
+          (destroyed.length > 10 ? '…' : ''),
+      ]
+
 /** `--segment FILE`: an exported piece of the chain checked on its own, without a database. */
 function verifySegmentFile(input: CommandInput, file: string): number {
   let text: string
@@ -233,6 +246,7 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
               ? {}
               : { checkpoint: { seq: checkpoint.seq, hash: checkpoint.hash, huella: checkpoint.huella } }),
             problems,
+            destroyedKeys: report.destroyedKeys,
           })
         else if (problems.length === 0)
           printLines(input, [
@@ -240,6 +254,7 @@ Salida: 0 si es íntegra; 1 con la primera entrada o registro alterado.`,
             head === undefined ? 'La cadena está vacía.' : `Cabeza de la cadena: ${head.seq}:${head.hash}`,
             ...pendingLines(pending),
             ...checkpointLines,
+            ...destroyedKeyLines(report.destroyedKeys),
           ])
         else {
           const [first] = problems

@@ -17,7 +17,10 @@ Uso: records backup [fichero] [--json]
 Copia la base de datos SQLite (DATABASE_URL o DATA_DIR/records.db) con la API de copia en
 línea de SQLite: una instantánea coherente aunque el servicio siga escribiendo. Por defecto
 en DATA_DIR/backups/records-<fecha>.db. Nunca sobrescribe un fichero existente.
-La clave de cifrado no va en la copia: guárdela aparte.
+La clave de cifrado no va en la copia: guárdela aparte. Tampoco va la base de datos de claves
+por registro (records-keys.db junto a la base de datos, D41): cópiela aparte y consérvela poco
+tiempo, para que un registro suprimido deje de poder leerse en las copias anteriores
+(docs/operators.md).
 
   --json   {"destination", "pages"}
 
@@ -44,6 +47,7 @@ Salida: 0 si la copia está hecha; 1 si el destino existe, la base de datos no e
     else
       printLines(input, [
         `Copia creada: ${result.destination} (${result.pages} páginas). Guarde la clave de cifrado aparte.`,
+        'Las claves por registro (records-keys.db) no van en esta copia: cópielas aparte, con una retención corta.',
       ])
     return 0
   },

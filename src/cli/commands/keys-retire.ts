@@ -58,7 +58,7 @@ Salida: 0 si la quitó; 1 si algo la usa todavía (nada cambió).`,
           throw commandFailed(
             `La clave ${keyId} es la activa: no puede retirarse (rote antes a otra con records keys rotate)`,
           )
-        const used = (await keyUsage(env.database, env.spec)).get(keyId) ?? 0
+        const used = (await keyUsage(env.database, env.spec, env.recordKeys)).get(keyId) ?? 0
         if (used > 0)
           throw commandFailed(
             `${used} ${used === 1 ? 'valor guardado sigue cifrado' : 'valores guardados siguen cifrados'} con la clave ${keyId}: ` +

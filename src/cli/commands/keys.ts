@@ -69,7 +69,8 @@ function waitMsOf(input: Parameters<Command['run']>[0]): number {
 async function verdictOf(env: Environment): Promise<KeyVerdict> {
   const active = (await activeKeyOf(env.database)) ?? env.keyring.activeId
   const configured = [env.keys.targetId, ...[...env.keyring.keys.keys()].filter((k) => k !== env.keys.targetId)]
-  return keyVerdict(active, configured, await keyUsage(env.database, env.spec), await liveInstances(env.database))
+  const usage = await keyUsage(env.database, env.spec, env.recordKeys)
+  return keyVerdict(active, configured, usage, await liveInstances(env.database))
 }
 
 const rotate: Command = {
@@ -124,6 +125,7 @@ Salida: 0 si la rotación terminó; 1 si alguna instancia no tiene la clave nuev
         codec: env.codec,
         factors: env.factors,
         files: env.files,
+        recordKeys: env.recordKeys,
         changes: env.changes,
         activeKeyId: target,
         timezone: env.spec.service.timezone,

@@ -9,6 +9,7 @@ import { createDatabase } from '../../db/connect.js'
 import { liveInstances } from '../../db/keys/instance-heartbeat.js'
 import { checkBackupFile, discardStaged, stageBackup, swapInRestored } from '../../db/operations/restore.js'
 import { verifyIntegrity } from '../../db/operations/verify-integrity.js'
+import { recordKeysFile } from '../../db/keys/record-keys.js'
 import { isOperatorError, restoreRefused } from '../../errors.js'
 import { JSON_OPTION, flag, type Command } from '../command.js'
 import { settingsOf } from '../environment.js'
@@ -38,7 +39,15 @@ async function verifyStaged(settings: Settings, staged: string, shownAs: string)
   const noop = () => undefined
   const engine = await openEngine(
     { ...settings, databaseUrl: `sqlite:${staged}` },
-    { migrate: false, sealAudit: false, onReadAuditError: noop, onSealError: noop },
+    {
+      migrate: false,
+      sealAudit: false,
+      onReadAuditError: noop,
+      onSealError: noop,
+      // The installation's key database (D41), not one beside the staged copy: a record erased
+      // after the backup reads as erased (its key is gone), the others read as they should.
+      recordKeysFile: recordKeysFile(settings.databaseUrl.slice('sqlite:'.length)),
+    },
   )
   try {
     const report = await verifyIntegrity(engine.database, engine.spec, engine.codec, 1, {

@@ -78,11 +78,13 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
         actor: env.actor,
         actaDir,
         keyFile: settings.auditCheckpointKeyFile,
+        sweepKeys: () => env.recordKeys.sweep(),
       })
       if (flag(input, 'json'))
         printJson(input, {
           at: report.at,
-          applied: report.applied,
+          // The destroyed data keys are the acta's (claves_destruidas), not each line's.
+          applied: report.applied.map(({ module, id, keep_until, decision }) => ({ module, id, keep_until, decision })),
           skipped: report.skipped,
           acta: report.acta?.file ?? null,
           ...(report.failure === undefined ? {} : { error: messageOf(report.failure) }),

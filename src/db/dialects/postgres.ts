@@ -44,8 +44,15 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
   // An idle connection that the server drops must not crash the process; the next query reconnects.
   pool.on('error', () => undefined)
   const db = new Kysely<DynamicDb>({ dialect: new PostgresDialect({ pool }) })
+  // Two connections of their own for lookups made while a request's transaction holds a pooled
+  // one (record keys, D41): waiting on the main pool from inside a transaction could exhaust it.
+  // pg connects lazily: a process that never looks anything up opens none.
+  const sidePool = new pg.Pool({ connectionString: options.url, max: 2, types })
+  sidePool.on('error', () => undefined)
+  const side = new Kysely<DynamicDb>({ dialect: new PostgresDialect({ pool: sidePool }) })
   return {
     db,
+    side,
     dialect: 'postgres',
     location: redactUrl(options.url),
     uniqueViolation(error) {
@@ -78,7 +85,10 @@ export function createPostgresDatabase(options: PostgresOptions): Database {
       await sql`select pg_notify(${channel}, ${payload})`.execute(trx)
     },
     listen: (channel, onNotify) => listen(options.url, channel, onNotify),
-    close: () => db.destroy(),
+    async close() {
+      await side.destroy()
+      await db.destroy()
+    },
   }
 }
 

@@ -8,6 +8,7 @@ import type { ServiceSpec } from '../../compile/types.js'
 import { appendAudit, type AuditEvent } from '../audit/log.js'
 import type { ChangeWatch } from '../change-watch.js'
 import type { Database, Row } from '../database.js'
+import type { RecordKeys } from './record-keys.js'
 import { retireKeys, switchActiveKey } from './registry.js'
 import type { SecondFactorStore } from '../accounts/second-factors.js'
 import type { FileStore } from '../files/store.js'
@@ -23,6 +24,8 @@ export interface RotationOptions {
   readonly factors: Pick<SecondFactorStore, 'reencryptSecrets'>
   /** Evidence files' own keys, wrapped by the field keys (D43); absent: none to rewrap. */
   readonly files?: Pick<FileStore, 'rewrapKeys'>
+  /** The per-record data keys (D41), wrapped by the field keys: rewrapped, their values left as they are. */
+  readonly recordKeys: Pick<RecordKeys, 'rewrap'>
   /** Caches of running instances watch it; the key signal makes them reload their keys. */
   readonly changes: ChangeWatch
   /** The key every instance encrypts with from now on; each instance must hold it already. */
@@ -47,6 +50,13 @@ async function rotateVersions(options: RotationOptions, batchSize: number): Prom
     // Only versions holding a ciphertext at all.
     for await (const versions of versionPages(database.db, spec.name, batchSize, { ciphertext: true }))
       await database.db.transaction().execute(async (trx) => {
+        // D41: a version's values under the service key move under its record's key.
+        const ids = [...new Set(versions.map((v) => v.recordId))]
+        await codec.prepareKeys(
+          trx,
+          spec,
+          ids.map((id) => ({ id, row: {} })),
+        )
         for (const version of versions) {
           const data = reencryptVersion(spec, codec, version)
           if (data === undefined) continue
@@ -66,6 +76,10 @@ export async function rotateEncryption(
   const activePrefix = `v1.${activeKeyId}.%`
   let rewritten = 0
   await switchActiveKey(database, options.changes, activeKeyId)
+  // D41: the data keys first, wrapped again under the key now active (this process takes it up
+  // as a write does), so that the values under them read on once the old key is retired.
+  await database.db.transaction().execute((trx) => codec.beforeWrite(trx))
+  await options.recordKeys.rewrap()
   for (const spec of options.spec.modules) {
     const encrypted = spec.encryptedFields
     if (encrypted.length === 0) continue
@@ -79,7 +93,13 @@ export async function rotateEncryption(
           .selectAll()
           .where(ROW_COLUMN, '>', after)
           .where((eb) =>
-            eb.or(encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)]))),
+            // A module with record keys (D41): every row holding a value, for its values still under
+            // the service key and for its blind indexes (keyed by the service key, D16).
+            codec.usesRecordKeys(spec)
+              ? eb.or(encrypted.map((f) => eb(f.column, 'is not', null)))
+              : eb.or(
+                  encrypted.map((f) => eb.and([eb(f.column, 'is not', null), eb(f.column, 'not like', activePrefix)])),
+                ),
           )
           .orderBy(ROW_COLUMN)
           .limit(batchSize)
@@ -87,9 +107,15 @@ export async function rotateEncryption(
           .$if(database.rowLocks, (q) => q.forUpdate())
           .execute()
         if (rows.length === 0) return true
+        await codec.prepareKeys(
+          trx,
+          spec,
+          rows.map((row) => ({ id: String(row[META.id]), row })),
+        )
         const events: AuditEvent[] = []
         for (const row of rows) {
           const changes = codec.reencrypt(spec, row)
+          if (Object.keys(changes).length === 0) continue
           const next: Row = { ...row, ...changes }
           const hash = codec.hash(spec, next)
           await trx
@@ -108,10 +134,12 @@ export async function rotateEncryption(
           })
         }
         // The audit lock before the generation's row, in the order a seal takes them (D38): no deadlock.
-        await appendAudit({ database, trx, events, at: formatExactTimestamp(options.clock(), options.timezone) })
-        await options.changes.bump(trx, spec.name)
+        if (events.length > 0) {
+          await appendAudit({ database, trx, events, at: formatExactTimestamp(options.clock(), options.timezone) })
+          await options.changes.bump(trx, spec.name)
+        }
         after = Number(rows[rows.length - 1]?.[ROW_COLUMN])
-        rewritten += rows.length
+        rewritten += events.length
         return false
       })
       if (done) break

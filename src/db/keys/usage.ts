@@ -1,9 +1,11 @@
 // How many stored values each key encrypted: records of every module, deleted
 // ones included, their kept versions, the second factors' secrets (D42) and evidence files' keys (D43).
+// Per-record data keys (D41) count under the field key that wraps them.
 // The audit log stores field names only, never values, so it holds no ciphertext.
 import { sql } from 'kysely'
 import type { ServiceSpec } from '../../compile/types.js'
 import type { Database } from '../database.js'
+import type { RecordKeys } from './record-keys.js'
 import { versionKeyIds } from '../records/versions.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { FILE_TABLES } from '../files/tables.js'
@@ -12,13 +14,19 @@ import { versionPages } from '../records/pages.js'
 const PAGE = 1000
 
 /** Values per key id (`v1.<8 hex id>.…`), over every encrypted column. */
-export async function keyUsage(database: Database, spec: ServiceSpec): Promise<Map<string, number>> {
+export async function keyUsage(
+  database: Database,
+  spec: ServiceSpec,
+  recordKeys?: Pick<RecordKeys, 'wrapUsage'>,
+): Promise<Map<string, number>> {
   const usage = new Map<string, number>()
+  // Values under a record's own key (`r1.…`, D41) count through that key, wrapped by a field key.
+  for (const [keyId, n] of (await recordKeys?.wrapUsage()) ?? []) usage.set(keyId, (usage.get(keyId) ?? 0) + n)
   for (const module of spec.modules)
     for (const field of module.encryptedFields) {
       const keyId = sql<string>`substr(${sql.ref(field.column)}, 4, 8)`
       const { rows } = await sql<{ key_id: string; n: number | string }>`select ${keyId} as key_id, count(*) as n
-        from ${sql.table(module.table.name)} where ${sql.ref(field.column)} is not null group by ${keyId}`.execute(
+        from ${sql.table(module.table.name)} where ${sql.ref(field.column)} like 'v1.%' group by ${keyId}`.execute(
         database.db,
       )
       for (const row of rows) usage.set(row.key_id, (usage.get(row.key_id) ?? 0) + Number(row.n))

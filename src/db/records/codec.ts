@@ -3,11 +3,12 @@
 import bcrypt from 'bcryptjs'
 import { FIELD_TYPES, type Dialect } from '../../compile/field-types.js'
 import { INTEGRITY, isBlindIndexColumn, MASK, META, ROW_COLUMN } from '../../compile/metadata.js'
-import { isAppError, settingInvalid } from '../../errors.js'
+import { integrityError, isAppError, settingInvalid } from '../../errors.js'
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
 import { canonicalJson, plaintextOf, sha256Hex } from '../canonical.js'
-import type { FieldCipher } from '../crypto.js'
+import { decryptWithRecordKey, encryptWithRecordKey, recordKeyIdOf, type FieldCipher } from '../crypto.js'
 import type { Db, Row } from '../database.js'
+import type { RecordKeys } from '../keys/record-keys.js'
 import { VALUE_CONVERSIONS } from '../dialects/values.js'
 
 /** The cost factor of every stored password (D22) and of the dummy hash of an unknown user (D19). */
@@ -38,6 +39,27 @@ export function bcryptRounds(env: NodeJS.ProcessEnv = process.env): number {
   return rounds
 }
 
+/**
+ * A value under a record key (D41) whose key the key store says was destroyed: the record was
+ * erased after the copy of the database that holds it. It reads as unreadable, like a damaged
+ * value; the causes of such errors are remembered here to tell them apart.
+ */
+const destroyedKeyCauses = new WeakSet<object>()
+
+function destroyedRecordKey(context: string, keyId: string) {
+  const cause = new Error(`${context}: la clave de datos '${keyId}' del registro fue destruida (registro suprimido)`)
+  destroyedKeyCauses.add(cause)
+  return integrityError(cause)
+}
+
+/** Whether `error` (an integrity error or its cause) is a destroyed record key's. */
+export const isDestroyedRecordKey = (error: unknown): boolean =>
+  typeof error === 'object' &&
+  error !== null &&
+  (destroyedKeyCauses.has(error) ||
+    (typeof (error as { cause?: unknown }).cause === 'object' &&
+      destroyedKeyCauses.has((error as { cause: object }).cause)))
+
 /** Encryption is bound to the module and record: a value copied elsewhere fails its tag. */
 export const encryptionContext = (spec: ModuleSpec, recordId: string): string => `${spec.name}:${recordId}`
 
@@ -63,14 +85,18 @@ export interface RecordCodec {
     reveal: boolean,
     written?: Row,
     only?: ReadonlySet<string>,
-  ): { readonly record: Row; readonly failed: readonly string[] }
+  ): { readonly record: Row; readonly failed: readonly string[]; readonly destroyed: readonly string[] }
   /** Plain value of one field of a stored row (for change detection). */
   plainValue(spec: ModuleSpec, field: FieldSpec, row: Row): unknown
   /** SHA-256 of the canonical stored record, `_hash` excluded (D17). */
   hash(spec: ModuleSpec, row: Row): string
   /** Blind-index values that match `value` under any configured key. */
   blindIndexes(value: unknown): readonly string[]
-  /** Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none. */
+  /**
+   * Columns of the encrypted values of `row` not under the active key, re-encrypted; {} when none.
+   * A module with record keys (D41): `v1` values move under the record key bound by `prepareKeys`,
+   * and a blind index not under the active key is rewritten (its value stays as it is).
+   */
   reencrypt(spec: ModuleSpec, row: Row): Row
   /**
    * The field values of a stored row as a version keeps them: a plain value as
@@ -82,6 +108,15 @@ export interface RecordCodec {
   fromSnapshot(spec: ModuleSpec, data: Row): Row
   /** In a write transaction, before `encode`: encrypt under the database's active key. */
   beforeWrite(trx: Db): Promise<void>
+  /** Whether new values of `spec` go under per-record keys (D41). */
+  usesRecordKeys(spec: ModuleSpec): boolean
+  /** A data key (D41) as the key store knows it, once a result named it: held, destroyed or unknown. */
+  recordKeyState(keyId: string): 'held' | 'destroyed' | 'unknown'
+  /**
+   * In a write transaction, before `encode` or `reencrypt` of these records: binds each to its
+   * data key (D41), creating the missing ones; nothing for a module without record keys.
+   */
+  prepareKeys(trx: Db, spec: ModuleSpec, records: readonly { readonly id: string; readonly row?: Row }[]): Promise<void>
 }
 
 /**
@@ -101,6 +136,7 @@ export function createRecordCodec(
   dialect: Dialect,
   cipher: FieldCipher,
   beforeWrite: (trx: Db) => Promise<void> = async () => undefined,
+  recordKeys?: RecordKeys,
 ): RecordCodec {
   const conversions = VALUE_CONVERSIONS[dialect]
   // Read once, when the service opens: a misplaced test setting refuses the start.
@@ -109,11 +145,30 @@ export function createRecordCodec(
   const logicalStored = (field: FieldSpec, raw: unknown): unknown =>
     raw === null || raw === undefined ? null : field.encrypted ? raw : conversions[field.storage].fromDb(raw)
 
+  /** A `v1` value under the service keyring, an `r1` one under its record's data key (D41). */
+  function decryptValue(stored: string, context: string): string {
+    const keyId = recordKeyIdOf(stored)
+    if (keyId === undefined) return cipher.decrypt(stored, context)
+    const key = recordKeys?.keyOf(keyId)
+    if (key === undefined && recordKeys?.isDestroyed(keyId) === true) throw destroyedRecordKey(context, keyId)
+    if (key === undefined) throw integrityError(new Error(`${context}: clave de datos desconocida '${keyId}'`))
+    return decryptWithRecordKey(key, stored, context)
+  }
+
+  /** Encrypts a value of `recordId`: under its data key once `prepareKeys` bound one, else the service key. */
+  function encryptValue(spec: ModuleSpec, recordId: string, plaintext: string): string {
+    const context = encryptionContext(spec, recordId)
+    const bound = recordKeys?.uses(spec) === true ? recordKeys.writeKeyOf(spec.name, recordId) : undefined
+    return bound === undefined
+      ? cipher.encrypt(plaintext, context)
+      : encryptWithRecordKey(bound.key, bound.id, plaintext, context)
+  }
+
   /** The API value of one stored column: decrypted (once) and parsed, or converted. */
   function plainOf(field: FieldSpec, raw: unknown, context: () => string): unknown {
     if (raw === null || raw === undefined) return null
     if (!field.encrypted) return conversions[field.storage].fromDb(raw)
-    const plaintext = cipher.decrypt(String(raw), context())
+    const plaintext = decryptValue(String(raw), context())
     return FIELD_TYPES[field.def.type].textual ? plaintext : parseStoredJson(plaintext)
   }
 
@@ -125,6 +180,7 @@ export function createRecordCodec(
     written?: Row,
     failed?: string[],
     only?: ReadonlySet<string>,
+    destroyed?: string[],
   ): Row {
     const out: Row = { [META.id]: row[META.id] }
     let context: string | undefined
@@ -150,6 +206,7 @@ export function createRecordCodec(
           if (!isAppError(error)) throw error
           out[field.name] = null
           failed.push(field.name)
+          if (isDestroyedRecordKey(error)) destroyed?.push(field.name)
         }
       }
     }
@@ -184,7 +241,7 @@ export function createRecordCodec(
         } else if (field.encrypted) {
           // Textual types are encrypted as their text; the others as JSON, a string included.
           const stored = FIELD_TYPES[field.def.type].textual ? plaintextOf(value) : JSON.stringify(value)
-          out[field.column] = cipher.encrypt(stored, encryptionContext(spec, recordId))
+          out[field.column] = encryptValue(spec, recordId, stored)
           if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintextOf(value))
         } else out[field.column] = conversions[field.storage].toDb(value)
       }
@@ -195,12 +252,13 @@ export function createRecordCodec(
     decode: (spec, row, reveal, written) => decodeRow(spec, row, reveal, written),
     decodeForRead(spec, row, reveal, written, only) {
       const failed: string[] = []
-      const record = decodeRow(spec, row, reveal, written, failed, only)
+      const destroyed: string[] = []
+      const record = decodeRow(spec, row, reveal, written, failed, only, destroyed)
       if (failed.length > 0) {
         record[INTEGRITY.marker] = INTEGRITY.failed
         record[INTEGRITY.fields] = failed
       }
-      return { record, failed }
+      return { record, failed, destroyed }
     },
     hash(spec, row) {
       const stored: Row = {}
@@ -219,13 +277,33 @@ export function createRecordCodec(
     blindIndexes: (value) => cipher.blindIndexes(plaintextOf(value)),
     reencrypt(spec, row) {
       const out: Row = {}
-      const context = encryptionContext(spec, String(row[META.id]))
+      const recordId = String(row[META.id])
+      const context = encryptionContext(spec, recordId)
+      // A module with record keys: every `v1` value moves under the record's key once one is bound (D41).
+      const toRecordKey = recordKeys?.uses(spec) === true && recordKeys.writeKeyOf(spec.name, recordId) !== undefined
       for (const field of spec.fields) {
         const raw = row[field.column]
-        if (!field.encrypted || typeof raw !== 'string' || cipher.keyIdOf(raw) === cipher.activeKeyId) continue
+        if (!field.encrypted || typeof raw !== 'string') continue
+        if (recordKeyIdOf(raw) !== undefined) {
+          // Under its record key already: only a blind index of a key since replaced is rewritten.
+          if (field.blindIndexColumn === undefined) continue
+          let plaintext: string
+          try {
+            plaintext = decryptValue(raw, context)
+          } catch (error) {
+            if (isDestroyedRecordKey(error)) continue // erased after this copy: nothing to index
+            throw error
+          }
+          const index = cipher.blindIndex(plaintext)
+          if (row[field.blindIndexColumn] !== index) out[field.blindIndexColumn] = index
+          continue
+        }
+        if (!toRecordKey && cipher.keyIdOf(raw) === cipher.activeKeyId) continue
         const plaintext = cipher.decrypt(raw, context)
-        out[field.column] = cipher.encrypt(plaintext, context)
-        if (field.blindIndexColumn !== undefined) out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
+        out[field.column] = encryptValue(spec, recordId, plaintext)
+        // The blind index stays under the service key (D16): rewritten only when that key changed.
+        if (field.blindIndexColumn !== undefined && cipher.keyIdOf(raw) !== cipher.activeKeyId)
+          out[field.blindIndexColumn] = cipher.blindIndex(plaintext)
       }
       return out
     },
@@ -255,6 +333,16 @@ export function createRecordCodec(
       return out
     },
     beforeWrite,
+    usesRecordKeys: (spec) => recordKeys?.uses(spec) === true,
+    recordKeyState: (keyId) =>
+      recordKeys?.keyOf(keyId) !== undefined
+        ? 'held'
+        : recordKeys?.isDestroyed(keyId) === true
+          ? 'destroyed'
+          : 'unknown',
+    prepareKeys: async (trx, spec, records) => {
+      await recordKeys?.prepare(trx, spec, records)
+    },
   }
   return codec
 }

@@ -119,7 +119,8 @@ export function versionKeyIds(spec: ModuleSpec, data: Row): string[] {
   const ids: string[] = []
   for (const field of spec.encryptedFields) {
     const value = data[field.name]
-    if (typeof value === 'string') ids.push(value.slice(3, 11))
+    // A value under its record's own key (`r1.`, D41) counts through that key's wrapping instead.
+    if (typeof value === 'string' && value.startsWith('v1.')) ids.push(value.slice(3, 11))
   }
   return ids
 }

@@ -154,8 +154,10 @@ export async function update(
     id,
     'editar',
     writeOptions,
-    async (current, _stamp, adjusted) => {
+    async (current, _stamp, adjusted, trx) => {
       withoutFileFields(spec, sent, (name) => storedFiles(codec, spec, current, name))
+      // The record's data key (D41), before anything is encrypted.
+      await codec.prepareKeys(trx, spec, [{ id, row: current }])
       const given = adjusted ?? changes
       if (adjusted !== undefined) {
         checkWritable(spec, writeOptions.user, adjusted)
@@ -164,7 +166,8 @@ export async function update(
       const kept = withoutDamagedNulls(codec, spec, current, prepared)
       const plain = withoutDamagedNulls(codec, spec, current, given).changes
       return {
-        columns: codec.encode(spec, kept.changes, id),
+        // Values still under the service key move under the record's key with the record's next version.
+        columns: { ...underRecordKey(codec, spec, current), ...codec.encode(spec, kept.changes, id) },
         fields: changedFields(codec, spec, current, plain, kept.damaged),
         values: kept.changes,
         followUp: afterUpdate === undefined ? undefined : (trx) => afterUpdate(trx, spec, id, given, current),
@@ -295,6 +298,12 @@ async function insertRecords(
   const stamp = formatTimestamp(now, timezone)
   const ids = await reserveRecordIds(database, trx, spec.prefix, yearOf(now, timezone), prepared.length)
   await codec.beforeWrite(trx)
+  // Each new record's data key (D41): on SQLite committed to the key database before this transaction.
+  await codec.prepareKeys(
+    trx,
+    spec,
+    ids.map((id) => ({ id })),
+  )
   for (const [i, values] of prepared.entries()) await checkEncryptedUnique(trx, spec, codec, values, ids[i] as string)
   await context.references.checkTargets(trx, spec, prepared)
   const rows: Row[] = []
@@ -396,7 +405,7 @@ function changeRecord(
   id: string,
   action: 'editar' | 'eliminar',
   { actor, ifMatch, user, hook }: WriteOptions,
-  changeOf: (current: Row, stamp: string, adjusted: Row | undefined) => Change | Promise<Change>,
+  changeOf: (current: Row, stamp: string, adjusted: Row | undefined, trx: Db) => Change | Promise<Change>,
   after?: Row,
 ): Promise<Row> {
   const { database, codec, clock, timezone, references } = context
@@ -409,7 +418,7 @@ function changeRecord(
     const adjusted = hook?.({ action, before: codec.decodeForRead(spec, current, true).record, after })
     const version = Number(current[META.version])
     if (ifMatch !== undefined && ifMatch !== version) throw versionConflict(version)
-    const change = await changeOf(current, stamp, adjusted)
+    const change = await changeOf(current, stamp, adjusted, trx)
     const { columns, fields, values } = change
     // The workflow decides on the locked row: moves, their requirements, read-only fields, final states (F9).
     const before = (name: string) => {
@@ -456,6 +465,16 @@ function changeRecord(
     })
     return next
   })
+}
+
+/**
+ * D41: the columns of `current`'s values still under the service key, moved under the record's key
+ * (bound by `prepareKeys`); {} for a module without record keys or a record with none left.
+ */
+function underRecordKey(codec: RecordCodec, spec: ModuleSpec, current: Row): Row {
+  if (!codec.usesRecordKeys(spec)) return {}
+  const legacy = spec.encryptedFields.some((f) => String(current[f.column] ?? '').startsWith('v1.'))
+  return legacy ? codec.reencrypt(spec, current) : {}
 }
 
 /** The fields `changes` really changes (a write-only field always counts: it cannot be compared). */
@@ -524,14 +543,18 @@ export async function attach(
   if (field === undefined || field.uploaded !== true)
     throw new Error(`${spec.name}.${attachment.field}: not a file field`)
   let n = 0
-  await changeRecord(context, spec, id, 'editar', writeOptions, (current) => {
+  await changeRecord(context, spec, id, 'editar', writeOptions, async (current, _stamp, _adjusted, trx) => {
+    await context.codec.prepareKeys(trx, spec, [{ id, row: current }])
     const listed = context.codec.plainValue(spec, field, current)
     const files = Array.isArray(listed) ? listed : []
     n = files.length + 1
     const value = [...files, attachment.entry(n)]
     const version = Number(current[META.version]) + 1
     return {
-      columns: context.codec.encode(spec, { [field.name]: value }, id),
+      columns: {
+        ...underRecordKey(context.codec, spec, current),
+        ...context.codec.encode(spec, { [field.name]: value }, id),
+      },
       fields: [field.name],
       values: { [field.name]: value },
       followUp: (trx) => attachment.store(trx, n, version),

@@ -18,6 +18,7 @@ import { searchTableName } from '../../config/database-names.js'
 import type { Database, Db } from '../database.js'
 import { FILE_TABLES } from '../files/tables.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { RECORD_KEYS_TABLE } from '../keys/record-keys.js'
 
 /**
  * Before an erasure in `spec` (inside its transaction): FTS5's `secure-delete` on for the module's
@@ -47,6 +48,8 @@ export async function reclaimFreedSpace(database: Database, specs: readonly Modu
     SYSTEM_TABLES.retention,
     FILE_TABLES.files,
     FILE_TABLES.chunks,
+    // The erased records' data keys (D41): their emptied rows' old versions held the wrapped keys.
+    RECORD_KEYS_TABLE,
   ]
   await sql`vacuum ${sql.join(tables.map((t) => sql.table(t)))}`.execute(database.db)
   return true

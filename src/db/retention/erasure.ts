@@ -16,7 +16,13 @@ import { recordQuery } from '../records/query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import { reclaimFreedSpace, secureSearchDeletes } from './erasure-sql.js'
 import { lockRetentionRow } from './holds.js'
-import { retentionEvent, type DecisionOptions, type RetentionStoreOptions, type Tombstone } from './state.js'
+import {
+  noteDestroyedKeys,
+  retentionEvent,
+  type DecisionOptions,
+  type RetentionStoreOptions,
+  type Tombstone,
+} from './state.js'
 
 /** The tables keyed by an account's id (D42): an erased account takes its factors along. */
 const ACCOUNT_TABLES = [SYSTEM_TABLES.secondFactors, SYSTEM_TABLES.recoveryCodes] as const
@@ -42,7 +48,7 @@ export async function eraseRecord(
   motivo: string,
   options: DecisionOptions,
 ): Promise<Tombstone> {
-  const { database, timezone, clock, modules, changes, accountsModule, dataDir } = storeOptions
+  const { database, timezone, clock, modules, changes, accountsModule, dataDir, recordKeys } = storeOptions
   const retention = spec.retention
   if (retention === undefined) throw recordNotFound()
   const at = clock()
@@ -55,6 +61,7 @@ export async function eraseRecord(
     basis: retention.basis,
   }
   const place = { module: spec.name, recordId: id }
+  let destroyed: string[] = []
   try {
     await database.db.transaction().execute(async (trx) => {
       const hold = await lockRetentionRow(trx, database, spec, id)
@@ -83,6 +90,8 @@ export async function eraseRecord(
         .execute()
       // Its evidence files (D43): their rows and keys, on PostgreSQL their bytes.
       await eraseRecordFiles(trx, database.dialect, place)
+      // Its data keys (D41): on PostgreSQL their rows go in this transaction, with the values.
+      if (recordKeys?.destroysInTransaction === true) destroyed = await recordKeys.destroy(trx, spec.name, id)
       // Record ids carry their module's prefix: only an account's id can match here.
       for (const table of ACCOUNT_TABLES) await trx.deleteFrom(table).where('account_id', '=', id).execute()
       await trx
@@ -115,6 +124,12 @@ export async function eraseRecord(
   // unreadable already (their keys went with the commit), leave DATA_DIR; the freed space is
   // made unreadable, or by the next erasure or run if this one cannot.
   if (database.dialect !== 'postgres') await removeErasedFolder(dataDir, place).catch(() => undefined)
+  // SQLite: the data keys (D41) leave the key database once the erasure committed (never before:
+  // a record must not lose its key and stay); a crash in between leaves them to the sweep at the
+  // next start or retention run, which destroys every key of a tombstoned record.
+  if (recordKeys !== undefined && !recordKeys.destroysInTransaction)
+    destroyed = await recordKeys.destroy(undefined, spec.name, id).catch(() => [])
+  noteDestroyedKeys(tombstone, destroyed)
   if (options.reclaim !== false) await reclaimFreedSpace(database, [spec]).catch(() => false)
   return tombstone
 }

@@ -11,6 +11,7 @@ import { isAppError, MOTIVO_MAX_LENGTH } from '../../errors.js'
 import { addDuration, dueOf, latestDueFrom, plannedAction } from '../../records/retention-due.js'
 import type { Database } from '../database.js'
 import { readClocks } from './clocks.js'
+import { destroyedKeysOf } from './state.js'
 import type { RetentionStore } from './store.js'
 
 /** What on_expiry does once keep_at_most has passed: the automatic decisions only. */
@@ -23,6 +24,8 @@ export interface Expiry {
   /** `from + keep_at_most`: since when it is past its longest keep. */
   readonly keep_until: string
   readonly decision: ExpiryDecision
+  /** An applied erasure: the ids of the record's data keys it destroyed (D41), for the acta. */
+  readonly destroyedKeys?: readonly string[]
 }
 
 /** An expiry the record refused: why, in the words of the refusal. */
@@ -121,8 +124,8 @@ export async function applyExpiries(options: ExpiryRunOptions): Promise<ExpiryRu
       for (const expiry of await findExpiries(options.database, spec, at)) {
         const body = { decision: expiry.decision, motivo: expiryMotivo(retention, expiry.decision) }
         try {
-          await options.store.decide(spec, expiry.id, body, decisionOptions)
-          applied.push(expiry)
+          const result = await options.store.decide(spec, expiry.id, body, decisionOptions)
+          applied.push(expiry.decision === 'suprimir' ? { ...expiry, destroyedKeys: destroyedKeysOf(result) } : expiry)
           if (expiry.decision === 'suprimir') erasedIn.add(spec)
         } catch (error) {
           const refusal = refusalOf(error)

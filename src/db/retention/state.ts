@@ -8,6 +8,7 @@ import type { ChangeWatch } from '../change-watch.js'
 import type { Database } from '../database.js'
 import type { RequestContext } from '../records/types.js'
 import type { RecordClock } from './clocks.js'
+import type { RecordKeys } from '../keys/record-keys.js'
 
 /** A record's retention state, as a decision answers it. */
 export interface RetentionState {
@@ -32,6 +33,15 @@ export interface RetentionState {
 }
 
 /** What is left of an erased record (D41 `suprimir`): never one of its values. */
+/** The data keys (D41) each erasure of this process destroyed, by its tombstone: for the acta. */
+const destroyedKeys = new WeakMap<Tombstone, readonly string[]>()
+export const noteDestroyedKeys = (tombstone: Tombstone, ids: readonly string[]): void => {
+  destroyedKeys.set(tombstone, ids)
+}
+/** The ids of the data keys destroyed with the erasure that answered `result`; [] for any other answer. */
+export const destroyedKeysOf = (result: unknown): readonly string[] =>
+  typeof result === 'object' && result !== null ? (destroyedKeys.get(result as Tombstone) ?? []) : []
+
 export interface Tombstone {
   readonly module: string
   readonly id: string
@@ -54,6 +64,8 @@ export interface RetentionStoreOptions {
   readonly accountsModule: string
   /** SQLite: DATA_DIR, where an erased record's evidence files (D43) are removed from. */
   readonly dataDir: string
+  /** The per-record data keys (D41) an erasure destroys; absent: none kept (a bare store in a test). */
+  readonly recordKeys?: Pick<RecordKeys, 'destroy' | 'destroysInTransaction'>
 }
 
 export interface DecisionOptions {

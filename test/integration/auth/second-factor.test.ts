@@ -179,6 +179,7 @@ t.test('D42, D14: key rotation re-encrypts TOTP secrets; the new key alone still
     database: service.database,
     spec: service.spec,
     codec: service.codec,
+    recordKeys: service.recordKeys,
     factors: service.factors,
     changes: service.changes,
     activeKeyId: service.keys.targetId,

@@ -50,7 +50,8 @@ t.test('a file with bad rows reports every bad row and imports nothing', async (
   t.equal(stored.length, 2)
   t.match(
     stored[0],
-    { _id: /^PER-\d{4}-00001$/, nif: /^v1\.[0-9a-f]{8}\./, _bidx_nif: /\S/, idiomas: '["es","en"]' },
+    // D41: under the record's own data key (personal declares retention:).
+    { _id: /^PER-\d{4}-00001$/, nif: /^r1\.[0-9a-f]{16}\./, _bidx_nif: /\S/, idiomas: '["es","en"]' },
     'encrypted at rest, with its blind index; _id from the file ignored',
   )
   t.equal(stored[1]?.apellidos, 'Vidal\nMora', 'a quoted value over two lines')

@@ -50,8 +50,8 @@ t.test('keys retire: refused while values need the key or it is the active one, 
   t.equal(used.status, 1)
   t.match(
     used.stderr,
-    `records: 2 valores guardados siguen cifrados con la clave ${oldId}: ejecute records keys rotate`,
-    'the record and its kept version; the command that moves them',
+    `records: 1 valor guardado sigue cifrado con la clave ${oldId}: ejecute records keys rotate`,
+    'the data key of the record (D41), which the old key wraps; the command that moves it',
   )
   t.equal(keyLines(cli).length, 2, 'refused: the key file is untouched')
   t.ok((await onDatabase(cli, (d) => registeredKeys(d.db))).includes(oldId), 'and the registry too')

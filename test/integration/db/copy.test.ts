@@ -10,6 +10,7 @@ import { copyDatabase } from '../../../src/db/operations/copy.js'
 import { createFieldCipher } from '../../../src/db/crypto.js'
 import { createRecordCodec } from '../../../src/db/records/codec.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
+import { copyRecordKeys, openRecordKeys } from '../../../src/db/keys/record-keys.js'
 import { copyTestData, startTestApi, VALID } from '../../helpers/api.js'
 import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'
 
@@ -86,8 +87,19 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   t.ok((result.tables['_audit'] ?? 0) >= 10, `${result.tables['_audit']} audit entries`)
   t.ok(progress.includes('_audit'), 'progress is reported')
 
-  const codec = createRecordCodec(to.dialect, createFieldCipher(source.service.keyring))
-  const report = await verifyIntegrity(to, source.service.spec, codec)
+  // The per-record data keys (D41) go to the target's key store, as `records copy` does.
+  const cipher = createFieldCipher(source.service.keyring)
+  const [fromKeys, toKeys] = [
+    await openRecordKeys({ database: from, cipher }),
+    await openRecordKeys({ database: to, cipher }),
+  ]
+  t.teardown(async () => {
+    await fromKeys.close()
+    await toKeys.close()
+  })
+  t.equal(await copyRecordKeys(fromKeys, toKeys), await fromKeys.count(), 'every data key copied')
+  const codec = createRecordCodec(to.dialect, cipher, undefined, toKeys)
+  const report = await verifyIntegrity({ ...to, db: to.db.withPlugin(toKeys.plugin) }, source.service.spec, codec)
   t.same(report.problems, [], 'the target verifies clean: every _hash and the chain intact')
   t.equal(report.entries, result.tables['_audit'])
   await t.rejects(

@@ -52,6 +52,7 @@ t.test('D43, D14: a rotation wraps file keys again; the new key alone opens the 
     database: service.database,
     spec: service.spec,
     codec: service.codec,
+    recordKeys: service.recordKeys,
     factors: service.factors,
     files: service.files,
     changes: service.changes,

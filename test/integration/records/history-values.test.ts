@@ -221,51 +221,60 @@ t.test('a record written before versions were kept', async (t) => {
   t.equal((await api.request('GET', `/denuncias/${record._id}?version=2`, { token: admin })).status, 200)
 })
 
-t.test('key rotation re-encrypts the kept versions; keys status counts them', async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'records-versions-rotation-'))
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
-  const oldKey = newKey()
-  const newOne = newKey()
-  const [oldId, newId] = [keyIdOf(Buffer.from(oldKey, 'base64')), keyIdOf(Buffer.from(newOne, 'base64'))]
-  const first = await startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: oldKey } })
-  const id = await lifecycle(first)
-  const versionsText = async (api: TestApi) =>
-    (await sql<{ data: string }>`select data from _versions`.execute(api.service.database.db)).rows
-      .map((r) => r.data)
-      .join('\n')
-  t.ok((await versionsText(first)).includes(`v1.${oldId}.`))
-  await first.service.close()
+t.test(
+  'key rotation keeps the kept versions readable (their record key rewrapped, D41); keys status counts them',
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'records-versions-rotation-'))
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+    const oldKey = newKey()
+    const newOne = newKey()
+    const [oldId, newId] = [keyIdOf(Buffer.from(oldKey, 'base64')), keyIdOf(Buffer.from(newOne, 'base64'))]
+    const first = await startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: oldKey } })
+    const id = await lifecycle(first)
+    const versionsText = async (api: TestApi) =>
+      (await sql<{ data: string }>`select data from _versions`.execute(api.service.database.db)).rows
+        .map((r) => r.data)
+        .join('\n')
+    // D41: denuncias has record keys: every version's DNI is under the record's own key.
+    t.ok((await versionsText(first)).includes('"r1.'))
+    t.notOk((await versionsText(first)).includes(`v1.${oldId}.`))
+    await first.service.close()
 
-  const second = await startTestApi(t, {
-    dataDir,
-    env: { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey },
-  })
-  const before = await keyUsage(second.service.database, second.service.spec)
-  // The denuncia's row holds one value; its four versions hold one each (the DNI).
-  t.equal(before.get(oldId), 5, 'keys status counts the values of the versions too')
-  const result = await rotateEncryption({
-    database: second.service.database,
-    spec: second.service.spec,
-    codec: second.service.codec,
-    factors: second.service.factors,
-    changes: second.service.changes,
-    activeKeyId: second.service.keys.targetId,
-    timezone: second.service.spec.service.timezone,
-    clock: () => new Date(),
-    batchSize: 2,
-  })
-  t.equal(result.versions, 4, 'every version holding a value under the old key, in batches')
-  const text = await versionsText(second)
-  t.notOk(text.includes(`v1.${oldId}.`), 'no version keeps a value under the old key')
-  t.ok(text.includes(`v1.${newId}.`))
-  const after = await keyUsage(second.service.database, second.service.spec)
-  t.same([after.get(oldId), after.get(newId)], [undefined, 5])
-  await second.service.close()
+    const second = await startTestApi(t, {
+      dataDir,
+      env: { RECORDS_ENCRYPTION_KEY: newOne, RECORDS_ENCRYPTION_OLD_KEYS: oldKey },
+    })
+    const before = await keyUsage(second.service.database, second.service.spec, second.service.recordKeys)
+    // The row and its four versions read through the record's data key, which the old key wraps.
+    const dataKeys = await second.service.recordKeys.count()
+    t.ok(dataKeys >= 1)
+    t.equal(before.get(oldId), dataKeys, 'keys status counts the data keys the old key wraps')
+    const result = await rotateEncryption({
+      database: second.service.database,
+      spec: second.service.spec,
+      codec: second.service.codec,
+      recordKeys: second.service.recordKeys,
+      factors: second.service.factors,
+      changes: second.service.changes,
+      activeKeyId: second.service.keys.targetId,
+      timezone: second.service.spec.service.timezone,
+      clock: () => new Date(),
+      batchSize: 2,
+    })
+    t.equal(result.versions, 0, 'no version to re-encrypt: their record key was rewrapped instead')
+    const text = await versionsText(second)
+    t.notOk(text.includes(`v1.${oldId}.`), 'no version keeps a value under the old key')
+    const after = await keyUsage(second.service.database, second.service.spec, second.service.recordKeys)
+    t.same([after.get(oldId), after.get(newId)], [undefined, dataKeys])
+    await second.service.close()
 
-  const only = await startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } })
-  const admin = await only.adminToken()
-  const v1 = await only.request('GET', `/denuncias/${id}?version=1`, { token: admin })
-  t.equal(v1.body.data.denunciante_dni, DNI, 'the new key alone reads the old versions')
-  const history = writes((await only.request('GET', `/denuncias/${id}/historial`, { token: admin })).body.data.entries)
-  t.same(history[1]!.changes['denunciante_dni'], { old: DNI, new: NEW_DNI })
-})
+    const only = await startTestApi(t, { dataDir, env: { RECORDS_ENCRYPTION_KEY: newOne } })
+    const admin = await only.adminToken()
+    const v1 = await only.request('GET', `/denuncias/${id}?version=1`, { token: admin })
+    t.equal(v1.body.data.denunciante_dni, DNI, 'the new key alone reads the old versions')
+    const history = writes(
+      (await only.request('GET', `/denuncias/${id}/historial`, { token: admin })).body.data.entries,
+    )
+    t.same(history[1]!.changes['denunciante_dni'], { old: DNI, new: NEW_DNI })
+  },
+)

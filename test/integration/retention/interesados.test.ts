@@ -252,6 +252,7 @@ t.test('D41: a value indexed under an older key is found; the search hashes unde
     database: api.service.database,
     spec: api.service.spec,
     codec: api.service.codec,
+    recordKeys: api.service.recordKeys,
     factors: api.service.factors,
     changes: api.service.changes,
     activeKeyId: api.service.keys.targetId,

@@ -176,6 +176,7 @@ t.test(
     t.equal((await api.request('GET', `/sanciones/${expired._id}`, { token: admin })).status, 200, 'nothing erased')
     t.same(await entries(api, 'bloquear', call._id), [], 'nothing blocked')
 
+    const keysBeforeRun = await api.service.recordKeys.count()
     const first = await runRecords(env, ['retention', 'run', '--json'])
     t.equal(first.status, 0, first.stderr)
     const report = JSON.parse(first.stdout)
@@ -232,8 +233,14 @@ t.test(
       zona_horaria: 'Europe/Madrid',
       actor: `cli:${userInfo().username}`,
       total: 3,
-      claves_destruidas: [],
     })
+    // D41: each erased sanción had its own data key (its DNI and address are encrypted); all three destroyed.
+    t.equal(acta.claves_destruidas.length, 3, 'one data key destroyed per erased record')
+    t.ok(
+      acta.claves_destruidas.every((id: string) => /^[0-9a-f]{16}$/.test(id)),
+      'the acta names the destroyed keys by id',
+    )
+    t.equal(await api.service.recordKeys.count(), keysBeforeRun - 3, 'and the key store no longer holds them')
     t.same(acta.modulos, [
       {
         modulo: 'sanciones',

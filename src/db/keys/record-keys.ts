@@ -1,0 +1,448 @@
+// Per-record data keys (D41): each record of a module with `retention:` and encrypted fields has
+// a random 32-byte key of its own, wrapped by the service key (a `v1` value of the keyring), and its
+// encrypted values (live row and every version) are `r1.<data key id>.…` under it. Erasure
+// destroys the key, so a copy of the record in an older database backup can no longer be read.
+//
+// Where the wrapped keys live, apart from what a database backup holds:
+// - SQLite: a database file of their own beside the records' (`records.db` -> `records-keys.db`),
+//   which `records backup` does not copy. A key is committed there before the record that uses it
+//   (the two files never commit together: SQLite's WAL makes no transaction atomic across files),
+//   so a crash leaves at most a key no value uses, never a value without its key. An erasure
+//   deletes the record's keys after its own commit; a crash in between leaves keys of a
+//   tombstoned record, which `sweep` (every start, every retention run) destroys.
+// - PostgreSQL: the table `_record_keys` of the same database (every instance reads it), a new key
+//   committed on a connection of its own before the record's transaction, an erasure's keys
+//   deleted in the erasure's own transaction; the documented pg_dump leaves its data out
+//   (`--exclude-table-data=_record_keys`) and the keys are dumped apart (docs/operators.md).
+//
+// Every query result passes through `plugin`, which loads the data keys its values name that this
+// process does not hold yet, in one query per result (a page of 100 records costs at most one),
+// so the codec decrypts synchronously. A key missing from the store is a destroyed one: its values
+// read as unreadable (the codec's `recordKeyDestroyed`), never as garbage.
+import { randomBytes } from 'node:crypto'
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely'
+import { sql } from 'kysely'
+import type { ModuleSpec } from '../../compile/types.js'
+import { RECORD_VALUE_PREFIX, recordKeyIdOf, type FieldCipher } from '../crypto.js'
+import type { Database, Db, Row } from '../database.js'
+import { createSqliteDatabase } from '../dialects/sqlite.js'
+import { SYSTEM_TABLES } from '../system-tables.js'
+
+export const RECORD_KEYS_TABLE = '_record_keys'
+
+/** The key database beside an SQLite database file (`records.db` -> `records-keys.db`). */
+export function recordKeysFile(databaseFile: string): string {
+  if (databaseFile === ':memory:' || databaseFile === '') return ':memory:'
+  return databaseFile.endsWith('.db') ? `${databaseFile.slice(0, -3)}-keys.db` : `${databaseFile}-keys.db`
+}
+
+/** Whether a module's records get keys of their own: the ones erasure can reach, with encrypted fields. */
+export const usesRecordKeys = (spec: ModuleSpec): boolean =>
+  spec.retention !== undefined && spec.encryptedFields.length > 0
+
+const DATA_KEY_ID = /^[0-9a-f]{16}$/
+/** A version's JSON (or any text) naming data keys: `"r1.<id>.`. */
+const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
+/** Past this many data keys held, the cache starts again (32 bytes each, plus the map's own). */
+const CACHE_LIMIT = 100_000
+
+const wrapContext = (keyId: string): string => `record-key:${keyId}`
+/**
+ * What a destroyed key's row keeps in place of its wrapped key: the id stays, so that a value under
+ * it is known as erased (not as altered) in a copy of the database restored later.
+ */
+const DESTROYED = ''
+
+export interface RecordKeyStoreOptions {
+  readonly database: Database
+  /** The service keyring's cipher: wraps and unwraps the data keys. */
+  readonly cipher: FieldCipher
+  /** SQLite: the key database's file; by default beside the database (`recordKeysFile`). */
+  readonly file?: string
+  /** Off: values are written under the service key as before (bench comparison only). */
+  readonly disabled?: boolean
+}
+
+export interface RecordKeys {
+  /** Whether new values of `spec` go under record keys. */
+  uses(spec: ModuleSpec): boolean
+  /** A data key this process holds, by id; undefined when the store has none (destroyed or unknown). */
+  keyOf(keyId: string): Buffer | undefined
+  /** Whether the store says this data key was destroyed by an erasure (as opposed to never known). */
+  isDestroyed(keyId: string): boolean
+  /** The key a write of this record encrypts with, once `prepare` bound it. */
+  writeKeyOf(module: string, recordId: string): { readonly id: string; readonly key: Buffer } | undefined
+  /**
+   * Before encoding a write of these records (inside its transaction): binds each to its key,
+   * the one its stored values use, or one kept for it, or a new one, committed apart first.
+   */
+  prepare(_trx: Db, spec: ModuleSpec, records: readonly { readonly id: string; readonly row?: Row }[]): Promise<void>
+  /** Loads the data keys named by these rows' values (what the plugin does for every result). */
+  load(rows: readonly Row[]): Promise<void>
+  /** Loads every result's data keys before the codec reads it. */
+  readonly plugin: KyselyPlugin
+  /**
+   * Destroys a record's data keys; their ids. PostgreSQL: in the erasure's transaction (`trx`);
+   * SQLite: call with `trx` undefined after the erasure committed.
+   */
+  destroy(trx: Db | undefined, module: string, recordId: string): Promise<string[]>
+  /** Whether destroying happens inside the erasure's transaction (PostgreSQL) or after it (SQLite). */
+  readonly destroysInTransaction: boolean
+  /** Destroys the keys left of tombstoned records (a crash between an erasure and its keys); how many. */
+  sweep(): Promise<number>
+  /** Wraps again every data key not under the active service key (a rotation); how many. */
+  rewrap(): Promise<number>
+  /** Every stored key row, for `records copy`. */
+  exportRows(): AsyncGenerator<Row[]>
+  /** Writes key rows copied from another store (ignoring ids already there). */
+  importRows(rows: readonly Row[]): Promise<void>
+  /** How many data keys the store holds (destroyed ones not counted). */
+  count(): Promise<number>
+  /** Data keys per field key that wraps them. */
+  wrapUsage(): Promise<Map<string, number>>
+  /** The field key a data key is wrapped by (`records keys status`, the tests); undefined once destroyed. */
+  wrappingKeyOf(keyId: string): Promise<string | undefined>
+  /** Where the keys are, for messages. */
+  readonly location: string
+  /** Queries this process sent to read data keys (the tests count them per page). */
+  lookups(): number
+  close(): Promise<void>
+}
+
+async function createKeyTable(db: Db): Promise<void> {
+  await db.schema
+    .createTable(RECORD_KEYS_TABLE)
+    .ifNotExists()
+    .addColumn('key_id', 'text', (c) => c.primaryKey())
+    .addColumn('module', 'text', (c) => c.notNull())
+    .addColumn('record_id', 'text', (c) => c.notNull())
+    .addColumn('wrapped', 'text', (c) => c.notNull())
+    .execute()
+  await db.schema
+    .createIndex(`${RECORD_KEYS_TABLE}_record`)
+    .ifNotExists()
+    .on(RECORD_KEYS_TABLE)
+    .columns(['module', 'record_id'])
+    .execute()
+}
+
+/** The data key ids named in one value of a result row. */
+function collectKeyIds(value: unknown, out: Set<string>): void {
+  if (typeof value === 'string') {
+    if (value.startsWith(RECORD_VALUE_PREFIX)) {
+      const id = recordKeyIdOf(value)
+      if (id !== undefined && DATA_KEY_ID.test(id)) out.add(id)
+    } else if (value.length > 24 && value.includes('"r1.'))
+      for (const match of value.matchAll(KEY_IDS_IN_TEXT)) out.add(match[1] as string)
+  } else if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
+    // A version's values as PostgreSQL's jsonb hands them: one level of field values.
+    for (const inner of Object.values(value as Row))
+      if (typeof inner === 'string' && inner.startsWith(RECORD_VALUE_PREFIX)) collectKeyIds(inner, out)
+  }
+}
+
+export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<RecordKeys> {
+  const { database, cipher } = options
+  const sqlite = database.dialect === 'sqlite'
+  const own = sqlite ? createSqliteDatabase({ file: options.file ?? recordKeysFile(database.location) }) : undefined
+  /** Where the key rows are written. */
+  const store: Db = own?.db ?? database.db
+  /** Where they are read from outside any transaction. */
+  const lookup: Db = own?.db ?? database.side ?? database.db
+  await createKeyTable(store)
+
+  const keys = new Map<string, Buffer>()
+  /** Ids of destroyed keys met in results: the store keeps their row, its wrapped key emptied. */
+  const destroyedIds = new Set<string>()
+  const writeKeys = new Map<string, string>()
+  const refOf = (module: string, recordId: string) => `${module}\u0000${recordId}`
+
+  const hold = (keyId: string, key: Buffer) => {
+    if (keys.size >= CACHE_LIMIT) {
+      keys.clear()
+      writeKeys.clear()
+    }
+    keys.set(keyId, key)
+  }
+  const unwrap = (row: Row): Buffer => {
+    const id = String(row['key_id'])
+    return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContext(id)), 'base64')
+  }
+
+  let lookups = 0
+  async function loadIds(ids: Iterable<string>): Promise<void> {
+    const missing = [...ids].filter((id) => !keys.has(id))
+    for (let start = 0; start < missing.length; start += 500) {
+      lookups += 1
+      const rows = await lookup
+        .selectFrom(RECORD_KEYS_TABLE)
+        .select(['key_id', 'wrapped'])
+        .where('key_id', 'in', missing.slice(start, start + 500))
+        .execute()
+      for (const row of rows) {
+        const id = String(row['key_id'])
+        if (row['wrapped'] === DESTROYED) {
+          if (destroyedIds.size >= CACHE_LIMIT) destroyedIds.clear()
+          destroyedIds.add(id)
+        } else hold(id, unwrap(row))
+      }
+    }
+  }
+
+  async function load(rows: readonly UnknownRow[]): Promise<void> {
+    if (rows.length === 0) return
+    const wanted = new Set<string>()
+    for (const row of rows) for (const value of Object.values(row)) collectKeyIds(value, wanted)
+    if (wanted.size > 0) await loadIds(wanted)
+  }
+
+  const plugin: KyselyPlugin = {
+    transformQuery: (args: PluginTransformQueryArgs): RootOperationNode => args.node,
+    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      await load(args.result.rows)
+      return args.result
+    },
+  }
+
+  const recordKeys: RecordKeys = {
+    uses: (spec) => options.disabled !== true && usesRecordKeys(spec),
+    keyOf: (keyId) => keys.get(keyId),
+    isDestroyed: (keyId) => destroyedIds.has(keyId),
+    writeKeyOf(module, recordId) {
+      const id = writeKeys.get(refOf(module, recordId))
+      const key = id === undefined ? undefined : keys.get(id)
+      return id === undefined || key === undefined ? undefined : { id, key }
+    },
+    async prepare(_trx, spec, records) {
+      if (!recordKeys.uses(spec) || records.length === 0) return
+      const pending: string[] = []
+      const existing: string[] = []
+      for (const { id, row } of records) {
+        writeKeys.delete(refOf(spec.name, id))
+        // The key the record's stored values already use (loaded when the row was read).
+        let used: string | undefined
+        for (const field of row === undefined ? [] : spec.encryptedFields) {
+          const kid = typeof row?.[field.column] === 'string' ? recordKeyIdOf(row[field.column] as string) : undefined
+          if (kid !== undefined && keys.has(kid)) used = kid
+        }
+        if (used !== undefined) writeKeys.set(refOf(spec.name, id), used)
+        else if (row !== undefined) existing.push(id)
+        else pending.push(id)
+      }
+      // A record written before (its values all empty or under the service key) may have a key kept already.
+      for (let start = 0; start < existing.length; start += 500) {
+        const found = await lookup
+          .selectFrom(RECORD_KEYS_TABLE)
+          .select(['key_id', 'record_id', 'wrapped'])
+          .where('module', '=', spec.name)
+          .where('record_id', 'in', existing.slice(start, start + 500))
+          .where('wrapped', '!=', DESTROYED)
+          .execute()
+        const kept = new Set<string>()
+        for (const row of found) {
+          hold(String(row['key_id']), unwrap(row))
+          writeKeys.set(refOf(spec.name, String(row['record_id'])), String(row['key_id']))
+          kept.add(String(row['record_id']))
+        }
+        pending.push(...existing.slice(start, start + 500).filter((id) => !kept.has(id)))
+      }
+      if (pending.length === 0) return
+      const created = pending.map((recordId) => {
+        const keyId = randomBytes(8).toString('hex')
+        const key = randomBytes(32)
+        return {
+          row: {
+            key_id: keyId,
+            module: spec.name,
+            record_id: recordId,
+            wrapped: cipher.encrypt(key.toString('base64'), wrapContext(keyId)),
+          },
+          key,
+        }
+      })
+      // Committed before the record's transaction can commit (SQLite: in the key database;
+      // PostgreSQL: on a connection of its own), so no value is ever written under a key that is
+      // not stored; a transaction that rolls back leaves a key nothing uses.
+      for (let start = 0; start < created.length; start += 200)
+        await lookup
+          .insertInto(RECORD_KEYS_TABLE)
+          .values(created.slice(start, start + 200).map((c) => c.row))
+          .execute()
+      for (const { row, key } of created) {
+        hold(row.key_id, key)
+        writeKeys.set(refOf(spec.name, row.record_id), row.key_id)
+      }
+    },
+    load: (rows) => load(rows),
+    plugin,
+    destroysInTransaction: !sqlite,
+    async destroy(trx, module, recordId) {
+      const target = sqlite ? store : (trx ?? store)
+      // The wrapped key is emptied, the id kept (DESTROYED): SQLite zeroes the old bytes
+      // (secure_delete), PostgreSQL's VACUUM after the erasure frees the old row version.
+      const rows = await target
+        .updateTable(RECORD_KEYS_TABLE)
+        .set({ wrapped: DESTROYED })
+        .where('module', '=', module)
+        .where('record_id', '=', recordId)
+        .where('wrapped', '!=', DESTROYED)
+        .returning('key_id')
+        .execute()
+      const ids = rows.map((r) => String(r['key_id'])).sort()
+      for (const id of ids) {
+        keys.delete(id)
+        destroyedIds.add(id)
+      }
+      writeKeys.delete(refOf(module, recordId))
+      // The deleted rows are zeroed (secure_delete); the WAL's copies of their pages go too.
+      if (sqlite) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store).catch(() => undefined)
+      return ids
+    },
+    async sweep() {
+      if (!sqlite) {
+        const { numUpdatedRows } = await store
+          .updateTable(RECORD_KEYS_TABLE)
+          .set({ wrapped: DESTROYED })
+          .where('wrapped', '!=', DESTROYED)
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom(SYSTEM_TABLES.tombstones)
+                .select('module')
+                .whereRef(`${SYSTEM_TABLES.tombstones}.module`, '=', `${RECORD_KEYS_TABLE}.module`)
+                .whereRef(`${SYSTEM_TABLES.tombstones}.record_id`, '=', `${RECORD_KEYS_TABLE}.record_id`),
+            ),
+          )
+          .executeTakeFirst()
+        return Number(numUpdatedRows)
+      }
+      // Two files: the tombstones are read from the records' database, the keys deleted in their own.
+      const tombstones = await database.db
+        .selectFrom(SYSTEM_TABLES.tombstones)
+        .select(['module', 'record_id'])
+        .execute()
+      let swept = 0
+      for (const t of tombstones)
+        swept += (await recordKeys.destroy(undefined, String(t['module']), String(t['record_id']))).length
+      return swept
+    },
+    async rewrap() {
+      let rewrapped = 0
+      for (;;) {
+        const rows = await store
+          .selectFrom(RECORD_KEYS_TABLE)
+          .select(['key_id', 'wrapped'])
+          .where('wrapped', 'not like', `v1.${cipher.activeKeyId}.%`)
+          .where('wrapped', '!=', DESTROYED)
+          .orderBy('key_id')
+          .limit(500)
+          .execute()
+        if (rows.length === 0) return rewrapped
+        await store.transaction().execute(async (trx) => {
+          for (const row of rows) {
+            const id = String(row['key_id'])
+            await trx
+              .updateTable(RECORD_KEYS_TABLE)
+              .set({
+                wrapped: cipher.encrypt(cipher.decrypt(String(row['wrapped']), wrapContext(id)), wrapContext(id)),
+              })
+              .where('key_id', '=', id)
+              .execute()
+          }
+        })
+        rewrapped += rows.length
+      }
+    },
+    async *exportRows() {
+      let after = ''
+      for (;;) {
+        const rows = await store
+          .selectFrom(RECORD_KEYS_TABLE)
+          .selectAll()
+          .where('key_id', '>', after)
+          .orderBy('key_id')
+          .limit(1000)
+          .execute()
+        if (rows.length === 0) return
+        yield rows
+        after = String(rows[rows.length - 1]?.['key_id'])
+      }
+    },
+    async importRows(rows) {
+      for (let start = 0; start < rows.length; start += 200)
+        await store
+          .insertInto(RECORD_KEYS_TABLE)
+          .values(
+            rows.slice(start, start + 200).map((r) => ({
+              key_id: r['key_id'],
+              module: r['module'],
+              record_id: r['record_id'],
+              wrapped: r['wrapped'],
+            })),
+          )
+          .onConflict((oc) => oc.column('key_id').doNothing())
+          .execute()
+    },
+    async count() {
+      const row = await lookup
+        .selectFrom(RECORD_KEYS_TABLE)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('wrapped', '!=', DESTROYED)
+        .executeTakeFirst()
+      return Number(row?.['n'] ?? 0)
+    },
+    async wrapUsage() {
+      const keyId = sql<string>`substr(wrapped, 4, 8)`
+      const { rows } = await sql<{ key_id: string; n: number | string }>`select ${keyId} as key_id, count(*) as n
+        from ${sql.table(RECORD_KEYS_TABLE)} where wrapped != '' group by ${keyId}`.execute(lookup)
+      return new Map(rows.map((r) => [r.key_id, Number(r.n)]))
+    },
+    async wrappingKeyOf(keyId) {
+      const row = await lookup
+        .selectFrom(RECORD_KEYS_TABLE)
+        .select('wrapped')
+        .where('key_id', '=', keyId)
+        .executeTakeFirst()
+      const wrapped = row === undefined ? DESTROYED : String(row['wrapped'])
+      return wrapped === DESTROYED ? undefined : wrapped.split('.')[1]
+    },
+    lookups: () => lookups,
+    location: own?.location ?? `${database.location} (${RECORD_KEYS_TABLE})`,
+    close: async () => {
+      await own?.close()
+    },
+  }
+  return recordKeys
+}
+
+/** `database` with every result passing by `recordKeys`' plugin: the data keys its values name are loaded first. */
+export function withRecordKeys(database: Database, recordKeys: RecordKeys): Database {
+  return {
+    ...database,
+    db: database.db.withPlugin(recordKeys.plugin),
+    async close() {
+      try {
+        await recordKeys.close()
+      } finally {
+        await database.close()
+      }
+    },
+  }
+}
+
+/** Copies every data key row of `from` into `to`, wrapped as it is (`records copy`); how many. */
+export async function copyRecordKeys(from: RecordKeys, to: RecordKeys): Promise<number> {
+  let copied = 0
+  for await (const rows of from.exportRows()) {
+    await to.importRows(rows)
+    copied += rows.length
+  }
+  return copied
+}
