@@ -13,6 +13,7 @@ import { RecordForm } from './record-form.js'
 import { RecordList } from './record-list.js'
 import { RecordPage } from './record-page.js'
 import { screensOf, type Screens } from './screens.js'
+import { RetentionQueue, RetentionRecord } from './retention.js'
 import { SignIn } from './sign-in.js'
 
 const routeOf = (hash: string): string[] =>
@@ -30,6 +31,14 @@ interface ScreenProps {
 function Screen({ modules, screens, route }: ScreenProps) {
   const [kind, name, id, action] = route
   if (kind === 'auditoria' && screens.auditoria) return html`<${AuditLog} />`
+  if (kind === 'retencion' && screens.retencion)
+    return name === undefined || id === undefined
+      ? html`<${RetentionQueue} />`
+      : html`<${RetentionRecord}
+          key=${`${name}/${id}`}
+          module=${decodeURIComponent(name)}
+          id=${decodeURIComponent(id)}
+        />`
   const module = kind === 'm' ? modules.find((m) => m.nombre === name) : undefined
   if (module === undefined) return html`<${ModuleList} modules=${modules} screens=${screens} />`
   if (id === undefined) return html`<${RecordList} key=${module.nombre} module=${module} />`
