@@ -2,6 +2,7 @@
 // (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
 import { useEffect, useState } from 'preact/hooks'
 import { SIGNED_OUT, call, session } from './api.js'
+import { AccountList, AccountPage } from './accounts.js'
 import { AuditLog } from './audit-log.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
@@ -39,6 +40,10 @@ function Screen({ modules, screens, route }: ScreenProps) {
           module=${decodeURIComponent(name)}
           id=${decodeURIComponent(id)}
         />`
+  if (kind === 'cuentas' && screens.cuentas !== undefined)
+    return name === undefined
+      ? html`<${AccountList} module=${screens.cuentas} />`
+      : html`<${AccountPage} key=${name} module=${screens.cuentas} id=${decodeURIComponent(name)} />`
   const module = kind === 'm' ? modules.find((m) => m.nombre === name) : undefined
   if (module === undefined) return html`<${ModuleList} modules=${modules} screens=${screens} />`
   if (id === undefined) return html`<${RecordList} key=${module.nombre} module=${module} />`
