@@ -82,7 +82,7 @@ export function AuditLog() {
     ${
       page !== null &&
       html`<p role="status">${page.total} entradas · página ${Math.floor(offset / PAGE) + 1} de ${pages}</p>
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex="0" role="region" aria-label="Entradas de la auditoría">
           <table>
             <caption class="visually-hidden">
               Entradas de la auditoría

@@ -21,6 +21,24 @@ interface Due {
 }
 
 const REASONS: Readonly<Record<string, string>> = { revision: 'revisión', plazo_maximo: 'plazo máximo cumplido' }
+const STATE_LABELS: Readonly<Record<string, string>> = {
+  module: 'Módulo',
+  id: 'Registro',
+  from: 'Inicio del plazo',
+  reviewed_at: 'Revisado el',
+  reviewed_by: 'Revisado por',
+  next_due: 'Próxima revisión',
+  keep_until: 'Conservar hasta',
+  blocked_at: 'Bloqueado el',
+  blocked_by: 'Bloqueado por',
+  due_since: 'Pendiente desde',
+  reason: 'Motivo de revisión',
+  hold: 'Retención legal',
+  erased_at: 'Suprimido el',
+  erased_by: 'Suprimido por',
+  motivo: 'Motivo',
+  basis: 'Base jurídica',
+}
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value
 
 export function RetentionQueue() {
@@ -151,7 +169,7 @@ export function RetentionRecord({ module, id }: { module: string; id: string }) 
     <${ErrorBox} error=${error} />
     ${notice !== null && html`<p role="status" class="notice">${notice}</p>`}
     ${erased && html`<p><strong>Registro suprimido.</strong> Queda esta constancia, sin sus datos.</p>`}
-    ${state !== null && html`<${Fields} record=${state} title="Estado de conservación" />`}
+    ${state !== null && html`<${Fields} record=${state} title="Estado de conservación" labels=${STATE_LABELS} />`}
     ${
       state !== null &&
       !erased &&
