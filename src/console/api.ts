@@ -95,3 +95,27 @@ export async function call<T>(method: string, path: string, options: CallOptions
   }
   throw error
 }
+
+/**
+ * A request whose body or answer is a file, not JSON (evidence files, D43): the same token and
+ * headers; a refusal comes back in the API's JSON envelope and is thrown as an ApiError.
+ */
+export async function callFile(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Blob,
+): Promise<Response> {
+  const token = session.token()
+  const all: Record<string, string> = { ...headers }
+  if (token !== null) all['authorization'] = `Bearer ${token}`
+  const response = await fetch(`${API_BASE}${path}`, { method, headers: all, ...(body === undefined ? {} : { body }) })
+  if (response.ok) return response
+  const envelope = (await response.json().catch(() => ({}))) as { error?: string; details?: ErrorDetail[] }
+  const error = new ApiError(response.status, envelope.error ?? `Error ${response.status}`, envelope.details ?? [])
+  if (response.status === 401 && token !== null) {
+    session.end()
+    dispatchEvent(new CustomEvent(SIGNED_OUT, { detail: error.message }))
+  }
+  throw error
+}

@@ -2,6 +2,8 @@
 // (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
 import { useEffect, useState } from 'preact/hooks'
 import { SIGNED_OUT, call, session } from './api.js'
+import { AccountList, AccountPage } from './accounts.js'
+import { AuditLog } from './audit-log.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { ModuleList } from './module-list.js'
@@ -11,6 +13,8 @@ import { MotivoPrompt } from './motivo-prompt.js'
 import { RecordForm } from './record-form.js'
 import { RecordList } from './record-list.js'
 import { RecordPage } from './record-page.js'
+import { screensOf, type Screens } from './screens.js'
+import { RetentionQueue, RetentionRecord } from './retention.js'
 import { SignIn } from './sign-in.js'
 
 const routeOf = (hash: string): string[] =>
@@ -19,10 +23,29 @@ const routeOf = (hash: string): string[] =>
     .split('/')
     .filter((s) => s !== '')
 
-function Screen({ modules, route }: { modules: readonly ModuleView[]; route: readonly string[] }) {
+interface ScreenProps {
+  modules: readonly ModuleView[]
+  screens: Screens
+  route: readonly string[]
+}
+
+function Screen({ modules, screens, route }: ScreenProps) {
   const [kind, name, id, action] = route
+  if (kind === 'auditoria' && screens.auditoria) return html`<${AuditLog} />`
+  if (kind === 'retencion' && screens.retencion)
+    return name === undefined || id === undefined
+      ? html`<${RetentionQueue} />`
+      : html`<${RetentionRecord}
+          key=${`${name}/${id}`}
+          module=${decodeURIComponent(name)}
+          id=${decodeURIComponent(id)}
+        />`
+  if (kind === 'cuentas' && screens.cuentas !== undefined)
+    return name === undefined
+      ? html`<${AccountList} module=${screens.cuentas} />`
+      : html`<${AccountPage} key=${name} module=${screens.cuentas} id=${decodeURIComponent(name)} />`
   const module = kind === 'm' ? modules.find((m) => m.nombre === name) : undefined
-  if (module === undefined) return html`<${ModuleList} modules=${modules} />`
+  if (module === undefined) return html`<${ModuleList} modules=${modules} screens=${screens} />`
   if (id === undefined) return html`<${RecordList} key=${module.nombre} module=${module} />`
   if (id === 'nuevo') return html`<${RecordForm} key="nuevo" module=${module} id=${null} />`
   if (action === 'editar') return html`<${RecordForm} key=${id} module=${module} id=${decodeURIComponent(id)} />`
@@ -33,6 +56,7 @@ export function App() {
   const [signedIn, setSignedIn] = useState(session.token() !== null)
   const [notice, setNotice] = useState<string | null>(null)
   const [modules, setModules] = useState<readonly ModuleView[] | null>(null)
+  const [screens, setScreens] = useState<Screens | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [route, setRoute] = useState(routeOf(location.hash))
   const [motivo, setMotivo] = useState<{ module: string; answer: (m: string | null) => void } | null>(null)
@@ -45,6 +69,7 @@ export function App() {
     const onSignedOut = (event: Event) => {
       setNotice(`${(event as CustomEvent<string>).detail}: inicie sesión de nuevo.`)
       setModules(null)
+      setScreens(null)
       setSignedIn(false)
     }
     addEventListener('hashchange', onHash)
@@ -70,20 +95,24 @@ export function App() {
   useEffect(() => {
     if (!signedIn) return
     call<ModuleView[]>('GET', '/me/modulos')
-      .then(({ data }) => setModules(data))
+      .then(async ({ data }) => {
+        setScreens(await screensOf(data))
+        setModules(data)
+      })
       .catch(setError)
   }, [signedIn])
 
   // Each new screen takes the focus to its heading, so a screen reader announces where it is.
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus()
-  }, [route, signedIn, modules])
+  }, [route, signedIn, modules, screens])
 
   const signOut = async () => {
     await call('POST', '/auth/logout').catch(() => undefined)
     session.end()
     setNotice('Sesión cerrada.')
     setModules(null)
+    setScreens(null)
     setSignedIn(false)
   }
   const user = session.user()
@@ -107,10 +136,10 @@ export function App() {
                 setSignedIn(true)
               }}
             />`
-          : modules === null
+          : modules === null || screens === null
             ? html`<p role="status">Cargando…</p>
                 <${ErrorBox} error=${error} />`
-            : html`<${Screen} modules=${modules} route=${route} />`
+            : html`<${Screen} modules=${modules} screens=${screens} route=${route} />`
       }
     </main>
     ${motivo !== null && html`<${MotivoPrompt} module=${motivo.module} onAnswer=${motivo.answer} />`}`

@@ -1,8 +1,15 @@
-// The modules the signed-in role may list, as GET /me/modulos gives them.
+// The modules the signed-in role may list, as GET /me/modulos gives them, and the administration
+// screens the API lets the role use (screens.ts).
 import { html } from './html.js'
 import type { ModuleView } from './module-view.js'
+import type { Screens } from './screens.js'
 
-export function ModuleList({ modules }: { modules: readonly ModuleView[] }) {
+export function ModuleList({ modules, screens }: { modules: readonly ModuleView[]; screens: Screens }) {
+  const admin = [
+    screens.auditoria && html`<li><a href="#/auditoria">Auditoría y consultas</a></li>`,
+    screens.retencion && html`<li><a href="#/retencion">Conservación y retenciones</a></li>`,
+    screens.cuentas !== undefined && html`<li><a href="#/cuentas">Gestión de cuentas</a></li>`,
+  ].filter((item) => item !== false)
   return html`<section aria-labelledby="modules-title">
     <h1 id="modules-title" tabindex="-1">Módulos</h1>
     ${modules.length === 0 && html`<p>Su rol no puede ver ningún módulo.</p>`}
@@ -15,5 +22,12 @@ export function ModuleList({ modules }: { modules: readonly ModuleView[] }) {
           </li>`,
       )}
     </ul>
+    ${
+      admin.length > 0 &&
+      html`<h2>Administración</h2>
+        <ul class="admin">
+          ${admin}
+        </ul>`
+    }
   </section>`
 }

@@ -30,3 +30,6 @@ export async function callFor<T>(module: string, method: string, path: string, o
     return answer
   }
 }
+
+/** Asks the person for a motivo for `module` (a request the API refused without one). */
+export const askMotivo = (module: string): Promise<string | null> => ask(module)

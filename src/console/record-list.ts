@@ -1,9 +1,13 @@
 // A module's records: GET /{module} with limit/offset paging, `sort` by a column, `q` when the
 // module has text search, and one `campo=valor` filter. The API decides what the role sees.
+// Live (live.ts): a record on the page edited elsewhere is replaced by the event's `registro`,
+// one deleted or gone out of view (`eliminar`, `fuera`) is removed, and any other write (a new
+// record, an edit that may bring one into the page) reloads the page as the API sorts it.
 import { useEffect, useState } from 'preact/hooks'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { callFor } from './motivo.js'
+import { follow, type LiveEvent, type LiveState } from './live.js'
 import { labelOf, shown, type FieldView, type ModuleView, type RecordData } from './module-view.js'
 
 export const PAGE_SIZE = 20
@@ -23,6 +27,15 @@ function columnsOf(module: ModuleView) {
   return [...plain.filter(first), ...plain.filter((c) => !first(c))].slice(0, MAX_COLUMNS)
 }
 
+const liveText = (live: LiveState): string =>
+  live.estado === 'cerrada'
+    ? `Actualización en directo cerrada: ${live.mensaje}`
+    : live.estado === 'activa'
+      ? 'Actualización en directo activa'
+      : live.estado === 'conectando'
+        ? 'Conectando la actualización en directo…'
+        : 'Actualización en directo interrumpida: reconectando…'
+
 export function RecordList({ module }: { module: ModuleView }) {
   const [offset, setOffset] = useState(0)
   const [sort, setSort] = useState('')
@@ -32,6 +45,10 @@ export function RecordList({ module }: { module: ModuleView }) {
   const [applied, setApplied] = useState({ q: '', field: '', value: '' })
   const [page, setPage] = useState<Page | null>(null)
   const [error, setError] = useState<unknown>(null)
+  const [reloads, setReloads] = useState(0)
+  const [live, setLive] = useState<LiveState | null>(null)
+  const [touched, setTouched] = useState<ReadonlySet<string>>(new Set())
+  const loaded = page !== null
   const columns = columnsOf(module)
   const filterable = module.campos.filter((c) => c.lee && c.operadores.includes('eq'))
 
@@ -47,7 +64,30 @@ export function RecordList({ module }: { module: ModuleView }) {
         setPage(null)
         setError(caught)
       })
-  }, [module.nombre, offset, sort, applied])
+  }, [module.nombre, offset, sort, applied, reloads])
+
+  // Follow the module once the list answered (so a motivo it asked for is there for the ticket).
+  useEffect(() => {
+    if (!loaded) return
+    const onEvent = (e: LiveEvent) => {
+      if (e.id !== undefined && e.evento !== 'eliminar' && e.evento !== 'fuera')
+        setTouched((s) => new Set(s).add(e.id!))
+      if (e.evento === 'recargar' || e.evento === 'crear') return setReloads((n) => n + 1)
+      setPage((current) => {
+        if (current === null) return current
+        const at = current.records.findIndex((r) => String(r['_id']) === e.id)
+        if (at < 0) {
+          if (e.evento !== 'eliminar' && e.evento !== 'fuera') setReloads((n) => n + 1)
+          return current
+        }
+        if (e.evento === 'eliminar' || e.evento === 'fuera')
+          return { records: current.records.filter((_, i) => i !== at), total: current.total - 1 }
+        if (e.registro === undefined) return current
+        return { ...current, records: current.records.map((r, i) => (i === at ? e.registro! : r)) }
+      })
+    }
+    return follow(module.nombre, onEvent, setLive)
+  }, [module.nombre, loaded])
 
   const search = (event: Event) => {
     event.preventDefault()
@@ -90,6 +130,7 @@ export function RecordList({ module }: { module: ModuleView }) {
       <button type="submit">Aplicar</button>
     </form>
     <${ErrorBox} error=${error} />
+    ${live !== null && html`<p class=${`live live-${live.estado}`} aria-live="polite">${liveText(live)}</p>`}
     ${
       page !== null &&
       html`<p role="status">${page.total} registros · página ${Math.floor(offset / PAGE_SIZE) + 1} de ${pages}</p>
@@ -118,7 +159,7 @@ export function RecordList({ module }: { module: ModuleView }) {
             <tbody>
               ${page.records.map(
                 (r) =>
-                  html`<tr>
+                  html`<tr class=${touched.has(String(r['_id'])) ? 'changed' : undefined}>
                     <th scope="row"><a href=${`#/m/${module.nombre}/${String(r['_id'])}`}>${String(r['_id'])}</a></th>
                     ${columns.map((c) => html`<td>${shown(r[c.nombre])}</td>`)}
                   </tr>`,

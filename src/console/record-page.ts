@@ -2,6 +2,7 @@
 // history (GET .../historial, old and new values) and its earlier versions (?version=N).
 import { useEffect, useState } from 'preact/hooks'
 import { ErrorBox } from './error-box.js'
+import { Evidence } from './evidence.js'
 import { html } from './html.js'
 import { callFor } from './motivo.js'
 import { labelOf, shown, type ModuleView, type RecordData } from './module-view.js'
@@ -15,18 +16,27 @@ interface HistoryEntry {
   readonly changes?: Readonly<Record<string, { readonly old: unknown; readonly new: unknown }>>
 }
 
-export function Fields({ record, title }: { record: RecordData; title: string }) {
+export function Fields({
+  record,
+  title,
+  labels = {},
+}: {
+  record: RecordData
+  title: string
+  /** Spanish names for keys the API writes in English (a retention state's). */
+  labels?: Readonly<Record<string, string>>
+}) {
   return html`<dl class="fields" aria-label=${title}>
     ${Object.entries(record).map(
       ([name, value]) =>
-        html`<dt>${labelOf(name)}</dt>
+        html`<dt>${labels[name] ?? labelOf(name)}</dt>
           <dd>${shown(value)}</dd>`,
     )}
   </dl>`
 }
 
 function History({ entries }: { entries: readonly HistoryEntry[] }) {
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Historial del registro">
     <table>
       <caption>
         Historial
@@ -70,6 +80,7 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
   const [error, setError] = useState<unknown>(null)
   const path = `/${module.nombre}/${encodeURIComponent(id)}`
 
+  const [loads, setLoads] = useState(0)
   useEffect(() => {
     setError(null)
     const load = async () => {
@@ -79,7 +90,7 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
       setHistory(entries.data.entries)
     }
     load().catch(setError)
-  }, [path])
+  }, [path, loads])
 
   const showVersion = (n: number) => {
     setError(null)
@@ -102,6 +113,10 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
     </p>
     <${ErrorBox} error=${error} />
     ${record !== null && html`<${Fields} record=${record} title="Campos del registro" />`}
+    ${
+      record !== null &&
+      html`<${Evidence} module=${module} id=${id} record=${record} onUploaded=${() => setLoads((n) => n + 1)} />`
+    }
     ${
       earlier.length > 0 &&
       html`<h2>Versiones anteriores</h2>

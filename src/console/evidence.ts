@@ -1,0 +1,138 @@
+// A record's evidence files (D43): each `file` field the role reads, its files as the record
+// lists them, a download (GET .../ficheros/{field}/{n}, a logged consultation: the motivo typed
+// here travels as X-Motivo, and the API's own demand for one is asked as everywhere) and, for
+// a field the role may edit, an upload of the file's bytes with its name and SHA-256.
+import { useState } from 'preact/hooks'
+import { ApiError, MESSAGES, callFile } from './api.js'
+import { ErrorBox } from './error-box.js'
+import { html } from './html.js'
+import { askMotivo } from './motivo.js'
+import { labelOf, type ModuleView, type RecordData } from './module-view.js'
+
+interface StoredFile {
+  readonly n: number
+  readonly name: string
+  readonly size?: number
+  readonly type?: string
+  readonly sha256?: string
+}
+
+const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('')
+
+export function Evidence({
+  module,
+  id,
+  record,
+  onUploaded,
+}: {
+  module: ModuleView
+  id: string
+  record: RecordData
+  onUploaded: () => void
+}) {
+  const fields = module.campos.filter((c) => c.tipo === 'file' && c.lee)
+  const [motivo, setMotivo] = useState('')
+  const [error, setError] = useState<unknown>(null)
+  const [notice, setNotice] = useState<string | null>(null)
+  const [chosen, setChosen] = useState<Readonly<Record<string, File | undefined>>>({})
+  if (fields.length === 0) return null
+  const base = `/${module.nombre}/${encodeURIComponent(id)}/ficheros`
+
+  /** Sends with the motivo typed (if any); when the API asks for one, the prompt asks. */
+  const withMotivo = async (send: (headers: Record<string, string>) => Promise<Response>) => {
+    const headers: Record<string, string> =
+      motivo.trim() === '' ? {} : { 'x-motivo': encodeURIComponent(motivo.trim()) }
+    try {
+      return await send(headers)
+    } catch (caught) {
+      if (!(caught instanceof ApiError) || caught.message !== MESSAGES.motivo) throw caught
+      const asked = await askMotivo(module.nombre)
+      if (asked === null) throw caught
+      return send({ 'x-motivo': encodeURIComponent(asked) })
+    }
+  }
+  const download = (field: string, file: StoredFile) => {
+    setError(null)
+    setNotice(null)
+    withMotivo((headers) => callFile('GET', `${base}/${field}/${file.n}`, headers))
+      .then(async (response) => {
+        const url = URL.createObjectURL(await response.blob())
+        const link = document.createElement('a')
+        link.href = url
+        link.download = file.name
+        link.click()
+        setTimeout(() => URL.revokeObjectURL(url), 10_000)
+        setNotice(`Descargado: ${file.name}`)
+      })
+      .catch(setError)
+  }
+  const upload = (field: string) => async (event: Event) => {
+    event.preventDefault()
+    const file = chosen[field]
+    if (file === undefined) return
+    setError(null)
+    setNotice(null)
+    try {
+      const sha = hex(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()))
+      await withMotivo((headers) =>
+        callFile(
+          'POST',
+          `${base}/${field}`,
+          {
+            ...headers,
+            'content-type': file.type || 'application/octet-stream',
+            'x-nombre': encodeURIComponent(file.name),
+            'x-sha256': sha,
+          },
+          file,
+        ),
+      )
+      setNotice(`Fichero subido: ${file.name}`)
+      setChosen({ ...chosen, [field]: undefined })
+      onUploaded()
+    } catch (caught) {
+      setError(caught)
+    }
+  }
+
+  return html`<section aria-labelledby="evidence-title" class="evidence">
+    <h2 id="evidence-title">Ficheros de prueba</h2>
+    <p>
+      <label for="ev-motivo">Motivo de la descarga o de la subida</label>
+      <input
+        id="ev-motivo"
+        maxlength="500"
+        value=${motivo}
+        onInput=${(e: Event) => setMotivo((e.currentTarget as HTMLInputElement).value)}
+      />
+    </p>
+    <${ErrorBox} error=${error} />
+    ${notice !== null && html`<p role="status" class="notice">${notice}</p>`}
+    ${fields.map((field) => {
+      const files = Array.isArray(record[field.nombre]) ? (record[field.nombre] as StoredFile[]) : []
+      return html`<h3>${labelOf(field.nombre)}</h3>
+        ${files.length === 0 && html`<p>Sin ficheros.</p>`}
+        <ul class="files">
+          ${files.map(
+            (f) =>
+              html`<li>
+                ${f.n}. ${f.name} (${f.type ?? ''}, ${f.size ?? '?'} bytes)
+                <button type="button" onClick=${() => download(field.nombre, f)}>Descargar ${f.name}</button>
+              </li>`,
+          )}
+        </ul>
+        ${
+          module.acciones.includes('editar') &&
+          html`<form onSubmit=${upload(field.nombre)}>
+            <label for=${`ev-file-${field.nombre}`}>Nuevo fichero para ${labelOf(field.nombre)}</label>
+            <input
+              id=${`ev-file-${field.nombre}`}
+              type="file"
+              onChange=${(e: Event) => setChosen({ ...chosen, [field.nombre]: (e.currentTarget as HTMLInputElement).files?.[0] })}
+            />
+            <button type="submit">Subir</button>
+          </form>`
+        }`
+    })}
+  </section>`
+}
