@@ -95,6 +95,11 @@ async function verifyPackage(zip: PackageZip, expected: string | undefined): Pro
       `${PACKAGE_FILES.manifest} es de ${manifest.modulo}/${manifest.id}, la firma de ${seal.modulo}/${seal.id}`,
     )
   for (const file of manifest?.ficheros ?? []) {
+    for (const action of ['fichero_ingreso', 'fichero_exportacion'])
+      if (!file.custodia.some((c) => c.action === action && c.sha256 === file.sha256))
+        problems.push(
+          `${PACKAGE_FILES.manifest}: la custodia de ${file.campo}/${file.n} no tiene una entrada '${action}' con su SHA-256`,
+        )
     own.add(file.ruta)
     if (!zip.names.includes(file.ruta)) {
       problems.push(`falta ${file.ruta} (${file.campo}/${file.n}), que el manifiesto lista`)

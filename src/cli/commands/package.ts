@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { formatExactTimestamp } from '../../compile/time.js'
+import type { PackagedFile } from '../../db/files/types.js'
 import { readAuditHead } from '../../db/audit/head.js'
 import { commandFailed, usageError } from '../../errors.js'
 import {
@@ -30,6 +31,26 @@ import { countOf } from '../plural.js'
 import { packageVerify } from './package-verify.js'
 
 const sha256Of = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+/**
+ * Each file against its `fichero_ingreso` entry of the hash-chained audit trail, not only its row
+ * (which a database hand can edit): one with no such entry, or another digest or size, is refused.
+ */
+function refuseUnlikeUpload(files: readonly PackagedFile[]): void {
+  for (const file of files) {
+    if (file.upload === null)
+      throw commandFailed(
+        `El fichero ${file.field}/${file.n} no tiene entrada 'fichero_ingreso' en la auditoría: ` +
+          'no se puede probar qué se subió y no se empaqueta. Vea records audit verify',
+      )
+    if (file.upload.sha256 !== file.sha256 || file.upload.size !== file.size)
+      throw commandFailed(
+        `El fichero ${file.field}/${file.n} no es el de su subida según la auditoría ` +
+          `(la tabla de ficheros dice SHA-256 ${file.sha256}, ${file.size} bytes; la entrada 'fichero_ingreso', ` +
+          `${String(file.upload.sha256)}, ${String(file.upload.size)}): no se empaqueta. Vea records files verify`,
+      )
+  }
+}
 
 const pack: Command = {
   name: 'package',
@@ -90,6 +111,7 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
         throw commandFailed(`El registro '${id}' de ${module} está eliminado: sus ficheros no se empaquetan`)
       if (source.files.length === 0)
         throw commandFailed(`El registro '${id}' de ${module} no tiene ficheros de prueba: no hay nada que empaquetar`)
+      refuseUnlikeUpload(source.files)
       const key = loadOrCreateKey(keyFile)
       const now = env.clock()
       const timezone = env.spec.service.timezone
@@ -109,7 +131,12 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
           version: source.version,
           package: basename(target),
         })
-        const entries = await env.files.recordAudit(spec, id)
+        const { entries, unlinked } = await env.files.recordAudit(spec, id)
+        if (unlinked.length > 0)
+          throw commandFailed(
+            `La cadena de auditoría no se sostiene en las entradas ${unlinked.join(', ')} del registro ` +
+              '(su prev_hash no es el hash de la anterior o su hash no es el de su contenido): no se firma. Vea records audit verify',
+          )
         const head = await readAuditHead(env.database.db)
         if (head === undefined) throw commandFailed('La cadena de auditoría está vacía: no hay nada que firmar')
         const manifest: Manifest = {

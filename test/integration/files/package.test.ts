@@ -308,4 +308,78 @@ t.test('D43: records package and records package verify', async (t) => {
     t.match(erased.stderr, /se suprimió el .* \(D41\): sus ficheros ya no existen/)
     t.notOk(existsSync(bad('suprimido.zip')))
   })
+
+  await t.test('the files table is not trusted: a row that differs from its upload entry is refused', async (t) => {
+    const other = String((await api.create('denuncias', VALID['denuncias']!()))._id)
+    t.equal(await upload(api, other, admin, pdf, 'application/pdf', 'a.pdf'), 201)
+    t.equal(await upload(api, other, admin, png, 'image/png', 'b.png'), 201)
+    // Someone with write access to the database swaps the two rows' files: each row's digest still
+    // matches its bytes, but file 1 is no longer what the chain says was uploaded as file 1.
+    const { db } = api.service.database
+    const rows = await db.selectFrom('_files').selectAll().where('record_id', '=', other).orderBy('n').execute()
+    const moved = (r: any) => ({
+      sha256: r.sha256,
+      size: r.size,
+      type: r.type,
+      name: r.name,
+      blob: r.blob,
+      file_key: r.file_key,
+    })
+    await db.updateTable('_files').set(moved(rows[1])).where('record_id', '=', other).where('n', '=', 1).execute()
+    await db.updateTable('_files').set(moved(rows[0])).where('record_id', '=', other).where('n', '=', 2).execute()
+    const out = bad('cambiado.zip')
+    const run = await records(['package', 'denuncias', other, '--out', out, ...DISCLOSURE])
+    t.equal(run.status, 1)
+    t.match(run.stderr, /El fichero pruebas\/1 no es el de su subida según la auditoría/)
+    t.notOk(existsSync(out), 'nothing written')
+    const exported = await db
+      .selectFrom('_audit')
+      .select('seq')
+      .where('record_id', '=', other)
+      .where('action', '=', 'fichero_exportacion')
+      .execute()
+    t.equal(exported.length, 0, 'no export entry either')
+  })
+
+  await t.test('verify: a file whose custody lacks its upload or export with its digest is named', async (t) => {
+    await rezip(zipFile, bad('custody.zip'), (entries) =>
+      entries.map(([name, bytes]) => {
+        if (name !== 'manifest.json') return [name, bytes]
+        const manifest = json(bytes)
+        manifest.ficheros[0].custodia = manifest.ficheros[0].custodia.filter((c: any) => c.action !== 'fichero_ingreso')
+        manifest.ficheros[1].custodia = manifest.ficheros[1].custodia.map((c: any) =>
+          c.action === 'fichero_exportacion' ? { ...c, sha256: sha('otra') } : c,
+        )
+        return [name, text(manifest)]
+      }),
+    )
+    const run = await verifyHere(bad('custody.zip'))
+    t.equal(run.status, 1)
+    t.match(run.stdout, "la custodia de pruebas/1 no tiene una entrada 'fichero_ingreso' con su SHA-256")
+    t.match(run.stdout, "la custodia de pruebas/2 no tiene una entrada 'fichero_exportacion' con su SHA-256")
+  })
+
+  await t.test('a break in the chain before an entry of the record: not signed', async (t) => {
+    const broken = String((await api.create('denuncias', VALID['denuncias']!()))._id)
+    t.equal(await upload(api, broken, admin, png, 'image/png', 'c.png'), 201)
+    const { db } = api.service.database
+    const ingest = await db
+      .selectFrom('_audit')
+      .select('seq')
+      .where('record_id', '=', broken)
+      .where('action', '=', 'fichero_ingreso')
+      .executeTakeFirstOrThrow()
+    const seq = Number(ingest.seq)
+    // The entry before it rewritten with a hash of its own: the next one no longer follows it.
+    await db
+      .updateTable('_audit')
+      .set({ hash: sha('otra entrada') })
+      .where('seq', '=', seq - 1)
+      .execute()
+    const out = bad('cadena.zip')
+    const run = await records(['package', 'denuncias', broken, '--out', out, ...DISCLOSURE])
+    t.equal(run.status, 1)
+    t.match(run.stderr, new RegExp(`La cadena de auditoría no se sostiene en las entradas [0-9, ]*\\b${seq}\\b`))
+    t.notOk(existsSync(out), 'nothing written')
+  })
 })
