@@ -21,7 +21,7 @@ import {
   type SealBody,
 } from '../../records/evidence-package.js'
 import { actaText } from '../../records/retention-acta.js'
-import { loadOrCreateKey, publicKeyFileOf, signCheckpoint, signDocument } from '../audit-checkpoint.js'
+import { loadKey, signCheckpoint, signDocument } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
 import { disclosureOf } from '../disclosure.js'
 import { moduleNamed, settingsOf, withEnvironment } from '../environment.js'
@@ -77,7 +77,8 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
   --out fichero.zip    dónde escribir el paquete (no debe existir)
   --destinatario quién a quién se entrega (p. ej. 'Juzgado de Instrucción n.º 2')
   --motivo por-qué     la justificación (p. ej. 'Diligencias previas 123/2026')
-  --key fichero        la clave privada que firma (por defecto la de AUDIT_CHECKPOINT_KEY_FILE)
+  --key fichero        la clave privada que firma (por defecto la de AUDIT_CHECKPOINT_KEY_FILE);
+                       debe existir: no se crea (la crea records audit checkpoint)
   --json               {"out", "modulo", "id", "version", "ficheros", "entradas", "auditoria", "huella"}`,
   options: {
     ...JSON_OPTION,
@@ -112,7 +113,7 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
       if (source.files.length === 0)
         throw commandFailed(`El registro '${id}' de ${module} no tiene ficheros de prueba: no hay nada que empaquetar`)
       refuseUnlikeUpload(source.files)
-      const key = loadOrCreateKey(keyFile)
+      const key = loadKey(keyFile)
       const now = env.clock()
       const timezone = env.spec.service.timezone
       const firmado = formatExactTimestamp(now, timezone)
@@ -195,7 +196,6 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
         })
       else
         printLines(input, [
-          ...(key.created ? [`Clave de firma creada en ${keyFile} (pública: ${publicKeyFileOf(keyFile)}).`] : []),
           `Paquete de ${spec.name}/${id} (versión ${source.version}${source.blocked ? ', bloqueado' : ''}) escrito en ${out}: ` +
             `${countOf(source.files.length, 'ficheros', 'fichero')} (${bytes} bytes), ${countOf(summary.entradas, 'entradas de auditoría', 'entrada de auditoría')}.`,
           `Exportación anotada en la custodia de cada fichero; cabeza de la auditoría ${summary.head.seq}:${summary.head.hash}.`,

@@ -108,6 +108,27 @@ t.test('D43: records package and records package verify', async (t) => {
   const zipFile = join(api.dataDir, 'paquete.zip')
   const bad = (name: string) => join(api.dataDir, name)
 
+  // The package only loads its key: a missing one (a wrong path) is refused, never made anew.
+  const noKey = await records(['package', 'denuncias', id, '--out', zipFile, ...DISCLOSURE])
+  t.equal(noKey.status, 1)
+  t.match(noKey.stderr, /No existe la clave de firma .*audit-checkpoint\.key: no se crea una nueva/)
+  t.notOk(existsSync(join(api.dataDir, 'audit-checkpoint.key')), 'no key created')
+  t.notOk(existsSync(zipFile), 'no package written')
+  const wrongKey = await records([
+    'package',
+    'denuncias',
+    id,
+    '--out',
+    zipFile,
+    ...DISCLOSURE,
+    '--key',
+    bad('otra.key'),
+  ])
+  t.equal(wrongKey.status, 1)
+  t.notOk(existsSync(bad('otra.key')))
+  const checkpoint = await records(['audit', 'checkpoint', '--out', bad('punto.json')])
+  t.equal(checkpoint.status, 0, checkpoint.stderr)
+
   const packed = await records(['package', 'denuncias', id, '--out', zipFile, ...DISCLOSURE, '--json'])
   t.equal(packed.status, 0, packed.stderr)
   const summary = JSON.parse(packed.stdout)
@@ -149,7 +170,7 @@ t.test('D43: records package and records package verify', async (t) => {
     const seal = json(entries.get('firma.json')!)
     t.equal(seal.contenido['manifest.json'], sha(entries.get('manifest.json')!))
     t.equal(summary.huella, seal.huella)
-    t.ok(existsSync(join(api.dataDir, 'audit-checkpoint.key')), 'signed with the audit checkpoint key')
+    t.equal(summary.huella, json(readFileSync(bad('punto.json'))).huella, 'signed with the audit checkpoint key')
   })
 
   await t.test('verify: intact, with and without the expected fingerprint; the wrong one is refused', async (t) => {
