@@ -54,7 +54,9 @@ async function* checked(file: ZipOriginal, done: () => void): AsyncGenerator<Buf
  * Writes the zip to `target`, never over an existing file: the originals first, then, once every
  * one has passed with its upload's digest, the texts `finish` returns (it may write to the
  * database: the originals are all in by then). The zip is written beside the target as
- * `.<name>.parte`, flushed, and linked to its name only when complete; a failure leaves nothing.
+ * `.<name>.parte` (mode 0600, created only if absent), flushed, and linked to its name only when
+ * complete; a failure removes it, but only if this run created it: an existing part file (another
+ * run's, or a killed one's) is named in the error and left alone.
  */
 export async function writePackageZip(
   target: string,
@@ -68,8 +70,13 @@ export async function writePackageZip(
   const failed = new Promise<never>((_, reject) => (fail = reject))
   failed.catch(() => undefined)
   let output: ReturnType<typeof createWriteStream> | undefined
+  // Only a part file this run created is removed: an existing one may be another run's.
+  let created = false
   try {
-    output = createWriteStream(part, { flags: 'wx', mode: 0o600 })
+    // Opened before anything is read or logged: an existing part file stops the run here.
+    const handle = await open(part, 'wx', 0o600)
+    created = true
+    output = createWriteStream(part, { fd: handle })
     const closed = new Promise<void>((resolve) => output?.on('close', resolve))
     output.on('error', fail)
     zip.on('error', fail)
@@ -96,7 +103,12 @@ export async function writePackageZip(
     await unlink(part)
   } catch (error) {
     output?.destroy()
-    await unlink(part).catch(() => undefined)
+    if (created) await unlink(part).catch(() => undefined)
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && !created)
+      throw commandFailed(
+        `Ya existe ${part}: es de otro records package en curso o de uno interrumpido, y contiene pruebas descifradas. ` +
+          'Si no hay otro en curso, bórrelo y repita',
+      )
     // A failure of the disk (no folder, no space, no permission): said as the command's.
     if ((error as NodeJS.ErrnoException).syscall !== undefined)
       throw commandFailed(`No se pudo escribir ${target}: ${messageOf(error)}`)

@@ -307,6 +307,14 @@ t.test('D43: records package and records package verify', async (t) => {
     t.equal(noFiles.status, 1)
     t.match(noFiles.stderr, /no tiene ficheros de prueba/)
     t.notOk(existsSync(out), 'no package written')
+    // A part file already there (another run's, or one killed) is named and left alone.
+    const part = bad('.parte.zip.parte')
+    writeFileSync(part, 'otra ejecución')
+    const stale = await records(['package', 'denuncias', id, '--out', bad('parte.zip'), ...DISCLOSURE])
+    t.equal(stale.status, 1)
+    t.match(stale.stderr, `Ya existe ${part}: es de otro records package en curso o de uno interrumpido`)
+    t.equal(readFileSync(part, 'utf8'), 'otra ejecución', 'not deleted')
+    t.notOk(existsSync(bad('parte.zip')))
   })
 
   await t.test('a blocked record is packaged (a lawful use, D41); an erased one is refused', async (t) => {
