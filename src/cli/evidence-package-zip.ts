@@ -3,7 +3,7 @@
 // re-hashed as it streams. The package's content is records/evidence-package.ts's.
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { link, open, unlink } from 'node:fs/promises'
+import { link, open, unlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import yauzl from 'yauzl'
@@ -119,6 +119,10 @@ export async function writePackageZip(
 /** A zip opened for reading: its entries by name, and each entry's bytes on demand. */
 export interface PackageZip {
   readonly names: readonly string[]
+  /** What in the file's layout no package has (see layoutProblems), each one line. */
+  readonly layout: readonly string[]
+  /** The central directory's record of `name`: how it is stored and its size. */
+  entry(name: string): { readonly stored: boolean; readonly size: number } | undefined
   /** Names that appear more than once (a zip may hold them; a package never does). */
   readonly repeated: readonly string[]
   /** The entry's bytes, whole: for the package's own small files (at most `max` bytes). */
@@ -136,11 +140,16 @@ export async function openPackageZip(file: string): Promise<PackageZip> {
   } catch (error) {
     throw commandFailed(`${file} no es un paquete: no se puede abrir como zip (${messageOf(error)})`)
   }
+  // yauzl 3 starts its cursor at the central directory's offset and has read no entry yet.
+  const centralOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor
   const entries = new Map<string, yauzl.Entry>()
+  const all: yauzl.Entry[] = []
   const repeated: string[] = []
+  let layout: string[]
   try {
     await new Promise<void>((resolve, reject) => {
       zip.on('entry', (entry: yauzl.Entry) => {
+        all.push(entry)
         if (entries.has(entry.fileName)) repeated.push(entry.fileName)
         else entries.set(entry.fileName, entry)
         zip.readEntry()
@@ -149,6 +158,7 @@ export async function openPackageZip(file: string): Promise<PackageZip> {
       zip.on('error', reject)
       zip.readEntry()
     })
+    layout = await layoutProblems(file, zip, all, centralOffset)
   } catch (error) {
     zip.close()
     throw commandFailed(`${file} no es un paquete: su índice de zip está dañado (${messageOf(error)})`)
@@ -161,6 +171,11 @@ export async function openPackageZip(file: string): Promise<PackageZip> {
   return {
     names: [...entries.keys()],
     repeated,
+    layout,
+    entry(name) {
+      const entry = entries.get(name)
+      return entry === undefined ? undefined : { stored: entry.compressionMethod === 0, size: entry.uncompressedSize }
+    },
     async read(name, max) {
       const entry = entries.get(name)
       if (entry !== undefined && entry.uncompressedSize > max)
@@ -180,4 +195,76 @@ export async function openPackageZip(file: string): Promise<PackageZip> {
     },
     close: () => zip.close(),
   }
+}
+
+const DATA_DESCRIPTOR = 0x08074b50
+
+/** The length of entry's data descriptor at `at` (0 without one), read from the file. */
+async function descriptorLength(file: FileHandle, entry: yauzl.Entry, at: number): Promise<number> {
+  if ((entry.generalPurposeBitFlag & 0x8) === 0) return 0
+  const bytes = Buffer.alloc(24)
+  const { bytesRead } = await file.read(bytes, 0, 24, at)
+  // The signature is optional; the sizes are 4 bytes each, or 8 in ZIP64.
+  const start = bytesRead >= 4 && bytes.readUInt32LE(0) === DATA_DESCRIPTOR ? 4 : 0
+  const sizes = (wide: boolean): [number, number] | undefined => {
+    const end = start + 4 + (wide ? 16 : 8)
+    if (bytesRead < end) return undefined
+    return wide
+      ? [Number(bytes.readBigUInt64LE(start + 4)), Number(bytes.readBigUInt64LE(start + 12))]
+      : [bytes.readUInt32LE(start + 4), bytes.readUInt32LE(start + 8)]
+  }
+  const matches = (found: [number, number] | undefined) =>
+    found !== undefined && found[0] === entry.compressedSize && found[1] === entry.uncompressedSize
+  if (bytesRead >= start + 4 && bytes.readUInt32LE(start) === entry.crc32) {
+    if (matches(sizes(false))) return start + 12
+    if (matches(sizes(true))) return start + 20
+  }
+  throw new Error(`el descriptor de datos de ${entry.fileName} no corresponde a su entrada`)
+}
+
+/**
+ * What a package's zip never has, read from the file itself and not only from its central
+ * directory (all that an unzip tool lists): every local entry one of the central directory's,
+ * back to back from the first byte to the directory, so nothing is spliced in unlisted; the local
+ * header naming the same file as the central one; no folders; no comment.
+ */
+async function layoutProblems(
+  path: string,
+  zip: yauzl.ZipFile,
+  entries: readonly yauzl.Entry[],
+  centralOffset: number,
+): Promise<string[]> {
+  const problems: string[] = []
+  if (zip.comment !== '') problems.push('el zip lleva un comentario: un paquete no tiene')
+  if (!Number.isSafeInteger(centralOffset)) return [...problems, 'no se encuentra el directorio central del zip']
+  const file = await open(path, 'r')
+  try {
+    let cursor = 0
+    for (const entry of [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader)) {
+      if (entry.fileName.endsWith('/')) problems.push(`${entry.fileName}: un paquete no tiene entradas de carpeta`)
+      if (entry.relativeOffsetOfLocalHeader !== cursor) {
+        problems.push(
+          entry.relativeOffsetOfLocalHeader > cursor
+            ? `hay ${entry.relativeOffsetOfLocalHeader - cursor} bytes antes de ${entry.fileName} que no son de ninguna entrada del índice`
+            : `${entry.fileName} se solapa con la entrada anterior`,
+        )
+      }
+      const local = await zip.readLocalFileHeaderPromise(entry)
+      if (local.fileName.toString('utf8') !== entry.fileName)
+        problems.push(
+          `la cabecera local de ${entry.fileName} nombra otro fichero (${JSON.stringify(local.fileName.toString('utf8'))})`,
+        )
+      const end = local.fileDataStart + entry.compressedSize
+      cursor = end + (await descriptorLength(file, entry, end))
+    }
+    if (cursor !== centralOffset)
+      problems.push(
+        cursor < centralOffset
+          ? `hay ${centralOffset - cursor} bytes antes del índice del zip que no son de ninguna entrada del índice`
+          : 'las entradas se solapan con el índice del zip',
+      )
+  } finally {
+    await file.close()
+  }
+  return problems
 }

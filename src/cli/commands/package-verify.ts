@@ -52,6 +52,7 @@ interface Verdict {
 async function verifyPackage(zip: PackageZip, expected: string | undefined): Promise<Verdict> {
   const problems: string[] = []
   for (const name of zip.repeated) problems.push(`${name} aparece más de una vez en el zip`)
+  problems.push(...zip.layout)
 
   // The seal: its signature, its text as signed, its key.
   const sealRead = await readJson(zip, PACKAGE_FILES.seal, problems)
@@ -103,6 +104,15 @@ async function verifyPackage(zip: PackageZip, expected: string | undefined): Pro
     own.add(file.ruta)
     if (!zip.names.includes(file.ruta)) {
       problems.push(`falta ${file.ruta} (${file.campo}/${file.n}), que el manifiesto lista`)
+      continue
+    }
+    const entry = zip.entry(file.ruta)
+    if (entry !== undefined && !entry.stored) {
+      problems.push(`${file.ruta}: está comprimido; un paquete guarda los originales tal cual`)
+      continue
+    }
+    if (entry !== undefined && entry.size !== file.size) {
+      problems.push(`${file.ruta}: el zip dice ${entry.size} bytes, el manifiesto ${file.size}`)
       continue
     }
     try {
@@ -181,8 +191,11 @@ Comprueba el paquete de records package en cualquier máquina, sin base de datos
 servicio: la firma Ed25519 de firma.json con la clave pública que lleva dentro; que manifest.json,
 auditoria.json y punto-de-control.json son los que se firmaron; que cada fichero original tiene
 el SHA-256 y el tamaño que dice el manifiesto, que no falta ninguno y que no sobra nada; que cada
-entrada de auditoria.json conserva su hash de la cadena (D18) y que las de custodia del manifiesto
-están entre ellas; y que el punto de control firma la misma cabeza. Salida 0 si está intacto, 1
+entrada de auditoria.json conserva su hash de la cadena (D18), que las de custodia del manifiesto
+están entre ellas y que cada fichero tiene su 'fichero_ingreso' y su 'fichero_exportacion' con su
+SHA-256; que el zip no guarda nada fuera de su índice (entradas seguidas desde el primer byte, cada
+cabecera local con el nombre de su entrada, sin carpetas ni comentario, los originales sin
+comprimir); y que el punto de control firma la misma cabeza. Salida 0 si está intacto, 1
 si no, con una línea por cada diferencia.
 
 La firma prueba quién firmó solo si la huella es la de su clave: compare la que se muestra con la

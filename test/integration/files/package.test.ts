@@ -57,10 +57,11 @@ async function rezip(
   from: string,
   to: string,
   edit: (entries: [string, Buffer][]) => [string, Buffer][] | Promise<[string, Buffer][]>,
+  compressed?: string,
 ) {
   const entries = await edit(await unzip(from))
   const zip = new ZipFile()
-  for (const [name, bytes] of entries) zip.addBuffer(bytes, name, { compress: false })
+  for (const [name, bytes] of entries) zip.addBuffer(bytes, name, { compress: name === compressed })
   zip.end()
   const chunks: Buffer[] = []
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer)
@@ -244,6 +245,55 @@ t.test('D43: records package and records package verify', async (t) => {
     t.equal(missing.status, 1)
     t.match(missing.stdout, `falta ${pngPath}`)
     t.match(missing.stdout, 'sobra ficheros/pruebas/3-nuevo.pdf')
+  })
+
+  await t.test('verify reads the file, not only its index: spliced, renamed, commented, compressed', async (t) => {
+    const intact = readFileSync(zipFile)
+    const eocd = intact.length - 22
+    t.equal(intact.readUInt32LE(eocd), 0x06054b50, 'no comment, no ZIP64')
+    const central = intact.readUInt32LE(eocd + 16)
+    // A local entry spliced in before the index, which does not list it: unzip tools never show it.
+    const name = Buffer.from('ficheros/pruebas/9-oculto.pdf')
+    const data = Buffer.from('%PDF-1.7 oculto')
+    const header = Buffer.alloc(30)
+    header.writeUInt32LE(0x04034b50, 0)
+    header.writeUInt16LE(20, 4)
+    header.writeUInt32LE(data.length, 18)
+    header.writeUInt32LE(data.length, 22)
+    header.writeUInt16LE(name.length, 26)
+    const spliced = Buffer.concat([intact.subarray(0, central), header, name, data, intact.subarray(central)])
+    const inserted = header.length + name.length + data.length
+    spliced.writeUInt32LE(central + inserted, spliced.length - 22 + 16)
+    writeFileSync(bad('spliced.zip'), spliced)
+    const splicedRun = await verifyHere(bad('spliced.zip'))
+    t.equal(splicedRun.status, 1)
+    t.match(
+      splicedRun.stdout,
+      `hay ${inserted} bytes antes del índice del zip que no son de ninguna entrada del índice`,
+    )
+
+    // The local header of the PNG names another file; its index record still names the PNG.
+    const renamed = Buffer.from(intact)
+    const at = renamed.indexOf(pngPath)
+    t.ok(at > 0 && at < central, 'the local header comes first')
+    renamed.write('9', at + pngPath.length - '.png'.length - 1)
+    writeFileSync(bad('renamed.zip'), renamed)
+    const renamedRun = await verifyHere(bad('renamed.zip'))
+    t.equal(renamedRun.status, 1)
+    t.match(renamedRun.stdout, `la cabecera local de ${pngPath} nombra otro fichero`)
+
+    const comment = Buffer.from('nota añadida')
+    const commented = Buffer.concat([intact, comment])
+    commented.writeUInt16LE(comment.length, eocd + 20)
+    writeFileSync(bad('commented.zip'), commented)
+    const commentedRun = await verifyHere(bad('commented.zip'))
+    t.equal(commentedRun.status, 1)
+    t.match(commentedRun.stdout, 'el zip lleva un comentario')
+
+    await rezip(zipFile, bad('compressed.zip'), (entries) => entries, pdfPath)
+    const compressedRun = await verifyHere(bad('compressed.zip'))
+    t.equal(compressedRun.status, 1)
+    t.match(compressedRun.stdout, `${pdfPath}: está comprimido`)
   })
 
   await t.test('a seal tampered with, or signed again with another key', async (t) => {
