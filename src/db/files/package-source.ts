@@ -7,6 +7,7 @@ import type { ModuleSpec } from '../../compile/types.js'
 import { auditEntryFromRow, GENESIS_HASH, hashAuditEntry } from '../audit/log.js'
 import type { Row } from '../database.js'
 import { isBlocked } from '../records/blocked-records.js'
+import { aboutRecord } from '../records/audit-reads.js'
 import { recordQuery } from '../records/query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import type { FileContext } from './context.js'
@@ -118,7 +119,8 @@ export async function recordExport(
 }
 
 /**
- * Every audit entry of the record, in chain order (its writes, consultations and custody), and
+ * Every audit entry about the record, in chain order (its writes, consultations and custody, and
+ * the list and search reads that returned it, as the audit query's `registro` selects), and
  * those whose `prev_hash` is not the hash of the entry at seq - 1 in the database, or whose own
  * hash is not their content's: the package signs only a chain that holds together.
  */
@@ -128,7 +130,7 @@ export async function recordAudit(context: FileContext, spec: ModuleSpec, id: st
     .selectFrom(SYSTEM_TABLES.audit)
     .selectAll()
     .where('module', '=', spec.name)
-    .where('record_id', '=', id)
+    .where((eb) => aboutRecord(eb, id))
     .orderBy('seq')
     .execute()
   const entries = rows.map((row) => auditEntryFromRow(row as Row))

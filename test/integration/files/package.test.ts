@@ -109,6 +109,17 @@ t.test('D43: records package and records package verify', async (t) => {
   const zipFile = join(api.dataDir, 'paquete.zip')
   const bad = (name: string) => join(api.dataDir, name)
 
+  // A list that returns the record: its consultation entry names it only in record_ids.
+  t.equal((await api.request('GET', '/denuncias?limit=50', { token: admin })).status, 200)
+  const listed = async () =>
+    (await api.service.database.db.selectFrom('_audit').select(['record_id', 'record_ids']).execute()).some(
+      (e: any) =>
+        e.record_id === null &&
+        ((typeof e.record_ids === 'string' ? JSON.parse(e.record_ids) : e.record_ids) ?? []).includes(id),
+    )
+  for (let i = 0; i < 100 && !(await listed()); i++) await new Promise((r) => setTimeout(r, 50))
+  t.ok(await listed(), 'the list read is in the audit trail')
+
   // The package only loads its key: a missing one (a wrong path) is refused, never made anew.
   const noKey = await records(['package', 'denuncias', id, '--out', zipFile, ...DISCLOSURE])
   t.equal(noKey.status, 1)
@@ -167,6 +178,10 @@ t.test('D43: records package and records package verify', async (t) => {
     )
     const audit = json(entries.get('auditoria.json')!)
     t.ok(audit.entradas.some((e: any) => e.action === 'crear'))
+    t.ok(
+      audit.entradas.some((e: any) => e.record_id === null && (e.record_ids ?? []).includes(id)),
+      'the list read that returned it, as the audit query selects it',
+    )
     t.equal(audit.entradas.filter((e: any) => e.action === 'fichero_exportacion').length, 2)
     const seal = json(entries.get('firma.json')!)
     t.equal(seal.contenido['manifest.json'], sha(entries.get('manifest.json')!))
