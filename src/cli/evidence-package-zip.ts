@@ -121,7 +121,7 @@ export interface PackageZip {
   readonly names: readonly string[]
   /** What in the file's layout no package has (see layoutProblems), each one line. */
   readonly layout: readonly string[]
-  /** The central directory's record of `name`: how it is stored and its size. */
+  /** The central directory's record of `name` (a map lookup): how it is stored and its size. */
   entry(name: string): { readonly stored: boolean; readonly size: number } | undefined
   /** Names that appear more than once (a zip may hold them; a package never does). */
   readonly repeated: readonly string[]

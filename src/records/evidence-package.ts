@@ -15,6 +15,12 @@ export const PACKAGE_FILES = {
   seal: 'firma.json',
 } as const
 
+/**
+ * The most a package's own JSON file may hold (16 MiB): `verify` reads each one whole, and a
+ * record's audit entries fit far below it; `package` refuses to write a larger one.
+ */
+export const MAX_OWN_FILE = 16 * 1024 * 1024
+
 /** An audit entry as the chain holds it (db/audit/log.ts AuditEntry), every column kept. */
 export interface PackagedAuditEntry {
   readonly seq: number

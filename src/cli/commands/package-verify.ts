@@ -6,6 +6,7 @@ import { hashAuditEntry, type HashedAuditEntry } from '../../db/audit/log.js'
 import {
   manifestShapeProblem,
   packageAuditShapeProblem,
+  MAX_OWN_FILE,
   PACKAGE_FILES,
   sealShapeProblem,
   type Manifest,
@@ -19,17 +20,19 @@ import { openPackageZip, type PackageZip } from '../evidence-package-zip.js'
 import { messageOf, printJson, printLines } from '../output.js'
 import { countOf } from '../plural.js'
 
-/** The package's own files are small; a larger one is no package's. */
-const MAX_OWN_FILE = 256 * 1024 * 1024
-
 /** The entry `name` parsed as JSON, with its text; a problem pushed when missing or not JSON. */
 async function readJson(
   zip: PackageZip,
   name: string,
   problems: string[],
 ): Promise<{ value: unknown; text: string } | undefined> {
-  if (!zip.names.includes(name)) {
+  const entry = zip.entry(name)
+  if (entry === undefined) {
     problems.push(`falta ${name}`)
+    return undefined
+  }
+  if (entry.size > MAX_OWN_FILE) {
+    problems.push(`${name} ocupa ${entry.size} bytes, más de los ${MAX_OWN_FILE} de un paquete: no se lee`)
     return undefined
   }
   try {
@@ -77,7 +80,7 @@ async function verifyPackage(zip: PackageZip, expected: string | undefined): Pro
   const own = new Set<string>(Object.values(PACKAGE_FILES))
   for (const [name, sha256] of Object.entries(seal?.contenido ?? {})) {
     own.add(name)
-    if (!zip.names.includes(name)) continue // said when read below
+    if (zip.entry(name) === undefined) continue // said when read below
     const found = await zip.digest(name)
     if (found.sha256 !== sha256)
       problems.push(`${name} ha cambiado después de la firma (SHA-256 ${found.sha256}, firmado ${sha256})`)
@@ -102,7 +105,7 @@ async function verifyPackage(zip: PackageZip, expected: string | undefined): Pro
           `${PACKAGE_FILES.manifest}: la custodia de ${file.campo}/${file.n} no tiene una entrada '${action}' con su SHA-256`,
         )
     own.add(file.ruta)
-    if (!zip.names.includes(file.ruta)) {
+    if (zip.entry(file.ruta) === undefined) {
       problems.push(`falta ${file.ruta} (${file.campo}/${file.n}), que el manifiesto lista`)
       continue
     }

@@ -12,6 +12,7 @@ import { commandFailed, usageError } from '../../errors.js'
 import {
   custodyIn,
   MANIFEST_KIND,
+  MAX_OWN_FILE,
   PACKAGE_AUDIT_KIND,
   PACKAGE_FILES,
   PACKAGE_KIND,
@@ -168,6 +169,11 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
           { name: PACKAGE_FILES.audit, text: actaText(audit) },
           { name: PACKAGE_FILES.checkpoint, text: actaText(signCheckpoint(head, firmado, key)) },
         ]
+        for (const { name, text } of texts)
+          if (Buffer.byteLength(text) > MAX_OWN_FILE)
+            throw commandFailed(
+              `${name} ocuparía ${Buffer.byteLength(text)} bytes, más de los ${MAX_OWN_FILE} que records package verify lee: no se escribe`,
+            )
         const seal: SealBody = {
           tipo: PACKAGE_KIND,
           version: 1,

@@ -311,6 +311,15 @@ t.test('D43: records package and records package verify', async (t) => {
     t.match(compressedRun.stdout, `${pdfPath}: está comprimido`)
   })
 
+  await t.test("verify refuses to read a package's own file over 16 MiB", async (t) => {
+    await rezip(zipFile, bad('large.zip'), (entries) =>
+      entries.map(([name, bytes]) => [name, name === 'auditoria.json' ? Buffer.alloc(17 * 1024 * 1024, 0x20) : bytes]),
+    )
+    const run = await verifyHere(bad('large.zip'))
+    t.equal(run.status, 1)
+    t.match(run.stdout, `auditoria.json ocupa ${17 * 1024 * 1024} bytes, más de los ${16 * 1024 * 1024} de un paquete`)
+  })
+
   await t.test('a seal tampered with, or signed again with another key', async (t) => {
     await rezip(zipFile, bad('signature.zip'), (entries) =>
       entries.map(([name, bytes]) => {
