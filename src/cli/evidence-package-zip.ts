@@ -219,7 +219,7 @@ async function descriptorLength(file: FileHandle, entry: yauzl.Entry, at: number
     if (matches(sizes(false))) return start + 12
     if (matches(sizes(true))) return start + 20
   }
-  throw new Error(`el descriptor de datos de ${entry.fileName} no corresponde a su entrada`)
+  throw commandFailed(`el descriptor de datos de ${entry.fileName} no corresponde a su entrada`)
 }
 
 /**
