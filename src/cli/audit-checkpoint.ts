@@ -53,6 +53,19 @@ export function loadOrCreateKey(file: string): CheckpointKey {
     writeFileSync(publicKeyFileOf(file), publicKey.export({ type: 'spki', format: 'pem' }).toString(), { mode: 0o644 })
     return { privatePem, publicDer: publicKey.export({ type: 'spki', format: 'der' }), created: true }
   }
+  return loadKey(file)
+}
+
+/**
+ * The signing key at `file`, never created: for what must be signed with the key a court already
+ * knows (a package, D43), where a new key would sign silently with an unknown fingerprint.
+ */
+export function loadKey(file: string): CheckpointKey {
+  if (!existsSync(file))
+    throw commandFailed(
+      `No existe la clave de firma ${file}: no se crea una nueva para firmar (su huella no sería la que se comunicó). ` +
+        'Revise AUDIT_CHECKPOINT_KEY_FILE o --key; la crea records audit checkpoint',
+    )
   try {
     const privatePem = readFileSync(file, 'utf8')
     const key = createPrivateKey(privatePem)

@@ -15,6 +15,12 @@ export const PACKAGE_FILES = {
   seal: 'firma.json',
 } as const
 
+/**
+ * The most a package's own JSON file may hold (16 MiB): `verify` reads each one whole, and a
+ * record's audit entries fit far below it; `package` refuses to write a larger one.
+ */
+export const MAX_OWN_FILE = 16 * 1024 * 1024
+
 /** An audit entry as the chain holds it (db/audit/log.ts AuditEntry), every column kept. */
 export interface PackagedAuditEntry {
   readonly seq: number
@@ -96,11 +102,24 @@ export interface SealBody {
 
 const CUSTODY_ACTIONS = ['fichero_ingreso', 'fichero_descarga', 'fichero_verificacion', 'fichero_exportacion']
 
-/** A name safe as the last part of a zip path: no folders, no control characters, not hidden. */
-const safeName = (name: string): string => {
+/**
+ * What a package's name never holds: control characters, folder separators, the characters
+ * Windows refuses (`:<>"|?*`), the bidirectional controls that make `gnp.exe` show as `exe.png`,
+ * and lone surrogates (not UTF-8: the zip's name would not read back as written).
+ */
+const UNSAFE =
   // eslint-disable-next-line no-control-regex -- control characters are what is replaced
-  const cleaned = name.replace(/[\u0000-\u001f\u007f/\\:]/g, '_').replace(/^\.+/, '_')
-  return (cleaned === '' ? 'fichero' : cleaned).slice(0, 180)
+  /[\u0000-\u001f\u007f-\u009f/\\:<>"|?*\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+const MAX_NAME = 180
+
+/** A name safe as the last part of a zip path: no folders, not hidden, no trailing dot or space, cut by code point. */
+const safeName = (name: string): string => {
+  const cleaned = name.replace(UNSAFE, '_').replace(/^\.+/, '_')
+  const cut = [...cleaned]
+    .slice(0, MAX_NAME)
+    .join('')
+    .replace(/[. ]+$/, '_')
+  return cut === '' ? 'fichero' : cut
 }
 
 /** `ficheros/<field>/<n>-<name>`: unique by field and number whatever the names. */

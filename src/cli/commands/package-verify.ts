@@ -6,6 +6,7 @@ import { hashAuditEntry, type HashedAuditEntry } from '../../db/audit/log.js'
 import {
   manifestShapeProblem,
   packageAuditShapeProblem,
+  MAX_OWN_FILE,
   PACKAGE_FILES,
   sealShapeProblem,
   type Manifest,
@@ -19,17 +20,19 @@ import { openPackageZip, type PackageZip } from '../evidence-package-zip.js'
 import { messageOf, printJson, printLines } from '../output.js'
 import { countOf } from '../plural.js'
 
-/** The package's own files are small; a larger one is no package's. */
-const MAX_OWN_FILE = 256 * 1024 * 1024
-
 /** The entry `name` parsed as JSON, with its text; a problem pushed when missing or not JSON. */
 async function readJson(
   zip: PackageZip,
   name: string,
   problems: string[],
 ): Promise<{ value: unknown; text: string } | undefined> {
-  if (!zip.names.includes(name)) {
+  const entry = zip.entry(name)
+  if (entry === undefined) {
     problems.push(`falta ${name}`)
+    return undefined
+  }
+  if (entry.size > MAX_OWN_FILE) {
+    problems.push(`${name} ocupa ${entry.size} bytes, más de los ${MAX_OWN_FILE} de un paquete: no se lee`)
     return undefined
   }
   try {
@@ -52,6 +55,7 @@ interface Verdict {
 async function verifyPackage(zip: PackageZip, expected: string | undefined): Promise<Verdict> {
   const problems: string[] = []
   for (const name of zip.repeated) problems.push(`${name} aparece más de una vez en el zip`)
+  problems.push(...zip.layout)
 
   // The seal: its signature, its text as signed, its key.
   const sealRead = await readJson(zip, PACKAGE_FILES.seal, problems)
@@ -76,7 +80,7 @@ async function verifyPackage(zip: PackageZip, expected: string | undefined): Pro
   const own = new Set<string>(Object.values(PACKAGE_FILES))
   for (const [name, sha256] of Object.entries(seal?.contenido ?? {})) {
     own.add(name)
-    if (!zip.names.includes(name)) continue // said when read below
+    if (zip.entry(name) === undefined) continue // said when read below
     const found = await zip.digest(name)
     if (found.sha256 !== sha256)
       problems.push(`${name} ha cambiado después de la firma (SHA-256 ${found.sha256}, firmado ${sha256})`)
@@ -95,9 +99,23 @@ async function verifyPackage(zip: PackageZip, expected: string | undefined): Pro
       `${PACKAGE_FILES.manifest} es de ${manifest.modulo}/${manifest.id}, la firma de ${seal.modulo}/${seal.id}`,
     )
   for (const file of manifest?.ficheros ?? []) {
+    for (const action of ['fichero_ingreso', 'fichero_exportacion'])
+      if (!file.custodia.some((c) => c.action === action && c.sha256 === file.sha256))
+        problems.push(
+          `${PACKAGE_FILES.manifest}: la custodia de ${file.campo}/${file.n} no tiene una entrada '${action}' con su SHA-256`,
+        )
     own.add(file.ruta)
-    if (!zip.names.includes(file.ruta)) {
+    if (zip.entry(file.ruta) === undefined) {
       problems.push(`falta ${file.ruta} (${file.campo}/${file.n}), que el manifiesto lista`)
+      continue
+    }
+    const entry = zip.entry(file.ruta)
+    if (entry !== undefined && !entry.stored) {
+      problems.push(`${file.ruta}: está comprimido; un paquete guarda los originales tal cual`)
+      continue
+    }
+    if (entry !== undefined && entry.size !== file.size) {
+      problems.push(`${file.ruta}: el zip dice ${entry.size} bytes, el manifiesto ${file.size}`)
       continue
     }
     try {
@@ -176,8 +194,11 @@ Comprueba el paquete de records package en cualquier máquina, sin base de datos
 servicio: la firma Ed25519 de firma.json con la clave pública que lleva dentro; que manifest.json,
 auditoria.json y punto-de-control.json son los que se firmaron; que cada fichero original tiene
 el SHA-256 y el tamaño que dice el manifiesto, que no falta ninguno y que no sobra nada; que cada
-entrada de auditoria.json conserva su hash de la cadena (D18) y que las de custodia del manifiesto
-están entre ellas; y que el punto de control firma la misma cabeza. Salida 0 si está intacto, 1
+entrada de auditoria.json conserva su hash de la cadena (D18), que las de custodia del manifiesto
+están entre ellas y que cada fichero tiene su 'fichero_ingreso' y su 'fichero_exportacion' con su
+SHA-256; que el zip no guarda nada fuera de su índice (entradas seguidas desde el primer byte, cada
+cabecera local con el nombre de su entrada, sin carpetas ni comentario, los originales sin
+comprimir); y que el punto de control firma la misma cabeza. Salida 0 si está intacto, 1
 si no, con una línea por cada diferencia.
 
 La firma prueba quién firmó solo si la huella es la de su clave: compare la que se muestra con la

@@ -6,11 +6,13 @@ import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { formatExactTimestamp } from '../../compile/time.js'
+import type { PackagedFile } from '../../db/files/types.js'
 import { readAuditHead } from '../../db/audit/head.js'
 import { commandFailed, usageError } from '../../errors.js'
 import {
   custodyIn,
   MANIFEST_KIND,
+  MAX_OWN_FILE,
   PACKAGE_AUDIT_KIND,
   PACKAGE_FILES,
   PACKAGE_KIND,
@@ -20,7 +22,7 @@ import {
   type SealBody,
 } from '../../records/evidence-package.js'
 import { actaText } from '../../records/retention-acta.js'
-import { loadOrCreateKey, publicKeyFileOf, signCheckpoint, signDocument } from '../audit-checkpoint.js'
+import { loadKey, signCheckpoint, signDocument } from '../audit-checkpoint.js'
 import { JSON_OPTION, flag, stringOption, type Command } from '../command.js'
 import { disclosureOf } from '../disclosure.js'
 import { moduleNamed, settingsOf, withEnvironment } from '../environment.js'
@@ -30,6 +32,26 @@ import { countOf } from '../plural.js'
 import { packageVerify } from './package-verify.js'
 
 const sha256Of = (text: string): string => createHash('sha256').update(text).digest('hex')
+
+/**
+ * Each file against its `fichero_ingreso` entry of the hash-chained audit trail, not only its row
+ * (which a database hand can edit): one with no such entry, or another digest or size, is refused.
+ */
+function refuseUnlikeUpload(files: readonly PackagedFile[]): void {
+  for (const file of files) {
+    if (file.upload === null)
+      throw commandFailed(
+        `El fichero ${file.field}/${file.n} no tiene entrada 'fichero_ingreso' en la auditoría: ` +
+          'no se puede probar qué se subió y no se empaqueta. Vea records audit verify',
+      )
+    if (file.upload.sha256 !== file.sha256 || file.upload.size !== file.size)
+      throw commandFailed(
+        `El fichero ${file.field}/${file.n} no es el de su subida según la auditoría ` +
+          `(la tabla de ficheros dice SHA-256 ${file.sha256}, ${file.size} bytes; la entrada 'fichero_ingreso', ` +
+          `${String(file.upload.sha256)}, ${String(file.upload.size)}): no se empaqueta. Vea records files verify`,
+      )
+  }
+}
 
 const pack: Command = {
   name: 'package',
@@ -56,7 +78,8 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
   --out fichero.zip    dónde escribir el paquete (no debe existir)
   --destinatario quién a quién se entrega (p. ej. 'Juzgado de Instrucción n.º 2')
   --motivo por-qué     la justificación (p. ej. 'Diligencias previas 123/2026')
-  --key fichero        la clave privada que firma (por defecto la de AUDIT_CHECKPOINT_KEY_FILE)
+  --key fichero        la clave privada que firma (por defecto la de AUDIT_CHECKPOINT_KEY_FILE);
+                       debe existir: no se crea (la crea records audit checkpoint)
   --json               {"out", "modulo", "id", "version", "ficheros", "entradas", "auditoria", "huella"}`,
   options: {
     ...JSON_OPTION,
@@ -90,7 +113,8 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
         throw commandFailed(`El registro '${id}' de ${module} está eliminado: sus ficheros no se empaquetan`)
       if (source.files.length === 0)
         throw commandFailed(`El registro '${id}' de ${module} no tiene ficheros de prueba: no hay nada que empaquetar`)
-      const key = loadOrCreateKey(keyFile)
+      refuseUnlikeUpload(source.files)
+      const key = loadKey(keyFile)
       const now = env.clock()
       const timezone = env.spec.service.timezone
       const firmado = formatExactTimestamp(now, timezone)
@@ -109,7 +133,12 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
           version: source.version,
           package: basename(target),
         })
-        const entries = await env.files.recordAudit(spec, id)
+        const { entries, unlinked } = await env.files.recordAudit(spec, id)
+        if (unlinked.length > 0)
+          throw commandFailed(
+            `La cadena de auditoría no se sostiene en las entradas ${unlinked.join(', ')} del registro ` +
+              '(su prev_hash no es el hash de la anterior o su hash no es el de su contenido): no se firma. Vea records audit verify',
+          )
         const head = await readAuditHead(env.database.db)
         if (head === undefined) throw commandFailed('La cadena de auditoría está vacía: no hay nada que firmar')
         const manifest: Manifest = {
@@ -140,6 +169,11 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
           { name: PACKAGE_FILES.audit, text: actaText(audit) },
           { name: PACKAGE_FILES.checkpoint, text: actaText(signCheckpoint(head, firmado, key)) },
         ]
+        for (const { name, text } of texts)
+          if (Buffer.byteLength(text) > MAX_OWN_FILE)
+            throw commandFailed(
+              `${name} ocuparía ${Buffer.byteLength(text)} bytes, más de los ${MAX_OWN_FILE} que records package verify lee: no se escribe`,
+            )
         const seal: SealBody = {
           tipo: PACKAGE_KIND,
           version: 1,
@@ -168,7 +202,6 @@ eliminado o sin ficheros, ni un fichero que no coincide con su subida; nunca se 
         })
       else
         printLines(input, [
-          ...(key.created ? [`Clave de firma creada en ${keyFile} (pública: ${publicKeyFileOf(keyFile)}).`] : []),
           `Paquete de ${spec.name}/${id} (versión ${source.version}${source.blocked ? ', bloqueado' : ''}) escrito en ${out}: ` +
             `${countOf(source.files.length, 'ficheros', 'fichero')} (${bytes} bytes), ${countOf(summary.entradas, 'entradas de auditoría', 'entrada de auditoría')}.`,
           `Exportación anotada en la custodia de cada fichero; cabeza de la auditoría ${summary.head.seq}:${summary.head.hash}.`,

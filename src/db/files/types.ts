@@ -81,13 +81,21 @@ export interface FileStore {
     files: readonly PackagedFile[],
     disclosure: ExportDisclosure,
   ): Promise<void>
-  /** Every audit entry of the record, in chain order. */
-  recordAudit(spec: ModuleSpec, id: string): Promise<AuditEntry[]>
+  /** Every audit entry of the record, in chain order, and those not linked to the entry before them. */
+  recordAudit(spec: ModuleSpec, id: string): Promise<RecordAudit>
+}
+
+/** A record's audit entries and the seqs among them whose `prev_hash` is not the hash of seq - 1. */
+export interface RecordAudit {
+  readonly entries: AuditEntry[]
+  readonly unlinked: readonly number[]
 }
 
 /** A file a package holds: as its record lists it, its field, and its bytes opened on demand. */
 export interface PackagedFile extends StoredFile {
   readonly field: string
+  /** The digest and size its `fichero_ingreso` audit entry holds (hash-chained), or null without one. */
+  readonly upload: { readonly sha256: unknown; readonly size: unknown } | null
   /** The plaintext, each sealed segment checked before its bytes are given. */
   bytes(): AsyncIterable<Buffer>
 }

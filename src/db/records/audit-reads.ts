@@ -20,6 +20,14 @@ const contains = (column: 'record_ids' | 'criteria', value: string): Expression<
   sql<SqlBool>`${sql.ref(column)} like ${containsJsonString(value)} escape '\\'`
 
 /**
+ * The entries about record `id`: those naming it (its writes, single reads, custody) and the
+ * reads that returned it among others (a list or search, its id in `record_ids`). The audit
+ * query's `registro` and a court package's `auditoria.json` (D43) both select by this.
+ */
+export const aboutRecord = (eb: AuditWhere, id: string): Expression<SqlBool> =>
+  eb.or([eb('record_id', '=', id), contains('record_ids', id)])
+
+/**
  * "Who consulted this person": the records holding the value in one of the
  * fields, found through their blind indexes under every configured key (D16), deleted records
  * included (a consultation stays a consultation after the record is gone), whatever the scope
@@ -72,8 +80,7 @@ export async function auditTrail(
       .where(accounts.username, '=', storedUsername(user.value))
     base = base.where((eb) => eb.or([eb('user_id', '=', user.value), eb('user_id', 'in', named)]))
   }
-  if (record !== undefined)
-    base = base.where((eb) => eb.or([eb('record_id', '=', record), contains('record_ids', record)]))
+  if (record !== undefined) base = base.where((eb) => aboutRecord(eb, record))
   if (person !== undefined) base = base.where(await personCondition(db, dialect, codec, person))
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('seq', 'asc').limit(query.limit).offset(query.offset).execute(),

@@ -57,10 +57,11 @@ async function rezip(
   from: string,
   to: string,
   edit: (entries: [string, Buffer][]) => [string, Buffer][] | Promise<[string, Buffer][]>,
+  compressed?: string,
 ) {
   const entries = await edit(await unzip(from))
   const zip = new ZipFile()
-  for (const [name, bytes] of entries) zip.addBuffer(bytes, name, { compress: false })
+  for (const [name, bytes] of entries) zip.addBuffer(bytes, name, { compress: name === compressed })
   zip.end()
   const chunks: Buffer[] = []
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer)
@@ -108,6 +109,38 @@ t.test('D43: records package and records package verify', async (t) => {
   const zipFile = join(api.dataDir, 'paquete.zip')
   const bad = (name: string) => join(api.dataDir, name)
 
+  // A list that returns the record: its consultation entry names it only in record_ids.
+  t.equal((await api.request('GET', '/denuncias?limit=50', { token: admin })).status, 200)
+  const listed = async () =>
+    (await api.service.database.db.selectFrom('_audit').select(['record_id', 'record_ids']).execute()).some(
+      (e: any) =>
+        e.record_id === null &&
+        ((typeof e.record_ids === 'string' ? JSON.parse(e.record_ids) : e.record_ids) ?? []).includes(id),
+    )
+  // Read entries may be written a moment after the answer: wait for it (the package must find it).
+  for (let i = 0; i < 200 && !(await listed()); i++) await new Promise((r) => setTimeout(r, 50))
+
+  // The package only loads its key: a missing one (a wrong path) is refused, never made anew.
+  const noKey = await records(['package', 'denuncias', id, '--out', zipFile, ...DISCLOSURE])
+  t.equal(noKey.status, 1)
+  t.match(noKey.stderr, /No existe la clave de firma .*audit-checkpoint\.key: no se crea una nueva/)
+  t.notOk(existsSync(join(api.dataDir, 'audit-checkpoint.key')), 'no key created')
+  t.notOk(existsSync(zipFile), 'no package written')
+  const wrongKey = await records([
+    'package',
+    'denuncias',
+    id,
+    '--out',
+    zipFile,
+    ...DISCLOSURE,
+    '--key',
+    bad('otra.key'),
+  ])
+  t.equal(wrongKey.status, 1)
+  t.notOk(existsSync(bad('otra.key')))
+  const checkpoint = await records(['audit', 'checkpoint', '--out', bad('punto.json')])
+  t.equal(checkpoint.status, 0, checkpoint.stderr)
+
   const packed = await records(['package', 'denuncias', id, '--out', zipFile, ...DISCLOSURE, '--json'])
   t.equal(packed.status, 0, packed.stderr)
   const summary = JSON.parse(packed.stdout)
@@ -145,11 +178,15 @@ t.test('D43: records package and records package verify', async (t) => {
     )
     const audit = json(entries.get('auditoria.json')!)
     t.ok(audit.entradas.some((e: any) => e.action === 'crear'))
+    t.ok(
+      audit.entradas.some((e: any) => e.record_id === null && (e.record_ids ?? []).includes(id)),
+      'the list read that returned it, as the audit query selects it',
+    )
     t.equal(audit.entradas.filter((e: any) => e.action === 'fichero_exportacion').length, 2)
     const seal = json(entries.get('firma.json')!)
     t.equal(seal.contenido['manifest.json'], sha(entries.get('manifest.json')!))
     t.equal(summary.huella, seal.huella)
-    t.ok(existsSync(join(api.dataDir, 'audit-checkpoint.key')), 'signed with the audit checkpoint key')
+    t.equal(summary.huella, json(readFileSync(bad('punto.json'))).huella, 'signed with the audit checkpoint key')
   })
 
   await t.test('verify: intact, with and without the expected fingerprint; the wrong one is refused', async (t) => {
@@ -225,6 +262,64 @@ t.test('D43: records package and records package verify', async (t) => {
     t.match(missing.stdout, 'sobra ficheros/pruebas/3-nuevo.pdf')
   })
 
+  await t.test('verify reads the file, not only its index: spliced, renamed, commented, compressed', async (t) => {
+    const intact = readFileSync(zipFile)
+    const eocd = intact.length - 22
+    t.equal(intact.readUInt32LE(eocd), 0x06054b50, 'no comment, no ZIP64')
+    const central = intact.readUInt32LE(eocd + 16)
+    // A local entry spliced in before the index, which does not list it: unzip tools never show it.
+    const name = Buffer.from('ficheros/pruebas/9-oculto.pdf')
+    const data = Buffer.from('%PDF-1.7 oculto')
+    const header = Buffer.alloc(30)
+    header.writeUInt32LE(0x04034b50, 0)
+    header.writeUInt16LE(20, 4)
+    header.writeUInt32LE(data.length, 18)
+    header.writeUInt32LE(data.length, 22)
+    header.writeUInt16LE(name.length, 26)
+    const spliced = Buffer.concat([intact.subarray(0, central), header, name, data, intact.subarray(central)])
+    const inserted = header.length + name.length + data.length
+    spliced.writeUInt32LE(central + inserted, spliced.length - 22 + 16)
+    writeFileSync(bad('spliced.zip'), spliced)
+    const splicedRun = await verifyHere(bad('spliced.zip'))
+    t.equal(splicedRun.status, 1)
+    t.match(
+      splicedRun.stdout,
+      `hay ${inserted} bytes antes del índice del zip que no son de ninguna entrada del índice`,
+    )
+
+    // The local header of the PNG names another file; its index record still names the PNG.
+    const renamed = Buffer.from(intact)
+    const at = renamed.indexOf(pngPath)
+    t.ok(at > 0 && at < central, 'the local header comes first')
+    renamed.write('9', at + pngPath.length - '.png'.length - 1)
+    writeFileSync(bad('renamed.zip'), renamed)
+    const renamedRun = await verifyHere(bad('renamed.zip'))
+    t.equal(renamedRun.status, 1)
+    t.match(renamedRun.stdout, `la cabecera local de ${pngPath} nombra otro fichero`)
+
+    const comment = Buffer.from('nota añadida')
+    const commented = Buffer.concat([intact, comment])
+    commented.writeUInt16LE(comment.length, eocd + 20)
+    writeFileSync(bad('commented.zip'), commented)
+    const commentedRun = await verifyHere(bad('commented.zip'))
+    t.equal(commentedRun.status, 1)
+    t.match(commentedRun.stdout, 'el zip lleva un comentario')
+
+    await rezip(zipFile, bad('compressed.zip'), (entries) => entries, pdfPath)
+    const compressedRun = await verifyHere(bad('compressed.zip'))
+    t.equal(compressedRun.status, 1)
+    t.match(compressedRun.stdout, `${pdfPath}: está comprimido`)
+  })
+
+  await t.test("verify refuses to read a package's own file over 16 MiB", async (t) => {
+    await rezip(zipFile, bad('large.zip'), (entries) =>
+      entries.map(([name, bytes]) => [name, name === 'auditoria.json' ? Buffer.alloc(17 * 1024 * 1024, 0x20) : bytes]),
+    )
+    const run = await verifyHere(bad('large.zip'))
+    t.equal(run.status, 1)
+    t.match(run.stdout, `auditoria.json ocupa ${17 * 1024 * 1024} bytes, más de los ${16 * 1024 * 1024} de un paquete`)
+  })
+
   await t.test('a seal tampered with, or signed again with another key', async (t) => {
     await rezip(zipFile, bad('signature.zip'), (entries) =>
       entries.map(([name, bytes]) => {
@@ -286,6 +381,14 @@ t.test('D43: records package and records package verify', async (t) => {
     t.equal(noFiles.status, 1)
     t.match(noFiles.stderr, /no tiene ficheros de prueba/)
     t.notOk(existsSync(out), 'no package written')
+    // A part file already there (another run's, or one killed) is named and left alone.
+    const part = bad('.parte.zip.parte')
+    writeFileSync(part, 'otra ejecución')
+    const stale = await records(['package', 'denuncias', id, '--out', bad('parte.zip'), ...DISCLOSURE])
+    t.equal(stale.status, 1)
+    t.match(stale.stderr, `Ya existe ${part}: es de otro records package en curso o de uno interrumpido`)
+    t.equal(readFileSync(part, 'utf8'), 'otra ejecución', 'not deleted')
+    t.notOk(existsSync(bad('parte.zip')))
   })
 
   await t.test('a blocked record is packaged (a lawful use, D41); an erased one is refused', async (t) => {
@@ -307,5 +410,79 @@ t.test('D43: records package and records package verify', async (t) => {
     t.equal(erased.status, 1)
     t.match(erased.stderr, /se suprimió el .* \(D41\): sus ficheros ya no existen/)
     t.notOk(existsSync(bad('suprimido.zip')))
+  })
+
+  await t.test('the files table is not trusted: a row that differs from its upload entry is refused', async (t) => {
+    const other = String((await api.create('denuncias', VALID['denuncias']!()))._id)
+    t.equal(await upload(api, other, admin, pdf, 'application/pdf', 'a.pdf'), 201)
+    t.equal(await upload(api, other, admin, png, 'image/png', 'b.png'), 201)
+    // Someone with write access to the database swaps the two rows' files: each row's digest still
+    // matches its bytes, but file 1 is no longer what the chain says was uploaded as file 1.
+    const { db } = api.service.database
+    const rows = await db.selectFrom('_files').selectAll().where('record_id', '=', other).orderBy('n').execute()
+    const moved = (r: any) => ({
+      sha256: r.sha256,
+      size: r.size,
+      type: r.type,
+      name: r.name,
+      blob: r.blob,
+      file_key: r.file_key,
+    })
+    await db.updateTable('_files').set(moved(rows[1])).where('record_id', '=', other).where('n', '=', 1).execute()
+    await db.updateTable('_files').set(moved(rows[0])).where('record_id', '=', other).where('n', '=', 2).execute()
+    const out = bad('cambiado.zip')
+    const run = await records(['package', 'denuncias', other, '--out', out, ...DISCLOSURE])
+    t.equal(run.status, 1)
+    t.match(run.stderr, /El fichero pruebas\/1 no es el de su subida según la auditoría/)
+    t.notOk(existsSync(out), 'nothing written')
+    const exported = await db
+      .selectFrom('_audit')
+      .select('seq')
+      .where('record_id', '=', other)
+      .where('action', '=', 'fichero_exportacion')
+      .execute()
+    t.equal(exported.length, 0, 'no export entry either')
+  })
+
+  await t.test('verify: a file whose custody lacks its upload or export with its digest is named', async (t) => {
+    await rezip(zipFile, bad('custody.zip'), (entries) =>
+      entries.map(([name, bytes]) => {
+        if (name !== 'manifest.json') return [name, bytes]
+        const manifest = json(bytes)
+        manifest.ficheros[0].custodia = manifest.ficheros[0].custodia.filter((c: any) => c.action !== 'fichero_ingreso')
+        manifest.ficheros[1].custodia = manifest.ficheros[1].custodia.map((c: any) =>
+          c.action === 'fichero_exportacion' ? { ...c, sha256: sha('otra') } : c,
+        )
+        return [name, text(manifest)]
+      }),
+    )
+    const run = await verifyHere(bad('custody.zip'))
+    t.equal(run.status, 1)
+    t.match(run.stdout, "la custodia de pruebas/1 no tiene una entrada 'fichero_ingreso' con su SHA-256")
+    t.match(run.stdout, "la custodia de pruebas/2 no tiene una entrada 'fichero_exportacion' con su SHA-256")
+  })
+
+  await t.test('a break in the chain before an entry of the record: not signed', async (t) => {
+    const broken = String((await api.create('denuncias', VALID['denuncias']!()))._id)
+    t.equal(await upload(api, broken, admin, png, 'image/png', 'c.png'), 201)
+    const { db } = api.service.database
+    const ingest = await db
+      .selectFrom('_audit')
+      .select('seq')
+      .where('record_id', '=', broken)
+      .where('action', '=', 'fichero_ingreso')
+      .executeTakeFirstOrThrow()
+    const seq = Number(ingest.seq)
+    // The entry before it rewritten with a hash of its own: the next one no longer follows it.
+    await db
+      .updateTable('_audit')
+      .set({ hash: sha('otra entrada') })
+      .where('seq', '=', seq - 1)
+      .execute()
+    const out = bad('cadena.zip')
+    const run = await records(['package', 'denuncias', broken, '--out', out, ...DISCLOSURE])
+    t.equal(run.status, 1)
+    t.match(run.stderr, new RegExp(`La cadena de auditoría no se sostiene en las entradas [0-9, ]*\\b${seq}\\b`))
+    t.notOk(existsSync(out), 'nothing written')
   })
 })
