@@ -68,6 +68,8 @@ export interface RecordKeyStoreOptions {
   readonly file?: string
   /** Off: values are written under the service key as before (bench comparison only). */
   readonly disabled?: boolean
+  /** Tests only: runs in `rewrap` between reading a batch and writing it (a race driven step by step). */
+  readonly beforeRewrapWrite?: (keyIds: readonly string[]) => Promise<void>
 }
 
 export interface RecordKeys {
@@ -345,19 +347,22 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .limit(500)
           .execute()
         if (rows.length === 0) return rewrapped
+        await options.beforeRewrapWrite?.(rows.map((r) => String(r['key_id'])))
         await store.transaction().execute(async (trx) => {
           for (const row of rows) {
             const id = String(row['key_id'])
-            await trx
+            const wrapped = String(row['wrapped'])
+            // Only if the row still holds what was read: an erasure that emptied it in between
+            // (or another rotation) wins, and a destroyed key is never written back.
+            const { numUpdatedRows } = await trx
               .updateTable(RECORD_KEYS_TABLE)
-              .set({
-                wrapped: cipher.encrypt(cipher.decrypt(String(row['wrapped']), wrapContext(id)), wrapContext(id)),
-              })
+              .set({ wrapped: cipher.encrypt(cipher.decrypt(wrapped, wrapContext(id)), wrapContext(id)) })
               .where('key_id', '=', id)
-              .execute()
+              .where('wrapped', '=', wrapped)
+              .executeTakeFirst()
+            rewrapped += Number(numUpdatedRows)
           }
         })
-        rewrapped += rows.length
       }
     },
     async *exportRows() {
