@@ -53,7 +53,11 @@ const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
 /** Past this many data keys held, the cache starts again (32 bytes each, plus the map's own). */
 const CACHE_LIMIT = 100_000
 
-const wrapContext = (keyId: string): string => `record-key:${keyId}`
+/** A wrapped key is bound to its record and id: a row relabelled to another record fails its tag. */
+const wrapContext = (module: string, recordId: string, keyId: string): string =>
+  `record-key:${module}:${recordId}:${keyId}`
+const wrapContextOf = (row: Row): string =>
+  wrapContext(String(row['module']), String(row['record_id']), String(row['key_id']))
 /**
  * What a destroyed key's row keeps in place of its wrapped key: the id stays, so that a value under
  * it is known as erased (not as altered) in a copy of the database restored later.
@@ -174,8 +178,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     keys.set(keyId, key)
   }
   const unwrap = (row: Row): Buffer => {
-    const id = String(row['key_id'])
-    return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContext(id)), 'base64')
+    return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
 
   let lookups = 0
@@ -185,7 +188,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       lookups += 1
       const rows = await lookup
         .selectFrom(RECORD_KEYS_TABLE)
-        .select(['key_id', 'wrapped'])
+        .select(['key_id', 'module', 'record_id', 'wrapped'])
         .where('key_id', 'in', missing.slice(start, start + 500))
         .execute()
       for (const row of rows) {
@@ -242,7 +245,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       for (let start = 0; start < existing.length; start += 500) {
         const found = await lookup
           .selectFrom(RECORD_KEYS_TABLE)
-          .select(['key_id', 'record_id', 'wrapped'])
+          .select(['key_id', 'module', 'record_id', 'wrapped'])
           .where('module', '=', spec.name)
           .where('record_id', 'in', existing.slice(start, start + 500))
           .where('wrapped', '!=', DESTROYED)
@@ -264,7 +267,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
             key_id: keyId,
             module: spec.name,
             record_id: recordId,
-            wrapped: cipher.encrypt(key.toString('base64'), wrapContext(keyId)),
+            wrapped: cipher.encrypt(key.toString('base64'), wrapContext(spec.name, recordId, keyId)),
           },
           key,
         }
@@ -340,7 +343,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       for (;;) {
         const rows = await store
           .selectFrom(RECORD_KEYS_TABLE)
-          .select(['key_id', 'wrapped'])
+          .select(['key_id', 'module', 'record_id', 'wrapped'])
           .where('wrapped', 'not like', `v1.${cipher.activeKeyId}.%`)
           .where('wrapped', '!=', DESTROYED)
           .orderBy('key_id')
@@ -356,7 +359,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
             // (or another rotation) wins, and a destroyed key is never written back.
             const { numUpdatedRows } = await trx
               .updateTable(RECORD_KEYS_TABLE)
-              .set({ wrapped: cipher.encrypt(cipher.decrypt(wrapped, wrapContext(id)), wrapContext(id)) })
+              .set({ wrapped: cipher.encrypt(cipher.decrypt(wrapped, wrapContextOf(row)), wrapContextOf(row)) })
               .where('key_id', '=', id)
               .where('wrapped', '=', wrapped)
               .executeTakeFirst()

@@ -14,6 +14,7 @@ import t from 'tap'
 import { createFieldCipher, keyIdOf } from '../../../src/db/crypto.js'
 import { openRecordKeys, RECORD_KEYS_TABLE, recordKeysFile } from '../../../src/db/keys/record-keys.js'
 import { backupSqlite } from '../../../src/db/operations/backup.js'
+import { createSqliteDatabase } from '../../../src/db/dialects/sqlite.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { databaseEnv, ON_POSTGRES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { createTestDatabase, urlOf } from '../../helpers/postgres.js'
@@ -180,7 +181,8 @@ t.test('D41: a rotation never writes back a key an erasure destroyed after the r
   const spec = api.service.spec.moduleByName.get('denuncias')!
   const erasedId = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '55667788Z' }))
     ._id as string
-  const keptId = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '66778899S' }))._id as string
+  const keptId = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '66778899S' }))
+    ._id as string
   const keyOfRecord = async (recordId: string) =>
     String((await storedOf(api, recordId))[spec.fieldsByName.get('denunciante_dni')!.column]).split('.')[1]!
   const erasedKey = await keyOfRecord(erasedId)
@@ -207,4 +209,28 @@ t.test('D41: a rotation never writes back a key an erasure destroyed after the r
   t.ok(read.includes(erasedKey), 'the rotation had read the key before the erasure')
   t.equal(await rotation.wrappingKeyOf(erasedKey), undefined, 'the destroyed key stays destroyed')
   t.equal(await rotation.wrappingKeyOf(keptKey), keyIdOf(newKey), 'the other key is under the new service key')
+})
+
+t.test('D41: a wrapped data key relabelled to another record does not unwrap', async (t) => {
+  const api = await startTestApi(t)
+  const spec = api.service.spec.moduleByName.get('denuncias')!
+  const column = spec.fieldsByName.get('denunciante_dni')!.column
+  const first = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '77889900Q' }))
+    ._id as string
+  const second = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '88990011W' }))
+    ._id as string
+  const value = String((await storedOf(api, first))[column])
+  const keyId = value.split('.')[1]!
+  // The first record's key row, relabelled as the second's.
+  const own = ON_POSTGRES ? undefined : createSqliteDatabase({ file: recordKeysFile(api.service.database.location) })
+  t.teardown(() => own?.close())
+  await (own?.db ?? api.service.database.db)
+    .updateTable(RECORD_KEYS_TABLE)
+    .set({ record_id: second })
+    .where('key_id', '=', keyId)
+    .execute()
+  const fresh = await openRecordKeys({ database: api.service.database, cipher: api.service.keys.cipher })
+  t.teardown(() => fresh.close())
+  await t.rejects(fresh.load([{ [column]: value }]), { code: 'INTEGRITY' }, 'the wrap names its record')
+  t.equal(fresh.keyOf(keyId), undefined)
 })
