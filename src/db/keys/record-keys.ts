@@ -53,7 +53,11 @@ const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
 /** Past this many data keys held, the cache starts again (32 bytes each, plus the map's own). */
 const CACHE_LIMIT = 100_000
 
-const wrapContext = (keyId: string): string => `record-key:${keyId}`
+/** A wrapped key is bound to its record and id: a row relabelled to another record fails its tag. */
+const wrapContext = (module: string, recordId: string, keyId: string): string =>
+  `record-key:${module}:${recordId}:${keyId}`
+const wrapContextOf = (row: Row): string =>
+  wrapContext(String(row['module']), String(row['record_id']), String(row['key_id']))
 /**
  * What a destroyed key's row keeps in place of its wrapped key: the id stays, so that a value under
  * it is known as erased (not as altered) in a copy of the database restored later.
@@ -68,6 +72,8 @@ export interface RecordKeyStoreOptions {
   readonly file?: string
   /** Off: values are written under the service key as before (bench comparison only). */
   readonly disabled?: boolean
+  /** Tests only: runs in `rewrap` between reading a batch and writing it (a race driven step by step). */
+  readonly beforeRewrapWrite?: (keyIds: readonly string[]) => Promise<void>
 }
 
 export interface RecordKeys {
@@ -172,8 +178,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     keys.set(keyId, key)
   }
   const unwrap = (row: Row): Buffer => {
-    const id = String(row['key_id'])
-    return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContext(id)), 'base64')
+    return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
 
   let lookups = 0
@@ -183,7 +188,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       lookups += 1
       const rows = await lookup
         .selectFrom(RECORD_KEYS_TABLE)
-        .select(['key_id', 'wrapped'])
+        .select(['key_id', 'module', 'record_id', 'wrapped'])
         .where('key_id', 'in', missing.slice(start, start + 500))
         .execute()
       for (const row of rows) {
@@ -240,7 +245,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       for (let start = 0; start < existing.length; start += 500) {
         const found = await lookup
           .selectFrom(RECORD_KEYS_TABLE)
-          .select(['key_id', 'record_id', 'wrapped'])
+          .select(['key_id', 'module', 'record_id', 'wrapped'])
           .where('module', '=', spec.name)
           .where('record_id', 'in', existing.slice(start, start + 500))
           .where('wrapped', '!=', DESTROYED)
@@ -262,7 +267,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
             key_id: keyId,
             module: spec.name,
             record_id: recordId,
-            wrapped: cipher.encrypt(key.toString('base64'), wrapContext(keyId)),
+            wrapped: cipher.encrypt(key.toString('base64'), wrapContext(spec.name, recordId, keyId)),
           },
           key,
         }
@@ -338,26 +343,29 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       for (;;) {
         const rows = await store
           .selectFrom(RECORD_KEYS_TABLE)
-          .select(['key_id', 'wrapped'])
+          .select(['key_id', 'module', 'record_id', 'wrapped'])
           .where('wrapped', 'not like', `v1.${cipher.activeKeyId}.%`)
           .where('wrapped', '!=', DESTROYED)
           .orderBy('key_id')
           .limit(500)
           .execute()
         if (rows.length === 0) return rewrapped
+        await options.beforeRewrapWrite?.(rows.map((r) => String(r['key_id'])))
         await store.transaction().execute(async (trx) => {
           for (const row of rows) {
             const id = String(row['key_id'])
-            await trx
+            const wrapped = String(row['wrapped'])
+            // Only if the row still holds what was read: an erasure that emptied it in between
+            // (or another rotation) wins, and a destroyed key is never written back.
+            const { numUpdatedRows } = await trx
               .updateTable(RECORD_KEYS_TABLE)
-              .set({
-                wrapped: cipher.encrypt(cipher.decrypt(String(row['wrapped']), wrapContext(id)), wrapContext(id)),
-              })
+              .set({ wrapped: cipher.encrypt(cipher.decrypt(wrapped, wrapContextOf(row)), wrapContextOf(row)) })
               .where('key_id', '=', id)
-              .execute()
+              .where('wrapped', '=', wrapped)
+              .executeTakeFirst()
+            rewrapped += Number(numUpdatedRows)
           }
         })
-        rewrapped += rows.length
       }
     },
     async *exportRows() {

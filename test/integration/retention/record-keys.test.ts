@@ -9,9 +9,12 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { RECORD_KEYS_TABLE, recordKeysFile } from '../../../src/db/keys/record-keys.js'
+import { createFieldCipher, keyIdOf } from '../../../src/db/crypto.js'
+import { openRecordKeys, RECORD_KEYS_TABLE, recordKeysFile } from '../../../src/db/keys/record-keys.js'
 import { backupSqlite } from '../../../src/db/operations/backup.js'
+import { createSqliteDatabase } from '../../../src/db/dialects/sqlite.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
 import { databaseEnv, ON_POSTGRES, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
 import { createTestDatabase, urlOf } from '../../helpers/postgres.js'
@@ -171,4 +174,63 @@ t.test('D41: a list of 100 records loads their keys in one query, not one per re
   const second = again.service.recordKeys.lookups()
   t.equal((await again.request('GET', '/denuncias?limit=100', { token })).status, 200)
   t.equal(again.service.recordKeys.lookups(), second, 'none once they are held')
+})
+
+t.test('D41: a rotation never writes back a key an erasure destroyed after the rotation read it', async (t) => {
+  const api = await startTestApi(t)
+  const spec = api.service.spec.moduleByName.get('denuncias')!
+  const erasedId = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '55667788Z' }))
+    ._id as string
+  const keptId = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '66778899S' }))
+    ._id as string
+  const keyOfRecord = async (recordId: string) =>
+    String((await storedOf(api, recordId))[spec.fieldsByName.get('denunciante_dni')!.column]).split('.')[1]!
+  const erasedKey = await keyOfRecord(erasedId)
+  const keptKey = await keyOfRecord(keptId)
+  // A second store over the same keys, as a rotation to a new service key sees them.
+  const newKey = randomBytes(32)
+  const { keyring } = api.service
+  const rotated = createFieldCipher({
+    activeId: keyIdOf(newKey),
+    keys: new Map([[keyIdOf(newKey), newKey], ...keyring.keys]),
+  })
+  let read: readonly string[] = []
+  const rotation = await openRecordKeys({
+    database: api.service.database,
+    cipher: rotated,
+    // The erasure commits between the rotation's read of the batch and its write.
+    beforeRewrapWrite: async (ids) => {
+      read = ids
+      await api.service.recordKeys.destroy(undefined, 'denuncias', erasedId)
+    },
+  })
+  t.teardown(() => rotation.close())
+  await rotation.rewrap()
+  t.ok(read.includes(erasedKey), 'the rotation had read the key before the erasure')
+  t.equal(await rotation.wrappingKeyOf(erasedKey), undefined, 'the destroyed key stays destroyed')
+  t.equal(await rotation.wrappingKeyOf(keptKey), keyIdOf(newKey), 'the other key is under the new service key')
+})
+
+t.test('D41: a wrapped data key relabelled to another record does not unwrap', async (t) => {
+  const api = await startTestApi(t)
+  const spec = api.service.spec.moduleByName.get('denuncias')!
+  const column = spec.fieldsByName.get('denunciante_dni')!.column
+  const first = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '77889900Q' }))
+    ._id as string
+  const second = (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: '88990011W' }))
+    ._id as string
+  const value = String((await storedOf(api, first))[column])
+  const keyId = value.split('.')[1]!
+  // The first record's key row, relabelled as the second's.
+  const own = ON_POSTGRES ? undefined : createSqliteDatabase({ file: recordKeysFile(api.service.database.location) })
+  t.teardown(() => own?.close())
+  await (own?.db ?? api.service.database.db)
+    .updateTable(RECORD_KEYS_TABLE)
+    .set({ record_id: second })
+    .where('key_id', '=', keyId)
+    .execute()
+  const fresh = await openRecordKeys({ database: api.service.database, cipher: api.service.keys.cipher })
+  t.teardown(() => fresh.close())
+  await t.rejects(fresh.load([{ [column]: value }]), { code: 'INTEGRITY' }, 'the wrap names its record')
+  t.equal(fresh.keyOf(keyId), undefined)
 })
