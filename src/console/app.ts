@@ -8,7 +8,7 @@ import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { ModuleList } from './module-list.js'
 import type { ModuleView } from './module-view.js'
-import { forgetMotivos, setMotivoAsker } from './motivo.js'
+import { forgetMotivos, setMotivoAsker, type MotivoAction } from './motivo.js'
 import { MotivoPrompt } from './motivo-prompt.js'
 import { RecordForm } from './record-form.js'
 import { RecordList } from './record-list.js'
@@ -59,7 +59,11 @@ export function App() {
   const [screens, setScreens] = useState<Screens | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [route, setRoute] = useState(routeOf(location.hash))
-  const [motivo, setMotivo] = useState<{ module: string; answer: (m: string | null) => void } | null>(null)
+  const [motivo, setMotivo] = useState<{
+    module: string
+    action: MotivoAction
+    answer: (m: string | null) => void
+  } | null>(null)
 
   useEffect(() => {
     const onHash = () => {
@@ -75,10 +79,11 @@ export function App() {
     addEventListener('hashchange', onHash)
     addEventListener(SIGNED_OUT, onSignedOut)
     setMotivoAsker(
-      (module) =>
+      (module, action) =>
         new Promise((resolve) =>
           setMotivo({
             module,
+            action,
             answer: (m) => {
               setMotivo(null)
               resolve(m)
@@ -142,5 +147,5 @@ export function App() {
             : html`<${Screen} modules=${modules} screens=${screens} route=${route} />`
       }
     </main>
-    ${motivo !== null && html`<${MotivoPrompt} module=${motivo.module} onAnswer=${motivo.answer} />`}`
+    ${motivo !== null && html`<${MotivoPrompt} module=${motivo.module} action=${motivo.action} onAnswer=${motivo.answer} />`}`
 }
