@@ -75,3 +75,43 @@ t.test('a jefe gives one motivo to read a record and another to edit it', { skip
   t.same(puts, [undefined, encodeURIComponent('Cambio de destino')], "the read's motivo never went with the PUT")
   t.same(view.problems, [])
 })
+
+t.test('a malformed location hash goes to the module list', { skip }, async (t) => {
+  const { api, url } = await consoleService(t)
+  const agente = await api.userWithRole('agente')
+  const view = await openConsole(t)
+  if (view === undefined) return
+  const { page } = view
+  await page.goto(`${url}#/m/denuncias/%E0%A4%A`)
+  await signIn(view, agente.username, agente.password)
+  await page.locator('ul.modules a').first().waitFor({ timeout: 5000 })
+  t.ok((await page.locator('ul.modules a').count()) > 0, 'the module list, not a blank page')
+  t.same(view.problems, [])
+})
+
+t.test('a role whose second factor is not enrolled is told so, and may sign out', { skip }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'records-console-mends-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'modules.yaml')
+  const shipped = readFileSync(REPO_MODULES, 'utf8')
+  const role = '  consulta:\n'
+  t.ok(shipped.includes(role), 'the shipped consulta role, as this test changes it')
+  writeFileSync(file, shipped.replace(role, `${role}    segundo_factor: obligatorio\n`))
+  const { api, url } = await consoleService(t, { env: { MODULES_FILE: file } })
+  const consulta = await api.userWithRole('consulta')
+  t.equal((await api.request('GET', '/me/modulos', { token: consulta.token })).status, 403, 'the API refuses')
+  const view = await openConsole(t)
+  if (view === undefined) return
+  const { page } = view
+  await page.goto(url)
+  await signIn(view, consulta.username, consulta.password)
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /requiere segundo factor/ })
+    .waitFor({ timeout: 5000 })
+  await page.getByText('aún no permite dar de alta el segundo factor').waitFor()
+  t.equal(await page.getByText('Cargando…').count(), 0, 'no longer loading')
+  await page.locator('main').getByRole('button', { name: 'Cerrar sesión' }).click()
+  await page.getByText('Sesión cerrada.').waitFor()
+  t.same(view.problems, [])
+})
