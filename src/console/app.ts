@@ -1,14 +1,14 @@
 // The console's shell: sign-in or the signed-in screens, chosen by the location's hash
 // (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
 import { useEffect, useState } from 'preact/hooks'
-import { SIGNED_OUT, call, session } from './api.js'
+import { ApiError, SIGNED_OUT, call, session } from './api.js'
 import { AccountList, AccountPage } from './accounts.js'
 import { AuditLog } from './audit-log.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { ModuleList } from './module-list.js'
 import type { ModuleView } from './module-view.js'
-import { forgetMotivos, setMotivoAsker } from './motivo.js'
+import { forgetMotivos, setMotivoAsker, type MotivoAction } from './motivo.js'
 import { MotivoPrompt } from './motivo-prompt.js'
 import { RecordForm } from './record-form.js'
 import { RecordList } from './record-list.js'
@@ -17,11 +17,18 @@ import { screensOf, type Screens } from './screens.js'
 import { RetentionQueue, RetentionRecord } from './retention.js'
 import { SignIn } from './sign-in.js'
 
-const routeOf = (hash: string): string[] =>
-  hash
-    .replace(/^#\/?/, '')
-    .split('/')
-    .filter((s) => s !== '')
+/** The hash's segments, decoded; a malformed one (a stray `%`) is the module list. */
+function routeOf(hash: string): string[] {
+  try {
+    return hash
+      .replace(/^#\/?/, '')
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent)
+  } catch {
+    return []
+  }
+}
 
 interface ScreenProps {
   modules: readonly ModuleView[]
@@ -35,21 +42,17 @@ function Screen({ modules, screens, route }: ScreenProps) {
   if (kind === 'retencion' && screens.retencion)
     return name === undefined || id === undefined
       ? html`<${RetentionQueue} />`
-      : html`<${RetentionRecord}
-          key=${`${name}/${id}`}
-          module=${decodeURIComponent(name)}
-          id=${decodeURIComponent(id)}
-        />`
+      : html`<${RetentionRecord} key=${`${name}/${id}`} module=${name} id=${id} />`
   if (kind === 'cuentas' && screens.cuentas !== undefined)
     return name === undefined
       ? html`<${AccountList} module=${screens.cuentas} />`
-      : html`<${AccountPage} key=${name} module=${screens.cuentas} id=${decodeURIComponent(name)} />`
+      : html`<${AccountPage} key=${name} module=${screens.cuentas} id=${name} />`
   const module = kind === 'm' ? modules.find((m) => m.nombre === name) : undefined
   if (module === undefined) return html`<${ModuleList} modules=${modules} screens=${screens} />`
   if (id === undefined) return html`<${RecordList} key=${module.nombre} module=${module} />`
   if (id === 'nuevo') return html`<${RecordForm} key="nuevo" module=${module} id=${null} />`
-  if (action === 'editar') return html`<${RecordForm} key=${id} module=${module} id=${decodeURIComponent(id)} />`
-  return html`<${RecordPage} key=${id} module=${module} id=${decodeURIComponent(id)} />`
+  if (action === 'editar') return html`<${RecordForm} key=${id} module=${module} id=${id} />`
+  return html`<${RecordPage} key=${id} module=${module} id=${id} />`
 }
 
 export function App() {
@@ -59,7 +62,11 @@ export function App() {
   const [screens, setScreens] = useState<Screens | null>(null)
   const [error, setError] = useState<unknown>(null)
   const [route, setRoute] = useState(routeOf(location.hash))
-  const [motivo, setMotivo] = useState<{ module: string; answer: (m: string | null) => void } | null>(null)
+  const [motivo, setMotivo] = useState<{
+    module: string
+    action: MotivoAction
+    answer: (m: string | null) => void
+  } | null>(null)
 
   useEffect(() => {
     const onHash = () => {
@@ -75,10 +82,11 @@ export function App() {
     addEventListener('hashchange', onHash)
     addEventListener(SIGNED_OUT, onSignedOut)
     setMotivoAsker(
-      (module) =>
+      (module, action) =>
         new Promise((resolve) =>
           setMotivo({
             module,
+            action,
             answer: (m) => {
               setMotivo(null)
               resolve(m)
@@ -94,6 +102,7 @@ export function App() {
 
   useEffect(() => {
     if (!signedIn) return
+    setError(null)
     call<ModuleView[]>('GET', '/me/modulos')
       .then(async ({ data }) => {
         setScreens(await screensOf(data))
@@ -136,11 +145,22 @@ export function App() {
                 setSignedIn(true)
               }}
             />`
-          : modules === null || screens === null
-            ? html`<p role="status">Cargando…</p>
-                <${ErrorBox} error=${error} />`
-            : html`<${Screen} modules=${modules} screens=${screens} route=${route} />`
+          : error !== null
+            ? html`<h1 tabindex="-1">No se pudo abrir la consola</h1>
+                <${ErrorBox} error=${error} />
+                ${
+                  error instanceof ApiError &&
+                  error.details.some((d) => d.field === 'segundo_factor') &&
+                  html`<p>
+                    Esta consola aún no permite dar de alta el segundo factor: hágalo con la API (/me/segundo-factor) o
+                    pida ayuda a un administrador, y vuelva a entrar.
+                  </p>`
+                }
+                <p><button type="button" onClick=${signOut}>Cerrar sesión</button></p>`
+            : modules === null || screens === null
+              ? html`<p role="status">Cargando…</p>`
+              : html`<${Screen} modules=${modules} screens=${screens} route=${route} />`
       }
     </main>
-    ${motivo !== null && html`<${MotivoPrompt} module=${motivo.module} onAnswer=${motivo.answer} />`}`
+    ${motivo !== null && html`<${MotivoPrompt} module=${motivo.module} action=${motivo.action} onAnswer=${motivo.answer} />`}`
 }

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks'
 import { ApiError, MESSAGES, callFile } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
-import { askMotivo } from './motivo.js'
+import { askMotivo, motivoAction } from './motivo.js'
 import { labelOf, type ModuleView, type RecordData } from './module-view.js'
 
 interface StoredFile {
@@ -39,14 +39,18 @@ export function Evidence({
   const base = `/${module.nombre}/${encodeURIComponent(id)}/ficheros`
 
   /** Sends with the motivo typed (if any); when the API asks for one, the prompt asks. */
-  const withMotivo = async (send: (headers: Record<string, string>) => Promise<Response>) => {
+  const withMotivo = async (
+    method: string,
+    path: string,
+    send: (headers: Record<string, string>) => Promise<Response>,
+  ) => {
     const headers: Record<string, string> =
       motivo.trim() === '' ? {} : { 'x-motivo': encodeURIComponent(motivo.trim()) }
     try {
       return await send(headers)
     } catch (caught) {
       if (!(caught instanceof ApiError) || caught.message !== MESSAGES.motivo) throw caught
-      const asked = await askMotivo(module.nombre)
+      const asked = await askMotivo(module.nombre, motivoAction(caught, module.nombre, method, path))
       if (asked === null) throw caught
       return send({ 'x-motivo': encodeURIComponent(asked) })
     }
@@ -54,7 +58,7 @@ export function Evidence({
   const download = (field: string, file: StoredFile) => {
     setError(null)
     setNotice(null)
-    withMotivo((headers) => callFile('GET', `${base}/${field}/${file.n}`, headers))
+    withMotivo('GET', base, (headers) => callFile('GET', `${base}/${field}/${file.n}`, headers))
       .then(async (response) => {
         const url = URL.createObjectURL(await response.blob())
         const link = document.createElement('a')
@@ -74,7 +78,7 @@ export function Evidence({
     setNotice(null)
     try {
       const sha = hex(await crypto.subtle.digest('SHA-256', await file.arrayBuffer()))
-      await withMotivo((headers) =>
+      await withMotivo('POST', base, (headers) =>
         callFile(
           'POST',
           `${base}/${field}`,

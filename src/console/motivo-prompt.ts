@@ -1,8 +1,24 @@
-// The question the API asks through its 400 (motivo_requerido): why is this record consulted.
+// The question the API asks through its 400 (motivo_requerido): why is this action done on
+// this module's records, worded by the action the API named.
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { html } from './html.js'
+import type { MotivoAction } from './motivo.js'
 
-export function MotivoPrompt({ module, onAnswer }: { module: string; onAnswer: (motivo: string | null) => void }) {
+const WORDING: Record<MotivoAction, readonly [string, string]> = {
+  consultar: ['Motivo de la consulta', 'consultar'],
+  crear: ['Motivo del alta', 'crear'],
+  editar: ['Motivo de la modificación', 'modificar'],
+  eliminar: ['Motivo de la eliminación', 'eliminar'],
+}
+
+interface Props {
+  module: string
+  action: MotivoAction
+  onAnswer: (motivo: string | null) => void
+}
+
+export function MotivoPrompt({ module, action, onAnswer }: Props) {
+  const [title, verb] = WORDING[action]
   const [text, setText] = useState('')
   const input = useRef<HTMLInputElement>(null)
   useEffect(() => input.current?.focus(), [])
@@ -12,8 +28,8 @@ export function MotivoPrompt({ module, onAnswer }: { module: string; onAnswer: (
   }
   return html`<div class="backdrop">
     <section class="panel dialog" role="dialog" aria-modal="true" aria-labelledby="motivo-title">
-      <h2 id="motivo-title">Motivo de la consulta</h2>
-      <p>El servicio pide a su rol el motivo para consultar ${module}. Queda registrado con la consulta.</p>
+      <h2 id="motivo-title">${title}</h2>
+      <p>El servicio pide a su rol el motivo para ${verb} registros de ${module}. Queda registrado.</p>
       <form onSubmit=${submit}>
         <label for="motivo">Motivo</label>
         <input

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
-import { startTestApi, type TestApi } from '../../helpers/api.js'
+import { startTestApi, type StartOptions, type TestApi } from '../../helpers/api.js'
 import { launchChromium } from '../../helpers/chromium.js'
 
 const ROOT = new URL('../../../', import.meta.url).pathname
@@ -19,8 +19,8 @@ export function buildConsole(): void {
 }
 
 /** A started service listening on a free port: its test API and the console's address. */
-export async function consoleService(t: Test): Promise<{ api: TestApi; url: string }> {
-  const api = await startTestApi(t)
+export async function consoleService(t: Test, options: StartOptions = {}): Promise<{ api: TestApi; url: string }> {
+  const api = await startTestApi(t, options)
   const address = await api.service.app.listen({ port: 0, host: '127.0.0.1' })
   return { api, url: `${address}${api.base}/consola/` }
 }
