@@ -5,3 +5,17 @@
 // CPU each to load TypeScript's compiler, which test/setup/register.mjs (esbuild) makes useless.
 // ts-node's preload skips itself when TAP_TYPE_STRIP_ONLY is 1 (tap sets it to 0 when it loads).
 export const WITHOUT_TS_NODE = { TAP_TYPE_STRIP_ONLY: '1' } as const
+
+// tap's preloads that a child never needs: its TypeScript plugin (test/setup/register.mjs
+// transpiles) and its mock plugin (no test mocks a module, and a child could not use it). The
+// mock plugin registers a loader hook of its own, one more step for every module the child loads.
+const USELESS_IN_A_CHILD = /^--import=\S*@tapjs\/(typescript|mock)\//
+
+/**
+ * The node options a child started from the TypeScript sources needs before its entry: the
+ * test's own (process.execArgv: test/setup/register.mjs, source maps, tap's processinfo, which
+ * records the child's coverage) without the preloads of tap that only cost the child CPU.
+ */
+export function childExecArgv(): string[] {
+  return process.execArgv.filter((arg) => !USELESS_IN_A_CHILD.test(arg))
+}

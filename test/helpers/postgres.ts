@@ -67,16 +67,16 @@ let dropScheduled = false
 /** Creates a fresh database (byte-order collation, as SQLite compares) or one cloned from `template`. */
 export async function createTestDatabase(template?: string): Promise<string> {
   const name = `records_pg_${process.pid}_${randomBytes(4).toString('hex')}`
-  await admin((c) =>
-    c.query(
+  await admin(async (c) => {
+    await c.query(
       template === undefined
         ? `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`
         : `create database ${name} template ${template}`,
-    ),
-  )
-  created.push(name)
-  // Throwaway databases need no fsync per commit (the service's own durability is PostgreSQL's setting).
-  await admin((c) => c.query(`alter database ${name} set synchronous_commit = off`))
+    )
+    created.push(name)
+    // Throwaway databases need no fsync per commit (the service's own durability is PostgreSQL's setting).
+    await c.query(`alter database ${name} set synchronous_commit = off`)
+  })
   if (!dropScheduled) {
     dropScheduled = true
     t.teardown(dropTestDatabases)
@@ -84,12 +84,23 @@ export async function createTestDatabase(template?: string): Promise<string> {
   return name
 }
 
+/** How many of a file's databases are dropped at once (each on a connection of its own). */
+const DROPS_AT_ONCE = 6
+
+/**
+ * Drops the databases this process created. A DROP DATABASE waits for every backend of the
+ * server to acknowledge it (a second or more on a busy machine), so they go a few at a time:
+ * four took 2.7 s one after another and 0.35 s together.
+ */
 export async function dropTestDatabases(): Promise<void> {
   const names = created.splice(0)
-  if (names.length > 0)
-    await admin(async (c) => {
-      for (const name of names) await c.query(`drop database if exists ${name} with (force)`)
-    })
+  const dropNext = async (): Promise<void> => {
+    for (let name = names.shift(); name !== undefined; name = names.shift()) {
+      const dropping = name
+      await admin((c) => c.query(`drop database if exists ${dropping} with (force)`))
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(DROPS_AT_ONCE, names.length) }, dropNext))
 }
 
 const byDataDir = new Map<string, string>()

@@ -1,7 +1,7 @@
 // `records <args>` run from the TypeScript source in a child process (the test's own loader),
 // as an operator would run it next to a running service; no build needed.
 import { spawn } from 'node:child_process'
-import { WITHOUT_TS_NODE } from './child-env.js'
+import { childExecArgv, WITHOUT_TS_NODE } from './child-env.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -12,7 +12,7 @@ export interface CliRun {
 }
 
 export function runRecords(env: Record<string, string>, args: readonly string[]): Promise<CliRun> {
-  const child = spawn(process.execPath, [...process.execArgv, `${ROOT}src/cli/main.ts`, ...args], {
+  const child = spawn(process.execPath, [...childExecArgv(), `${ROOT}src/cli/main.ts`, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...WITHOUT_TS_NODE, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

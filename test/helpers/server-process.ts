@@ -4,7 +4,7 @@
 // children started another way (test/integration/process/console.test.ts's pty).
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
-import { WITHOUT_TS_NODE } from './child-env.js'
+import { childExecArgv, WITHOUT_TS_NODE } from './child-env.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const READY = /Servicio disponible en (http:\/\/[^ "]+)/
@@ -88,9 +88,10 @@ export interface ServerProcess {
 /** Starts the service and waits for "Servicio disponible en <url>"; SIGKILLed at teardown if still running. */
 export async function startServerProcess(t: Test, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const source = (options.entry ?? 'source') === 'source'
-  // The test's own loader (process.execArgv) lets a source child run the TypeScript files.
+  // The test's own loader (childExecArgv: process.execArgv less tap's preloads a child never
+  // needs) lets a source child run the TypeScript files.
   const args = source
-    ? [...(options.nodeArgs ?? []), ...process.execArgv, `${ROOT}src/app/server.ts`]
+    ? [...(options.nodeArgs ?? []), ...childExecArgv(), `${ROOT}src/app/server.ts`]
     : [...(options.nodeArgs ?? []), `${ROOT}bin/records.js`, 'serve']
   const child = spawn(process.execPath, args, {
     cwd: options.cwd ?? ROOT,
