@@ -50,7 +50,7 @@ export const usesRecordKeys = (spec: ModuleSpec): boolean =>
 const DATA_KEY_ID = /^[0-9a-f]{16}$/
 /** A version's JSON (or any text) naming data keys: `"r1.<id>.`. */
 const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
-/** Past this many data keys held, the cache starts again (32 bytes each, plus the map's own). */
+/** How many data keys (32 bytes each, plus the map's own) and write bindings a process keeps; the least recently used go first. */
 const CACHE_LIMIT = 100_000
 
 /** A wrapped key is bound to its record and id: a row relabelled to another record fails its tag. */
@@ -170,12 +170,22 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const writeKeys = new Map<string, string>()
   const refOf = (module: string, recordId: string) => `${module}\u0000${recordId}`
 
+  // Least recently used first out, one at a time: a page being read or a record being written
+  // holds the newest keys, so a full cache never drops the keys of work in hand.
   const hold = (keyId: string, key: Buffer) => {
-    if (keys.size >= CACHE_LIMIT) {
-      keys.clear()
-      writeKeys.clear()
-    }
+    keys.delete(keyId)
     keys.set(keyId, key)
+    if (keys.size > CACHE_LIMIT) keys.delete(keys.keys().next().value as string)
+  }
+  const bind = (ref: string, keyId: string) => {
+    writeKeys.delete(ref)
+    writeKeys.set(ref, keyId)
+    if (writeKeys.size > CACHE_LIMIT) writeKeys.delete(writeKeys.keys().next().value as string)
+  }
+  const keyOf = (keyId: string): Buffer | undefined => {
+    const key = keys.get(keyId)
+    if (key !== undefined) hold(keyId, key)
+    return key
   }
   const unwrap = (row: Row): Buffer => {
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
@@ -194,8 +204,8 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       for (const row of rows) {
         const id = String(row['key_id'])
         if (row['wrapped'] === DESTROYED) {
-          if (destroyedIds.size >= CACHE_LIMIT) destroyedIds.clear()
           destroyedIds.add(id)
+          if (destroyedIds.size > CACHE_LIMIT) destroyedIds.delete(destroyedIds.values().next().value as string)
         } else hold(id, unwrap(row))
       }
     }
@@ -218,7 +228,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
 
   const recordKeys: RecordKeys = {
     uses: (spec) => options.disabled !== true && usesRecordKeys(spec),
-    keyOf: (keyId) => keys.get(keyId),
+    keyOf,
     isDestroyed: (keyId) => destroyedIds.has(keyId),
     writeKeyOf(module, recordId) {
       const id = writeKeys.get(refOf(module, recordId))
@@ -237,7 +247,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           const kid = typeof row?.[field.column] === 'string' ? recordKeyIdOf(row[field.column] as string) : undefined
           if (kid !== undefined && keys.has(kid)) used = kid
         }
-        if (used !== undefined) writeKeys.set(refOf(spec.name, id), used)
+        if (used !== undefined) bind(refOf(spec.name, id), used)
         else if (row !== undefined) existing.push(id)
         else pending.push(id)
       }
@@ -253,7 +263,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         const kept = new Set<string>()
         for (const row of found) {
           hold(String(row['key_id']), unwrap(row))
-          writeKeys.set(refOf(spec.name, String(row['record_id'])), String(row['key_id']))
+          bind(refOf(spec.name, String(row['record_id'])), String(row['key_id']))
           kept.add(String(row['record_id']))
         }
         pending.push(...existing.slice(start, start + 500).filter((id) => !kept.has(id)))
@@ -282,7 +292,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .execute()
       for (const { row, key } of created) {
         hold(row.key_id, key)
-        writeKeys.set(refOf(spec.name, row.record_id), row.key_id)
+        bind(refOf(spec.name, row.record_id), row.key_id)
       }
     },
     load: (rows) => load(rows),
