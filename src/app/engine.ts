@@ -55,6 +55,13 @@ export interface EngineOptions {
    */
   readonly recordKeysFile?: string
   /**
+   * Destroy at open the data keys of tombstoned records (a crash between an erasure and its keys,
+   * D41; default true). False when the engine only checks a staged copy (`records restore`): its
+   * tombstones are not the live database's, and with the installation's key store a sweep would
+   * destroy the keys of live records that reuse an erased id, even if the restore is refused.
+   */
+  readonly sweepRecordKeys?: boolean
+  /**
    * How long a consultation entry may wait in the buffer (read-audit.ts, default 1 s). Only the
    * tests pass it, to read the entries a moment after the request instead of a second; no
    * setting or environment variable reaches it.
@@ -132,7 +139,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
     // codec reads them, one query per result at most (D41).
     database = withRecordKeys(opened, keysOpened)
     // Keys of records erased just before a crash (SQLite: destroyed after the erasure's commit).
-    await keysOpened.sweep()
+    if (options.sweepRecordKeys !== false) await keysOpened.sweep()
     const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite, keysOpened)
     const { applied } =
       options.migrate === false

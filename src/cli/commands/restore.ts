@@ -47,6 +47,8 @@ async function verifyStaged(settings: Settings, staged: string, shownAs: string)
       // The installation's key database (D41), not one beside the staged copy: a record erased
       // after the backup reads as erased (its key is gone), the others read as they should.
       recordKeysFile: recordKeysFile(settings.databaseUrl.slice('sqlite:'.length)),
+      // Only read: the staged copy's tombstones must not destroy keys of the live store (D41).
+      sweepRecordKeys: false,
     },
   )
   try {

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
+import { VALID } from '../../helpers/api.js'
 import { api, createCli, noStack } from './support.js'
 
 const ITEM = { tipo: 'radio', nombre: 'Emisora portátil' }
@@ -78,6 +79,56 @@ t.test('a backup whose records were altered after the fact is refused: its audit
   t.same(readFileSync(join(cli.dataDir, 'records.db')), before, 'the database is untouched')
   t.notOk(readdirSync(cli.dataDir).some((name) => name.includes('restaurando') || name.includes('antes-de')))
 })
+
+t.test(
+  'D41: checking a backup never destroys keys of the live store, even for an id a live record reuses',
+  async (t) => {
+    const cli = createCli(t)
+    t.equal((await cli.run(['migrate'])).status, 0)
+    const empty = join(cli.dataDir, 'vacia.db')
+    t.equal((await cli.run(['backup', empty])).status, 0)
+    // A record erased (its tombstone in the database), then a backup holding that tombstone.
+    const erased = await cli.withService(async (service, token) => {
+      const created = await api(service, token, 'POST', '/denuncias', VALID['denuncias']!())
+      t.equal(created.status, 201)
+      t.equal((await api(service, token, 'POST', '/equipamiento', ITEM)).status, 201)
+      const id = created.body.data._id as string
+      const erasure = await api(service, token, 'POST', `/retencion/denuncias/${id}`, {
+        decision: 'suprimir',
+        motivo: 'Plazo cumplido (prueba de restauración)',
+      })
+      t.equal(erasure.status, 200)
+      return id
+    })
+    const withTombstone = join(cli.dataDir, 'con-lapida.db')
+    t.equal((await cli.run(['backup', withTombstone])).status, 0)
+    // Back to the empty backup: SQLite gives the erased id to the next record.
+    t.equal((await cli.run(['restore', empty])).status, 0)
+    const DNI = '99887766F'
+    const reused = await cli.withService(async (service, token) => {
+      const created = await api(service, token, 'POST', '/denuncias', {
+        ...VALID['denuncias']!(),
+        denunciante_dni: DNI,
+      })
+      t.equal(created.status, 201)
+      return created.body.data._id as string
+    })
+    t.equal(reused, erased, 'the live record reuses the erased id')
+    // The backup with the tombstone, altered so that its check refuses it.
+    const altered = new BetterSqlite3(withTombstone)
+    altered.prepare("update equipamiento set nombre = 'Cambiada a mano'").run()
+    altered.close()
+    const refused = await cli.run(['restore', withTombstone])
+    t.equal(refused.status, 1)
+    t.match(refused.stderr, 'no supera la verificación de la auditoría')
+    await cli.withService(async (service, token) => {
+      const read = await api(service, token, 'GET', `/denuncias/${reused}`)
+      t.equal(read.status, 200)
+      t.equal(read.body.data.denunciante_dni, DNI, 'the live record keeps its key')
+      t.not(read.body.data._integridad, 'error')
+    })
+  },
+)
 
 t.test('refused while the service runs on the database', async (t) => {
   const cli = createCli(t)
