@@ -50,7 +50,10 @@ export const usesRecordKeys = (spec: ModuleSpec): boolean =>
 const DATA_KEY_ID = /^[0-9a-f]{16}$/
 /** A version's JSON (or any text) naming data keys: `"r1.<id>.`. */
 const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
-/** How many data keys (32 bytes each, plus the map's own) and write bindings a process keeps; the least recently used go first. */
+/**
+ * How many data keys (32 bytes each, plus the map's own) and write bindings a process keeps;
+ * the least recently used go first.
+ */
 const CACHE_LIMIT = 100_000
 
 /** A wrapped key is bound to its record and id: a row relabelled to another record fails its tag. */
