@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
+import { Pager } from './pager.js'
 import { callFor } from './motivo.js'
 import { follow, type LiveEvent, type LiveState } from './live.js'
 import { labelOf, shown, type FieldView, type ModuleView, type RecordData } from './module-view.js'
@@ -167,18 +168,7 @@ export function RecordList({ module }: { module: ModuleView }) {
             </tbody>
           </table>
         </div>
-        <nav class="pager" aria-label="Páginas">
-          <button type="button" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
-            Anterior
-          </button>
-          <button
-            type="button"
-            disabled=${offset + PAGE_SIZE >= page.total}
-            onClick=${() => setOffset(offset + PAGE_SIZE)}
-          >
-            Siguiente
-          </button>
-        </nav>`
+        <${Pager} offset=${offset} size=${PAGE_SIZE} total=${page.total} onOffset=${setOffset} />`
     }
   </section>`
 }

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { call } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
+import { Pager } from './pager.js'
 import { shown, type RecordData } from './module-view.js'
 import { Fields } from './record-page.js'
 
@@ -108,14 +109,7 @@ export function RetentionQueue() {
             </tbody>
           </table>
         </div>
-        <nav class="pager" aria-label="Páginas">
-          <button type="button" disabled=${offset === 0} onClick=${() => setOffset(Math.max(0, offset - PAGE))}>
-            Anterior
-          </button>
-          <button type="button" disabled=${offset + PAGE >= page.total} onClick=${() => setOffset(offset + PAGE)}>
-            Siguiente
-          </button>
-        </nav>`
+        <${Pager} offset=${offset} size=${PAGE} total=${page.total} onOffset=${setOffset} />`
     }
   </section>`
 }

@@ -2,6 +2,7 @@
 // seal say, built from what the package command read, and a package's files read back checked
 // for their shape. Pure: the zip, the digests and the signature are the command line's
 // (cli/evidence-package-zip.ts, cli/audit-checkpoint.ts).
+import { auditHeadProblem, isRecord } from './signed-shape.js'
 
 export const PACKAGE_KIND = 'municipal-records/paquete-probatorio' as const
 export const MANIFEST_KIND = 'municipal-records/paquete-probatorio/manifiesto' as const
@@ -147,8 +148,6 @@ export function custodyIn(entries: readonly PackagedAuditEntry[], field: string,
     })
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
 const isSha256 = (value: unknown): boolean => typeof value === 'string' && /^[0-9a-f]{64}$/.test(value)
 const missingText = (value: Record<string, unknown>, keys: readonly string[]): string[] =>
   keys.filter((k) => typeof value[k] !== 'string')
@@ -163,14 +162,7 @@ export function sealShapeProblem(value: unknown): string | undefined {
   const contenido = value['contenido']
   if (!isRecord(contenido) || !Object.values(contenido).every(isSha256))
     return '"contenido" no es una lista de SHA-256 por fichero'
-  const head = value['auditoria']
-  const headOk =
-    isRecord(head) &&
-    Number.isSafeInteger(head['seq']) &&
-    Number.isSafeInteger(head['entradas']) &&
-    typeof head['hash'] === 'string' &&
-    typeof head['at'] === 'string'
-  return headOk ? undefined : '"auditoria" no es una cabeza de la cadena {seq, hash, at, entradas}'
+  return auditHeadProblem(value['auditoria'])
 }
 
 /** Why `value` is not a package's manifest (its first problem), or undefined. */

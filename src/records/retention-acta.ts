@@ -3,6 +3,7 @@
 // from the run, and a file read back checked for its shape; the signature is cli/audit-checkpoint.ts's.
 import { retentionDeclaration } from '../compile/retention.js'
 import type { RetentionSpec } from '../compile/types.js'
+import { auditHeadProblem, isRecord } from './signed-shape.js'
 
 export const ACTA_KIND = 'municipal-records/acta-de-eliminacion' as const
 
@@ -84,8 +85,6 @@ export function actaBody(input: ActaInput): ActaBody {
   }
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
 const isStringList = (value: unknown): boolean => Array.isArray(value) && value.every((v) => typeof v === 'string')
 
 /** Why `value` is not an acta (its first problem), or undefined when its shape is one's. */
@@ -119,12 +118,5 @@ export function actaShapeProblem(value: unknown): string | undefined {
   const total = (modulos as { suprimidos: unknown[] }[]).reduce((n, m) => n + m.suprimidos.length, 0)
   if (value['total'] !== total) return `"total" (${JSON.stringify(value['total'])}) no es el número de ids (${total})`
   if (!isStringList(value['claves_destruidas'])) return '"claves_destruidas" no es una lista de ids'
-  const head = value['auditoria']
-  const headOk =
-    isRecord(head) &&
-    Number.isSafeInteger(head['seq']) &&
-    Number.isSafeInteger(head['entradas']) &&
-    typeof head['hash'] === 'string' &&
-    typeof head['at'] === 'string'
-  return headOk ? undefined : '"auditoria" no es una cabeza de la cadena {seq, hash, at, entradas}'
+  return auditHeadProblem(value['auditoria'])
 }
