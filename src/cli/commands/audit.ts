@@ -176,7 +176,9 @@ La cadena no tiene ancla externa: quien pueda escribir la base de datos puede tr
   --decrypt                descifra cada valor cifrado guardado: prueba que todos se leen con las
                            claves configuradas y nombra los que no (tras una rotación, antes de
                            quitar una clave)
-  --json                   {"ok", "entries", "records", "pending", "head": {seq, hash}|null, "problems": [...]}
+  --json                   {"ok", "entries", "records", "pending", "head": {seq, hash}|null, "problems": [...],
+                           "destroyedKeys": [{module, recordId}]: registros con la clave de datos
+                           destruida (suprimidos después de esta copia, D41)}
 
 En PostgreSQL las escrituras de registros dejan su entrada pendiente y la sellan en la cadena
 al confirmar (D38); las que una caída dejó pendientes se cuentan ("pending"), se sellan y se

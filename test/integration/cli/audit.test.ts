@@ -33,7 +33,7 @@ t.test('an intact database: exit 0, counts and the chain head', async (t) => {
     `Íntegra: ${head.seq} entradas de auditoría y 4 registros comprobados.\nCabeza de la cadena: ${head.seq}:${head.hash}\n`,
   )
   const json = JSON.parse((await cli.run(['audit', 'verify', '--json'])).stdout)
-  t.same(json, { ok: true, entries: head.seq, records: 4, pending: 0, head, problems: [] })
+  t.same(json, { ok: true, entries: head.seq, records: 4, pending: 0, head, problems: [], destroyedKeys: [] })
   t.equal(
     (await cli.run(['audit', 'verify', '--expect-head', `${head.seq}:${head.hash}`])).status,
     0,
