@@ -25,9 +25,10 @@ const key = Buffer.from(env('BENCH_KEY'), 'base64')
 const keyId = keyIdOf(key)
 const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio'] as const
 
-function decrypt(stored: string, context: string): string {
+function decrypt(stored: string, context: string, under: Buffer | undefined): string {
+  if (under === undefined) throw new Error(`${context}: no key for the value`)
   const [, , iv = '', tag = '', body = ''] = stored.split('.')
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
+  const decipher = createDecipheriv('aes-256-gcm', under, Buffer.from(iv, 'base64url'))
   decipher.setAAD(Buffer.from(context))
   decipher.setAuthTag(Buffer.from(tag, 'base64url'))
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8')
@@ -45,15 +46,36 @@ function encrypt(plaintext: string, context: string): string {
     body.toString('base64url'),
   ].join('.')
 }
-function decryptRow(row: Row): Row {
-  for (const name of ENCRYPTED) {
-    const raw = row[name]
-    if (typeof raw === 'string') row[name] = decrypt(raw, `denuncias:${String(row['_id'])}`)
-  }
-  return row
-}
-
 const store = await openBareStore(env, (name) => process.env[name] || undefined)
+
+// D41: values under a record's own data key (`r1.<key id>.`): the key is read once, unwrapped by
+// the service key and kept, as the service does; one query for the keys a page lacks.
+const recordKeys = new Map<string, Buffer>()
+const keyIdOfValue = (stored: string): string | undefined =>
+  stored.startsWith('r1.') ? stored.split('.', 2)[1] : undefined
+async function loadRecordKeys(rows: readonly Row[]): Promise<void> {
+  const missing = new Set<string>()
+  for (const row of rows)
+    for (const name of ENCRYPTED) {
+      const id = typeof row[name] === 'string' ? keyIdOfValue(row[name] as string) : undefined
+      if (id !== undefined && !recordKeys.has(id)) missing.add(id)
+    }
+  for (const k of await store.recordKeys([...missing])) {
+    const context = `record-key:${String(k['module'])}:${String(k['record_id'])}:${String(k['key_id'])}`
+    recordKeys.set(String(k['key_id']), Buffer.from(decrypt(String(k['wrapped']), context, key), 'base64'))
+  }
+}
+async function decryptRows(rows: Row[]): Promise<Row[]> {
+  await loadRecordKeys(rows)
+  for (const row of rows)
+    for (const name of ENCRYPTED) {
+      const raw = row[name]
+      if (typeof raw !== 'string') continue
+      const id = keyIdOfValue(raw)
+      row[name] = decrypt(raw, `denuncias:${String(row['_id'])}`, id === undefined ? key : recordKeys.get(id))
+    }
+  return rows
+}
 
 const app = Fastify({ logger: false })
 await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), sign: { expiresIn: '7d' } })
@@ -66,7 +88,7 @@ app.get<{ Params: { id: string } }>('/bare/denuncias/:id', async (request, reply
   await verify(request)
   const row = await store.getOne(request.params.id)
   if (row === undefined) return reply.code(404).send({ success: false })
-  return { success: true, data: decryptRow(row) }
+  return { success: true, data: (await decryptRows([row]))[0] }
 })
 
 app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (request) => {
@@ -79,7 +101,7 @@ app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (reque
     offset,
     estado !== undefined && prioridad !== undefined ? { estado, prioridad } : undefined,
   )
-  return { success: true, data: { records: rows.map(decryptRow), total, limit, offset } }
+  return { success: true, data: { records: await decryptRows(rows), total, limit, offset } }
 })
 
 app.post<{ Body: Row }>('/bare/denuncias', async (request, reply) => {

@@ -23,6 +23,8 @@ export interface BareStore {
   page(limit: number, offset: number, filter: Filter | undefined): Promise<{ rows: Row[]; total: number }>
   insert(id: string, data: string, sealed: readonly (string | null)[]): Promise<void>
   account(username: string): Promise<Account | undefined>
+  /** The wrapped data keys (D41) of these key ids: `_record_keys` (SQLite: in its own file beside BENCH_DB). */
+  recordKeys(keyIds: readonly string[]): Promise<Row[]>
   /** What its own connections answer (D45): SQLite's two (reads, writes), or every pooled one. */
   settings(): Promise<Durability>
   close(): Promise<void>
@@ -38,6 +40,7 @@ const SQL = {
   insert:
     'insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values ($1, $2, $3, $4, $5)',
   account: 'select _id, password from usuarios where username = $1 and _deleted is null',
+  recordKeys: 'select key_id, module, record_id, wrapped from _record_keys where key_id = any($1)',
 } as const
 const CREATE = (rowColumn: string) =>
   `create table if not exists bare_denuncias (_row ${rowColumn}, _id text not null, data text not null, denunciante_dni text, denunciante_telefono text, denunciante_domicilio text)`
@@ -62,6 +65,8 @@ function sqliteStore(file: string, writesFile: string): BareStore {
   const filteredCount = prepare(SQL.filteredCount)
   const account = prepare(SQL.account)
   const insert = writes.prepare(SQL.insert.replace(/\$\d+/g, '?'))
+  // The service's key database beside its database file (records.db -> records-keys.db).
+  const keys = open(file.endsWith('.db') ? `${file.slice(0, -3)}-keys.db` : `${file}-keys.db`)
   return {
     async getOne(id) {
       return getOne.get(id) as Row | undefined
@@ -83,6 +88,13 @@ function sqliteStore(file: string, writesFile: string): BareStore {
     async account(username) {
       return account.get(username) as Account | undefined
     },
+    async recordKeys(keyIds) {
+      if (keyIds.length === 0) return []
+      const marks = keyIds.map(() => '?').join(', ')
+      return keys
+        .prepare(`select key_id, module, record_id, wrapped from _record_keys where key_id in (${marks})`)
+        .all(...keyIds) as Row[]
+    },
     async settings() {
       return {
         connections: [db, writes].map((c) =>
@@ -93,6 +105,7 @@ function sqliteStore(file: string, writesFile: string): BareStore {
     async close() {
       db.close()
       writes.close()
+      keys.close()
     },
   }
 }
@@ -123,6 +136,9 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
     },
     async account(username) {
       return (await run('account', [username]))[0] as Account | undefined
+    },
+    async recordKeys(keyIds) {
+      return keyIds.length === 0 ? [] : run('recordKeys', [keyIds])
     },
     async settings() {
       const read = await readEveryConnection<{ pid: number; value: string }>(poolSize, async (work) => {

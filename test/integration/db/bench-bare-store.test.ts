@@ -43,7 +43,16 @@ t.test(
 
     const one = await store.getOne(ids[0] as string)
     t.equal(one?.['_id'], ids[0])
-    t.match(String(one?.['denunciante_dni']), /^v1\./, 'encrypted at rest, as the bare stack decrypts it')
+    const dni = String(one?.['denunciante_dni'])
+    t.match(dni, /^r1\.[0-9a-f]{16}\./, "encrypted at rest under the record's own data key (D41)")
+    const keyId = dni.split('.')[1] as string
+    const [wrapped] = await store.recordKeys([keyId])
+    t.same(
+      { key_id: wrapped?.['key_id'], module: wrapped?.['module'], record_id: wrapped?.['record_id'] },
+      { key_id: keyId, module: 'denuncias', record_id: ids[0] },
+      'its wrapped key, as the bare stack unwraps it',
+    )
+    t.match(String(wrapped?.['wrapped']), /^v1\./)
     t.equal(await store.getOne('DEN-1999-99999'), undefined)
     t.match((await store.account('admin'))?.password, /^\$2/, 'bcrypt hash of the admin')
     await store.insert('bare-1', '{}', ['a', 'b', null])
