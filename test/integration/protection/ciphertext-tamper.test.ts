@@ -35,7 +35,11 @@ t.test(
       ['body', (s) => flip(s, 4)],
       ['tag', (s) => flip(s, 3)],
       ['iv', (s) => flip(s, 2)],
-      ['unknown key id', (s) => s.replace(/^v1\.[0-9a-f]{8}\./, 'v1.00000000.')],
+      // A value under the service key names it (v1), one under its record's data key (D41) that key (r1).
+      [
+        'unknown key id',
+        (s) => s.replace(/^v1\.[0-9a-f]{8}\./, 'v1.00000000.').replace(/^r1\.[0-9a-f]{16}\./, 'r1.0000000000000000.'),
+      ],
       ['truncated', (s) => s.slice(0, -6)],
     ]
     const dnis: string[] = []
