@@ -38,14 +38,25 @@ async function call(server: ServerProcess, token: string, method: string, path: 
 }
 
 /** The key ids of every stored encrypted value of the two modules the test writes. */
+/**
+ * The service keys stored values are under: a value's own (`v1.<key id>.`), or for a value under
+ * its record's data key (`r1.`, D41) the key that wraps that data key in the key store.
+ */
 async function storedKeyIds(env: Record<string, string>): Promise<string[]> {
-  const database = await createDatabase(env['DATABASE_URL'] || `sqlite:${join(env['DATA_DIR'] ?? '', 'records.db')}`)
+  const url = env['DATABASE_URL'] || `sqlite:${join(env['DATA_DIR'] ?? '', 'records.db')}`
+  const database = await createDatabase(url)
+  const keyStore = url.startsWith('sqlite:') ? await createDatabase(`${url.slice(0, -3)}-keys.db`) : database
   try {
     const { rows } = await sql<{
       v: string
     }>`select denunciante_dni as v from denuncias union all select nif as v from personal`.execute(database.db)
-    return [...new Set(rows.filter((r) => r.v !== null).map((r) => r.v.split('.')[1] ?? ''))].sort()
+    const wrapped = await sql<{ v: string }>`select wrapped as v from _record_keys where wrapped <> ''`.execute(
+      keyStore.db,
+    )
+    const values = [...rows.filter((r) => r.v !== null && !r.v.startsWith('r1.')), ...wrapped.rows]
+    return [...new Set(values.map((r) => r.v.split('.')[1] ?? ''))].sort()
   } finally {
+    if (keyStore !== database) await keyStore.close()
     await database.close()
   }
 }
