@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { sql, type RawBuilder } from 'kysely'
 import type { FieldSpec, ModuleSpec } from '../../../src/compile/types.js'
+import { RECORD_KEYS_TABLE } from '../../../src/db/keys/record-keys.js'
 import { SYSTEM_TABLES } from '../../../src/db/system-tables.js'
 import type { TestApi } from '../../helpers/api.js'
 
@@ -69,10 +70,12 @@ export async function rawRow(api: TestApi, table: string, id: string): Promise<R
 
 /**
  * Every row of every table, as text: what an administrator with database access sees. On
- * PostgreSQL this stands in for scanning the SQLite file (the files are the server's).
+ * PostgreSQL this stands in for scanning the SQLite file (the files are the server's), and holds
+ * the per-record data keys' table (D41), which on SQLite is a file of its own.
  */
 export async function storedText(api: TestApi): Promise<string> {
   const tables = [...api.service.spec.modules.map((m) => m.table.name), ...Object.values(SYSTEM_TABLES)]
+  if (api.service.database.dialect === 'postgres') tables.push(RECORD_KEYS_TABLE)
   const parts: string[] = []
   for (const table of tables)
     parts.push(JSON.stringify(await api.service.database.db.selectFrom(table).selectAll().execute()))
