@@ -1,5 +1,6 @@
 // The console's shell: sign-in or the signed-in screens, chosen by the location's hash
-// (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
+// (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar,
+// #/segundo-factor and the administration screens).
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, SIGNED_OUT, call, session } from './api.js'
 import { AccountList, AccountPage } from './accounts.js'
@@ -15,6 +16,7 @@ import { RecordList } from './record-list.js'
 import { RecordPage } from './record-page.js'
 import { screensOf, type Screens } from './screens.js'
 import { RetentionQueue, RetentionRecord } from './retention.js'
+import { SecondFactor } from './second-factor.js'
 import { SignIn } from './sign-in.js'
 
 /** The hash's segments, decoded; a malformed one (a stray `%`) is the module list. */
@@ -38,6 +40,7 @@ interface ScreenProps {
 
 function Screen({ modules, screens, route }: ScreenProps) {
   const [kind, name, id, action] = route
+  if (kind === 'segundo-factor') return html`<${SecondFactor} />`
   if (kind === 'auditoria' && screens.auditoria) return html`<${AuditLog} />`
   if (kind === 'retencion' && screens.retencion)
     return name === undefined || id === undefined
@@ -61,6 +64,8 @@ export function App() {
   const [modules, setModules] = useState<readonly ModuleView[] | null>(null)
   const [screens, setScreens] = useState<Screens | null>(null)
   const [error, setError] = useState<unknown>(null)
+  /** Bumped to load the modules again (after enrolling the factor the role requires). */
+  const [load, setLoad] = useState(0)
   const [route, setRoute] = useState(routeOf(location.hash))
   const [motivo, setMotivo] = useState<{
     module: string
@@ -109,7 +114,7 @@ export function App() {
         setModules(data)
       })
       .catch(setError)
-  }, [signedIn])
+  }, [signedIn, load])
 
   // Each new screen takes the focus to its heading, so a screen reader announces where it is.
   useEffect(() => {
@@ -132,6 +137,7 @@ export function App() {
         signedIn &&
         user !== null &&
         html`<span class="who">${user.nombre ?? user.username} (${user.rol})</span>
+          <a href="#/segundo-factor">Segundo factor</a>
           <button type="button" onClick=${signOut}>Cerrar sesión</button>`
       }
     </header>
@@ -151,10 +157,11 @@ export function App() {
                 ${
                   error instanceof ApiError &&
                   error.details.some((d) => d.field === 'segundo_factor') &&
-                  html`<p>
-                    Esta consola aún no permite dar de alta el segundo factor: hágalo con la API (/me/segundo-factor) o
-                    pida ayuda a un administrador, y vuelva a entrar.
-                  </p>`
+                  html`<${SecondFactor} />
+                    <p>
+                      Cuando haya dado de alta el factor y guardado sus códigos de recuperación:
+                      <button type="button" onClick=${() => setLoad((n) => n + 1)}>Continuar</button>
+                    </p>`
                 }
                 <p><button type="button" onClick=${signOut}>Cerrar sesión</button></p>`
             : modules === null || screens === null

@@ -1,15 +1,23 @@
 // Sign-in: user and password; when the account has a second factor the API answers
 // 401 `Se requiere segundo factor` and the code is asked for, then the same login again with it.
+// Where the browser has WebAuthn, a passkey signs in alone: both factors at once (D42).
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, MESSAGES, call, session, type SessionUser } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
+import { passkeysSupported, signInWithPasskey } from './passkey.js'
+
+interface LoginAnswer {
+  readonly token: string
+  readonly user: SessionUser
+}
 
 export function SignIn({ notice, onSignedIn }: { notice: string | null; onSignedIn: () => void }) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [code, setCode] = useState('')
   const [needsCode, setNeedsCode] = useState(false)
+  const [methods, setMethods] = useState<readonly string[]>([])
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   const codeInput = useRef<HTMLInputElement>(null)
@@ -18,22 +26,32 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
     if (needsCode) codeInput.current?.focus()
   }, [needsCode])
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
+  const signIn = async (login: () => Promise<LoginAnswer>) => {
     setBusy(true)
     setError(null)
     try {
-      const body = needsCode ? { username, password, codigo: code } : { username, password }
-      const { data } = await call<{ token: string; user: SessionUser }>('POST', '/auth/login', { body })
+      const data = await login()
       session.start(data.token, data.user)
       onSignedIn()
     } catch (caught) {
-      if (caught instanceof ApiError && caught.message === MESSAGES.secondFactor && !needsCode) setNeedsCode(true)
-      else setError(caught)
+      if (caught instanceof ApiError && caught.message === MESSAGES.secondFactor && !needsCode) {
+        setMethods(caught.details.flatMap((d) => d.metodos ?? []))
+        setNeedsCode(true)
+      } else setError(caught)
     } finally {
       setBusy(false)
     }
   }
+  const submit = (event: Event) => {
+    event.preventDefault()
+    const body = needsCode ? { username, password, codigo: code } : { username, password }
+    return signIn(async () => (await call<LoginAnswer>('POST', '/auth/login', { body })).data)
+  }
+  const withPasskey = passkeysSupported() ? () => signIn(() => signInWithPasskey<LoginAnswer>()) : undefined
+  // A passkey-only account (no TOTP) is asked for the passkey, or a recovery code.
+  const codeHint = methods.includes('totp')
+    ? 'escriba el código de su aplicación o uno de recuperación'
+    : 'escriba uno de sus códigos de recuperación'
   const field = (e: Event) => (e.currentTarget as HTMLInputElement).value
 
   return html`<section class="panel narrow" aria-labelledby="sign-in-title">
@@ -62,7 +80,10 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
       ${
         needsCode &&
         html`<p role="status">
-            La cuenta tiene segundo factor: escriba el código de su aplicación o uno de recuperación.
+            La cuenta tiene segundo factor:
+            ${codeHint}${
+              methods.includes('passkey') && withPasskey !== undefined ? ', o entre con su llave de acceso' : ''
+            }.
           </p>
           <label for="codigo">Código de segundo factor</label>
           <input
@@ -78,5 +99,11 @@ export function SignIn({ notice, onSignedIn }: { notice: string | null; onSigned
       <${ErrorBox} error=${error} />
       <button type="submit" disabled=${busy}>Entrar</button>
     </form>
+    ${
+      withPasskey !== undefined &&
+      html`<p class="alternative">
+        <button type="button" disabled=${busy} onClick=${withPasskey}>Iniciar sesión con llave de acceso</button>
+      </p>`
+    }
   </section>`
 }

@@ -4,42 +4,16 @@
 // enrolment, then sign-in. The refusals are proven with the authenticator's real answers posted
 // through the API: a challenge the service never issued, a replayed one, an unknown credential,
 // a counter that went back (a cloned authenticator). Skipped loudly outside CI without Chromium.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { CDPSession, Page } from 'playwright-core'
 import t, { type Test } from 'tap'
-import { REPO_MODULES, startTestApi, type TestApi } from '../../helpers/api.js'
+import { startTestApi, type TestApi } from '../../helpers/api.js'
 import { chromiumSkip, launchChromium } from '../../helpers/chromium.js'
 import { auditRows } from '../protection/support.js'
 import { assertError } from './envelope.js'
+import { passkeyOrigin, virtualAuthenticator } from './passkey-support.js'
 import { enrolTotp } from './totp-support.js'
 
 const skip = chromiumSkip('the passkey test')
-
-/** The shipped modules.yaml with `jefe` requiring a passkey, in a temp dir of the test. */
-function modulesRequiringPasskey(t: Test): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'records-passkey-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const file = join(dir, 'modules.yaml')
-  writeFileSync(
-    file,
-    readFileSync(REPO_MODULES, 'utf8').replace('\n  jefe:\n', '\n  jefe:\n    segundo_factor: passkey\n'),
-  )
-  return { MODULES_FILE: file }
-}
-
-/** A free port: the origin (and so WEBAUTHN_ORIGIN) must be known before the service starts. */
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0))
-    })
-  })
 
 /**
  * The page's script, as a front end would have it (run in the page: the test has no DOM types).
@@ -72,29 +46,17 @@ async function browserOn(
 ): Promise<{ page: Page; cdp: CDPSession; authenticatorId: string } | undefined> {
   const browser = await launchChromium(t)
   if (browser === undefined) return undefined
-  const { context, page } = browser
+  const { page } = browser
   await page.goto(`${origin}/api/health`)
   await page.evaluate(PAGE_SCRIPT)
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-    },
-  })
+  const { cdp, authenticatorId } = await virtualAuthenticator(page)
   return { page, cdp, authenticatorId }
 }
 
 const post = (api: TestApi, path: string, body: unknown, token?: string) => api.request('POST', path, { body, token })
 
 t.test('D42: a passkey enrolled and used to sign in, in Chromium', { skip }, async (t) => {
-  const port = await freePort()
-  const origin = `http://localhost:${port}`
-  const env = { WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGIN: origin, ...modulesRequiringPasskey(t) }
+  const { port, origin, env } = await passkeyOrigin(t)
   const api = await startTestApi(t, { env })
   await api.service.app.listen({ port, host: '127.0.0.1' })
   const user = await api.userWithRole('agente')

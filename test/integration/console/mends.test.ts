@@ -89,7 +89,7 @@ t.test('a malformed location hash goes to the module list', { skip }, async (t) 
   t.same(view.problems, [])
 })
 
-t.test('a role whose second factor is not enrolled is told so, and may sign out', { skip }, async (t) => {
+t.test('a role whose second factor is not enrolled is told so, offered the enrolment, and may sign out', { skip }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'records-console-mends-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'modules.yaml')
@@ -109,7 +109,12 @@ t.test('a role whose second factor is not enrolled is told so, and may sign out'
     .getByRole('alert')
     .filter({ hasText: /requiere segundo factor/ })
     .waitFor({ timeout: 5000 })
-  await page.getByText('aún no permite dar de alta el segundo factor').waitFor()
+  await page.getByRole('heading', { name: 'Segundo factor' }).waitFor()
+  t.equal(
+    await page.getByRole('button', { name: 'Añadir aplicación de autenticación' }).count(),
+    1,
+    'D42: the enrolment is offered in place',
+  )
   t.equal(await page.getByText('Cargando…').count(), 0, 'no longer loading')
   await page.locator('main').getByRole('button', { name: 'Cerrar sesión' }).click()
   await page.getByText('Sesión cerrada.').waitFor()

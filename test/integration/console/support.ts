@@ -2,7 +2,7 @@
 // on a real port, and a Chromium page that records every console error, page error and CSP
 // violation, with axe-core's accessibility check and screenshots in test-output/console/.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import type { Test } from 'tap'
 import { startTestApi, type StartOptions, type TestApi } from '../../helpers/api.js'
@@ -12,9 +12,25 @@ const ROOT = new URL('../../../', import.meta.url).pathname
 export const SHOTS = `${ROOT}test-output/console/`
 const AXE = readFileSync(`${ROOT}node_modules/axe-core/axe.min.js`, 'utf8')
 
-/** dist/console/ from the current sources (the service serves what it finds there at start). */
+/** The newest change among the console's sources, or 0 for a build that is missing. */
+const newest = (dir: string): number => Math.max(...readdirSync(dir).map((name) => statSync(`${dir}${name}`).mtimeMs))
+const built = (): number => {
+  try {
+    return statSync(`${ROOT}dist/console/index.html`).mtimeMs
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * dist/console/ from the current sources (the service serves what it finds there at start),
+ * rebuilt only when a source is newer than the build: a rebuild empties the folder first, and
+ * the console test files run side by side, so one rebuilding under another's running service
+ * would take its files away.
+ */
 export function buildConsole(): void {
-  execFileSync(process.execPath, [`${ROOT}scripts/build-console.mjs`], { stdio: 'inherit' })
+  if (built() < newest(`${ROOT}src/console/`))
+    execFileSync(process.execPath, [`${ROOT}scripts/build-console.mjs`], { stdio: 'inherit' })
   mkdirSync(SHOTS, { recursive: true })
 }
 

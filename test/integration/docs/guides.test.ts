@@ -17,9 +17,9 @@
 //   (`<!-- guide-test: restart sqlite -->`).
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
+import { freePort } from '../../helpers/free-port.js'
 import { databaseFor, ON_POSTGRES, redisEnv, urlOf } from '../../helpers/postgres.js'
 import { startServerProcess } from '../../helpers/server-process.js'
 
@@ -56,14 +56,6 @@ export function runnableBlocks(markdown: string): GuideBlock[] {
 function inputOf(block: GuideBlock): string {
   const given = block.directives.find((d) => d.startsWith('stdin='))
   return `${(given === undefined ? ['admin', ADMIN_PASSWORD] : given.slice('stdin='.length).split('|')).join('\n')}\n`
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return typeof address === 'object' && address !== null ? address.port : 0
 }
 
 /** `records serve` from dist/ (as `npm start` runs it; `npm run build` first), on the guide's port and directory. */
