@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
-import { Pager } from './pager.js'
+import { Pager, usePaged } from './pager.js'
 import { callFor } from './motivo.js'
 import { labelOf, shown, type FieldView, type ModuleView, type RecordData } from './module-view.js'
 import { Fields } from './record-page.js'
@@ -19,22 +19,19 @@ const fieldOf = (module: ModuleView, test: (c: FieldView) => boolean) =>
   module.campos.find((c) => c.escribe && test(c))?.nombre
 
 export function AccountList({ module }: { module: ModuleView }) {
-  const [offset, setOffset] = useState(0)
-  const [page, setPage] = useState<{ records: readonly RecordData[]; total: number } | null>(null)
-  const [error, setError] = useState<unknown>(null)
   const columns = module.campos
     .filter((c) => c.lee && !c.cifrado && ['string', 'role', 'boolean'].includes(c.tipo))
     .slice(0, 5)
 
-  useEffect(() => {
-    callFor<{ records: RecordData[]; total: number }>(
-      module.nombre,
-      'GET',
-      `/${module.nombre}?limit=${PAGE}&offset=${offset}`,
-    )
-      .then(({ data }) => setPage(data))
-      .catch(setError)
-  }, [module.nombre, offset])
+  const { offset, setOffset, page, error } = usePaged(
+    (from) =>
+      callFor<{ records: RecordData[]; total: number }>(
+        module.nombre,
+        'GET',
+        `/${module.nombre}?limit=${PAGE}&offset=${from}`,
+      ),
+    [module.nombre],
+  )
 
   return html`<section aria-labelledby="accounts-title">
     <h1 id="accounts-title" tabindex="-1">Gestión de cuentas</h1>

@@ -1,11 +1,11 @@
 // The audit and consultation log (GET /auditoria, D25, D29, D34) for roles holding
 // `auditoria.ver`: its filters as the API names them, 50 entries a page. "Who consulted a
 // person between two dates" is `dni` with `desde` and `hasta`. The API checks every filter.
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { call } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
-import { Pager } from './pager.js'
+import { Pager, usePaged } from './pager.js'
 import { shown } from './module-view.js'
 
 const PAGE = 50
@@ -39,21 +39,14 @@ interface Page {
 export function AuditLog() {
   const [values, setValues] = useState<Readonly<Record<string, string>>>({})
   const [applied, setApplied] = useState<Readonly<Record<string, string>>>({})
-  const [offset, setOffset] = useState(0)
-  const [page, setPage] = useState<Page | null>(null)
-  const [error, setError] = useState<unknown>(null)
-
-  useEffect(() => {
-    const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) })
-    for (const [name, value] of Object.entries(applied)) if (value.trim() !== '') params.set(name, value.trim())
-    setError(null)
-    call<Page>('GET', `/auditoria?${params.toString()}`)
-      .then(({ data }) => setPage(data))
-      .catch((caught: unknown) => {
-        setPage(null)
-        setError(caught)
-      })
-  }, [applied, offset])
+  const { offset, setOffset, page, error } = usePaged(
+    (from) => {
+      const params = new URLSearchParams({ limit: String(PAGE), offset: String(from) })
+      for (const [name, value] of Object.entries(applied)) if (value.trim() !== '') params.set(name, value.trim())
+      return call<Page>('GET', `/auditoria?${params.toString()}`)
+    },
+    [applied],
+  )
 
   const apply = (event: Event) => {
     event.preventDefault()

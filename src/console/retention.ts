@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { call } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
-import { Pager } from './pager.js'
+import { Pager, usePaged } from './pager.js'
 import { shown, type RecordData } from './module-view.js'
 import { Fields } from './record-page.js'
 
@@ -45,21 +45,14 @@ const value = (e: Event) => (e.currentTarget as HTMLInputElement).value
 export function RetentionQueue() {
   const [module, setModule] = useState('')
   const [applied, setApplied] = useState('')
-  const [offset, setOffset] = useState(0)
-  const [page, setPage] = useState<{ entries: readonly Due[]; total: number } | null>(null)
-  const [error, setError] = useState<unknown>(null)
-
-  useEffect(() => {
-    const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) })
-    if (applied !== '') params.set('module', applied)
-    setError(null)
-    call<{ entries: Due[]; total: number }>('GET', `/retencion?${params.toString()}`)
-      .then(({ data }) => setPage(data))
-      .catch((caught: unknown) => {
-        setPage(null)
-        setError(caught)
-      })
-  }, [applied, offset])
+  const { offset, setOffset, page, error } = usePaged(
+    (from) => {
+      const params = new URLSearchParams({ limit: String(PAGE), offset: String(from) })
+      if (applied !== '') params.set('module', applied)
+      return call<{ entries: Due[]; total: number }>('GET', `/retencion?${params.toString()}`)
+    },
+    [applied],
+  )
 
   const apply = (event: Event) => {
     event.preventDefault()

@@ -101,7 +101,13 @@ export interface SealBody {
   readonly auditoria: PackageHead
 }
 
-const CUSTODY_ACTIONS = ['fichero_ingreso', 'fichero_descarga', 'fichero_verificacion', 'fichero_exportacion']
+/** The audit actions of a file's chain of custody (D43), the field, number and digest their criteria. */
+export const CUSTODY_ACTIONS: readonly string[] = [
+  'fichero_ingreso',
+  'fichero_descarga',
+  'fichero_verificacion',
+  'fichero_exportacion',
+]
 
 /**
  * What a package's name never holds: control characters, folder separators, the characters

@@ -3,19 +3,13 @@
 // consultation entry, D29), `fichero_verificacion` and `fichero_exportacion` (a court package,
 // package-source.ts). The field, the file's number and its SHA-256 are the entry's criteria.
 import type { FieldSpec, ModuleSpec } from '../../compile/types.js'
+import { CUSTODY_ACTIONS } from '../../records/evidence-package.js'
 import { auditEntryFromRow, type AuditEvent } from '../audit/log.js'
 import type { Row } from '../database.js'
 import type { ReadOptions } from '../records/types.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
 import type { FileContext } from './context.js'
 import type { CustodyEntry, StoredFile } from './types.js'
-
-export const CUSTODY_ACTIONS = [
-  'fichero_ingreso',
-  'fichero_descarga',
-  'fichero_verificacion',
-  'fichero_exportacion',
-] as const
 
 /** A custody entry of an upload or a download, naming the request (D29). */
 export function custodyEvent(

@@ -89,34 +89,38 @@ t.test('a malformed location hash goes to the module list', { skip }, async (t) 
   t.same(view.problems, [])
 })
 
-t.test('a role whose second factor is not enrolled is told so, offered the enrolment, and may sign out', { skip }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'records-console-mends-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const file = join(dir, 'modules.yaml')
-  const shipped = readFileSync(REPO_MODULES, 'utf8')
-  const role = '  consulta:\n'
-  t.ok(shipped.includes(role), 'the shipped consulta role, as this test changes it')
-  writeFileSync(file, shipped.replace(role, `${role}    segundo_factor: obligatorio\n`))
-  const { api, url } = await consoleService(t, { env: { MODULES_FILE: file } })
-  const consulta = await api.userWithRole('consulta')
-  t.equal((await api.request('GET', '/me/modulos', { token: consulta.token })).status, 403, 'the API refuses')
-  const view = await openConsole(t)
-  if (view === undefined) return
-  const { page } = view
-  await page.goto(url)
-  await signIn(view, consulta.username, consulta.password)
-  await page
-    .getByRole('alert')
-    .filter({ hasText: /requiere segundo factor/ })
-    .waitFor({ timeout: 5000 })
-  await page.getByRole('heading', { name: 'Segundo factor' }).waitFor()
-  t.equal(
-    await page.getByRole('button', { name: 'Añadir aplicación de autenticación' }).count(),
-    1,
-    'D42: the enrolment is offered in place',
-  )
-  t.equal(await page.getByText('Cargando…').count(), 0, 'no longer loading')
-  await page.locator('main').getByRole('button', { name: 'Cerrar sesión' }).click()
-  await page.getByText('Sesión cerrada.').waitFor()
-  t.same(view.problems, [])
-})
+t.test(
+  'a role whose second factor is not enrolled is told so, offered the enrolment, and may sign out',
+  { skip },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'records-console-mends-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'modules.yaml')
+    const shipped = readFileSync(REPO_MODULES, 'utf8')
+    const role = '  consulta:\n'
+    t.ok(shipped.includes(role), 'the shipped consulta role, as this test changes it')
+    writeFileSync(file, shipped.replace(role, `${role}    segundo_factor: obligatorio\n`))
+    const { api, url } = await consoleService(t, { env: { MODULES_FILE: file } })
+    const consulta = await api.userWithRole('consulta')
+    t.equal((await api.request('GET', '/me/modulos', { token: consulta.token })).status, 403, 'the API refuses')
+    const view = await openConsole(t)
+    if (view === undefined) return
+    const { page } = view
+    await page.goto(url)
+    await signIn(view, consulta.username, consulta.password)
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /requiere segundo factor/ })
+      .waitFor({ timeout: 5000 })
+    await page.getByRole('heading', { name: 'Segundo factor' }).waitFor()
+    t.equal(
+      await page.getByRole('button', { name: 'Añadir aplicación de autenticación' }).count(),
+      1,
+      'D42: the enrolment is offered in place',
+    )
+    t.equal(await page.getByText('Cargando…').count(), 0, 'no longer loading')
+    await page.locator('main').getByRole('button', { name: 'Cerrar sesión' }).click()
+    await page.getByText('Sesión cerrada.').waitFor()
+    t.same(view.problems, [])
+  },
+)
