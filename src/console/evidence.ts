@@ -1,12 +1,13 @@
 // A record's evidence files (D43): each `file` field the role reads, its files as the record
 // lists them, a download (GET .../ficheros/{field}/{n}, a logged consultation: the motivo typed
 // here travels as X-Motivo, and the API's own demand for one is asked as everywhere) and, for
-// a field the role may edit, an upload of the file's bytes with its name and SHA-256.
+// a field the role may edit, an upload of the file's bytes with its name and SHA-256; each file's
+// chain of custody (GET .../custodia): who did what with it, when, and the digest each time.
 import { useState } from 'preact/hooks'
 import { ApiError, MESSAGES, callFile } from './api.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
-import { askMotivo, motivoAction } from './motivo.js'
+import { askMotivo, callFor, motivoAction } from './motivo.js'
 import { labelOf, type ModuleView, type RecordData } from './module-view.js'
 
 interface StoredFile {
@@ -15,6 +16,71 @@ interface StoredFile {
   readonly size?: number
   readonly type?: string
   readonly sha256?: string
+}
+
+interface CustodyEntry {
+  readonly seq: number
+  readonly at: string
+  readonly action: string
+  readonly user_id: string | null
+  readonly sha256: string | null
+  readonly result?: string
+  readonly motivo?: string | null
+}
+
+const CUSTODY_LABELS: Readonly<Record<string, string>> = {
+  fichero_ingreso: 'ingreso',
+  fichero_descarga: 'descarga',
+  fichero_verificacion: 'verificación',
+  fichero_exportacion: 'exportación',
+}
+
+/**
+ * A file's custody entries as the API gives them to this role (who downloaded it, and why, only
+ * to a role holding the audit permission), each digest compared with the file's own.
+ */
+function Custody({ path, module, file }: { path: string; module: string; file: StoredFile }) {
+  const [entries, setEntries] = useState<readonly CustodyEntry[] | null>(null)
+  const [error, setError] = useState<unknown>(null)
+  const open = () => {
+    setError(null)
+    callFor<{ entries: CustodyEntry[] }>(module, 'GET', path)
+      .then(({ data }) => setEntries(data.entries))
+      .catch(setError)
+  }
+  if (entries === null)
+    return html`<button type="button" onClick=${open}>Cadena de custodia de ${file.name}</button>
+      <${ErrorBox} error=${error} />`
+  return html`<table class="custody">
+    <caption>
+      Cadena de custodia de ${file.name}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Entrada</th>
+        <th scope="col">Cuándo</th>
+        <th scope="col">Qué</th>
+        <th scope="col">Quién</th>
+        <th scope="col">SHA-256</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${entries.map(
+        (e) =>
+          html`<tr>
+            <th scope="row">${e.seq}</th>
+            <td>${e.at}</td>
+            <td>${CUSTODY_LABELS[e.action] ?? e.action}${e.result === undefined ? '' : ` (${e.result})`}</td>
+            <td>${e.user_id ?? '—'}${e.motivo === undefined || e.motivo === null ? '' : `: ${e.motivo}`}</td>
+            <td>
+              <code class="secret">${e.sha256 ?? '—'}</code>${
+                e.sha256 !== null && file.sha256 !== undefined && e.sha256 !== file.sha256 ? ' (no coincide)' : ''
+              }
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`
 }
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('')
@@ -122,6 +188,7 @@ export function Evidence({
               html`<li>
                 ${f.n}. ${f.name} (${f.type ?? ''}, ${f.size ?? '?'} bytes)
                 <button type="button" onClick=${() => download(field.nombre, f)}>Descargar ${f.name}</button>
+                <${Custody} path=${`${base}/${field.nombre}/${f.n}/custodia`} module=${module.nombre} file=${f} />
               </li>`,
           )}
         </ul>
