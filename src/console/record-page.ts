@@ -98,6 +98,19 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
       .then(({ data }) => setVersion(data))
       .catch(setError)
   }
+  const [deleting, setDeleting] = useState(false)
+  // A soft delete (the record is kept for the audit, marked `_deleted`), after a confirmation.
+  const remove = () => {
+    setError(null)
+    callFor<{ message: string }>(module.nombre, 'DELETE', path)
+      .then(() => {
+        location.hash = `#/m/${encodeURIComponent(module.nombre)}`
+      })
+      .catch((caught: unknown) => {
+        setDeleting(false)
+        setError(caught)
+      })
+  }
   const current = typeof record?.['_version'] === 'number' ? record['_version'] : 0
   const earlier = Array.from({ length: Math.max(0, current - 1) }, (_, i) => i + 1)
 
@@ -110,7 +123,26 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
         record !== null &&
         html`<a class="button" href=${`#/m/${module.nombre}/${id}/editar`}>Editar</a>`
       }
+      ${
+        module.acciones.includes('eliminar') &&
+        record !== null &&
+        !deleting &&
+        html`<button type="button" onClick=${() => setDeleting(true)}>Eliminar</button>`
+      }
     </p>
+    ${
+      deleting &&
+      html`<div class="error" role="alert">
+        <p>
+          ¿Eliminar ${module.descripcion} ${id}? Deja de aparecer en las listas; se conserva marcado como eliminado para
+          la auditoría.
+        </p>
+        <p class="actions">
+          <button type="button" onClick=${remove}>Confirmar la eliminación</button>
+          <button type="button" onClick=${() => setDeleting(false)}>Cancelar</button>
+        </p>
+      </div>`
+    }
     <${ErrorBox} error=${error} />
     ${record !== null && html`<${Fields} record=${record} title="Campos del registro" />`}
     ${

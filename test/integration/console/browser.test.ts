@@ -170,37 +170,60 @@ t.test('an agente: lists as the API answers them, a record created, edited and m
   t.same(view.problems, [], 'no console error, page error or CSP violation')
 })
 
-t.test('an administrador signs in with a second factor and sees every module', { skip }, async (t) => {
-  const { api, url } = await consoleService(t)
-  const admin = await api.userWithRole('administrador')
-  const { codes } = await enrolTotp(api, admin.token, new Date())
-  const view = await openConsole(t)
-  if (view === undefined) return
-  const { page } = view
-  await page.goto(url)
-  await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor()
-  // The keyboard alone: Tab to each field, Enter to send; the code field takes the focus.
-  await page.keyboard.press('Tab')
-  await page.keyboard.type(admin.username)
-  await page.keyboard.press('Tab')
-  await page.keyboard.type(admin.password)
-  await page.keyboard.press('Enter')
-  await page.getByLabel('Código de segundo factor').waitFor()
-  t.equal(await page.evaluate('document.activeElement.id'), 'codigo', 'the focus is on the code')
-  await page.keyboard.type(codes[0] ?? '')
-  await view.shot('second-factor')
-  await page.keyboard.press('Enter')
-  await page.getByRole('heading', { name: 'Módulos' }).waitFor()
-  const token = (await page.evaluate("sessionStorage.getItem('records.token')")) as string
-  const modules = (await api.request('GET', '/me/modulos', { token })).body.data.map((m: any) => m.descripcion)
-  t.ok(modules.length >= 9, 'every module, usuarios included')
-  t.same(await page.locator('ul.modules a').allTextContents(), modules)
-  await noProblems(t, view, 'admin-modules')
-  await page.getByRole('button', { name: 'Cerrar sesión' }).click()
-  await page.getByText('Sesión cerrada.').waitFor()
-  t.equal((await api.request('GET', '/me', { token })).status, 401, 'signing out revoked the token')
-  t.same(view.problems, [])
-})
+t.test(
+  'an administrador signs in with a second factor, sees every module and deletes a record',
+  { skip },
+  async (t) => {
+    const { api, url } = await consoleService(t)
+    const admin = await api.userWithRole('administrador')
+    const { codes } = await enrolTotp(api, admin.token, new Date())
+    const view = await openConsole(t)
+    if (view === undefined) return
+    const { page } = view
+    await page.goto(url)
+    await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor()
+    // The keyboard alone: Tab to each field, Enter to send; the code field takes the focus.
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(admin.username)
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(admin.password)
+    await page.keyboard.press('Enter')
+    await page.getByLabel('Código de segundo factor').waitFor()
+    t.equal(await page.evaluate('document.activeElement.id'), 'codigo', 'the focus is on the code')
+    await page.keyboard.type(codes[0] ?? '')
+    await view.shot('second-factor')
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { name: 'Módulos' }).waitFor()
+    const token = (await page.evaluate("sessionStorage.getItem('records.token')")) as string
+    const modules = (await api.request('GET', '/me/modulos', { token })).body.data.map((m: any) => m.descripcion)
+    t.ok(modules.length >= 9, 'every module, usuarios included')
+    t.same(await page.locator('ul.modules a').allTextContents(), modules)
+    await noProblems(t, view, 'admin-modules')
+
+    // A soft delete, after a confirmation, for a role whose module view lists `eliminar`.
+    const denuncias = (await api.request('GET', '/me/modulos', { token })).body.data.find(
+      (m: any) => m.nombre === 'denuncias',
+    )
+    t.ok(denuncias.acciones.includes('eliminar'), 'the API says the administrador may delete')
+    const doomed = (await api.create('denuncias', VALID['denuncias']!())) as any
+    await page.goto(`${url}#/m/denuncias/${doomed._id}`)
+    await page.getByRole('button', { name: 'Eliminar' }).click()
+    await page.getByRole('button', { name: 'Cancelar' }).click()
+    t.equal((await api.request('GET', `/denuncias/${doomed._id}`, { token })).status, 200, 'cancelled: still there')
+    await page.getByRole('button', { name: 'Eliminar' }).click()
+    await noProblems(t, view, 'delete-confirm')
+    await page.getByRole('button', { name: 'Confirmar la eliminación' }).click()
+    await page.waitForURL(/#\/m\/denuncias$/)
+    t.equal((await api.request('GET', `/denuncias/${doomed._id}`, { token })).status, 404, 'deleted through the API')
+    const left = ids(await api.request('GET', '/denuncias?limit=20', { token }))
+    t.same(await settled(() => listedIds(page), left), left, 'back to the list, which no longer holds it')
+
+    await page.getByRole('button', { name: 'Cerrar sesión' }).click()
+    await page.getByText('Sesión cerrada.').waitFor()
+    t.equal((await api.request('GET', '/me', { token })).status, 401, 'signing out revoked the token')
+    t.same(view.problems, [])
+  },
+)
 
 t.test('an oficial is asked for the motivo personal requires, and the list comes with it', { skip }, async (t) => {
   const { api, url } = await consoleService(t)
