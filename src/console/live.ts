@@ -20,6 +20,16 @@ export type LiveState =
       readonly mensaje: string
     }
 
+/** The feed's state as the page says it. */
+export const liveText = (live: LiveState): string =>
+  live.estado === 'cerrada'
+    ? `Actualización en directo cerrada: ${live.mensaje}`
+    : live.estado === 'activa'
+      ? 'Actualización en directo activa'
+      : live.estado === 'conectando'
+        ? 'Conectando la actualización en directo…'
+        : 'Actualización en directo interrumpida: reconectando…'
+
 const EVENTS = ['crear', 'editar', 'mover', 'eliminar', 'fuera', 'recargar'] as const
 const FIRST_WAIT = 2_000
 const LONGEST_WAIT = 60_000

@@ -8,7 +8,7 @@ import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { Pager } from './pager.js'
 import { callFor } from './motivo.js'
-import { follow, type LiveEvent, type LiveState } from './live.js'
+import { follow, liveText, type LiveEvent, type LiveState } from './live.js'
 import { labelOf, shown, type FieldView, type ModuleView, type RecordData } from './module-view.js'
 
 export const PAGE_SIZE = 20
@@ -27,15 +27,6 @@ function columnsOf(module: ModuleView) {
   const first = (c: FieldView) => c.requerido || c.nombre === module.workflow?.campo
   return [...plain.filter(first), ...plain.filter((c) => !first(c))].slice(0, MAX_COLUMNS)
 }
-
-const liveText = (live: LiveState): string =>
-  live.estado === 'cerrada'
-    ? `Actualización en directo cerrada: ${live.mensaje}`
-    : live.estado === 'activa'
-      ? 'Actualización en directo activa'
-      : live.estado === 'conectando'
-        ? 'Conectando la actualización en directo…'
-        : 'Actualización en directo interrumpida: reconectando…'
 
 export function RecordList({ module }: { module: ModuleView }) {
   const [offset, setOffset] = useState(0)

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ErrorBox } from './error-box.js'
 import { Evidence } from './evidence.js'
 import { html } from './html.js'
+import { follow, liveText, type LiveEvent, type LiveState } from './live.js'
 import { callFor } from './motivo.js'
 import { labelOf, shown, type ModuleView, type RecordData } from './module-view.js'
 
@@ -98,6 +99,23 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
       .then(({ data }) => setVersion(data))
       .catch(setError)
   }
+  // Live (live.ts): a change made elsewhere reloads the record and says so.
+  const [live, setLive] = useState<LiveState | null>(null)
+  const [changed, setChanged] = useState<string | null>(null)
+  const loaded = record !== null
+  useEffect(() => {
+    if (!loaded) return
+    const onEvent = (e: LiveEvent) => {
+      if (e.evento === 'recargar') return setLoads((n) => n + 1)
+      if (e.id !== id) return
+      if (e.evento === 'eliminar') return setChanged('El registro se ha eliminado en otro lugar.')
+      if (e.evento === 'fuera') return setChanged('El registro ha dejado de estar a su alcance.')
+      setChanged('El registro ha cambiado en otro lugar: se muestra su versión actual.')
+      setLoads((n) => n + 1)
+    }
+    return follow(module.nombre, onEvent, setLive)
+  }, [module.nombre, id, loaded])
+
   const [deleting, setDeleting] = useState(false)
   // A soft delete (the record is kept for the audit, marked `_deleted`), after a confirmation.
   const remove = () => {
@@ -143,6 +161,8 @@ export function RecordPage({ module, id }: { module: ModuleView; id: string }) {
         </p>
       </div>`
     }
+    ${live !== null && html`<p class=${`live live-${live.estado}`} aria-live="polite">${liveText(live)}</p>`}
+    ${changed !== null && html`<p class="notice" role="status">${changed}</p>`}
     <${ErrorBox} error=${error} />
     ${record !== null && html`<${Fields} record=${record} title="Campos del registro" />`}
     ${

@@ -10,7 +10,7 @@ import { buildConsole, consoleService, listedIds, openConsole, settled } from '.
 const skip = chromiumSkip('the console live-list test')
 if (skip === false) buildConsole()
 
-t.test('an edit through the API appears in an open list without reload', { skip }, async (t) => {
+t.test('an edit through the API appears in an open list and an open record without reload', { skip }, async (t) => {
   const { api, url } = await consoleService(t)
   const year = new Date().getFullYear()
   const agente = await api.userWithRole('agente', { personal_id: `PER-${year}-00001` })
@@ -63,6 +63,19 @@ t.test('an edit through the API appears in an open list without reload', { skip 
   t.equal(await page.evaluate("document.querySelectorAll('[style]').length"), 0, 'no style attribute')
   await view.shot('live-list')
 
+  // An open record's page follows it too: edited elsewhere, it reloads and says so.
+  await page.getByRole('link', { name: first._id }).click()
+  await page.getByText('Actualización en directo activa').waitFor()
+  const again = await api.request('PUT', `/denuncias/${first._id}`, {
+    token: await api.adminToken(),
+    body: { lugar_hechos: 'Avenida del Puerto 3' },
+  })
+  t.equal(again.status, 200)
+  await page.getByText('El registro ha cambiado en otro lugar: se muestra su versión actual.').waitFor()
+  const current = (await api.request('GET', `/denuncias/${first._id}`, { token: agente.token })).body.data
+  await page.getByText(current.lugar_hechos, { exact: true }).first().waitFor()
+  t.equal(current.lugar_hechos, 'Avenida del Puerto 3', 'the record page shows what the API now gives the agente')
+
   // The token revoked elsewhere: the feed says why it closed, and no reconnect follows.
   const token = (await page.evaluate("sessionStorage.getItem('records.token')")) as string
   t.equal((await api.request('POST', '/auth/logout', { token })).status, 200)
@@ -71,6 +84,6 @@ t.test('an edit through the API appears in an open list without reload', { skip 
   const asked = tickets
   await page.waitForTimeout(3_000)
   t.equal(tickets, asked, 'no new ticket asked after the feed closed')
-  t.equal(asked, 1, 'one ticket for the whole session')
+  t.equal(asked, 2, 'one ticket per screen followed (the list, then the record), none more')
   t.same(view.problems, [], 'no console error, page error or CSP violation')
 })
