@@ -1,9 +1,10 @@
 // The console's shell: sign-in or the signed-in screens, chosen by the location's hash
-// (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
+// (#/, #/definiciones, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar).
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, SIGNED_OUT, call, session } from './api.js'
 import { AccountList, AccountPage } from './accounts.js'
 import { AuditLog } from './audit-log.js'
+import { Definitions } from './definitions.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { ModuleList } from './module-list.js'
@@ -39,6 +40,7 @@ interface ScreenProps {
 function Screen({ modules, screens, route }: ScreenProps) {
   const [kind, name, id, action] = route
   if (kind === 'auditoria' && screens.auditoria) return html`<${AuditLog} />`
+  if (kind === 'definiciones' && screens.definiciones) return html`<${Definitions} modules=${modules} />`
   if (kind === 'retencion' && screens.retencion)
     return name === undefined || id === undefined
       ? html`<${RetentionQueue} />`

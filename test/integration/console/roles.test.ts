@@ -19,6 +19,7 @@ const SCREENS = {
   audit: 'Auditoría y consultas',
   retention: 'Conservación y retenciones',
   accounts: 'Gestión de cuentas',
+  definitions: 'Definiciones',
 }
 /** A field's name as the console labels it (`fecha_hechos` as `Fecha hechos`). */
 const label = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1).replaceAll('_', ' ')}`
@@ -96,6 +97,7 @@ t.test('D44: each shipped role sees in the console exactly what the API allows i
       (await allowed(`/${spec.audit.path}?limit=1`)) && SCREENS.audit,
       (await allowed(`/${spec.retention.path}?limit=1`)) && SCREENS.retention,
       (await allowed(`/${spec.accounts.spec.name}?limit=1`)) && SCREENS.accounts,
+      (await allowed(`/me/modulos/${spec.modules[0]!.name}/explicacion`)) && SCREENS.definitions,
     ].filter((s) => s !== false)
     t.same(await page.locator('ul.admin a').allTextContents(), screens, `${role}: the screens whose API it may call`)
 
