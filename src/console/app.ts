@@ -1,10 +1,11 @@
 // The console's shell: sign-in or the signed-in screens, chosen by the location's hash
-// (#/, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id}, #/m/{module}/{id}/editar,
-// #/segundo-factor and the administration screens).
+// (#/, #/definiciones, #/m/{module}, #/m/{module}/nuevo, #/m/{module}/{id},
+// #/m/{module}/{id}/editar, #/segundo-factor and the other administration screens).
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, SIGNED_OUT, call, session } from './api.js'
 import { AccountList, AccountPage } from './accounts.js'
 import { AuditLog } from './audit-log.js'
+import { Definitions } from './definitions.js'
 import { ErrorBox } from './error-box.js'
 import { html } from './html.js'
 import { ModuleList } from './module-list.js'
@@ -42,6 +43,7 @@ function Screen({ modules, screens, route }: ScreenProps) {
   const [kind, name, id, action] = route
   if (kind === 'segundo-factor') return html`<${SecondFactor} />`
   if (kind === 'auditoria' && screens.auditoria) return html`<${AuditLog} />`
+  if (kind === 'definiciones' && screens.definiciones) return html`<${Definitions} modules=${modules} />`
   if (kind === 'retencion' && screens.retencion)
     return name === undefined || id === undefined
       ? html`<${RetentionQueue} />`

@@ -9,6 +9,7 @@ export function ModuleList({ modules, screens }: { modules: readonly ModuleView[
     screens.auditoria && html`<li><a href="#/auditoria">Auditoría y consultas</a></li>`,
     screens.retencion && html`<li><a href="#/retencion">Conservación y retenciones</a></li>`,
     screens.cuentas !== undefined && html`<li><a href="#/cuentas">Gestión de cuentas</a></li>`,
+    screens.definiciones && html`<li><a href="#/definiciones">Definiciones</a></li>`,
   ].filter((item) => item !== false)
   return html`<section aria-labelledby="modules-title">
     <h1 id="modules-title" tabindex="-1">Módulos</h1>

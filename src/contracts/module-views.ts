@@ -51,7 +51,8 @@ const WORKFLOW: JsonSchema = {
   },
 }
 
-const MODULE: JsonSchema = {
+/** One module as one role sees it (records/module-view.ts). */
+export const MODULE: JsonSchema = {
   type: 'object',
   required: ['nombre', 'descripcion', 'prefijo', 'acciones', 'busqueda', 'motivo', 'campos'],
   properties: {

@@ -11,6 +11,7 @@ import type { ContractFamily } from './route-contract.js'
 import { secondFactorContracts } from './second-factor.js'
 import { sessionContracts } from './session.js'
 import { moduleViewContracts } from './module-views.js'
+import { moduleDefinitionContracts } from './module-definitions.js'
 import { systemContracts } from './system.js'
 
 /**
@@ -21,6 +22,7 @@ export function serviceContracts(service: ServiceSpec): readonly ContractFamily[
   return [
     sessionContracts(service),
     moduleViewContracts,
+    moduleDefinitionContracts(service),
     secondFactorContracts,
     passkeyContracts(service),
     auditContracts(service),

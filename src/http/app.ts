@@ -41,6 +41,8 @@ import { docsRoutes } from './routes/docs.js'
 import { consoleRoutes } from './routes/console.js'
 import { moduleViewRoutes } from './routes/module-views.js'
 import { moduleViewContracts } from '../contracts/module-views.js'
+import { moduleDefinitionRoutes } from './routes/module-definitions.js'
+import { moduleDefinitionContracts } from '../contracts/module-definitions.js'
 import { fileRoutes } from './routes/files.js'
 import { healthRoutes, type HealthOptions } from './routes/health.js'
 import { recordRoutes } from './routes/records.js'
@@ -253,6 +255,11 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         clock: deps.clock,
       })
       await api.register(moduleViewRoutes, { contracts: moduleViewContracts, modules: service.modules })
+      await api.register(moduleDefinitionRoutes, {
+        contracts: moduleDefinitionContracts(service),
+        service,
+        accounts: deps.accounts,
+      })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })
       const retention = retentionContracts(service)

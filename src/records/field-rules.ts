@@ -1,6 +1,5 @@
 // Field rules of a role: fields it cannot read (absent from answers), cannot write
 // (403 naming the field) and values filled from the acting user on create. Pure.
-import type { ListQuery } from './list-query.js'
 import type { AccessSpec, ModuleSpec } from '../compile/types.js'
 import { META } from '../compile/metadata.js'
 import { forbidden } from '../errors.js'
@@ -60,29 +59,6 @@ export function shownTo<T extends Readonly<Values>>(record: T, reader: RecordRea
  */
 export const recordHashShownTo = (hash: string | null, salted: boolean, reader: RecordReader): string | null =>
   reader.whole || salted ? hash : null
-
-/** Filtering or sorting on a field one cannot read would reveal it through the answers: 403. */
-export function checkQueryReadable(
-  spec: ModuleSpec,
-  user: ActingUser | null,
-  query: Pick<ListQuery, 'filters' | 'sort'>,
-): void {
-  const hidden = hiddenFields(spec, user)
-  if (hidden === undefined) return
-  const named = spec.fields.filter(
-    (f) =>
-      hidden.has(f.name) &&
-      (query.sort.some((key) => key.column === f.column) ||
-        query.filters.some((q) => q.column === f.column || q.column === f.blindIndexColumn)),
-  )
-  if (named.length > 0)
-    throw forbidden(
-      named.map((f) => ({
-        field: f.name,
-        message: `El rol '${user?.role}' no puede leer el campo '${f.name}' (cannot_read)`,
-      })),
-    )
-}
 
 /** 403 naming every field of `values` the role may not write. */
 export function checkWritable(spec: ModuleSpec, user: ActingUser | null, values: Readonly<Values>): void {

@@ -2,6 +2,7 @@
 // it, so no rule lives in the browser. Read from the compiled rules the API itself enforces
 // (permissions, field rules, workflow moves, motivo_requerido); decides nothing new. Pure.
 import type { ModuleSpec, RoleSpec } from '../compile/types.js'
+import { filterOperatorsFor, queryReader, searchableFor, sortableFor, type QueryReader } from './query-access.js'
 import { nextStates } from './workflow.js'
 
 export interface FieldView {
@@ -16,6 +17,7 @@ export interface FieldView {
   /** In the role's bodies (not in its `cannot_write`, not an uploaded file). */
   readonly escribe: boolean
   readonly cifrado: boolean
+  /** The list sorts by it for this role, and `operadores` filter it: what GET /{module} accepts from it. */
   readonly ordenable: boolean
   readonly operadores: readonly string[]
   readonly valores?: readonly string[]
@@ -40,7 +42,7 @@ export interface ModuleView {
   readonly prefijo: string
   /** The module actions (`ver`, `crear`, `editar`, `eliminar`, `descifrar`) the role holds. */
   readonly acciones: readonly string[]
-  /** The list takes `q` (the module has `searchable` fields; a role searches those it reads). */
+  /** The list takes `q` from this role: some `searchable` field it reads (it searches those). */
   readonly busqueda: boolean
   /** The actions for which this role must send X-Motivo. */
   readonly motivo: readonly string[]
@@ -50,7 +52,7 @@ export interface ModuleView {
 
 const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 
-function fieldView(spec: ModuleSpec, role: RoleSpec, name: string): FieldView | undefined {
+function fieldView(spec: ModuleSpec, role: RoleSpec, reader: QueryReader, name: string): FieldView | undefined {
   const field = spec.fieldsByName.get(name)
   if (field === undefined) return undefined
   const access = spec.access.get(role.name)
@@ -64,8 +66,8 @@ function fieldView(spec: ModuleSpec, role: RoleSpec, name: string): FieldView | 
     lee: !field.writeOnly && !(access?.cannotRead.has(name) ?? false),
     escribe: field.uploaded !== true && !(access?.cannotWrite.has(name) ?? false),
     cifrado: field.encrypted,
-    ordenable: field.sortable,
-    operadores: field.operators,
+    ordenable: sortableFor(field, reader),
+    operadores: filterOperatorsFor(field, reader),
     ...(def.enum === undefined ? {} : { valores: def.enum }),
     ...(def.format === undefined ? {} : { formato: def.format }),
     ...(def.module === undefined ? {} : { modulo: def.module }),
@@ -97,7 +99,9 @@ export function moduleViews(modules: readonly ModuleSpec[], role: RoleSpec): Mod
   return modules
     .filter((spec) => role.granted.has(spec.permissions.ver))
     .map((spec) => {
-      const campos = spec.fields.flatMap((f) => fieldView(spec, role, f.name) ?? [])
+      // What the list accepts is the store's rule (query-access.ts), never a second copy here.
+      const reader = queryReader(spec, role.name, role.granted.has(spec.permissions.descifrar))
+      const campos = spec.fields.flatMap((f) => fieldView(spec, role, reader, f.name) ?? [])
       const workflow = workflowView(spec, role)
       const motivo = Object.entries(spec.def.motivoRequired ?? {})
         .filter(([, roles]) => roles?.includes(role.name) === true)
@@ -107,7 +111,7 @@ export function moduleViews(modules: readonly ModuleSpec[], role: RoleSpec): Mod
         descripcion: spec.def.description ?? spec.name,
         prefijo: spec.prefix,
         acciones: ACTIONS.filter((a) => role.granted.has(spec.permissions[a])),
-        busqueda: spec.fields.some((f) => f.def.searchable),
+        busqueda: spec.fields.some((f) => searchableFor(f, reader)),
         motivo,
         campos,
         ...(workflow === undefined ? {} : { workflow }),

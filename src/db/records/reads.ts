@@ -4,6 +4,7 @@
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import { hiddenFields, recordReader, shownTo } from '../../records/field-rules.js'
+import { queryReader, searchableFor } from '../../records/query-access.js'
 import { resolveScope } from '../../records/scope.js'
 import { recordNotFound, validationFailed } from '../../errors.js'
 import { filterCondition } from './filter-sql.js'
@@ -129,8 +130,9 @@ export async function list(
   const hidden = hiddenFields(spec, read.user)
   let relevance: TextSearch | undefined
   if (query.text !== undefined) {
-    // Only the searchable fields this caller may read: a word in a hidden field finds nothing.
-    const columns = spec.fields.filter((f) => f.def.searchable && hidden?.has(f.name) !== true).map((f) => f.column)
+    // Only the searchable fields this caller may read (the rule GET /me/modulos offers `q` by).
+    const reader = queryReader(spec, read.user?.role ?? null, read.reveal)
+    const columns = spec.fields.filter((f) => searchableFor(f, reader)).map((f) => f.column)
     if (columns.length === 0)
       throw validationFailed([
         { field: 'q', message: `No hay campos de búsqueda de texto en '${spec.name}' para su rol` },

@@ -3,7 +3,7 @@
 // violation, with axe-core's accessibility check and screenshots in test-output/console/.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import type { Test } from 'tap'
 import { startTestApi, type StartOptions, type TestApi } from '../../helpers/api.js'
 import { launchChromium } from '../../helpers/chromium.js'
@@ -54,16 +54,15 @@ export interface ConsolePage {
   /** axe-core's serious and critical violations of the page as it is now. */
   axe(): Promise<string[]>
   shot(name: string): Promise<void>
+  /** Another tab of the same browser (its own sessionStorage), watched as this one. */
+  another(): Promise<ConsolePage>
 }
 
 /**
  * axe-core is evaluated through DevTools (page.evaluate), which a page's CSP does not govern: the
  * page's real policy stays as served, and no inline script is added that it would have to allow.
  */
-export async function openConsole(t: Test): Promise<ConsolePage | undefined> {
-  const browser = await launchChromium(t)
-  if (browser === undefined) return undefined
-  const { page } = browser
+async function watched(context: BrowserContext, page: Page): Promise<ConsolePage> {
   const problems: string[] = []
   page.on('console', (message) => {
     if ((message.type() === 'error' || message.type() === 'warning') && !API_REFUSAL.test(message.text()))
@@ -88,7 +87,13 @@ export async function openConsole(t: Test): Promise<ConsolePage | undefined> {
     async shot(name) {
       await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true })
     },
+    another: async () => watched(context, await context.newPage()),
   }
+}
+
+export async function openConsole(t: Test): Promise<ConsolePage | undefined> {
+  const browser = await launchChromium(t)
+  return browser === undefined ? undefined : watched(browser.context, browser.page)
 }
 
 /** The record ids of the list on the page, in order. */

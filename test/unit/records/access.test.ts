@@ -2,7 +2,8 @@
 // resolved with the acting user, field rules and workflow moves. Pure: no database, no HTTP.
 import t from 'tap'
 import { resolveScope } from '../../../src/records/scope.js'
-import { checkQueryReadable, checkWritable, withoutHidden, withUserDefaults } from '../../../src/records/field-rules.js'
+import { checkWritable, withoutHidden, withUserDefaults } from '../../../src/records/field-rules.js'
+import { checkQueryAccess, queryReader } from '../../../src/records/query-access.js'
 import { checkCreation, checkFinal, checkUpdate, nextStates } from '../../../src/records/workflow.js'
 import { moduleOf, shippedService } from '../support/config.js'
 
@@ -60,10 +61,10 @@ t.test('field rules', async (t) => {
     filtersEncrypted: false,
   }
   t.match(
-    thrown(() => checkQueryReadable(denuncias, consulta, query)),
+    thrown(() => checkQueryAccess(denuncias, query, queryReader(denuncias, consulta.role, false))),
     { statusCode: 403, details: [{ field: 'observaciones' }] },
   )
-  t.doesNotThrow(() => checkQueryReadable(denuncias, oficial, query))
+  t.doesNotThrow(() => checkQueryAccess(denuncias, query, queryReader(denuncias, oficial.role, true)))
 })
 
 t.test('workflow decisions', async (t) => {
