@@ -13,7 +13,7 @@ import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
 import { openLiveKeys, type LiveKeys } from '../db/keys/live-keys.js'
-import { openRecordKeys, withRecordKeys, type RecordKeys } from '../db/keys/record-keys.js'
+import { openRecordKeys, withRecordKeys, type RecordKeys, type UnreadableKey } from '../db/keys/record-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
@@ -37,6 +37,8 @@ export interface EngineOptions {
   readonly onReadAuditRefused?: (entry: RefusedEntry) => void
   /** A read met stored values that fail their integrity check (once per damaged record version). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+  /** A per-record data key's row does not unwrap (D41): once per key; its record reads as unreadable. */
+  readonly onUnreadableRecordKey?: (failure: UnreadableKey) => void
   /** PostgreSQL (D38): a committed write's seal failed; its entry waits for the next seal. */
   readonly onSealError: (error: unknown) => void
   /**
@@ -134,6 +136,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       cipher: keys.cipher,
       ...(options.recordKeysFile === undefined ? {} : { file: options.recordKeysFile }),
       disabled: options.recordKeys === false,
+      ...(options.onUnreadableRecordKey === undefined ? {} : { onUnreadableKey: options.onUnreadableRecordKey }),
     })
     // Every result passes by the record keys: the data keys its values name are loaded before the
     // codec reads them, one query per result at most (D41).

@@ -20,7 +20,7 @@ import type { Keyring } from '../db/crypto.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
-import type { RecordKeys } from '../db/keys/record-keys.js'
+import type { RecordKeys, UnreadableKey } from '../db/keys/record-keys.js'
 import type { RecordCodec } from '../db/records/codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import type { FileStore } from '../db/files/store.js'
@@ -187,6 +187,17 @@ export async function openService(settings: Settings, options: OpenServiceOption
       },
       'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)',
     )
+  // D41: a data key's row that does not unwrap (altered, or relabelled to another record); once per key.
+  const onUnreadableRecordKey = (failure: UnreadableKey) =>
+    app?.log.error(
+      {
+        alert: 'integridad',
+        err: failure.error,
+        record: `${failure.module}:${failure.recordId}`,
+        key: failure.keyId,
+      },
+      'la clave de datos de un registro no se desenvuelve: sus valores se leen como ilegibles (records audit verify la nombra)',
+    )
   const onSealError = (error: unknown) =>
     app?.log.error(
       { err: error },
@@ -199,6 +210,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     onReadAuditError,
     onReadAuditRefused,
     onIntegrityFailure,
+    onUnreadableRecordKey,
     onSealError,
     ...consultationLog,
     ...(options.recordKeys === false ? { recordKeys: false } : {}),

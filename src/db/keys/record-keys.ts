@@ -75,8 +75,21 @@ export interface RecordKeyStoreOptions {
   readonly file?: string
   /** Off: values are written under the service key as before (bench comparison only). */
   readonly disabled?: boolean
+  /**
+   * A stored key row that does not unwrap (its tag fails: altered, or relabelled to another
+   * record): called once per key id; its values read as unreadable, the rest as usual.
+   */
+  readonly onUnreadableKey?: (failure: UnreadableKey) => void
   /** Tests only: runs in `rewrap` between reading a batch and writing it (a race driven step by step). */
   readonly beforeRewrapWrite?: (keyIds: readonly string[]) => Promise<void>
+}
+
+/** A key row that does not unwrap: which one, the record it names, and why (for the log). */
+export interface UnreadableKey {
+  readonly keyId: string
+  readonly module: string
+  readonly recordId: string
+  readonly error: unknown
 }
 
 export interface RecordKeys {
@@ -86,6 +99,8 @@ export interface RecordKeys {
   keyOf(keyId: string): Buffer | undefined
   /** Whether the store says this data key was destroyed by an erasure (as opposed to never known). */
   isDestroyed(keyId: string): boolean
+  /** Whether the store holds this data key's row but it does not unwrap (altered or relabelled). */
+  isUnreadable(keyId: string): boolean
   /** The key a write of this record encrypts with, once `prepare` bound it. */
   writeKeyOf(module: string, recordId: string): { readonly id: string; readonly key: Buffer } | undefined
   /**
@@ -170,6 +185,8 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const keys = new Map<string, Buffer>()
   /** Ids of destroyed keys met in results: the store keeps their row, its wrapped key emptied. */
   const destroyedIds = new Set<string>()
+  /** Ids of key rows that did not unwrap; each reported once (onUnreadableKey). */
+  const unreadableIds = new Set<string>()
   const writeKeys = new Map<string, string>()
   const refOf = (module: string, recordId: string) => `${module}\u0000${recordId}`
 
@@ -193,6 +210,20 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const unwrap = (row: Row): Buffer => {
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
+  /** The key of a row, or undefined when it does not unwrap: noted, reported once, never thrown. */
+  const unwrapOrNote = (row: Row): Buffer | undefined => {
+    try {
+      return unwrap(row)
+    } catch (error) {
+      const keyId = String(row['key_id'])
+      if (!unreadableIds.has(keyId)) {
+        unreadableIds.add(keyId)
+        if (unreadableIds.size > CACHE_LIMIT) unreadableIds.delete(unreadableIds.values().next().value as string)
+        options.onUnreadableKey?.({ keyId, module: String(row['module']), recordId: String(row['record_id']), error })
+      }
+      return undefined
+    }
+  }
 
   let lookups = 0
   async function loadIds(ids: Iterable<string>): Promise<void> {
@@ -209,7 +240,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         if (row['wrapped'] === DESTROYED) {
           destroyedIds.add(id)
           if (destroyedIds.size > CACHE_LIMIT) destroyedIds.delete(destroyedIds.values().next().value as string)
-        } else hold(id, unwrap(row))
+        } else {
+          const key = unwrapOrNote(row)
+          if (key !== undefined) hold(id, key)
+        }
       }
     }
   }
@@ -233,6 +267,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     uses: (spec) => options.disabled !== true && usesRecordKeys(spec),
     keyOf,
     isDestroyed: (keyId) => destroyedIds.has(keyId),
+    isUnreadable: (keyId) => unreadableIds.has(keyId),
     writeKeyOf(module, recordId) {
       const id = writeKeys.get(refOf(module, recordId))
       const key = id === undefined ? undefined : keys.get(id)
@@ -265,7 +300,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .execute()
         const kept = new Set<string>()
         for (const row of found) {
-          hold(String(row['key_id']), unwrap(row))
+          // A kept key that does not unwrap is no key to write with: the record gets a new one.
+          const key = unwrapOrNote(row)
+          if (key === undefined) continue
+          hold(String(row['key_id']), key)
           bind(refOf(spec.name, String(row['record_id'])), String(row['key_id']))
           kept.add(String(row['record_id']))
         }
