@@ -1,6 +1,7 @@
 // Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
 // stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
 // tests; never listens by itself.
+import type { KeyDestroyFailure } from '../db/retention/state.js'
 import { createAuditTail } from '../db/audit/tail.js'
 import { createEventTicketStore } from '../db/accounts/event-tickets.js'
 import { randomBytes } from 'node:crypto'
@@ -198,6 +199,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
       },
       'la clave de datos de un registro no se desenvuelve: sus valores se leen como ilegibles (records audit verify la nombra)',
     )
+  // D41, SQLite: the erasure stands; its keys wait for the sweep of the next start or retention run.
+  const onKeyDestroyFailure = (failure: KeyDestroyFailure) =>
+    app?.log.error(
+      { alert: 'supresion', err: failure.error, record: `${failure.module}:${failure.recordId}` },
+      `no se pudo destruir la clave de datos del registro suprimido ${failure.module}/${failure.recordId}: la destruye el barrido del próximo arranque o de la próxima ejecución de retención`,
+    )
   const onSealError = (error: unknown) =>
     app?.log.error(
       { err: error },
@@ -211,6 +218,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     onReadAuditRefused,
     onIntegrityFailure,
     onUnreadableRecordKey,
+    onKeyDestroyFailure,
     onSealError,
     ...consultationLog,
     ...(options.recordKeys === false ? { recordKeys: false } : {}),
@@ -299,7 +307,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
         actor: SERVICE_ACTOR,
         actaDir: settings.retentionActaDir,
         keyFile: settings.auditCheckpointKeyFile,
-        sweepKeys: () => engine.recordKeys.sweep(),
+        sweepKeys: () => engine.recordKeys.sweep(spec.modules),
+        onSweepError: (error) =>
+          app?.log.error(
+            { alert: 'supresion', err: error },
+            'no se pudieron destruir las claves de datos pendientes de registros suprimidos: se reintenta en el próximo arranque o ejecución',
+          ),
       },
       files: engine.files,
       ...(options.jobClock === undefined ? {} : { clock: options.jobClock }),

@@ -34,6 +34,7 @@ import { RECORD_VALUE_PREFIX, recordKeyIdOf, type FieldCipher } from '../crypto.
 import type { Database, Db, Row } from '../database.js'
 import { createSqliteDatabase } from '../dialects/sqlite.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { META } from '../../compile/metadata.js'
 
 export const RECORD_KEYS_TABLE = '_record_keys'
 
@@ -119,8 +120,12 @@ export interface RecordKeys {
   destroy(trx: Db | undefined, module: string, recordId: string): Promise<string[]>
   /** Whether destroying happens inside the erasure's transaction (PostgreSQL) or after it (SQLite). */
   readonly destroysInTransaction: boolean
-  /** Destroys the keys left of tombstoned records (a crash between an erasure and its keys); how many. */
-  sweep(): Promise<number>
+  /**
+   * Destroys the keys left of tombstoned records (a crash or a failure between an erasure and its
+   * keys); how many. An id with a row in its module's table (of `modules`) is skipped: its keys are
+   * a live record's.
+   */
+  sweep(modules: readonly ModuleSpec[]): Promise<number>
   /** Wraps again every data key not under the active service key (a rotation); how many. */
   rewrap(): Promise<number>
   /** Every stored key row, for `records copy`. */
@@ -170,6 +175,47 @@ function collectKeyIds(value: unknown, out: Set<string>): void {
     for (const inner of Object.values(value as Row))
       if (typeof inner === 'string' && inner.startsWith(RECORD_VALUE_PREFIX)) collectKeyIds(inner, out)
   }
+}
+
+/**
+ * The tombstones, 500 at a time in key order, read from the records' database (on SQLite another
+ * file than the keys'). Not db/records/pages.ts: that module reads through the codec's types.
+ */
+async function* tombstonePages(db: Db): AsyncGenerator<Row[]> {
+  let last: Row | undefined
+  for (;;) {
+    const after = last
+    const rows = await db
+      .selectFrom(SYSTEM_TABLES.tombstones)
+      .select(['module', 'record_id'])
+      .$if(after !== undefined, (q) =>
+        q.where((eb) =>
+          eb.or([
+            eb('module', '>', after?.['module']),
+            eb.and([eb('module', '=', after?.['module']), eb('record_id', '>', after?.['record_id'])]),
+          ]),
+        ),
+      )
+      .orderBy('module')
+      .orderBy('record_id')
+      .limit(500)
+      .execute()
+    if (rows.length > 0) yield rows
+    if (rows.length < 500) return
+    last = rows[rows.length - 1]
+  }
+}
+
+/** Tombstone rows by module: their record ids. */
+function groupByModule(rows: readonly Row[]): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  for (const row of rows) {
+    const module = String(row['module'])
+    const ids = out.get(module) ?? []
+    ids.push(String(row['record_id']))
+    out.set(module, ids)
+  }
+  return out
 }
 
 export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<RecordKeys> {
@@ -261,6 +307,29 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       await load(args.result.rows)
       return args.result
     },
+  }
+
+  /**
+   * Of these tombstoned ids of `module`, those with data keys not yet destroyed and no row in the
+   * module's table: a row there is a live record (an id in use again), whose keys stay.
+   */
+  async function sweepable(module: string, ids: readonly string[], table: string | undefined): Promise<string[]> {
+    const pending = await lookup
+      .selectFrom(RECORD_KEYS_TABLE)
+      .select('record_id')
+      .distinct()
+      .where('module', '=', module)
+      .where('record_id', 'in', ids)
+      .where('wrapped', '!=', DESTROYED)
+      .execute()
+    if (pending.length === 0) return []
+    const candidates = pending.map((r) => String(r['record_id']))
+    const live =
+      table === undefined
+        ? []
+        : await database.db.selectFrom(table).select(META.id).where(META.id, 'in', candidates).execute()
+    const used = new Set(live.map((r) => String(r[META.id])))
+    return candidates.filter((id) => !used.has(id))
   }
 
   const recordKeys: RecordKeys = {
@@ -361,32 +430,13 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       if (sqlite) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store).catch(() => undefined)
       return ids
     },
-    async sweep() {
-      if (!sqlite) {
-        const { numUpdatedRows } = await store
-          .updateTable(RECORD_KEYS_TABLE)
-          .set({ wrapped: DESTROYED })
-          .where('wrapped', '!=', DESTROYED)
-          .where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom(SYSTEM_TABLES.tombstones)
-                .select('module')
-                .whereRef(`${SYSTEM_TABLES.tombstones}.module`, '=', `${RECORD_KEYS_TABLE}.module`)
-                .whereRef(`${SYSTEM_TABLES.tombstones}.record_id`, '=', `${RECORD_KEYS_TABLE}.record_id`),
-            ),
-          )
-          .executeTakeFirst()
-        return Number(numUpdatedRows)
-      }
-      // Two files: the tombstones are read from the records' database, the keys deleted in their own.
-      const tombstones = await database.db
-        .selectFrom(SYSTEM_TABLES.tombstones)
-        .select(['module', 'record_id'])
-        .execute()
+    async sweep(modules) {
+      const tables = new Map(modules.map((m) => [m.name, m.table.name]))
       let swept = 0
-      for (const t of tombstones)
-        swept += (await recordKeys.destroy(undefined, String(t['module']), String(t['record_id']))).length
+      for await (const page of tombstonePages(database.db))
+        for (const [module, ids] of groupByModule(page))
+          for (const recordId of await sweepable(module, ids, tables.get(module)))
+            swept += (await recordKeys.destroy(undefined, module, recordId)).length
       return swept
     },
     async rewrap() {
