@@ -34,6 +34,7 @@ import { RECORD_VALUE_PREFIX, recordKeyIdOf, type FieldCipher } from '../crypto.
 import type { Database, Db, Row } from '../database.js'
 import { createSqliteDatabase } from '../dialects/sqlite.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { bindKeyStoreIdentity, refuseMissingKeyStore } from './key-store-identity.js'
 import { META } from '../../compile/metadata.js'
 
 export const RECORD_KEYS_TABLE = '_record_keys'
@@ -221,7 +222,16 @@ function groupByModule(rows: readonly Row[]): Map<string, string[]> {
 export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<RecordKeys> {
   const { database, cipher } = options
   const sqlite = database.dialect === 'sqlite'
-  const own = sqlite ? createSqliteDatabase({ file: options.file ?? recordKeysFile(database.location) }) : undefined
+  const keyFile = options.file ?? recordKeysFile(database.location)
+  const onDisk = sqlite && keyFile !== ':memory:'
+  // A records database with values under record keys never opens with an empty key store (D41).
+  if (onDisk) await refuseMissingKeyStore(database.db, database.location, keyFile)
+  const own = sqlite ? createSqliteDatabase({ file: keyFile }) : undefined
+  if (onDisk && own !== undefined)
+    await bindKeyStoreIdentity(database.db, own.db, keyFile).catch(async (error: unknown) => {
+      await own.close()
+      throw error
+    })
   /** Where the key rows are written. */
   const store: Db = own?.db ?? database.db
   /** Where they are read from outside any transaction. */
