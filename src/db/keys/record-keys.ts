@@ -131,8 +131,13 @@ export interface RecordKeys {
   rewrap(): Promise<number>
   /** Every stored key row, for `records copy`. */
   exportRows(): AsyncGenerator<Row[]>
-  /** Writes key rows copied from another store (ignoring ids already there). */
-  importRows(rows: readonly Row[]): Promise<void>
+  /**
+   * Writes key rows copied from another store (ignoring ids already there). PostgreSQL: in `trx`
+   * when given (a copy's transaction); SQLite: in the key database, committed at once.
+   */
+  importRows(rows: readonly Row[], trx?: Db): Promise<void>
+  /** Whether the store holds no key row at all, destroyed ones included (`records copy`'s target). */
+  isEmpty(): Promise<boolean>
   /** How many data keys the store holds (destroyed ones not counted). */
   count(): Promise<number>
   /** Data keys per field key that wraps them. */
@@ -494,9 +499,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         after = String(rows[rows.length - 1]?.['key_id'])
       }
     },
-    async importRows(rows) {
+    async importRows(rows, trx) {
+      const target = sqlite ? store : (trx ?? store)
       for (let start = 0; start < rows.length; start += 200)
-        await store
+        await target
           .insertInto(RECORD_KEYS_TABLE)
           .values(
             rows.slice(start, start + 200).map((r) => ({
@@ -508,6 +514,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           )
           .onConflict((oc) => oc.column('key_id').doNothing())
           .execute()
+    },
+    async isEmpty() {
+      const row = await store.selectFrom(RECORD_KEYS_TABLE).select('key_id').limit(1).executeTakeFirst()
+      return row === undefined
     },
     async count() {
       const row = await lookup
@@ -556,11 +566,14 @@ export function withRecordKeys(database: Database, recordKeys: RecordKeys): Data
   }
 }
 
-/** Copies every data key row of `from` into `to`, wrapped as it is (`records copy`); how many. */
-export async function copyRecordKeys(from: RecordKeys, to: RecordKeys): Promise<number> {
+/**
+ * Copies every data key row of `from` into `to`, wrapped as it is (`records copy`); how many.
+ * PostgreSQL target: in `trx` when given.
+ */
+export async function copyRecordKeys(from: RecordKeys, to: RecordKeys, trx?: Db): Promise<number> {
   let copied = 0
   for await (const rows of from.exportRows()) {
-    await to.importRows(rows)
+    await to.importRows(rows, trx)
     copied += rows.length
   }
   return copied
