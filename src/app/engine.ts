@@ -13,7 +13,7 @@ import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
 import { openLiveKeys, type LiveKeys } from '../db/keys/live-keys.js'
-import { openRecordKeys, withRecordKeys, type RecordKeys } from '../db/keys/record-keys.js'
+import { openRecordKeys, withRecordKeys, type RecordKeys, type UnreadableKey } from '../db/keys/record-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
 import { ensureSystemTables } from '../db/system-tables.js'
 import { createReadAuditLog, type ReadAuditStatus, type RefusedEntry } from '../db/audit/read-audit.js'
@@ -21,6 +21,7 @@ import { createRecordCodec, type RecordCodec } from '../db/records/codec.js'
 import { createRecordStore } from '../db/records/store.js'
 import { createFileStore, type FileStore } from '../db/files/store.js'
 import { createRetentionStore, type RetentionStore } from '../db/retention/store.js'
+import type { KeyDestroyFailure } from '../db/retention/state.js'
 import { createSubjectStore, type SubjectStore } from '../db/records/subjects.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import { createAccountRules, type AccountRules } from '../records/account-rules.js'
@@ -37,6 +38,10 @@ export interface EngineOptions {
   readonly onReadAuditRefused?: (entry: RefusedEntry) => void
   /** A read met stored values that fail their integrity check (once per damaged record version). */
   readonly onIntegrityFailure?: (failure: IntegrityFailure) => void
+  /** A per-record data key's row does not unwrap (D41): once per key; its record reads as unreadable. */
+  readonly onUnreadableRecordKey?: (failure: UnreadableKey) => void
+  /** SQLite: an erased record's data keys could not be destroyed after its commit; left to the sweep (D41). */
+  readonly onKeyDestroyFailure?: (failure: KeyDestroyFailure) => void
   /** PostgreSQL (D38): a committed write's seal failed; its entry waits for the next seal. */
   readonly onSealError: (error: unknown) => void
   /**
@@ -134,12 +139,13 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       cipher: keys.cipher,
       ...(options.recordKeysFile === undefined ? {} : { file: options.recordKeysFile }),
       disabled: options.recordKeys === false,
+      ...(options.onUnreadableRecordKey === undefined ? {} : { onUnreadableKey: options.onUnreadableRecordKey }),
     })
     // Every result passes by the record keys: the data keys its values name are loaded before the
     // codec reads them, one query per result at most (D41).
     database = withRecordKeys(opened, keysOpened)
     // Keys of records erased just before a crash (SQLite: destroyed after the erasure's commit).
-    if (options.sweepRecordKeys !== false) await keysOpened.sweep()
+    if (options.sweepRecordKeys !== false) await keysOpened.sweep(spec.modules)
     const codec = createRecordCodec(database.dialect, keys.cipher, keys.beforeWrite, keysOpened)
     const { applied } =
       options.migrate === false
@@ -199,6 +205,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
         accountsModule: spec.accounts.spec.name,
         dataDir: settings.dataDir,
         recordKeys: keysOpened,
+        ...(options.onKeyDestroyFailure === undefined ? {} : { onKeyDestroyFailure: options.onKeyDestroyFailure }),
       }),
       files: createFileStore({ ...recordOptions, dataDir: settings.dataDir, cipher: keys.cipher }),
       subjects: createSubjectStore({ database, codec, readAudit, ...consultationLog }),

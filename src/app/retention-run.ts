@@ -28,6 +28,8 @@ export interface RetentionRunOptions {
   readonly keyFile: string
   /** Destroys the data keys left of records erased before (D41, a crash after an erasure's commit). */
   readonly sweepKeys?: () => Promise<number>
+  /** The sweep failed: its keys wait for the next start or run (logged at error level, or on stderr). */
+  readonly onSweepError?: (error: unknown) => void
 }
 
 export interface WrittenActa {
@@ -135,7 +137,10 @@ export async function runRetention(options: RetentionRunOptions): Promise<Retent
     store: options.store,
     actor: options.actor,
   })
-  await options.sweepKeys?.().catch(() => 0)
+  await options.sweepKeys?.().catch((error: unknown) => {
+    options.onSweepError?.(error)
+    return 0
+  })
   try {
     const acta = key === undefined ? undefined : await signActa(options, key, run, options.clock())
     return acta === undefined ? run : { ...run, acta }

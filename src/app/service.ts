@@ -1,6 +1,7 @@
 // Opens the whole service from settings: the engine (engine.ts: load -> compile -> migrate ->
 // stores), the first superadmin, then buildApp. Used by `npm start`, `records serve` and the
 // tests; never listens by itself.
+import type { KeyDestroyFailure } from '../db/retention/state.js'
 import { createAuditTail } from '../db/audit/tail.js'
 import { createEventTicketStore } from '../db/accounts/event-tickets.js'
 import { randomBytes } from 'node:crypto'
@@ -20,7 +21,7 @@ import type { Keyring } from '../db/crypto.js'
 import type { LiveKeys } from '../db/keys/live-keys.js'
 import type { Database } from '../db/database.js'
 import type { ReadAuditStatus, RefusedEntry } from '../db/audit/read-audit.js'
-import type { RecordKeys } from '../db/keys/record-keys.js'
+import type { RecordKeys, UnreadableKey } from '../db/keys/record-keys.js'
 import type { RecordCodec } from '../db/records/codec.js'
 import type { IntegrityFailure, RecordStore } from '../db/records/types.js'
 import type { FileStore } from '../db/files/store.js'
@@ -187,6 +188,23 @@ export async function openService(settings: Settings, options: OpenServiceOption
       },
       'valores cifrados que no superan su comprobación: se leen como null (records audit verify los lista)',
     )
+  // D41: a data key's row that does not unwrap (altered, or relabelled to another record); once per key.
+  const onUnreadableRecordKey = (failure: UnreadableKey) =>
+    app?.log.error(
+      {
+        alert: 'integridad',
+        err: failure.error,
+        record: `${failure.module}:${failure.recordId}`,
+        key: failure.keyId,
+      },
+      'la clave de datos de un registro no se desenvuelve: sus valores se leen como ilegibles (records audit verify la nombra)',
+    )
+  // D41, SQLite: the erasure stands; its keys wait for the sweep of the next start or retention run.
+  const onKeyDestroyFailure = (failure: KeyDestroyFailure) =>
+    app?.log.error(
+      { alert: 'supresion', err: failure.error, record: `${failure.module}:${failure.recordId}` },
+      `no se pudo destruir la clave de datos del registro suprimido ${failure.module}/${failure.recordId}: la destruye el barrido del próximo arranque o de la próxima ejecución de retención`,
+    )
   const onSealError = (error: unknown) =>
     app?.log.error(
       { err: error },
@@ -199,6 +217,8 @@ export async function openService(settings: Settings, options: OpenServiceOption
     onReadAuditError,
     onReadAuditRefused,
     onIntegrityFailure,
+    onUnreadableRecordKey,
+    onKeyDestroyFailure,
     onSealError,
     ...consultationLog,
     ...(options.recordKeys === false ? { recordKeys: false } : {}),
@@ -287,7 +307,12 @@ export async function openService(settings: Settings, options: OpenServiceOption
         actor: SERVICE_ACTOR,
         actaDir: settings.retentionActaDir,
         keyFile: settings.auditCheckpointKeyFile,
-        sweepKeys: () => engine.recordKeys.sweep(),
+        sweepKeys: () => engine.recordKeys.sweep(spec.modules),
+        onSweepError: (error) =>
+          app?.log.error(
+            { alert: 'supresion', err: error },
+            'no se pudieron destruir las claves de datos pendientes de registros suprimidos: se reintenta en el próximo arranque o ejecución',
+          ),
       },
       files: engine.files,
       ...(options.jobClock === undefined ? {} : { clock: options.jobClock }),

@@ -1,6 +1,7 @@
 // What most subcommands work on: the engine the service opens (app/engine.ts: the settings, the
 // compiled modules.yaml, the database migrated as the server would, the codec and the stores).
 // No HTTP app is built: writes go through the same store, codec and audit chain as the API.
+import type { KeyDestroyFailure } from '../db/retention/state.js'
 import { userInfo } from 'node:os'
 import type { ServiceSpec } from '../compile/types.js'
 import { openEngine, type Engine } from '../app/engine.js'
@@ -45,7 +46,17 @@ export async function openEnvironment(input: CommandInput, options: OpenOptions 
     void input.stderr.write(
       `records: escritura guardada; su entrada de auditoría queda pendiente de sellar: ${messageOf(error)}\n`,
     )
-  const engine = await openEngine(settings, { ...migrate, ...seal, onReadAuditError, onSealError })
+  const onKeyDestroyFailure = (failure: KeyDestroyFailure) =>
+    void input.stderr.write(
+      `records: no se pudo destruir la clave de datos del registro suprimido ${failure.module}/${failure.recordId} (${messageOf(failure.error)}); la destruye el próximo arranque o ejecución de retención\n`,
+    )
+  const engine = await openEngine(settings, {
+    ...migrate,
+    ...seal,
+    onReadAuditError,
+    onSealError,
+    onKeyDestroyFailure,
+  })
   return {
     ...engine,
     actor: cliActor(),

@@ -8,7 +8,7 @@ import { createDatabase } from '../../db/connect.js'
 import { copyDatabase } from '../../db/operations/copy.js'
 import { createFieldCipher } from '../../db/crypto.js'
 import { createRecordCodec } from '../../db/records/codec.js'
-import { copyRecordKeys, openRecordKeys, RECORD_KEYS_TABLE } from '../../db/keys/record-keys.js'
+import { openRecordKeys } from '../../db/keys/record-keys.js'
 import { flag, stringOption, type Command, JSON_OPTION } from '../command.js'
 import { withEnvironment } from '../environment.js'
 import { printJson, printLines } from '../output.js'
@@ -70,21 +70,20 @@ fichero del origen no verifica o falla.`,
         try {
           const cipher = createFieldCipher(source.keyring)
           const codec = createRecordCodec(target.dialect, cipher)
-          const copied = await copyDatabase({
-            source: source.database,
-            target,
-            modules: source.spec.modules,
-            files: { sourceDir: source.settings.dataDir, targetDir, cipher },
-            migration: { codec, clock: source.clock, timezone: source.spec.service.timezone },
-            onProgress: ({ table, rows }) => {
-              if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${countOf(rows, 'filas')}`.padEnd(60))
-            },
-          })
-          // The per-record data keys (D41) go to the target's key store, wrapped as they were.
+          // The per-record data keys (D41) go to the target's key store first, wrapped as they were.
           const targetKeys = await openRecordKeys({ database: target, cipher })
           try {
-            const keys = await copyRecordKeys(source.recordKeys, targetKeys)
-            return { ...copied, tables: { ...copied.tables, [RECORD_KEYS_TABLE]: keys } }
+            return await copyDatabase({
+              source: source.database,
+              target,
+              modules: source.spec.modules,
+              files: { sourceDir: source.settings.dataDir, targetDir, cipher },
+              migration: { codec, clock: source.clock, timezone: source.spec.service.timezone },
+              recordKeys: { from: source.recordKeys, to: targetKeys },
+              onProgress: ({ table, rows }) => {
+                if (input.stderr.isTTY === true) input.stderr.write(`\r${table}: ${countOf(rows, 'filas')}`.padEnd(60))
+              },
+            })
           } finally {
             await targetKeys.close()
           }

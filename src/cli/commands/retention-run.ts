@@ -78,7 +78,11 @@ control (AUDIT_CHECKPOINT_KEY_FILE); records retention acta la verifica sin base
         actor: env.actor,
         actaDir,
         keyFile: settings.auditCheckpointKeyFile,
-        sweepKeys: () => env.recordKeys.sweep(),
+        sweepKeys: () => env.recordKeys.sweep(env.spec.modules),
+        onSweepError: (error) =>
+          void input.stderr.write(
+            `records: no se pudieron destruir las claves de datos pendientes de registros suprimidos (${messageOf(error)}); se reintenta en el próximo arranque o ejecución\n`,
+          ),
       })
       if (flag(input, 'json'))
         printJson(input, {

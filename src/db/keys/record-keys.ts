@@ -34,6 +34,8 @@ import { RECORD_VALUE_PREFIX, recordKeyIdOf, type FieldCipher } from '../crypto.
 import type { Database, Db, Row } from '../database.js'
 import { createSqliteDatabase } from '../dialects/sqlite.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { bindKeyStoreIdentity, refuseMissingKeyStore } from './key-store-identity.js'
+import { META } from '../../compile/metadata.js'
 
 export const RECORD_KEYS_TABLE = '_record_keys'
 
@@ -75,8 +77,21 @@ export interface RecordKeyStoreOptions {
   readonly file?: string
   /** Off: values are written under the service key as before (bench comparison only). */
   readonly disabled?: boolean
+  /**
+   * A stored key row that does not unwrap (its tag fails: altered, or relabelled to another
+   * record): called once per key id; its values read as unreadable, the rest as usual.
+   */
+  readonly onUnreadableKey?: (failure: UnreadableKey) => void
   /** Tests only: runs in `rewrap` between reading a batch and writing it (a race driven step by step). */
   readonly beforeRewrapWrite?: (keyIds: readonly string[]) => Promise<void>
+}
+
+/** A key row that does not unwrap: which one, the record it names, and why (for the log). */
+export interface UnreadableKey {
+  readonly keyId: string
+  readonly module: string
+  readonly recordId: string
+  readonly error: unknown
 }
 
 export interface RecordKeys {
@@ -86,6 +101,8 @@ export interface RecordKeys {
   keyOf(keyId: string): Buffer | undefined
   /** Whether the store says this data key was destroyed by an erasure (as opposed to never known). */
   isDestroyed(keyId: string): boolean
+  /** Whether the store holds this data key's row but it does not unwrap (altered or relabelled). */
+  isUnreadable(keyId: string): boolean
   /** The key a write of this record encrypts with, once `prepare` bound it. */
   writeKeyOf(module: string, recordId: string): { readonly id: string; readonly key: Buffer } | undefined
   /**
@@ -104,14 +121,23 @@ export interface RecordKeys {
   destroy(trx: Db | undefined, module: string, recordId: string): Promise<string[]>
   /** Whether destroying happens inside the erasure's transaction (PostgreSQL) or after it (SQLite). */
   readonly destroysInTransaction: boolean
-  /** Destroys the keys left of tombstoned records (a crash between an erasure and its keys); how many. */
-  sweep(): Promise<number>
+  /**
+   * Destroys the keys left of tombstoned records (a crash or a failure between an erasure and its
+   * keys); how many. An id with a row in its module's table (of `modules`) is skipped: its keys are
+   * a live record's.
+   */
+  sweep(modules: readonly ModuleSpec[]): Promise<number>
   /** Wraps again every data key not under the active service key (a rotation); how many. */
   rewrap(): Promise<number>
   /** Every stored key row, for `records copy`. */
   exportRows(): AsyncGenerator<Row[]>
-  /** Writes key rows copied from another store (ignoring ids already there). */
-  importRows(rows: readonly Row[]): Promise<void>
+  /**
+   * Writes key rows copied from another store (ignoring ids already there). PostgreSQL: in `trx`
+   * when given (a copy's transaction); SQLite: in the key database, committed at once.
+   */
+  importRows(rows: readonly Row[], trx?: Db): Promise<void>
+  /** Whether the store holds no key row at all, destroyed ones included (`records copy`'s target). */
+  isEmpty(): Promise<boolean>
   /** How many data keys the store holds (destroyed ones not counted). */
   count(): Promise<number>
   /** Data keys per field key that wraps them. */
@@ -157,10 +183,60 @@ function collectKeyIds(value: unknown, out: Set<string>): void {
   }
 }
 
+/**
+ * The tombstones, 500 at a time in key order, read from the records' database (on SQLite another
+ * file than the keys'). Not db/records/pages.ts: that module reads through the codec's types.
+ */
+async function* tombstonePages(db: Db): AsyncGenerator<Row[]> {
+  let last: Row | undefined
+  for (;;) {
+    const after = last
+    const rows = await db
+      .selectFrom(SYSTEM_TABLES.tombstones)
+      .select(['module', 'record_id'])
+      .$if(after !== undefined, (q) =>
+        q.where((eb) =>
+          eb.or([
+            eb('module', '>', after?.['module']),
+            eb.and([eb('module', '=', after?.['module']), eb('record_id', '>', after?.['record_id'])]),
+          ]),
+        ),
+      )
+      .orderBy('module')
+      .orderBy('record_id')
+      .limit(500)
+      .execute()
+    if (rows.length > 0) yield rows
+    if (rows.length < 500) return
+    last = rows[rows.length - 1]
+  }
+}
+
+/** Tombstone rows by module: their record ids. */
+function groupByModule(rows: readonly Row[]): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  for (const row of rows) {
+    const module = String(row['module'])
+    const ids = out.get(module) ?? []
+    ids.push(String(row['record_id']))
+    out.set(module, ids)
+  }
+  return out
+}
+
 export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<RecordKeys> {
   const { database, cipher } = options
   const sqlite = database.dialect === 'sqlite'
-  const own = sqlite ? createSqliteDatabase({ file: options.file ?? recordKeysFile(database.location) }) : undefined
+  const keyFile = options.file ?? recordKeysFile(database.location)
+  const onDisk = sqlite && keyFile !== ':memory:'
+  // A records database with values under record keys never opens with an empty key store (D41).
+  if (onDisk) await refuseMissingKeyStore(database.db, database.location, keyFile)
+  const own = sqlite ? createSqliteDatabase({ file: keyFile }) : undefined
+  if (onDisk && own !== undefined)
+    await bindKeyStoreIdentity(database.db, own.db, keyFile).catch(async (error: unknown) => {
+      await own.close()
+      throw error
+    })
   /** Where the key rows are written. */
   const store: Db = own?.db ?? database.db
   /** Where they are read from outside any transaction. */
@@ -170,6 +246,8 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const keys = new Map<string, Buffer>()
   /** Ids of destroyed keys met in results: the store keeps their row, its wrapped key emptied. */
   const destroyedIds = new Set<string>()
+  /** Ids of key rows that did not unwrap; each reported once (onUnreadableKey). */
+  const unreadableIds = new Set<string>()
   const writeKeys = new Map<string, string>()
   const refOf = (module: string, recordId: string) => `${module}\u0000${recordId}`
 
@@ -193,6 +271,20 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const unwrap = (row: Row): Buffer => {
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
+  /** The key of a row, or undefined when it does not unwrap: noted, reported once, never thrown. */
+  const unwrapOrNote = (row: Row): Buffer | undefined => {
+    try {
+      return unwrap(row)
+    } catch (error) {
+      const keyId = String(row['key_id'])
+      if (!unreadableIds.has(keyId)) {
+        unreadableIds.add(keyId)
+        if (unreadableIds.size > CACHE_LIMIT) unreadableIds.delete(unreadableIds.values().next().value as string)
+        options.onUnreadableKey?.({ keyId, module: String(row['module']), recordId: String(row['record_id']), error })
+      }
+      return undefined
+    }
+  }
 
   let lookups = 0
   async function loadIds(ids: Iterable<string>): Promise<void> {
@@ -209,7 +301,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         if (row['wrapped'] === DESTROYED) {
           destroyedIds.add(id)
           if (destroyedIds.size > CACHE_LIMIT) destroyedIds.delete(destroyedIds.values().next().value as string)
-        } else hold(id, unwrap(row))
+        } else {
+          const key = unwrapOrNote(row)
+          if (key !== undefined) hold(id, key)
+        }
       }
     }
   }
@@ -229,10 +324,34 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     },
   }
 
+  /**
+   * Of these tombstoned ids of `module`, those with data keys not yet destroyed and no row in the
+   * module's table: a row there is a live record (an id in use again), whose keys stay.
+   */
+  async function sweepable(module: string, ids: readonly string[], table: string | undefined): Promise<string[]> {
+    const pending = await lookup
+      .selectFrom(RECORD_KEYS_TABLE)
+      .select('record_id')
+      .distinct()
+      .where('module', '=', module)
+      .where('record_id', 'in', ids)
+      .where('wrapped', '!=', DESTROYED)
+      .execute()
+    if (pending.length === 0) return []
+    const candidates = pending.map((r) => String(r['record_id']))
+    const live =
+      table === undefined
+        ? []
+        : await database.db.selectFrom(table).select(META.id).where(META.id, 'in', candidates).execute()
+    const used = new Set(live.map((r) => String(r[META.id])))
+    return candidates.filter((id) => !used.has(id))
+  }
+
   const recordKeys: RecordKeys = {
     uses: (spec) => options.disabled !== true && usesRecordKeys(spec),
     keyOf,
     isDestroyed: (keyId) => destroyedIds.has(keyId),
+    isUnreadable: (keyId) => unreadableIds.has(keyId),
     writeKeyOf(module, recordId) {
       const id = writeKeys.get(refOf(module, recordId))
       const key = id === undefined ? undefined : keys.get(id)
@@ -265,7 +384,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .execute()
         const kept = new Set<string>()
         for (const row of found) {
-          hold(String(row['key_id']), unwrap(row))
+          // A kept key that does not unwrap is no key to write with: the record gets a new one.
+          const key = unwrapOrNote(row)
+          if (key === undefined) continue
+          hold(String(row['key_id']), key)
           bind(refOf(spec.name, String(row['record_id'])), String(row['key_id']))
           kept.add(String(row['record_id']))
         }
@@ -323,32 +445,13 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       if (sqlite) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store).catch(() => undefined)
       return ids
     },
-    async sweep() {
-      if (!sqlite) {
-        const { numUpdatedRows } = await store
-          .updateTable(RECORD_KEYS_TABLE)
-          .set({ wrapped: DESTROYED })
-          .where('wrapped', '!=', DESTROYED)
-          .where((eb) =>
-            eb.exists(
-              eb
-                .selectFrom(SYSTEM_TABLES.tombstones)
-                .select('module')
-                .whereRef(`${SYSTEM_TABLES.tombstones}.module`, '=', `${RECORD_KEYS_TABLE}.module`)
-                .whereRef(`${SYSTEM_TABLES.tombstones}.record_id`, '=', `${RECORD_KEYS_TABLE}.record_id`),
-            ),
-          )
-          .executeTakeFirst()
-        return Number(numUpdatedRows)
-      }
-      // Two files: the tombstones are read from the records' database, the keys deleted in their own.
-      const tombstones = await database.db
-        .selectFrom(SYSTEM_TABLES.tombstones)
-        .select(['module', 'record_id'])
-        .execute()
+    async sweep(modules) {
+      const tables = new Map(modules.map((m) => [m.name, m.table.name]))
       let swept = 0
-      for (const t of tombstones)
-        swept += (await recordKeys.destroy(undefined, String(t['module']), String(t['record_id']))).length
+      for await (const page of tombstonePages(database.db))
+        for (const [module, ids] of groupByModule(page))
+          for (const recordId of await sweepable(module, ids, tables.get(module)))
+            swept += (await recordKeys.destroy(undefined, module, recordId)).length
       return swept
     },
     async rewrap() {
@@ -396,9 +499,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         after = String(rows[rows.length - 1]?.['key_id'])
       }
     },
-    async importRows(rows) {
+    async importRows(rows, trx) {
+      const target = sqlite ? store : (trx ?? store)
       for (let start = 0; start < rows.length; start += 200)
-        await store
+        await target
           .insertInto(RECORD_KEYS_TABLE)
           .values(
             rows.slice(start, start + 200).map((r) => ({
@@ -410,6 +514,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           )
           .onConflict((oc) => oc.column('key_id').doNothing())
           .execute()
+    },
+    async isEmpty() {
+      const row = await store.selectFrom(RECORD_KEYS_TABLE).select('key_id').limit(1).executeTakeFirst()
+      return row === undefined
     },
     async count() {
       const row = await lookup
@@ -458,11 +566,14 @@ export function withRecordKeys(database: Database, recordKeys: RecordKeys): Data
   }
 }
 
-/** Copies every data key row of `from` into `to`, wrapped as it is (`records copy`); how many. */
-export async function copyRecordKeys(from: RecordKeys, to: RecordKeys): Promise<number> {
+/**
+ * Copies every data key row of `from` into `to`, wrapped as it is (`records copy`); how many.
+ * PostgreSQL target: in `trx` when given.
+ */
+export async function copyRecordKeys(from: RecordKeys, to: RecordKeys, trx?: Db): Promise<number> {
   let copied = 0
   for await (const rows of from.exportRows()) {
-    await to.importRows(rows)
+    await to.importRows(rows, trx)
     copied += rows.length
   }
   return copied

@@ -4,13 +4,19 @@
 // changes (an enum value renamed, a type changed) leave them as they were: history says what
 // the record said then.
 import type { ModuleSpec } from '../../compile/types.js'
+import { RECORD_VALUE_PREFIX } from '../crypto.js'
 import type { Db, Row } from '../database.js'
 import type { RecordCodec } from '../records/codec.js'
 import type { MigrationStep } from './plan.js'
 import { versionPages } from '../records/pages.js'
-import { rewriteVersionData } from '../records/versions.js'
+import { rewriteVersionData, type StoredVersion } from '../records/versions.js'
+import { META } from '../../compile/metadata.js'
 
 const PAGE = 500
+
+/** A stored ciphertext: under the service key (`v1`) or its record's data key (`r1`, D41). */
+const isCiphertext = (value: unknown): boolean =>
+  typeof value === 'string' && (value.startsWith('v1.') || value.startsWith(RECORD_VALUE_PREFIX))
 
 /** The version values `steps` change; undefined when none. */
 function rewritten(
@@ -33,7 +39,7 @@ function rewritten(
     const field = spec.fieldsByName.get(step.field)
     const value = out[step.field]
     if (field === undefined || value === null || value === undefined) continue
-    const encrypted = typeof value === 'string' && value.startsWith('v1.')
+    const encrypted = isCiphertext(value)
     if (step.kind === 'encrypt_field' && !encrypted)
       out = { ...out, [field.name]: codec.encode(spec, { [field.name]: value }, recordId)[field.column] }
     else if (step.kind === 'decrypt_field' && encrypted)
@@ -45,6 +51,32 @@ function rewritten(
     changed = true
   }
   return changed ? out : undefined
+}
+
+/**
+ * A module with record keys (D41): binds each record of the page whose versions gain an encrypted
+ * value to its data key (the one its values use, a kept one, or a new one), before encoding.
+ */
+async function prepareRecordKeys(
+  trx: Db,
+  codec: RecordCodec,
+  spec: ModuleSpec,
+  steps: readonly MigrationStep[],
+  versions: readonly StoredVersion[],
+): Promise<void> {
+  const encrypted = steps.flatMap((s) => (s.kind === 'encrypt_field' ? [s.field] : []))
+  if (!codec.usesRecordKeys(spec) || encrypted.length === 0) return
+  const gains = (data: Row) =>
+    encrypted.some((f) => data[f] !== null && data[f] !== undefined && !isCiphertext(data[f]))
+  const records = new Map<string, Row>()
+  for (const version of versions)
+    if (!records.has(version.recordId) && gains(version.data))
+      records.set(version.recordId, { [META.id]: version.recordId, ...codec.fromSnapshot(spec, version.data) })
+  await codec.prepareKeys(
+    trx,
+    spec,
+    [...records].map(([id, row]) => ({ id, row })),
+  )
 }
 
 /** Rewrites the versions the steps concern, inside the migration's transaction; returns how many changed. */
@@ -63,13 +95,15 @@ export async function rewriteVersions(
         (s.kind !== 'rename_column' || spec.fieldsByName.has(s.to)),
     )
     if (mine.length === 0) continue
-    for await (const versions of versionPages(trx, spec.name, PAGE))
+    for await (const versions of versionPages(trx, spec.name, PAGE)) {
+      await prepareRecordKeys(trx, codec, spec, mine, versions)
       for (const version of versions) {
         const data = rewritten(spec, codec, mine, version.recordId, version.data)
         if (data === undefined) continue
         await rewriteVersionData(trx, version, data)
         count += 1
       }
+    }
   }
   return count
 }

@@ -63,6 +63,64 @@ export interface RewriteOptions {
   readonly at: string
 }
 
+interface RowRewrite {
+  readonly row: Row
+  /** The changes whose field takes a new value, each with its plain value to encode. */
+  readonly values: readonly { readonly change: FieldChange; readonly plain: unknown }[]
+}
+
+/** What one stored row's changed fields become; their encoding waits for the record keys. */
+function planRow(codec: RecordCodec, spec: ModuleSpec, changes: readonly FieldChange[], row: Row): RowRewrite {
+  const values: { change: FieldChange; plain: unknown }[] = []
+  for (const change of changes) {
+    const { field, stored, renamed, always } = change
+    if (row[field.column] === null || row[field.column] === undefined) continue
+    const plain = codec.plainValue(spec, stored, row)
+    if (!always && !renamed.has(plain)) continue
+    values.push({ change, plain: renamed.get(plain) ?? plain })
+  }
+  return { row, values }
+}
+
+/**
+ * Binds each record that encrypts a value to its data key (D41): the one its values use, a kept
+ * one or a new one, as a write of the store does; nothing for a module without record keys.
+ */
+async function prepareRecordKeys(options: RewriteOptions, spec: ModuleSpec, plans: readonly RowRewrite[]) {
+  if (!options.codec.usesRecordKeys(spec)) return
+  const encrypting = plans.filter((p) => p.values.some((v) => v.change.field.encrypted))
+  const records = encrypting.map((p) => ({ id: String(p.row[META.id]), row: p.row }))
+  await options.codec.prepareKeys(options.trx, spec, records)
+}
+
+/** Writes one planned row (its new values and `_hash`); the audit event, or undefined when unchanged. */
+async function writeRow(options: RewriteOptions, spec: ModuleSpec, plan: RowRewrite, touched: string[]) {
+  const { row, values } = plan
+  const id = String(row[META.id])
+  let next: Row = { ...row }
+  for (const { change, plain } of values)
+    next = { ...next, ...options.codec.encode(spec, { [change.field.name]: plain }, id) }
+  const hash = options.codec.hash(spec, next)
+  if (hash === row[META.hash]) return undefined
+  const set: Row = { [META.hash]: hash }
+  for (const { change } of values) {
+    const { field } = change
+    set[field.column] = next[field.column]
+    if (field.blindIndexColumn !== undefined) set[field.blindIndexColumn] = next[field.blindIndexColumn]
+  }
+  await options.trx.updateTable(spec.table.name).set(set).where(META.id, '=', id).execute()
+  const event: AuditEvent = {
+    userId: null,
+    action: 'migrar',
+    module: spec.name,
+    recordId: id,
+    version: Number(row[META.version]),
+    recordHash: hash,
+    fields: touched,
+  }
+  return event
+}
+
 /** Rewrites what the steps require, deleted records included; returns how many records changed. */
 export async function rewriteRecords(options: RewriteOptions): Promise<number> {
   const { trx, codec } = options
@@ -78,36 +136,12 @@ export async function rewriteRecords(options: RewriteOptions): Promise<number> {
       ),
     ]
     for await (const rows of recordPages(trx, spec, PAGE)) {
+      const plans = rows.map((row) => planRow(codec, spec, changes, row))
+      await prepareRecordKeys(options, spec, plans)
       const events: AuditEvent[] = []
-      for (const row of rows) {
-        const id = String(row[META.id])
-        let next: Row = { ...row }
-        const changed: FieldChange[] = []
-        for (const change of changes) {
-          const { field, stored, renamed, always } = change
-          if (row[field.column] === null || row[field.column] === undefined) continue
-          const plain = codec.plainValue(spec, stored, row)
-          if (!always && !renamed.has(plain)) continue
-          next = { ...next, ...codec.encode(spec, { [field.name]: renamed.get(plain) ?? plain }, id) }
-          changed.push(change)
-        }
-        const hash = codec.hash(spec, next)
-        if (hash === row[META.hash]) continue
-        const set: Row = { [META.hash]: hash }
-        for (const { field } of changed) {
-          set[field.column] = next[field.column]
-          if (field.blindIndexColumn !== undefined) set[field.blindIndexColumn] = next[field.blindIndexColumn]
-        }
-        await trx.updateTable(spec.table.name).set(set).where(META.id, '=', id).execute()
-        events.push({
-          userId: null,
-          action: 'migrar',
-          module: spec.name,
-          recordId: id,
-          version: Number(row[META.version]),
-          recordHash: hash,
-          fields: touched,
-        })
+      for (const plan of plans) {
+        const event = await writeRow(options, spec, plan, touched)
+        if (event !== undefined) events.push(event)
       }
       await appendAudit({ database: options.database, trx, events, at: options.at })
       rewritten += events.length

@@ -3,6 +3,7 @@
 // revoked token, key-registry row, evidence file (D43) and the schema state, value for value, so
 // every `_hash`, the audit chain and every file's SHA-256 verify unchanged on the target. Run it
 // with the service stopped.
+import { copyRecordKeys, RECORD_KEYS_TABLE, type RecordKeys } from '../keys/record-keys.js'
 import { createHash } from 'node:crypto'
 import { readdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -42,6 +43,12 @@ export interface CopyOptions {
     readonly cipher: FieldCipher
   }
   readonly onProgress?: (progress: { readonly table: string; readonly rows: number }) => void
+  /**
+   * D41: the per-record data keys, the source's store and the target's. They are copied first (on
+   * SQLite committed in the target's key database before any record: a failure leaves at most keys
+   * nothing uses), and a target whose key store holds any row is not empty.
+   */
+  readonly recordKeys?: { readonly from: RecordKeys; readonly to: RecordKeys }
 }
 
 export interface CopyResult {
@@ -217,6 +224,10 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
       )
   }
   await refuseTargetFiles(options)
+  if (options.recordKeys !== undefined && !(await options.recordKeys.to.isEmpty()))
+    throw copyRefused(
+      `La base de datos de destino no está vacía (su almacén de claves de datos ${options.recordKeys.to.location} tiene claves): la copia solo se hace a una base de datos nueva`,
+    )
   // PostgreSQL source (D37, D38): id counters read from their sequences, no entry left pending.
   await foldRecordIdCounters(source)
   await sealAudit(source, createChangeWatch(source))
@@ -224,6 +235,11 @@ export async function copyDatabase(options: CopyOptions): Promise<CopyResult> {
   const tables: Record<string, number> = {}
   try {
     const files = await target.db.transaction().execute(async (trx) => {
+      if (options.recordKeys !== undefined) {
+        const keys = await copyRecordKeys(options.recordKeys.from, options.recordKeys.to, trx)
+        tables[RECORD_KEYS_TABLE] = keys
+        options.onProgress?.({ table: RECORD_KEYS_TABLE, rows: keys })
+      }
       for (const plan of plans) tables[plan.name] = await copyTable(options, plan, trx)
       return copyFiles(options, trx)
     })

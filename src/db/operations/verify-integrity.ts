@@ -65,6 +65,16 @@ function checkValues(
     const keyId = String(raw).split('.')[1] ?? '?'
     // A value under its record's own key (D41): the key store's wrapping keys are the field keys.
     const recordKey = String(raw).startsWith(RECORD_VALUE_PREFIX)
+    if (recordKey && codec.recordKeyState(keyId) === 'unreadable') {
+      problems.push({
+        kind: 'record_key',
+        module: module.name,
+        recordId,
+        field: field.name,
+        message: `El campo ${field.name} del registro ${recordId} (${module.name}) está bajo la clave de datos ${keyId}, cuya fila en el almacén de claves no se desenvuelve (alterada o de otro registro)`,
+      })
+      continue
+    }
     let readable = recordKey
       ? codec.recordKeyState(keyId) !== 'unknown'
       : check.keyIds === undefined || check.keyIds.has(keyId)

@@ -111,7 +111,7 @@ export interface RecordCodec {
   /** Whether new values of `spec` go under per-record keys (D41). */
   usesRecordKeys(spec: ModuleSpec): boolean
   /** A data key (D41) as the key store knows it, once a result named it: held, destroyed or unknown. */
-  recordKeyState(keyId: string): 'held' | 'destroyed' | 'unknown'
+  recordKeyState(keyId: string): 'held' | 'destroyed' | 'unreadable' | 'unknown'
   /**
    * In a write transaction, before `encode` or `reencrypt` of these records: binds each to its
    * data key (D41), creating the missing ones; nothing for a module without record keys.
@@ -151,6 +151,8 @@ export function createRecordCodec(
     if (keyId === undefined) return cipher.decrypt(stored, context)
     const key = recordKeys?.keyOf(keyId)
     if (key === undefined && recordKeys?.isDestroyed(keyId) === true) throw destroyedRecordKey(context, keyId)
+    if (key === undefined && recordKeys?.isUnreadable(keyId) === true)
+      throw integrityError(new Error(`${context}: la clave de datos '${keyId}' no se desenvuelve (fila alterada)`))
     if (key === undefined) throw integrityError(new Error(`${context}: clave de datos desconocida '${keyId}'`))
     return decryptWithRecordKey(key, stored, context)
   }
@@ -339,7 +341,9 @@ export function createRecordCodec(
         ? 'held'
         : recordKeys?.isDestroyed(keyId) === true
           ? 'destroyed'
-          : 'unknown',
+          : recordKeys?.isUnreadable(keyId) === true
+            ? 'unreadable'
+            : 'unknown',
     prepareKeys: async (trx, spec, records) => {
       await recordKeys?.prepare(trx, spec, records)
     },

@@ -128,7 +128,10 @@ export async function eraseRecord(
   // a record must not lose its key and stay); a crash in between leaves them to the sweep at the
   // next start or retention run, which destroys every key of a tombstoned record.
   if (recordKeys !== undefined && !recordKeys.destroysInTransaction)
-    destroyed = await recordKeys.destroy(undefined, spec.name, id).catch(() => [])
+    destroyed = await recordKeys.destroy(undefined, spec.name, id).catch((error: unknown) => {
+      storeOptions.onKeyDestroyFailure?.({ module: spec.name, recordId: id, error })
+      return []
+    })
   noteDestroyedKeys(tombstone, destroyed)
   if (options.reclaim !== false) await reclaimFreedSpace(database, [spec]).catch(() => false)
   return tombstone

@@ -66,6 +66,18 @@ export interface RetentionStoreOptions {
   readonly dataDir: string
   /** The per-record data keys (D41) an erasure destroys; absent: none kept (a bare store in a test). */
   readonly recordKeys?: Pick<RecordKeys, 'destroy' | 'destroysInTransaction'>
+  /**
+   * SQLite: destroying an erased record's data keys after its commit failed (D41). The erasure
+   * stands; the keys are left to the sweep (every start, every retention run). Logged at error level.
+   */
+  readonly onKeyDestroyFailure?: (failure: KeyDestroyFailure) => void
+}
+
+/** Which erased record's data keys are still to be destroyed, and why. */
+export interface KeyDestroyFailure {
+  readonly module: string
+  readonly recordId: string
+  readonly error: unknown
 }
 
 export interface DecisionOptions {

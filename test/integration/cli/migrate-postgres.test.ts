@@ -67,7 +67,7 @@ t.test(
     const stored = (await client.query('select destino from personal where _id = $1', [person])).rows[0] as {
       destino: string
     }
-    t.match(stored.destino, /^v1\./, 'the existing value is ciphertext now')
+    t.match(stored.destino, /^r1\./, 'the existing value is ciphertext now, under its record key (D41)')
     t.notMatch(stored.destino, /Comisaría/)
     const renamed = (await client.query('select conductor_habitual from vehiculos')).rows[0] as {
       conductor_habitual: string

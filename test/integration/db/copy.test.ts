@@ -10,7 +10,7 @@ import { copyDatabase } from '../../../src/db/operations/copy.js'
 import { createFieldCipher } from '../../../src/db/crypto.js'
 import { createRecordCodec } from '../../../src/db/records/codec.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
-import { copyRecordKeys, openRecordKeys } from '../../../src/db/keys/record-keys.js'
+import { openRecordKeys } from '../../../src/db/keys/record-keys.js'
 import { copyTestData, startTestApi, VALID } from '../../helpers/api.js'
 import { createTestDatabase, requirePostgres, urlOf } from '../../helpers/postgres.js'
 
@@ -70,24 +70,7 @@ t.test('a copied installation verifies clean and serves the same data', async (t
     timezone: source.service.spec.service.timezone,
   }
   const files = { sourceDir: source.dataDir, targetDir, cipher: createFieldCipher(source.service.keyring) }
-  const result = await copyDatabase({
-    source: from,
-    target: to,
-    modules: source.service.spec.modules,
-    migration,
-    files,
-    batchSize: 2,
-    onProgress: (p) => progress.push(p.table),
-  })
-  t.equal(result.tables['denuncias'], 1)
-  t.equal(result.tables['vehiculos'], 1, 'deleted records too (D10)')
-  t.equal(result.tables['usuarios'], 2)
-  t.equal(result.tables['_revoked_tokens'], 1)
-  t.equal(result.tables['_retention'], 1, 'the retention decision (D41)')
-  t.ok((result.tables['_audit'] ?? 0) >= 10, `${result.tables['_audit']} audit entries`)
-  t.ok(progress.includes('_audit'), 'progress is reported')
-
-  // The per-record data keys (D41) go to the target's key store, as `records copy` does.
+  // The per-record data keys (D41) go to the target's key store, as `records copy` does: first.
   const cipher = createFieldCipher(source.service.keyring)
   const [fromKeys, toKeys] = [
     await openRecordKeys({ database: from, cipher }),
@@ -97,7 +80,28 @@ t.test('a copied installation verifies clean and serves the same data', async (t
     await fromKeys.close()
     await toKeys.close()
   })
-  t.equal(await copyRecordKeys(fromKeys, toKeys), await fromKeys.count(), 'every data key copied')
+  const recordKeys = { from: fromKeys, to: toKeys }
+  const result = await copyDatabase({
+    source: from,
+    target: to,
+    modules: source.service.spec.modules,
+    migration,
+    files,
+    batchSize: 2,
+    recordKeys,
+    onProgress: (p) => progress.push(p.table),
+  })
+  t.equal(result.tables['denuncias'], 1)
+  t.equal(result.tables['vehiculos'], 1, 'deleted records too (D10)')
+  t.equal(result.tables['usuarios'], 2)
+  t.equal(result.tables['_revoked_tokens'], 1)
+  t.equal(result.tables['_retention'], 1, 'the retention decision (D41)')
+  t.ok((result.tables['_audit'] ?? 0) >= 10, `${result.tables['_audit']} audit entries`)
+  t.ok(progress.includes('_audit'), 'progress is reported')
+  t.equal(progress[0], '_record_keys', 'the data keys before any record')
+  t.ok((result.tables['_record_keys'] ?? 0) > 0)
+  t.equal(result.tables['_record_keys'], await fromKeys.count(), 'every data key copied')
+  t.equal(await toKeys.count(), await fromKeys.count())
   const codec = createRecordCodec(to.dialect, cipher, undefined, toKeys)
   const report = await verifyIntegrity({ ...to, db: to.db.withPlugin(toKeys.plugin) }, source.service.spec, codec)
   t.same(report.problems, [], 'the target verifies clean: every _hash and the chain intact')
@@ -110,6 +114,27 @@ t.test('a copied installation verifies clean and serves the same data', async (t
   await t.rejects(
     copyDatabase({ source: from, target: to, modules: source.service.spec.modules, migration, files }),
     /no está vacía/,
+  )
+  // A target whose only rows are data keys is not empty either.
+  const keysOnlyUrl = reachable ? urlOf(await createTestDatabase()) : `sqlite:${join(targetDir, 'solo-claves.db')}`
+  const keysOnly = await createDatabase(keysOnlyUrl)
+  const keysOnlyStore = await openRecordKeys({ database: keysOnly, cipher })
+  t.teardown(async () => {
+    await keysOnlyStore.close()
+    await keysOnly.close()
+  })
+  for await (const rows of fromKeys.exportRows()) await keysOnlyStore.importRows(rows.slice(0, 1))
+  await t.rejects(
+    copyDatabase({
+      source: from,
+      target: keysOnly,
+      modules: source.service.spec.modules,
+      migration,
+      files: { ...files, targetDir: join(targetDir, 'vacio') },
+      recordKeys: { from: fromKeys, to: keysOnlyStore },
+    }),
+    { code: 'COPY_REFUSED', message: /almacén de claves de datos/ },
+    'a target whose key store holds keys is refused',
   )
 
   // 3. The service on the target (same secrets) serves the same data and carries on.
