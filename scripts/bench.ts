@@ -15,6 +15,8 @@
 //                                                  S1, S2, S4 in process, two installations seeded alike
 //   npm run bench -- --upload-only --upload-mb 200   only the evidence file's memory (D43): 200 MiB up and
 //                                                  down (--upload-mb 0 leaves it out of a full run)
+//   npm run bench -- --console-only --rounds 10      only the console (D44): its compressed size, the first
+//                                                  screen and the signed-in module list in Chromium
 // See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -73,6 +75,7 @@ import { measureRecordKeysCost, printRecordKeysCost } from './bench/record-keys-
 import { serviceDurability } from './bench/service-settings.js'
 import { measureStartup } from './bench/startup.js'
 import { formatUploadMemory, measureUploadMemory, type UploadMemoryFigures } from './bench/upload-memory.js'
+import { formatConsole, measureConsole } from './bench/console-first-screen.js'
 import {
   printReport,
   type GroupReport,
@@ -106,6 +109,8 @@ const { values: args } = parseArgs({
     'upload-only': { type: 'boolean', default: false },
     // Only the per-record keys' cost (D41): S1, S2 and S4 with record keys on and off, in one run.
     'record-keys-only': { type: 'boolean', default: false },
+    // Only the console (D44): size and first screen in Chromium, --rounds fresh browser contexts.
+    'console-only': { type: 'boolean', default: false },
   },
 })
 // --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
@@ -366,32 +371,47 @@ const serviceEnv = (database: BenchDatabase, dataDir: string): Record<string, st
 const uploadMemoryOn = async (env: Record<string, string>): Promise<UploadMemoryFigures | undefined> =>
   uploadMiB === 0 ? undefined : measureUploadMemory({ env, root, password: PASSWORD, mib: uploadMiB, log })
 
-/** --upload-only: a fresh database with its first account, and the evidence file extra alone. */
-async function runUploadOnly(): Promise<void> {
+/** A fresh database with its first account and the agents a denuncia is assigned to, then `measure` on it. */
+async function onSeededDatabase<T>(
+  measure: (env: Record<string, string>) => Promise<T>,
+): Promise<{ label: string; figures: T }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'records-bench-'))
   try {
     const database = await openBenchDatabase(databaseKind, dataDir, adminUrl)
     try {
       log(`database: ${database.label}`)
       const env = serviceEnv(database, dataDir)
-      // The schema, the first account and the agents a denuncia is assigned to, in process, as for a full run.
       const seeding = await openService(loadSettings(env, dataDir))
       const spec = seeding.spec.moduleByName.get('denuncias')
       if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
       await seedDenuncias(seeding, spec, 0, 'bench-seed')
       await seeding.close()
-      const figures = await uploadMemoryOn(env)
-      if (args.json === true) console.log(JSON.stringify({ database: database.label, uploadMemory: figures }, null, 2))
-      else if (figures !== undefined)
-        console.log(`
-== ${database.label}
-${formatUploadMemory(figures)}`)
+      return { label: database.label, figures: await measure(env) }
     } finally {
       await database.drop()
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
   }
+}
+
+/** --console-only: the console's size and first screen (D44) on a fresh database. */
+async function runConsoleOnly(): Promise<void> {
+  const { label, figures } = await onSeededDatabase((env) =>
+    measureConsole({ env, root, password: PASSWORD, rounds, log }),
+  )
+  if (args.json === true) console.log(JSON.stringify({ database: label, console: figures }, null, 2))
+  else console.log(`\n== ${label}, console\n${formatConsole(figures)}`)
+}
+
+/** --upload-only: a fresh database with its first account, and the evidence file extra alone. */
+async function runUploadOnly(): Promise<void> {
+  const { label, figures } = await onSeededDatabase(uploadMemoryOn)
+  if (args.json === true) console.log(JSON.stringify({ database: label, uploadMemory: figures }, null, 2))
+  else if (figures !== undefined)
+    console.log(`
+== ${label}
+${formatUploadMemory(figures)}`)
 }
 
 async function runSize(size: number): Promise<SizeReport> {
@@ -617,6 +637,7 @@ async function readSettings(target: string, read: () => Promise<Durability>): Pr
 
 const consultationCosts: { records: number; cost: ConsultationCost }[] = []
 if (args['upload-only'] === true) await runUploadOnly()
+else if (args['console-only'] === true) await runConsoleOnly()
 else if (args['record-keys-only'] === true) {
   const cost = await measureRecordKeysCost({
     kind: databaseKind,
