@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { enrolTotp } from '../auth/totp-support.js'
-import { buildConsole, consoleService, openConsole, settled } from './support.js'
+import { buildConsole, consoleService, openConsole, settled, signIn } from './support.js'
 
 const skip = chromiumSkip('the console accounts test')
 if (skip === false) buildConsole()
@@ -24,9 +24,7 @@ t.test(
     if (view === undefined) return
     const { page } = view
     await page.goto(url)
-    await page.getByLabel('Usuario').fill(admin.username)
-    await page.getByLabel('Contraseña').fill(admin.password)
-    await page.getByRole('button', { name: 'Entrar' }).click()
+    await signIn(page, admin.username, admin.password)
     await page.getByLabel('Código de segundo factor').fill(codes[0] ?? '')
     await page.getByRole('button', { name: 'Entrar' }).click()
     await page.getByRole('link', { name: 'Gestión de cuentas' }).click()

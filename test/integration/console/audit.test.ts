@@ -7,18 +7,12 @@ import t, { type Test } from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { eventually } from '../protection/support.js'
-import { buildConsole, consoleService, openConsole, settled, type ConsolePage } from './support.js'
+import { buildConsole, consoleService, openConsole, settled, signIn } from './support.js'
 
 const skip = chromiumSkip('the console audit test')
 if (skip === false) buildConsole()
 
 const seqs = (page: Page) => page.locator('tbody th').allTextContents()
-
-async function signIn(view: ConsolePage, username: string, password: string) {
-  await view.page.getByLabel('Usuario', { exact: true }).fill(username)
-  await view.page.getByLabel('Contraseña').fill(password)
-  await view.page.getByRole('button', { name: 'Entrar' }).click()
-}
 
 t.test('a dpd: who consulted a person between two dates', { skip }, async (t: Test) => {
   const { api, url } = await consoleService(t)
@@ -51,7 +45,7 @@ t.test('a dpd: who consulted a person between two dates', { skip }, async (t: Te
   if (view === undefined) return
   const { page } = view
   await page.goto(url)
-  await signIn(view, dpd.username, dpd.password)
+  await signIn(view.page, dpd.username, dpd.password)
   await page.getByRole('heading', { name: 'Módulos' }).waitFor()
   t.equal(await page.getByRole('link', { name: 'Gestión de cuentas' }).count(), 0, 'no accounts screen for the dpd')
   await page.getByRole('link', { name: 'Auditoría y consultas' }).click()
@@ -95,7 +89,7 @@ t.test('an agente is not offered the audit log', { skip }, async (t: Test) => {
   const view = await openConsole(t)
   if (view === undefined) return
   await view.page.goto(`${url}#/auditoria`)
-  await signIn(view, agente.username, agente.password)
+  await signIn(view.page, agente.username, agente.password)
   await view.page.getByRole('heading', { name: 'Módulos' }).waitFor()
   t.equal(await view.page.getByRole('link', { name: 'Auditoría y consultas' }).count(), 0, 'no link')
   t.same(view.problems, [])

@@ -10,18 +10,12 @@ import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { enrolTotp } from '../auth/totp-support.js'
 import { eventually } from '../protection/support.js'
-import { buildConsole, consoleService, listedIds, openConsole, settled, type ConsolePage } from './support.js'
+import { buildConsole, consoleService, listedIds, openConsole, settled, type ConsolePage, signIn } from './support.js'
 
 const skip = chromiumSkip('the console test')
 if (skip === false) buildConsole()
 
 const ids = (reply: { body: any }): string[] => reply.body.data.records.map((r: any) => r._id as string)
-
-async function signIn(t: Test, view: ConsolePage, username: string, password: string) {
-  await view.page.getByLabel('Usuario').fill(username)
-  await view.page.getByLabel('Contraseña').fill(password)
-  await view.page.getByRole('button', { name: 'Entrar' }).click()
-}
 
 /** The edit form holds the record (its GET answered): `lugar_hechos` shows `place`. */
 async function formLoaded(page: Page, place: string) {
@@ -61,7 +55,7 @@ t.test('an agente: lists as the API answers them, a record created, edited and m
   t.notMatch(csp, /unsafe-inline|unsafe-eval/, 'no inline script or style allowed')
   await noProblems(t, view, 'sign-in')
 
-  await signIn(t, view, agente.username, agente.password)
+  await signIn(view.page, agente.username, agente.password)
   await page.getByRole('heading', { name: 'Módulos' }).waitFor()
   const modules = (await asAgente('/me/modulos')).body.data.map((m: any) => m.descripcion)
   t.same(await page.locator('ul.modules a').allTextContents(), modules, 'the modules of GET /me/modulos')
@@ -235,7 +229,7 @@ t.test('an oficial is asked for the motivo personal requires, and the list comes
   if (view === undefined) return
   const { page } = view
   await page.goto(`${url}#/m/personal`)
-  await signIn(t, view, oficial.username, oficial.password)
+  await signIn(view.page, oficial.username, oficial.password)
   await page.getByRole('dialog', { name: 'Motivo de la consulta' }).waitFor()
   await noProblems(t, view, 'motivo')
   await page.getByLabel('Motivo', { exact: true }).fill('Comprobación de destino')

@@ -3,7 +3,7 @@
 // module's fields as the API shows them to the signed-in role. Skipped loudly outside CI without Chromium.
 import t from 'tap'
 import { chromiumSkip } from '../../helpers/chromium.js'
-import { buildConsole, consoleService, openConsole, settled } from './support.js'
+import { buildConsole, consoleService, openConsole, settled, signIn } from './support.js'
 
 const skip = chromiumSkip('the console definitions test')
 if (skip === false) buildConsole()
@@ -18,9 +18,7 @@ t.test('D47: an administrador reads what an agente may do in a module, as the AP
   if (view === undefined) return
   const { page } = view
   await page.goto(url)
-  await page.getByLabel('Usuario').fill(admin.username)
-  await page.getByLabel('Contraseña').fill(admin.password)
-  await page.getByRole('button', { name: 'Entrar' }).click()
+  await signIn(page, admin.username, admin.password)
   await page.getByRole('link', { name: 'Definiciones' }).click()
   await page.getByRole('heading', { name: 'Definiciones' }).waitFor()
   const ownLines = (await api.request('GET', `/me/modulos/denuncias/explicacion`, { token: admin.token })).body.data

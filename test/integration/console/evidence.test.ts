@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { eventually } from '../protection/support.js'
-import { buildConsole, consoleService, openConsole } from './support.js'
+import { buildConsole, consoleService, openConsole, signIn } from './support.js'
 
 const skip = chromiumSkip('the console evidence test')
 if (skip === false) buildConsole()
@@ -33,9 +33,7 @@ t.test(
     if (view === undefined) return
     const { page } = view
     await page.goto(`${url}#/m/denuncias/${record._id}`)
-    await page.getByLabel('Usuario').fill(agente.username)
-    await page.getByLabel('Contraseña').fill(agente.password)
-    await page.getByRole('button', { name: 'Entrar' }).click()
+    await signIn(page, agente.username, agente.password)
     await page.getByRole('heading', { name: 'Ficheros de prueba' }).waitFor()
     await page
       .getByLabel('Nuevo fichero para Pruebas')

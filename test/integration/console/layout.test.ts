@@ -6,7 +6,7 @@
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
-import { buildConsole, consoleService, openConsole } from './support.js'
+import { buildConsole, consoleService, openConsole, signIn } from './support.js'
 
 const skip = chromiumSkip('the console layout test')
 if (skip === false) buildConsole()
@@ -26,9 +26,7 @@ t.test('D44: the main screens fit a laptop and a tablet', { skip }, async (t) =>
   if (view === undefined) return
   const { page } = view
   await page.goto(url)
-  await page.getByLabel('Usuario', { exact: true }).fill(admin.username)
-  await page.getByLabel('Contraseña').fill(admin.password)
-  await page.getByRole('button', { name: 'Entrar', exact: true }).click()
+  await signIn(page, admin.username, admin.password)
   await page.getByRole('heading', { name: 'Módulos' }).waitFor()
 
   const screens = [

@@ -5,7 +5,7 @@
 import t from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
-import { buildConsole, consoleService, listedIds, openConsole, settled } from './support.js'
+import { buildConsole, consoleService, listedIds, openConsole, settled, signIn } from './support.js'
 
 const skip = chromiumSkip('the console live-list test')
 if (skip === false) buildConsole()
@@ -25,9 +25,7 @@ t.test('an edit through the API appears in an open list and an open record witho
     if (request.url().endsWith('/eventos/ticket')) tickets += 1
   })
   await page.goto(`${url}#/m/denuncias`)
-  await page.getByLabel('Usuario').fill(agente.username)
-  await page.getByLabel('Contraseña').fill(agente.password)
-  await page.getByRole('button', { name: 'Entrar' }).click()
+  await signIn(page, agente.username, agente.password)
   await page.getByText('Actualización en directo activa').waitFor()
   const listed = await settled(async () => (await listedIds(page)).sort(), [first._id, second._id].sort())
   t.same(listed, [first._id, second._id].sort(), 'the two denuncias listed')

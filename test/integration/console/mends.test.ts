@@ -8,16 +8,10 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { REPO_MODULES, VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
-import { buildConsole, consoleService, openConsole, settled, type ConsolePage } from './support.js'
+import { buildConsole, consoleService, openConsole, settled, signIn } from './support.js'
 
 const skip = chromiumSkip('the console test')
 if (skip === false) buildConsole()
-
-async function signIn(view: ConsolePage, username: string, password: string) {
-  await view.page.getByLabel('Usuario').fill(username)
-  await view.page.getByLabel('Contraseña').fill(password)
-  await view.page.getByRole('button', { name: 'Entrar' }).click()
-}
 
 /** modules.yaml where a jefe justifies both reading and editing personal. */
 function motivoToEdit(t: Test): string {
@@ -51,7 +45,7 @@ t.test('a jefe gives one motivo to read a record and another to edit it', { skip
       sent.push({ method: request.method(), motivo: request.headers()['x-motivo'] })
   })
   await page.goto(`${url}#/m/personal/${id}/editar`)
-  await signIn(view, jefe.username, jefe.password)
+  await signIn(view.page, jefe.username, jefe.password)
   const reading = page.getByRole('dialog', { name: 'Motivo de la consulta' })
   await reading.waitFor()
   t.match(await reading.textContent(), /motivo para consultar registros de personal/)
@@ -83,7 +77,7 @@ t.test('a malformed location hash goes to the module list', { skip }, async (t) 
   if (view === undefined) return
   const { page } = view
   await page.goto(`${url}#/m/denuncias/%E0%A4%A`)
-  await signIn(view, agente.username, agente.password)
+  await signIn(view.page, agente.username, agente.password)
   await page.locator('ul.modules a').first().waitFor({ timeout: 5000 })
   t.ok((await page.locator('ul.modules a').count()) > 0, 'the module list, not a blank page')
   t.same(view.problems, [])
@@ -107,7 +101,7 @@ t.test(
     if (view === undefined) return
     const { page } = view
     await page.goto(url)
-    await signIn(view, consulta.username, consulta.password)
+    await signIn(view.page, consulta.username, consulta.password)
     await page
       .getByRole('alert')
       .filter({ hasText: /requiere segundo factor/ })

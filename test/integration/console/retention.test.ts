@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
-import { buildConsole, consoleService, openConsole, settled } from './support.js'
+import { buildConsole, consoleService, openConsole, settled, signIn } from './support.js'
 
 const skip = chromiumSkip('the console retention test')
 if (skip === false) buildConsole()
@@ -29,9 +29,7 @@ t.test('a dpd reviews, holds, releases and erases an old sanción', { skip }, as
   if (view === undefined) return
   const { page } = view
   await page.goto(url)
-  await page.getByLabel('Usuario').fill(dpd.username)
-  await page.getByLabel('Contraseña').fill(dpd.password)
-  await page.getByRole('button', { name: 'Entrar' }).click()
+  await signIn(page, dpd.username, dpd.password)
   await page.getByRole('link', { name: 'Conservación y retenciones' }).click()
   await page.getByRole('heading', { name: 'Conservación y retenciones' }).waitFor()
   await page.getByLabel('Módulo').fill('sanciones')

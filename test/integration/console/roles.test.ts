@@ -9,7 +9,7 @@ import { MASK } from '../../../src/compile/metadata.js'
 import { VALID } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { enrolTotp } from '../auth/totp-support.js'
-import { buildConsole, consoleService, listedIds, openConsole, settled, type ConsolePage } from './support.js'
+import { buildConsole, consoleService, listedIds, openConsole, settled, type ConsolePage, signIn } from './support.js'
 
 const skip = chromiumSkip('the console test per role')
 if (skip === false) buildConsole()
@@ -70,9 +70,7 @@ t.test('D44: each shipped role sees in the console exactly what the API allows i
     const { page } = view
 
     await page.goto(url)
-    await page.getByLabel('Usuario').fill(user.username)
-    await page.getByLabel('Contraseña').fill(user.password)
-    await page.getByRole('button', { name: 'Entrar' }).click()
+    await signIn(page, user.username, user.password)
     if (codes.length > 0) {
       await page.getByLabel('Código de segundo factor').fill(codes[0]!)
       await page.keyboard.press('Enter')

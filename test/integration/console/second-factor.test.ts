@@ -9,7 +9,7 @@ import { startTestApi } from '../../helpers/api.js'
 import { chromiumSkip } from '../../helpers/chromium.js'
 import { passkeyOrigin, virtualAuthenticator } from '../auth/passkey-support.js'
 import { totpCode } from '../auth/totp-support.js'
-import { buildConsole, consoleService, openConsole } from './support.js'
+import { buildConsole, consoleService, openConsole, signIn } from './support.js'
 
 const skip = chromiumSkip('the console second factor test')
 if (skip === false) buildConsole()
@@ -29,9 +29,7 @@ t.test(
     await page.goto(`${origin}${api.base}/consola/`)
 
     // The password alone gives a token that reaches only the enrolment: the console says so.
-    await page.getByLabel('Usuario', { exact: true }).fill(jefe.username)
-    await page.getByLabel('Contraseña').fill(jefe.password)
-    await page.getByRole('button', { name: 'Entrar', exact: true }).click()
+    await signIn(page, jefe.username, jefe.password)
     await page.getByRole('heading', { name: 'Segundo factor' }).waitFor()
     t.equal(await page.getByRole('link', { name: 'Denuncias' }).count(), 0, 'no module is offered before enrolling')
     t.same(await view.axe(), [], 'the enrolment: no serious or critical accessibility violation')
@@ -60,9 +58,7 @@ t.test(
 
     // The password now asks for the passkey (or a recovery code), and a recovery code works.
     await page.getByRole('button', { name: 'Cerrar sesión' }).click()
-    await page.getByLabel('Usuario', { exact: true }).fill(jefe.username)
-    await page.getByLabel('Contraseña').fill(jefe.password)
-    await page.getByRole('button', { name: 'Entrar', exact: true }).click()
+    await signIn(page, jefe.username, jefe.password)
     await page.getByText('escriba uno de sus códigos de recuperación, o entre con su llave de acceso').waitFor()
     await page.getByLabel('Código de segundo factor').fill(codes[0] ?? '')
     await page.getByRole('button', { name: 'Entrar', exact: true }).click()
@@ -83,9 +79,7 @@ t.test(
     if (view === undefined) return
     const { page } = view
     await page.goto(`${url}#/segundo-factor`)
-    await page.getByLabel('Usuario', { exact: true }).fill(agente.username)
-    await page.getByLabel('Contraseña').fill(agente.password)
-    await page.getByRole('button', { name: 'Entrar', exact: true }).click()
+    await signIn(page, agente.username, agente.password)
     await page.getByText('La cuenta no tiene ningún segundo factor.').waitFor()
 
     await page.getByRole('button', { name: 'Añadir aplicación de autenticación' }).click()

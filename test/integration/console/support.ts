@@ -96,6 +96,13 @@ export async function openConsole(t: Test): Promise<ConsolePage | undefined> {
   return browser === undefined ? undefined : watched(browser.context, browser.page)
 }
 
+/** Signs in through the console's form: the user name, the password, then Entrar. */
+export async function signIn(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Usuario', { exact: true }).fill(username)
+  await page.getByLabel('Contraseña', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Entrar', exact: true }).click()
+}
+
 /** The record ids of the list on the page, in order. */
 export const listedIds = (page: Page): Promise<string[]> => page.locator('tbody th a').allTextContents()
 
