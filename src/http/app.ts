@@ -259,6 +259,7 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         contracts: moduleDefinitionContracts(service),
         service,
         accounts: deps.accounts,
+        store: deps.store,
       })
       const audit = auditContracts(service)
       await api.register(auditRoutes, { prefix: audit.prefix, contracts: audit, service, store: deps.store })

@@ -1,9 +1,13 @@
 // D47: GET /me/modulos/{modulo}/explicacion, a module's definitions read-only: the lines of
 // `records explain` for a user (the caller by default) and the module as the caller sees it, for
 // the roles that read the accounts. 403 without that permission, 404 for an unknown module or user.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
 import { explainModule } from '../../../src/records/explain.js'
-import { startTestApi } from '../../helpers/api.js'
+import { REPO_MODULES, startTestApi } from '../../helpers/api.js'
+import { eventually } from '../protection/support.js'
 
 t.test('D47: what a user may do in a module, rule by rule, for whoever reads the accounts', async (t) => {
   const api = await startTestApi(t)
@@ -72,3 +76,37 @@ t.test('D47: what a user may do in a module, rule by rule, for whoever reads the
     'one user at a time',
   )
 })
+
+t.test(
+  'D47: another person is read as GET /usuarios/{id} reads them: logged, in scope, for modules the caller lists',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'records-d47-'))
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'modules.yaml')
+    const shipped = readFileSync(REPO_MODULES, 'utf8')
+    const dpd = '  dpd:\n'
+    t.ok(shipped.includes(dpd), 'the shipped dpd role, as this test changes it')
+    const at = shipped.indexOf('    permissions:\n', shipped.indexOf(dpd)) + '    permissions:\n'.length
+    writeFileSync(file, `${shipped.slice(0, at)}      - usuarios.ver\n${shipped.slice(at)}`)
+    const api = await startTestApi(t, { env: { MODULES_FILE: file } })
+    const admin = await api.adminToken()
+    const agente = await api.userWithRole('agente')
+    const reader = await api.userWithRole('dpd')
+    const explain = (token: string, path: string) => api.request('GET', `/me/modulos/${path}`, { token })
+
+    t.equal((await explain(admin, `denuncias/explicacion?usuario=${agente.id}`)).status, 200)
+    const logged = await eventually(
+      () => api.request('GET', `/auditoria?modulo=usuarios&accion=consultar&registro=${agente.id}`, { token: admin }),
+      (reply) => reply.body.data.total > 0,
+    )
+    t.ok(logged.body.data.total > 0, 'explaining another account is a logged consultation of it, as its GET is')
+
+    const refused = await explain(reader.token, `denuncias/explicacion?usuario=${agente.id}`)
+    t.match(
+      refused,
+      { status: 403, body: { success: false, details: [{ field: 'permiso', message: /denuncias\.ver/ }] } },
+      'a module the caller may not list is not explained to it, usuarios.ver or not',
+    )
+    t.equal((await explain(reader.token, `retencion/explicacion`)).status, 404, 'retencion is no module')
+  },
+)
