@@ -18,6 +18,17 @@ const PAGE = 500
 const isCiphertext = (value: unknown): boolean =>
   typeof value === 'string' && (value.startsWith('v1.') || value.startsWith(RECORD_VALUE_PREFIX))
 
+/** A version's values under the field names `steps` rename them to (the same object when none). */
+function renamed(steps: readonly MigrationStep[], data: Row): Row {
+  let out: Row = data
+  for (const step of steps)
+    if (step.kind === 'rename_column' && step.from in out) {
+      const { [step.from]: value, ...rest } = out
+      out = { ...rest, [step.to]: value }
+    }
+  return out
+}
+
 /** The version values `steps` change; undefined when none. */
 function rewritten(
   spec: ModuleSpec,
@@ -26,14 +37,8 @@ function rewritten(
   recordId: string,
   data: Row,
 ): Row | undefined {
-  let out: Row = data
-  let changed = false
-  for (const step of steps)
-    if (step.kind === 'rename_column' && step.from in out) {
-      const { [step.from]: value, ...rest } = out
-      out = { ...rest, [step.to]: value }
-      changed = true
-    }
+  let out: Row = renamed(steps, data)
+  let changed = out !== data
   for (const step of steps) {
     if (step.kind !== 'encrypt_field' && step.kind !== 'decrypt_field') continue
     const field = spec.fieldsByName.get(step.field)
@@ -68,10 +73,13 @@ async function prepareRecordKeys(
   if (!codec.usesRecordKeys(spec) || encrypted.length === 0) return
   const gains = (data: Row) =>
     encrypted.some((f) => data[f] !== null && data[f] !== undefined && !isCiphertext(data[f]))
+  // Under the new names: a field renamed and encrypted in one migration is found in its old name.
   const records = new Map<string, Row>()
-  for (const version of versions)
-    if (!records.has(version.recordId) && gains(version.data))
-      records.set(version.recordId, { [META.id]: version.recordId, ...codec.fromSnapshot(spec, version.data) })
+  for (const version of versions) {
+    const data = renamed(steps, version.data)
+    if (!records.has(version.recordId) && gains(data))
+      records.set(version.recordId, { [META.id]: version.recordId, ...codec.fromSnapshot(spec, data) })
+  }
   await codec.prepareKeys(
     trx,
     spec,

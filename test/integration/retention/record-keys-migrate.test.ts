@@ -154,3 +154,57 @@ t.test(
     }
   },
 )
+
+t.test(
+  'D41: a field renamed and encrypted in one migration goes under the record key in every kept version, its live value cleared or not',
+  async (t) => {
+    const renamedFile = readFileSync(REPO_MODULES, 'utf8').replace(
+      '      denunciante_email: { type: string, format: email }',
+      '      correo: { type: string, format: email, encrypted: true, renamed_from: denunciante_email }',
+    )
+    t.ok(renamedFile.includes('renamed_from: denunciante_email'), 'the scenario renames and encrypts the e-mail')
+    const dataDir = mkdtempSync(join(tmpdir(), 'records-record-keys-rename-'))
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+    const file = join(dataDir, 'modules-renamed.yaml')
+    writeFileSync(file, renamedFile)
+
+    const before = await startTestApi(t, { dataDir })
+    const admin = await before.adminToken()
+    // Its live e-mail cleared: only the first version holds one, and no encrypted value anywhere.
+    const cleared = (await before.create('denuncias', { ...VALID['denuncias']!(), denunciante_email: EMAIL }))
+      ._id as string
+    const put = await before.request('PUT', `/denuncias/${cleared}`, {
+      token: admin,
+      body: { denunciante_email: null },
+    })
+    t.equal(put.status, 200)
+    await before.service.close()
+
+    const settings = loadSettings({
+      DATA_DIR: dataDir,
+      MODULES_FILE: file,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...(await databaseEnv(dataDir)),
+    })
+    const engine = await openEngine(settings, { migrate: false, onReadAuditError: () => {}, onSealError: () => {} })
+    try {
+      await applyMigration(engine.database, engine.spec.modules, {
+        codec: engine.codec,
+        clock: () => new Date(),
+        timezone: engine.spec.service.timezone,
+      })
+    } finally {
+      await engine.close()
+    }
+
+    const api = await startTestApi(t, { dataDir, env: { MODULES_FILE: file } })
+    const [first] = await versionsOf(api, cleared)
+    t.notOk('denunciante_email' in (first ?? {}), 'the version holds the new name only')
+    t.ok(keyOf(first?.['correo']), 'the first version: the e-mail under a record key (r1), not the service key')
+    t.match(await api.request('GET', `/denuncias/${cleared}?version=1`, { token: await api.adminToken() }), {
+      status: 200,
+      body: { data: { correo: EMAIL } },
+    })
+  },
+)
