@@ -6,6 +6,7 @@
 // a new one) at its first open.
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
+import { sql } from 'kysely'
 import { settingInvalid } from '../../errors.js'
 import type { Db } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
@@ -35,8 +36,15 @@ async function writeIdentity(db: Db, identity: string): Promise<void> {
   await db.insertInto(KEY_STORE_IDENTITY_TABLE).values({ id: 1, identity }).execute()
 }
 
-/** Whether a kept version holds a value under a record key (every record written has one). */
+/**
+ * Whether a kept version holds a value under a record key (every record written has one). A
+ * database not migrated yet (a `records copy` target, a first start) has no versions table: none.
+ */
 async function holdsRecordKeyValues(db: Db): Promise<boolean> {
+  const { rows } = await sql<{
+    name: string
+  }>`select name from sqlite_master where type = 'table' and name = ${SYSTEM_TABLES.versions}`.execute(db)
+  if (rows.length === 0) return false
   const row = await db
     .selectFrom(SYSTEM_TABLES.versions)
     .select('record_id')
