@@ -43,6 +43,27 @@ const versionsOf = async (api: TestApi, id: string): Promise<Row[]> =>
       .execute()
   ).map((v) => (typeof v['data'] === 'string' ? JSON.parse(v['data']) : v['data']) as Row)
 
+/** `records migrate` of `dataDir` to `modulesFile` (what its command runs): the migration's result. */
+async function migrate(dataDir: string, modulesFile: string) {
+  const settings = loadSettings({
+    DATA_DIR: dataDir,
+    MODULES_FILE: modulesFile,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    ...(await databaseEnv(dataDir)),
+  })
+  const engine = await openEngine(settings, { migrate: false, onReadAuditError: () => {}, onSealError: () => {} })
+  try {
+    return await applyMigration(engine.database, engine.spec.modules, {
+      codec: engine.codec,
+      clock: () => new Date(),
+      timezone: engine.spec.service.timezone,
+    })
+  } finally {
+    await engine.close()
+  }
+}
+
 const keyOf = (value: unknown): string | undefined => /^r1\.([0-9a-f]{16})\./.exec(String(value))?.[1]
 
 t.test(
@@ -76,24 +97,7 @@ t.test(
     await before.service.close()
 
     // `records migrate` with the new modules.yaml (what its command runs).
-    const settings = loadSettings({
-      DATA_DIR: dataDir,
-      MODULES_FILE: evolvedFile,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...(await databaseEnv(dataDir)),
-    })
-    const engine = await openEngine(settings, { migrate: false, onReadAuditError: () => {}, onSealError: () => {} })
-    try {
-      const result = await applyMigration(engine.database, engine.spec.modules, {
-        codec: engine.codec,
-        clock: () => new Date(),
-        timezone: engine.spec.service.timezone,
-      })
-      t.equal(result.rewritten, 2)
-    } finally {
-      await engine.close()
-    }
+    t.equal((await migrate(dataDir, evolvedFile)).rewritten, 2)
 
     const api = await startTestApi(t, { dataDir, env: { MODULES_FILE: evolvedFile } })
     const token = await api.adminToken()
@@ -180,23 +184,7 @@ t.test(
     t.equal(put.status, 200)
     await before.service.close()
 
-    const settings = loadSettings({
-      DATA_DIR: dataDir,
-      MODULES_FILE: file,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...(await databaseEnv(dataDir)),
-    })
-    const engine = await openEngine(settings, { migrate: false, onReadAuditError: () => {}, onSealError: () => {} })
-    try {
-      await applyMigration(engine.database, engine.spec.modules, {
-        codec: engine.codec,
-        clock: () => new Date(),
-        timezone: engine.spec.service.timezone,
-      })
-    } finally {
-      await engine.close()
-    }
+    await migrate(dataDir, file)
 
     const api = await startTestApi(t, { dataDir, env: { MODULES_FILE: file } })
     const [first] = await versionsOf(api, cleared)
