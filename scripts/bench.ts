@@ -20,7 +20,8 @@
 // See docs/performance.md for what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
+import { execFileSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
@@ -635,10 +636,24 @@ async function readSettings(target: string, read: () => Promise<Durability>): Pr
   }
 }
 
+/** The checkout's commit (with "+" when it has changes), or "unknown" outside a git checkout. */
+function commitOf(dir: string): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }).trim() !== ''
+    return dirty ? `${head}+` : head
+  } catch {
+    return 'unknown'
+  }
+}
+
 const consultationCosts: { records: number; cost: ConsultationCost }[] = []
 if (args['upload-only'] === true) await runUploadOnly()
 else if (args['console-only'] === true) await runConsoleOnly()
 else if (args['record-keys-only'] === true) {
+  // What a quoted figure needs beside it: when, at which commit, under which load.
+  const loadNow = () => loadavg()[0]?.toFixed(1) ?? '?'
+  const loadBefore = loadNow()
   const cost = await measureRecordKeysCost({
     kind: databaseKind,
     adminUrl,
@@ -650,7 +665,11 @@ else if (args['record-keys-only'] === true) {
     log,
   })
   if (args.json === true) console.log(JSON.stringify({ database: databaseKind, recordKeys: cost }, null, 2))
-  else printRecordKeysCost(cost, databaseKind === 'sqlite' ? 'SQLite' : 'PostgreSQL')
+  else
+    printRecordKeysCost(
+      cost,
+      `${databaseKind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${new Date().toISOString().slice(0, 16)} UTC, commit ${commitOf(root)}, load ${loadBefore} -> ${loadNow()}`,
+    )
 } else {
   const reports: SizeReport[] = []
   for (const size of sizes) reports.push(await runSize(size))

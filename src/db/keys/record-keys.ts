@@ -168,18 +168,23 @@ async function createKeyTable(db: Db): Promise<void> {
     .execute()
 }
 
-/** The data key ids named in one value of a result row. */
-function collectKeyIds(value: unknown, out: Set<string>): void {
+/**
+ * Adds to `out` the data key ids named in one value of a result row that `held` does not answer
+ * (a page whose keys are held, the usual case, allocates nothing).
+ */
+function collectKeyIds(value: unknown, held: (id: string) => boolean, out: Set<string>): void {
   if (typeof value === 'string') {
     if (value.startsWith(RECORD_VALUE_PREFIX)) {
       const id = recordKeyIdOf(value)
-      if (id !== undefined && DATA_KEY_ID.test(id)) out.add(id)
+      if (id !== undefined && !held(id) && DATA_KEY_ID.test(id)) out.add(id)
     } else if (value.length > 24 && value.includes('"r1.'))
-      for (const match of value.matchAll(KEY_IDS_IN_TEXT)) out.add(match[1] as string)
+      for (const match of value.matchAll(KEY_IDS_IN_TEXT)) if (!held(match[1] as string)) out.add(match[1] as string)
   } else if (value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value)) {
     // A version's values as PostgreSQL's jsonb hands them: one level of field values.
-    for (const inner of Object.values(value as Row))
-      if (typeof inner === 'string' && inner.startsWith(RECORD_VALUE_PREFIX)) collectKeyIds(inner, out)
+    for (const key in value as Row) {
+      const inner = (value as Row)[key]
+      if (typeof inner === 'string' && inner.startsWith(RECORD_VALUE_PREFIX)) collectKeyIds(inner, held, out)
+    }
   }
 }
 
@@ -263,11 +268,9 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     writeKeys.set(ref, keyId)
     if (writeKeys.size > CACHE_LIMIT) writeKeys.delete(writeKeys.keys().next().value as string)
   }
-  const keyOf = (keyId: string): Buffer | undefined => {
-    const key = keys.get(keyId)
-    if (key !== undefined) hold(keyId, key)
-    return key
-  }
+  // A plain read: the order of use is refreshed once per result by `load`, and only when loading
+  // would push keys out (a result's keys must outlive the loading of the rest of its keys).
+  const keyOf = (keyId: string): Buffer | undefined => keys.get(keyId)
   const unwrap = (row: Row): Buffer => {
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
@@ -309,11 +312,25 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     }
   }
 
+  /** Whether a key id needs no query: held (a destroyed or unreadable one is asked again: it may be restored). */
+  const held = (keyId: string): boolean => keys.has(keyId)
+
   async function load(rows: readonly UnknownRow[]): Promise<void> {
     if (rows.length === 0) return
-    const wanted = new Set<string>()
-    for (const row of rows) for (const value of Object.values(row)) collectKeyIds(value, wanted)
-    if (wanted.size > 0) await loadIds(wanted)
+    const missing = new Set<string>()
+    for (const row of rows) for (const column in row) collectKeyIds(row[column], held, missing)
+    if (missing.size === 0) return
+    // Loading may push the least recently used keys out: the ones this result names go to the
+    // newest end first, so none of them is lost before the codec reads the result.
+    if (keys.size + missing.size > CACHE_LIMIT) {
+      const named = new Set<string>()
+      for (const row of rows) for (const column in row) collectKeyIds(row[column], () => false, named)
+      for (const id of named) {
+        const key = keys.get(id)
+        if (key !== undefined) hold(id, key)
+      }
+    }
+    await loadIds(missing)
   }
 
   const plugin: KyselyPlugin = {
@@ -395,8 +412,9 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       }
       if (pending.length === 0) return
       const created = pending.map((recordId) => {
-        const keyId = randomBytes(8).toString('hex')
-        const key = randomBytes(32)
+        const bytes = randomBytes(40)
+        const keyId = bytes.subarray(0, 8).toString('hex')
+        const key = Buffer.from(bytes.subarray(8))
         return {
           row: {
             key_id: keyId,
