@@ -61,7 +61,12 @@ async function loadRecordKeys(rows: readonly Row[]): Promise<void> {
       if (id !== undefined && !recordKeys.has(id)) missing.add(id)
     }
   for (const k of await store.recordKeys([...missing])) {
-    const context = `record-key:${String(k['module'])}:${String(k['record_id'])}:${String(k['key_id'])}`
+    // A pooled key (SQLite, no record in its row) is wrapped naming its module and id; one made for
+    // its record names the record too (src/db/keys/record-keys.ts).
+    const context =
+      k['record_id'] === ''
+        ? `record-key-pool:${String(k['module'])}:${String(k['key_id'])}`
+        : `record-key:${String(k['module'])}:${String(k['record_id'])}:${String(k['key_id'])}`
     recordKeys.set(String(k['key_id']), Buffer.from(decrypt(String(k['wrapped']), context, key), 'base64'))
   }
 }

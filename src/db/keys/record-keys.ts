@@ -15,6 +15,16 @@
 //   deleted in the erasure's own transaction; the documented pg_dump leaves its data out
 //   (`--exclude-table-data=_record_keys`) and the keys are dumped apart (docs/operators.md).
 //
+// SQLite: new keys come from a pool per module, committed to the key database in batches (one
+// commit and one sync for 64 new records instead of one each), each batch before any value uses one
+// of its keys, so the order above holds. A pooled key is made before its record exists: its wrap
+// names its module and id, and its row keeps `record_id` empty for good (its rows are never
+// rewritten but to wrap them again or to destroy them, so no copy of a wrapped key is left in the
+// file's free space). Its record is the one whose values name it: an erasure writes the key ids its
+// record's values name into `_record_keys_erased` (the records' database, in the erasure's
+// transaction), and `destroy` and `sweep` destroy those. A crash leaves at most a batch of keys no
+// value uses; closing removes them.
+//
 // Every query result passes through `plugin`, which loads the data keys its values name that this
 // process does not hold yet, in one query per result (a page of 100 records costs at most one),
 // so the codec decrypts synchronously. A key missing from the store is a destroyed one: its values
@@ -28,7 +38,7 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely'
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import type { ModuleSpec } from '../../compile/types.js'
 import { RECORD_VALUE_PREFIX, recordKeyIdOf, type FieldCipher } from '../crypto.js'
 import type { Database, Db, Row } from '../database.js'
@@ -38,6 +48,8 @@ import { bindKeyStoreIdentity, refuseMissingKeyStore } from './key-store-identit
 import { META } from '../../compile/metadata.js'
 
 export const RECORD_KEYS_TABLE = '_record_keys'
+/** SQLite, the records' database: the data keys of erased records, until they are destroyed. */
+export const ERASED_KEYS_TABLE = '_record_keys_erased'
 
 /** The key database beside an SQLite database file (`records.db` -> `records-keys.db`). */
 export function recordKeysFile(databaseFile: string): string {
@@ -58,9 +70,16 @@ const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
  */
 const CACHE_LIMIT = 100_000
 
-/** A wrapped key is bound to its record and id: a row relabelled to another record fails its tag. */
+/** New keys committed at once, per module, when the pool runs out (SQLite). */
+const POOL_BATCH = 64
+
+/**
+ * A wrapped key is bound to its id and module, and a key made for one record (PostgreSQL, and SQLite
+ * before the pool) to that record: a row relabelled to another record, or moved out of the pool,
+ * fails its tag.
+ */
 const wrapContext = (module: string, recordId: string, keyId: string): string =>
-  `record-key:${module}:${recordId}:${keyId}`
+  recordId === '' ? `record-key-pool:${module}:${keyId}` : `record-key:${module}:${recordId}:${keyId}`
 const wrapContextOf = (row: Row): string =>
   wrapContext(String(row['module']), String(row['record_id']), String(row['key_id']))
 /**
@@ -110,6 +129,12 @@ export interface RecordKeys {
    * the one its stored values use, or one kept for it, or a new one, committed apart first.
    */
   prepare(_trx: Db, spec: ModuleSpec, records: readonly { readonly id: string; readonly row?: Row }[]): Promise<void>
+  /**
+   * Inside an erasure's transaction, before its rows go: the data keys the record's stored values
+   * name (`keyIdsIn`), for `destroy` and `sweep` to destroy after the commit (SQLite; PostgreSQL
+   * destroys by record in the transaction itself and needs nothing).
+   */
+  noteErased(trx: Db, module: string, recordId: string, keyIds: readonly string[]): Promise<void>
   /** Loads the data keys named by these rows' values (what the plugin does for every result). */
   load(rows: readonly Row[]): Promise<void>
   /** Loads every result's data keys before the codec reads it. */
@@ -188,6 +213,13 @@ function collectKeyIds(value: unknown, held: (id: string) => boolean, out: Set<s
   }
 }
 
+/** Every data key id the values of these stored rows name (a live row's columns, a version's `data`). */
+export function keyIdsIn(rows: readonly Row[]): string[] {
+  const out = new Set<string>()
+  for (const row of rows) for (const column in row) collectKeyIds(row[column], () => false, out)
+  return [...out].sort()
+}
+
 /**
  * The tombstones, 500 at a time in key order, read from the records' database (on SQLite another
  * file than the keys'). Not db/records/pages.ts: that module reads through the codec's types.
@@ -247,6 +279,15 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   /** Where they are read from outside any transaction. */
   const lookup: Db = own?.db ?? database.side ?? database.db
   await createKeyTable(store)
+  if (sqlite)
+    await database.db.schema
+      .createTable(ERASED_KEYS_TABLE)
+      .ifNotExists()
+      .addColumn('module', 'text', (c) => c.notNull())
+      .addColumn('record_id', 'text', (c) => c.notNull())
+      .addColumn('key_id', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint(`${ERASED_KEYS_TABLE}_key`, ['module', 'record_id', 'key_id'])
+      .execute()
 
   const keys = new Map<string, Buffer>()
   /** Ids of destroyed keys met in results: the store keeps their row, its wrapped key emptied. */
@@ -255,6 +296,18 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const unreadableIds = new Set<string>()
   const writeKeys = new Map<string, string>()
   const refOf = (module: string, recordId: string) => `${module}\u0000${recordId}`
+  /** SQLite: committed keys no record took yet, per module, with the service key that wraps each. */
+  const spare = new Map<string, { readonly id: string; readonly key: Buffer; readonly wrappedBy: string }[]>()
+  /** A refill in progress per module: concurrent writes wait for it instead of starting their own. */
+  const refills = new Map<string, Promise<void>>()
+  const spareIds = (): string[] => [...spare.values()].flat().map((k) => k.id)
+  /** SQLite: records that take a pooled key at their first encrypted value (`writeKeyOf`). */
+  const claimable = new Set<string>()
+  const claim = (ref: string) => {
+    claimable.delete(ref)
+    claimable.add(ref)
+    if (claimable.size > CACHE_LIMIT) claimable.delete(claimable.values().next().value as string)
+  }
 
   // Least recently used first out, one at a time: a page being read or a record being written
   // holds the newest keys, so a full cache never drops the keys of work in hand.
@@ -275,7 +328,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
   /** The key of a row, or undefined when it does not unwrap: noted, reported once, never thrown. */
-  const unwrapOrNote = (row: Row): Buffer | undefined => {
+  const unwrapOrNote = (row: Row, recordHint?: string): Buffer | undefined => {
     try {
       return unwrap(row)
     } catch (error) {
@@ -283,29 +336,37 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       if (!unreadableIds.has(keyId)) {
         unreadableIds.add(keyId)
         if (unreadableIds.size > CACHE_LIMIT) unreadableIds.delete(unreadableIds.values().next().value as string)
-        options.onUnreadableKey?.({ keyId, module: String(row['module']), recordId: String(row['record_id']), error })
+        // A pooled key's row names no record: the record whose values were being read does.
+        const recordId = String(row['record_id']) || (recordHint ?? '')
+        options.onUnreadableKey?.({ keyId, module: String(row['module']), recordId, error })
       }
       return undefined
     }
   }
 
   let lookups = 0
-  async function loadIds(ids: Iterable<string>): Promise<void> {
+  /** `hints`: for a key id, the record whose values named it (for the log of a key that does not unwrap). */
+  async function loadIds(ids: Iterable<string>, hints?: ReadonlyMap<string, string>): Promise<void> {
     const missing = [...ids].filter((id) => !keys.has(id))
     for (let start = 0; start < missing.length; start += 500) {
       lookups += 1
-      const rows = await lookup
-        .selectFrom(RECORD_KEYS_TABLE)
-        .select(['key_id', 'module', 'record_id', 'wrapped'])
-        .where('key_id', 'in', missing.slice(start, start + 500))
-        .execute()
+      const chunk = missing.slice(start, start + 500)
+      // Compiled by hand: the first read of each record pays this query, and building it through the
+      // query builder cost as much as running it (the driver keeps the statement by its text).
+      const marks = chunk.map((_, i) => (sqlite ? '?' : `$${i + 1}`)).join(', ')
+      const { rows } = await lookup.executeQuery<Row>(
+        CompiledQuery.raw(
+          `select key_id, module, record_id, wrapped from ${RECORD_KEYS_TABLE} where key_id in (${marks})`,
+          chunk,
+        ),
+      )
       for (const row of rows) {
         const id = String(row['key_id'])
         if (row['wrapped'] === DESTROYED) {
           destroyedIds.add(id)
           if (destroyedIds.size > CACHE_LIMIT) destroyedIds.delete(destroyedIds.values().next().value as string)
         } else {
-          const key = unwrapOrNote(row)
+          const key = unwrapOrNote(row, hints?.get(id))
           if (key !== undefined) hold(id, key)
         }
       }
@@ -330,7 +391,16 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         if (key !== undefined) hold(id, key)
       }
     }
-    await loadIds(missing)
+    // Which record named each missing key (cold path only: for the log of one that does not unwrap).
+    const hints = new Map<string, string>()
+    for (const row of rows) {
+      const recordId = row[META.id] ?? row['record_id']
+      if (typeof recordId !== 'string') continue
+      const named = new Set<string>()
+      for (const column in row) collectKeyIds(row[column], held, named)
+      for (const id of named) if (!hints.has(id)) hints.set(id, recordId)
+    }
+    await loadIds(missing, hints)
   }
 
   const plugin: KyselyPlugin = {
@@ -364,13 +434,152 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     return candidates.filter((id) => !used.has(id))
   }
 
+  /**
+   * Destroys the keys `ids` and, `byRecord`, every key made for the record; their ids. The record's
+   * noted rows go once the keys are destroyed. PostgreSQL: in `trx` when given; SQLite: in the key
+   * database, committed at once.
+   */
+  async function destroyKeys(
+    trx: Db | undefined,
+    module: string,
+    recordId: string,
+    ids: readonly string[],
+    byRecord = true,
+  ): Promise<string[]> {
+    if (!byRecord && ids.length === 0) return []
+    const target = sqlite ? store : (trx ?? store)
+    const destroyed: string[] = []
+    // The wrapped key is emptied, the id kept (DESTROYED): SQLite zeroes the old bytes
+    // (secure_delete), PostgreSQL's VACUUM after the erasure frees the old row version.
+    for (let start = 0; start === 0 || start < ids.length; start += 500) {
+      const chunk = ids.slice(start, start + 500)
+      const rows = await target
+        .updateTable(RECORD_KEYS_TABLE)
+        .set({ wrapped: DESTROYED })
+        .where('wrapped', '!=', DESTROYED)
+        .where((eb) =>
+          eb.or([
+            ...(byRecord && start === 0 ? [eb.and([eb('module', '=', module), eb('record_id', '=', recordId)])] : []),
+            ...(chunk.length > 0 ? [eb('key_id', 'in', chunk)] : []),
+          ]),
+        )
+        .returning('key_id')
+        .execute()
+      destroyed.push(...rows.map((r) => String(r['key_id'])))
+    }
+    for (const id of destroyed) {
+      keys.delete(id)
+      destroyedIds.add(id)
+    }
+    writeKeys.delete(refOf(module, recordId))
+    if (sqlite && ids.length > 0)
+      await database.db
+        .deleteFrom(ERASED_KEYS_TABLE)
+        .where('module', '=', module)
+        .where('record_id', '=', recordId)
+        .where('key_id', 'in', ids)
+        .execute()
+    // The deleted rows are zeroed (secure_delete); the WAL's copies of their pages go too.
+    if (sqlite) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store).catch(() => undefined)
+    return destroyed.sort()
+  }
+
+  /** Commits `count` (at least a batch) new keys of `module` to its pool. */
+  async function refill(module: string, count: number): Promise<void> {
+    const wrappedBy = cipher.activeKeyId
+    const created = Array.from({ length: Math.max(count, POOL_BATCH) }, () => {
+      const bytes = randomBytes(40)
+      const id = bytes.subarray(0, 8).toString('hex')
+      const key = Buffer.from(bytes.subarray(8))
+      return { id, key, wrappedBy, wrapped: cipher.encrypt(key.toString('base64'), wrapContext(module, '', id)) }
+    })
+    // Committed before any record's transaction can use one of them: no value is ever written
+    // under a key that is not stored.
+    await store.transaction().execute(async (trx) => {
+      for (let start = 0; start < created.length; start += 200)
+        await trx
+          .insertInto(RECORD_KEYS_TABLE)
+          .values(
+            created
+              .slice(start, start + 200)
+              .map(({ id, wrapped }) => ({ key_id: id, module, record_id: '', wrapped })),
+          )
+          .execute()
+    })
+    const pool = spare.get(module) ?? []
+    for (const { id, key } of created) pool.push({ id, key, wrappedBy })
+    spare.set(module, pool)
+  }
+
+  /** Removes pooled keys no record took (`ids`): a key no value uses is kept by nobody. */
+  async function dropKeys(ids: readonly string[]): Promise<void> {
+    for (let start = 0; start < ids.length; start += 500)
+      await store
+        .deleteFrom(RECORD_KEYS_TABLE)
+        .where('key_id', 'in', ids.slice(start, start + 500))
+        .where('record_id', '=', '')
+        .execute()
+  }
+
+  /**
+   * Makes sure `module`'s pool holds `count` committed keys under the active service key. SQLite
+   * runs one write transaction at a time, so between a write's `prepare` and its encoding no other
+   * write takes them.
+   */
+  async function ensurePool(module: string, count: number): Promise<void> {
+    for (;;) {
+      const pool = spare.get(module) ?? []
+      // Keys wrapped before the active service key changed (a rotation) are not handed out: a new
+      // record's key is wrapped by the key new values are written under.
+      const stale = pool.filter((k) => k.wrappedBy !== cipher.activeKeyId)
+      if (stale.length > 0) {
+        spare.set(
+          module,
+          pool.filter((k) => k.wrappedBy === cipher.activeKeyId),
+        )
+        await dropKeys(stale.map((k) => k.id))
+        continue
+      }
+      if (pool.length >= count) return
+      const running =
+        refills.get(module) ??
+        refill(module, count - pool.length).finally(() => {
+          refills.delete(module)
+        })
+      refills.set(module, running)
+      await running
+    }
+  }
+
+  /** SQLite: the keys an erasure noted for this record (`noteErased`), from the records' database. */
+  async function erasedKeyIds(module: string, recordIds: readonly string[]): Promise<Row[]> {
+    if (!sqlite || recordIds.length === 0) return []
+    return database.db
+      .selectFrom(ERASED_KEYS_TABLE)
+      .select(['record_id', 'key_id'])
+      .where('module', '=', module)
+      .where('record_id', 'in', recordIds)
+      .execute()
+  }
+
   const recordKeys: RecordKeys = {
     uses: (spec) => options.disabled !== true && usesRecordKeys(spec),
     keyOf,
     isDestroyed: (keyId) => destroyedIds.has(keyId),
     isUnreadable: (keyId) => unreadableIds.has(keyId),
     writeKeyOf(module, recordId) {
-      const id = writeKeys.get(refOf(module, recordId))
+      const ref = refOf(module, recordId)
+      let id = writeKeys.get(ref)
+      // SQLite: a new record takes its pooled key at its first encrypted value, so a record with no
+      // encrypted value holds no key.
+      if (id === undefined && claimable.delete(ref)) {
+        const next = spare.get(module)?.shift()
+        if (next !== undefined) {
+          hold(next.id, next.key)
+          bind(ref, next.id)
+          id = next.id
+        }
+      }
       const key = id === undefined ? undefined : keys.get(id)
       return id === undefined || key === undefined ? undefined : { id, key }
     },
@@ -379,15 +588,23 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       const pending: string[] = []
       const existing: string[] = []
       for (const { id, row } of records) {
-        writeKeys.delete(refOf(spec.name, id))
+        const ref = refOf(spec.name, id)
         // The key the record's stored values already use (loaded when the row was read).
         let used: string | undefined
         for (const field of row === undefined ? [] : spec.encryptedFields) {
           const kid = typeof row?.[field.column] === 'string' ? recordKeyIdOf(row[field.column] as string) : undefined
           if (kid !== undefined && keys.has(kid)) used = kid
         }
-        if (used !== undefined) bind(refOf(spec.name, id), used)
-        else if (row !== undefined) existing.push(id)
+        if (used !== undefined) {
+          bind(ref, used)
+          continue
+        }
+        // A record this process gave a key to that no stored value names yet (a migration writes
+        // the live row, then the versions): the same key.
+        const bound = writeKeys.get(ref)
+        if (row !== undefined && bound !== undefined && keys.has(bound)) continue
+        writeKeys.delete(ref)
+        if (row !== undefined) existing.push(id)
         else pending.push(id)
       }
       // A record written before (its values all empty or under the service key) may have a key kept already.
@@ -411,6 +628,11 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         pending.push(...existing.slice(start, start + 500).filter((id) => !kept.has(id)))
       }
       if (pending.length === 0) return
+      if (sqlite) {
+        await ensurePool(spec.name, pending.length)
+        for (const recordId of pending) claim(refOf(spec.name, recordId))
+        return
+      }
       const created = pending.map((recordId) => {
         const bytes = randomBytes(40)
         const keyId = bytes.subarray(0, 8).toString('hex')
@@ -425,9 +647,9 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           key,
         }
       })
-      // Committed before the record's transaction can commit (SQLite: in the key database;
-      // PostgreSQL: on a connection of its own), so no value is ever written under a key that is
-      // not stored; a transaction that rolls back leaves a key nothing uses.
+      // Committed on a connection of its own before the record's transaction can commit, so no
+      // value is ever written under a key that is not stored; a transaction that rolls back leaves
+      // a key nothing uses.
       for (let start = 0; start < created.length; start += 200)
         await lookup
           .insertInto(RECORD_KEYS_TABLE)
@@ -438,30 +660,22 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         bind(refOf(spec.name, row.record_id), row.key_id)
       }
     },
+    async noteErased(trx, module, recordId, keyIds) {
+      if (!sqlite || keyIds.length === 0) return
+      for (let start = 0; start < keyIds.length; start += 200)
+        await trx
+          .insertInto(ERASED_KEYS_TABLE)
+          .values(keyIds.slice(start, start + 200).map((keyId) => ({ module, record_id: recordId, key_id: keyId })))
+          .onConflict((oc) => oc.doNothing())
+          .execute()
+    },
     load: (rows) => load(rows),
     plugin,
     destroysInTransaction: !sqlite,
     async destroy(trx, module, recordId) {
-      const target = sqlite ? store : (trx ?? store)
-      // The wrapped key is emptied, the id kept (DESTROYED): SQLite zeroes the old bytes
-      // (secure_delete), PostgreSQL's VACUUM after the erasure frees the old row version.
-      const rows = await target
-        .updateTable(RECORD_KEYS_TABLE)
-        .set({ wrapped: DESTROYED })
-        .where('module', '=', module)
-        .where('record_id', '=', recordId)
-        .where('wrapped', '!=', DESTROYED)
-        .returning('key_id')
-        .execute()
-      const ids = rows.map((r) => String(r['key_id'])).sort()
-      for (const id of ids) {
-        keys.delete(id)
-        destroyedIds.add(id)
-      }
-      writeKeys.delete(refOf(module, recordId))
-      // The deleted rows are zeroed (secure_delete); the WAL's copies of their pages go too.
-      if (sqlite) await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store).catch(() => undefined)
-      return ids
+      // Its keys made for it (by record) and its pooled keys its erasure noted (by id).
+      const noted = (await erasedKeyIds(module, [recordId])).map((r) => String(r['key_id']))
+      return destroyKeys(trx, module, recordId, noted)
     },
     async sweep(modules) {
       const tables = new Map(modules.map((m) => [m.name, m.table.name]))
@@ -470,7 +684,27 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         for (const [module, ids] of groupByModule(page))
           for (const recordId of await sweepable(module, ids, tables.get(module)))
             swept += (await recordKeys.destroy(undefined, module, recordId)).length
-      return swept
+      // Noted keys left (a failure between an erasure and its keys): only those ids, never by
+      // record, as the id may be a live record's again.
+      for (;;) {
+        const noted = sqlite
+          ? await database.db
+              .selectFrom(ERASED_KEYS_TABLE)
+              .select(['module', 'record_id', 'key_id'])
+              .limit(500)
+              .execute()
+          : []
+        if (noted.length === 0) return swept
+        const byRecord = new Map<string, string[]>()
+        for (const r of noted) {
+          const ref = refOf(String(r['module']), String(r['record_id']))
+          byRecord.set(ref, [...(byRecord.get(ref) ?? []), String(r['key_id'])])
+        }
+        for (const [ref, ids] of byRecord) {
+          const [module, recordId] = ref.split('\u0000') as [string, string]
+          swept += (await destroyKeys(undefined, module, recordId, ids, false)).length
+        }
+      }
     },
     async rewrap() {
       let rewrapped = 0
@@ -538,17 +772,22 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       return row === undefined
     },
     async count() {
+      // This process's pooled keys no record took are nobody's data key.
+      const unused = spareIds()
       const row = await lookup
         .selectFrom(RECORD_KEYS_TABLE)
         .select((eb) => eb.fn.countAll().as('n'))
         .where('wrapped', '!=', DESTROYED)
+        .$if(unused.length > 0, (q) => q.where('key_id', 'not in', unused))
         .executeTakeFirst()
       return Number(row?.['n'] ?? 0)
     },
     async wrapUsage() {
       const keyId = sql<string>`substr(wrapped, 4, 8)`
+      const unused = spareIds()
+      const notUnused = unused.length === 0 ? sql`` : sql`and key_id not in (${sql.join(unused)})`
       const { rows } = await sql<{ key_id: string; n: number | string }>`select ${keyId} as key_id, count(*) as n
-        from ${sql.table(RECORD_KEYS_TABLE)} where wrapped != '' group by ${keyId}`.execute(lookup)
+        from ${sql.table(RECORD_KEYS_TABLE)} where wrapped != '' ${notUnused} group by ${keyId}`.execute(lookup)
       return new Map(rows.map((r) => [r.key_id, Number(r.n)]))
     },
     async wrappingKeyOf(keyId) {
@@ -563,7 +802,14 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     lookups: () => lookups,
     location: own?.location ?? `${database.location} (${RECORD_KEYS_TABLE})`,
     close: async () => {
-      await own?.close()
+      try {
+        // A pooled key no record took is removed (best effort: left, it is a key no value uses).
+        const unused = spareIds()
+        spare.clear()
+        await dropKeys(unused).catch(() => undefined)
+      } finally {
+        await own?.close()
+      }
     },
   }
   return recordKeys

@@ -14,6 +14,7 @@ import type { Db, Row } from '../database.js'
 import { createReferenceChecks } from '../records/references.js'
 import { recordQuery } from '../records/query.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { keyIdsIn, type RecordKeys } from '../keys/record-keys.js'
 import { reclaimFreedSpace, secureSearchDeletes } from './erasure-sql.js'
 import { lockRetentionRow } from './holds.js'
 import {
@@ -26,6 +27,23 @@ import {
 
 /** The tables keyed by an account's id (D42): an erased account takes its factors along. */
 const ACCOUNT_TABLES = [SYSTEM_TABLES.secondFactors, SYSTEM_TABLES.recoveryCodes] as const
+
+/** Notes as the erased record's every data key its live row and its versions name. */
+async function noteRecordKeys(
+  trx: Db,
+  recordKeys: Pick<RecordKeys, 'noteErased'>,
+  spec: ModuleSpec,
+  id: string,
+): Promise<void> {
+  const live = await trx.selectFrom(spec.table.name).selectAll().where(META.id, '=', id).execute()
+  const versions = await trx
+    .selectFrom(SYSTEM_TABLES.versions)
+    .select('data')
+    .where('module', '=', spec.name)
+    .where('record_id', '=', id)
+    .execute()
+  await recordKeys.noteErased(trx, spec.name, id, keyIdsIn([...live, ...versions]))
+}
 
 const tombstoneOf = (row: Row): Tombstone => ({
   module: String(row['module']),
@@ -80,6 +98,9 @@ export async function eraseRecord(
       if (hold !== null) throw retentionHeld(hold)
       if (spec.name === accountsModule && row[META.deleted] === null) throw liveAccountErasure()
       await createReferenceChecks(database, modules).checkUnreferenced(trx, spec, id)
+      // The data keys (D41) its stored values name, noted before the values go: SQLite destroys
+      // them after the commit, or the sweep does if that fails.
+      if (recordKeys !== undefined && !recordKeys.destroysInTransaction) await noteRecordKeys(trx, recordKeys, spec, id)
       await secureSearchDeletes(trx, database.dialect, spec)
       await trx.deleteFrom(spec.table.name).where(META.id, '=', id).execute()
       await trx.deleteFrom(SYSTEM_TABLES.versions).where('module', '=', spec.name).where('record_id', '=', id).execute()

@@ -65,7 +65,7 @@ export interface RetentionStoreOptions {
   /** SQLite: DATA_DIR, where an erased record's evidence files (D43) are removed from. */
   readonly dataDir: string
   /** The per-record data keys (D41) an erasure destroys; absent: none kept (a bare store in a test). */
-  readonly recordKeys?: Pick<RecordKeys, 'destroy' | 'destroysInTransaction'>
+  readonly recordKeys?: Pick<RecordKeys, 'destroy' | 'destroysInTransaction' | 'noteErased'>
   /**
    * SQLite: destroying an erased record's data keys after its commit failed (D41). The erasure
    * stands; the keys are left to the sweep (every start, every retention run). Logged at error level.

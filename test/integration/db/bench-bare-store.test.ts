@@ -49,7 +49,8 @@ t.test(
     const [wrapped] = await store.recordKeys([keyId])
     t.same(
       { key_id: wrapped?.['key_id'], module: wrapped?.['module'], record_id: wrapped?.['record_id'] },
-      { key_id: keyId, module: 'denuncias', record_id: ids[0] },
+      // SQLite's keys are pooled, committed before their record exists: the row names no record.
+      { key_id: keyId, module: 'denuncias', record_id: ON_POSTGRES ? ids[0] : '' },
       'its wrapped key, as the bare stack unwraps it',
     )
     t.match(String(wrapped?.['wrapped']), /^v1\./)

@@ -10,9 +10,15 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import Sqlite from 'better-sqlite3'
 import t from 'tap'
 import { createFieldCipher, keyIdOf } from '../../../src/db/crypto.js'
-import { openRecordKeys, RECORD_KEYS_TABLE, recordKeysFile } from '../../../src/db/keys/record-keys.js'
+import {
+  ERASED_KEYS_TABLE,
+  openRecordKeys,
+  RECORD_KEYS_TABLE,
+  recordKeysFile,
+} from '../../../src/db/keys/record-keys.js'
 import { backupSqlite } from '../../../src/db/operations/backup.js'
 import { createSqliteDatabase } from '../../../src/db/dialects/sqlite.js'
 import { verifyIntegrity } from '../../../src/db/operations/verify-integrity.js'
@@ -201,6 +207,8 @@ t.test('D41: a rotation never writes back a key an erasure destroyed after the r
     // The erasure commits between the rotation's read of the batch and its write.
     beforeRewrapWrite: async (ids) => {
       read = ids
+      // What an erasure does to the keys: note those its values name (in its transaction), destroy after.
+      await api.service.recordKeys.noteErased(api.service.database.db, 'denuncias', erasedId, [erasedKey])
       await api.service.recordKeys.destroy(undefined, 'denuncias', erasedId)
     },
   })
@@ -242,3 +250,70 @@ t.test('D41: a wrapped data key relabelled to another record does not unwrap', a
   t.notOk(fresh.isDestroyed(keyId))
   t.same(noted, [`${keyId} ${second}`], 'reported once')
 })
+
+t.test(
+  'D41: new data keys are committed a batch at a time before any value uses them; a record with no encrypted value takes none',
+  { skip: ON_POSTGRES ? 'PostgreSQL commits each new key on a connection of its own' : false },
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'records-record-keys-pool-'))
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }))
+    const api = await startTestApi(t, { dataDir })
+    const spec = api.service.spec.moduleByName.get('denuncias')!
+    const column = spec.fieldsByName.get('denunciante_dni')!.column
+    // Read from a connection of its own: what is committed, as a crash would leave it.
+    const keyRows = () => {
+      const db = new Sqlite(recordKeysFile(api.service.database.location), { readonly: true })
+      try {
+        return db.prepare("select key_id, record_id from _record_keys where module = 'denuncias'").all() as {
+          key_id: string
+          record_id: string
+        }[]
+      } finally {
+        db.close()
+      }
+    }
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await api.create('denuncias', { ...VALID['denuncias']!(), denunciante_dni: `2000000${i}X` }))._id as string,
+      )
+    const plain = (await api.create('denuncias', VALID['denuncias']!()))._id as string
+    const used = await Promise.all(ids.map(async (id) => String((await storedOf(api, id))[column]).split('.')[1]!))
+    const committed = keyRows()
+    t.equal(committed.length, 64, 'one batch of keys, one commit')
+    t.ok(
+      committed.every((r) => r.record_id === ''),
+      'a pooled key is made before its record: its row names none',
+    )
+    t.ok(
+      used.every((keyId) => committed.some((r) => r.key_id === keyId)),
+      'every value is under a key committed before it',
+    )
+    t.equal(new Set(used).size, 5, 'a key of its own for each record')
+    const plainRow = await storedOf(api, plain)
+    t.ok(
+      spec.encryptedFields.every((f) => plainRow[f.column] === null),
+      'the record without encrypted values',
+    )
+    await api.service.close()
+    t.same(
+      keyRows()
+        .map((r) => r.key_id)
+        .sort(),
+      [...used].sort(),
+      'took no key: closing leaves only the keys values use',
+    )
+    // The erasure of a record with a pooled key destroys that key: its values name it.
+    const again = await startTestApi(t, { dataDir })
+    const token = await again.adminToken()
+    const erased = await again.request('POST', `/retencion/denuncias/${ids[0]}`, {
+      token,
+      body: { decision: 'suprimir', motivo: 'Plazo cumplido (prueba de claves en lote)' },
+    })
+    t.equal(erased.status, 200)
+    t.equal(await again.service.recordKeys.wrappingKeyOf(used[0]!), undefined, 'its key is destroyed')
+    t.ok(await again.service.recordKeys.wrappingKeyOf(used[1]!), 'the others stay')
+    const noted = await again.service.database.db.selectFrom(ERASED_KEYS_TABLE).selectAll().execute()
+    t.same(noted, [], 'and the note of its keys goes with them')
+  },
+)

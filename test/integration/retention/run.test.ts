@@ -44,7 +44,12 @@ const cliEnv = async (api: TestApi, file: string): Promise<Record<string, string
 })
 
 const oldCall = () => ({ ...VALID['sala092']!(), fecha_hora_entrada: '2020-05-01 12:00:00' })
-const oldFine = (day: string) => ({ ...VALID['sanciones']!(), fecha_infraccion: `2019-01-${day} 00:00:00` })
+const oldFine = (day: string) => ({
+  ...VALID['sanciones']!(),
+  fecha_infraccion: `2019-01-${day} 00:00:00`,
+  // An encrypted value: the record has a data key of its own (D41).
+  infractor_dni: `000000${day}T`,
+})
 
 /** The audit entries of `action` on `id`, as GET /auditoria answers them. */
 async function entries(api: TestApi, action: string, id: string): Promise<Record<string, unknown>[]> {
