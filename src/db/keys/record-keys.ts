@@ -11,7 +11,7 @@
 //   deletes the record's keys after its own commit; a crash in between leaves keys of a
 //   tombstoned record, which `sweep` (every start, every retention run) destroys.
 // - PostgreSQL: the table `_record_keys` of the same database (every instance reads it), a new key
-//   committed on a connection of its own before the record's transaction, an erasure's keys
+//   written in the record's own transaction (one commit holds both, or neither), an erasure's keys
 //   deleted in the erasure's own transaction; the documented pg_dump leaves its data out
 //   (`--exclude-table-data=_record_keys`) and the keys are dumped apart (docs/operators.md).
 //
@@ -126,9 +126,10 @@ export interface RecordKeys {
   writeKeyOf(module: string, recordId: string): { readonly id: string; readonly key: Buffer } | undefined
   /**
    * Before encoding a write of these records (inside its transaction): binds each to its key,
-   * the one its stored values use, or one kept for it, or a new one, committed apart first.
+   * the one its stored values use, or one kept for it, or a new one (SQLite: out of a pool
+   * committed to the key database first; PostgreSQL: written in `trx`).
    */
-  prepare(_trx: Db, spec: ModuleSpec, records: readonly { readonly id: string; readonly row?: Row }[]): Promise<void>
+  prepare(trx: Db, spec: ModuleSpec, records: readonly { readonly id: string; readonly row?: Row }[]): Promise<void>
   /**
    * Inside an erasure's transaction, before its rows go: the data keys the record's stored values
    * name (`keyIdsIn`), for `destroy` and `sweep` to destroy after the commit (SQLite; PostgreSQL
@@ -583,7 +584,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
       const key = id === undefined ? undefined : keys.get(id)
       return id === undefined || key === undefined ? undefined : { id, key }
     },
-    async prepare(_trx, spec, records) {
+    async prepare(trx, spec, records) {
       if (!recordKeys.uses(spec) || records.length === 0) return
       const pending: string[] = []
       const existing: string[] = []
@@ -647,11 +648,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           key,
         }
       })
-      // Committed on a connection of its own before the record's transaction can commit, so no
-      // value is ever written under a key that is not stored; a transaction that rolls back leaves
-      // a key nothing uses.
+      // PostgreSQL: in the record's own transaction, so the key and the values under it commit
+      // together or not at all (the key store is a table of the same database).
       for (let start = 0; start < created.length; start += 200)
-        await lookup
+        await trx
           .insertInto(RECORD_KEYS_TABLE)
           .values(created.slice(start, start + 200).map((c) => c.row))
           .execute()
