@@ -221,6 +221,15 @@ export function keyIdsIn(rows: readonly Row[]): string[] {
   return [...out].sort()
 }
 
+/** The id of the first of these result rows (a live row, or a version) whose values name `keyId`, or ''. */
+function recordNaming(rows: readonly UnknownRow[], keyId: string): string {
+  for (const row of rows) {
+    const recordId = row[META.id] ?? row['record_id']
+    if (typeof recordId === 'string' && keyIdsIn([row]).includes(keyId)) return recordId
+  }
+  return ''
+}
+
 /**
  * The tombstones, 500 at a time in key order, read from the records' database (on SQLite another
  * file than the keys'). Not db/records/pages.ts: that module reads through the codec's types.
@@ -328,8 +337,11 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const unwrap = (row: Row): Buffer => {
     return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
   }
-  /** The key of a row, or undefined when it does not unwrap: noted, reported once, never thrown. */
-  const unwrapOrNote = (row: Row, recordHint?: string): Buffer | undefined => {
+  /**
+   * The key of a row, or undefined when it does not unwrap: noted, reported once, never thrown.
+   * `namedBy`: the rows whose values named it, for the record a pooled key's row does not name.
+   */
+  const unwrapOrNote = (row: Row, namedBy: readonly UnknownRow[] = []): Buffer | undefined => {
     try {
       return unwrap(row)
     } catch (error) {
@@ -338,7 +350,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         unreadableIds.add(keyId)
         if (unreadableIds.size > CACHE_LIMIT) unreadableIds.delete(unreadableIds.values().next().value as string)
         // A pooled key's row names no record: the record whose values were being read does.
-        const recordId = String(row['record_id']) || (recordHint ?? '')
+        const recordId = String(row['record_id']) || recordNaming(namedBy, keyId)
         options.onUnreadableKey?.({ keyId, module: String(row['module']), recordId, error })
       }
       return undefined
@@ -346,8 +358,8 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   }
 
   let lookups = 0
-  /** `hints`: for a key id, the record whose values named it (for the log of a key that does not unwrap). */
-  async function loadIds(ids: Iterable<string>, hints?: ReadonlyMap<string, string>): Promise<void> {
+  /** `namedBy`: the result rows that named these ids (for the log of a key that does not unwrap). */
+  async function loadIds(ids: Iterable<string>, namedBy?: readonly UnknownRow[]): Promise<void> {
     const missing = [...ids].filter((id) => !keys.has(id))
     for (let start = 0; start < missing.length; start += 500) {
       lookups += 1
@@ -367,7 +379,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           destroyedIds.add(id)
           if (destroyedIds.size > CACHE_LIMIT) destroyedIds.delete(destroyedIds.values().next().value as string)
         } else {
-          const key = unwrapOrNote(row, hints?.get(id))
+          const key = unwrapOrNote(row, namedBy)
           if (key !== undefined) hold(id, key)
         }
       }
@@ -392,16 +404,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         if (key !== undefined) hold(id, key)
       }
     }
-    // Which record named each missing key (cold path only: for the log of one that does not unwrap).
-    const hints = new Map<string, string>()
-    for (const row of rows) {
-      const recordId = row[META.id] ?? row['record_id']
-      if (typeof recordId !== 'string') continue
-      const named = new Set<string>()
-      for (const column in row) collectKeyIds(row[column], held, named)
-      for (const id of named) if (!hints.has(id)) hints.set(id, recordId)
-    }
-    await loadIds(missing, hints)
+    await loadIds(missing, rows)
   }
 
   const plugin: KyselyPlugin = {
@@ -485,30 +488,30 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     return destroyed.sort()
   }
 
+  /** A new data key and its stored row, wrapped by the active service key (`recordId` '': pooled). */
+  function newKey(module: string, recordId: string): { readonly key: Buffer; readonly row: Row & { key_id: string } } {
+    const bytes = randomBytes(40)
+    const id = bytes.subarray(0, 8).toString('hex')
+    const key = Buffer.from(bytes.subarray(8))
+    const wrapped = cipher.encrypt(key.toString('base64'), wrapContext(module, recordId, id))
+    return { key, row: { key_id: id, module, record_id: recordId, wrapped } }
+  }
+
   /** Commits `count` (at least a batch) new keys of `module` to its pool. */
   async function refill(module: string, count: number): Promise<void> {
     const wrappedBy = cipher.activeKeyId
-    const created = Array.from({ length: Math.max(count, POOL_BATCH) }, () => {
-      const bytes = randomBytes(40)
-      const id = bytes.subarray(0, 8).toString('hex')
-      const key = Buffer.from(bytes.subarray(8))
-      return { id, key, wrappedBy, wrapped: cipher.encrypt(key.toString('base64'), wrapContext(module, '', id)) }
-    })
+    const created = Array.from({ length: Math.max(count, POOL_BATCH) }, () => newKey(module, ''))
     // Committed before any record's transaction can use one of them: no value is ever written
     // under a key that is not stored.
     await store.transaction().execute(async (trx) => {
       for (let start = 0; start < created.length; start += 200)
         await trx
           .insertInto(RECORD_KEYS_TABLE)
-          .values(
-            created
-              .slice(start, start + 200)
-              .map(({ id, wrapped }) => ({ key_id: id, module, record_id: '', wrapped })),
-          )
+          .values(created.slice(start, start + 200).map((c) => c.row))
           .execute()
     })
     const pool = spare.get(module) ?? []
-    for (const { id, key } of created) pool.push({ id, key, wrappedBy })
+    for (const { row, key } of created) pool.push({ id: row.key_id, key, wrappedBy })
     spare.set(module, pool)
   }
 
@@ -553,14 +556,15 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   }
 
   /** SQLite: the keys an erasure noted for this record (`noteErased`), from the records' database. */
-  async function erasedKeyIds(module: string, recordIds: readonly string[]): Promise<Row[]> {
-    if (!sqlite || recordIds.length === 0) return []
-    return database.db
+  async function notedKeyIds(module: string, recordId: string): Promise<string[]> {
+    if (!sqlite) return []
+    const rows = await database.db
       .selectFrom(ERASED_KEYS_TABLE)
-      .select(['record_id', 'key_id'])
+      .select('key_id')
       .where('module', '=', module)
-      .where('record_id', 'in', recordIds)
+      .where('record_id', '=', recordId)
       .execute()
+    return rows.map((r) => String(r['key_id']))
   }
 
   const recordKeys: RecordKeys = {
@@ -634,20 +638,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
         for (const recordId of pending) claim(refOf(spec.name, recordId))
         return
       }
-      const created = pending.map((recordId) => {
-        const bytes = randomBytes(40)
-        const keyId = bytes.subarray(0, 8).toString('hex')
-        const key = Buffer.from(bytes.subarray(8))
-        return {
-          row: {
-            key_id: keyId,
-            module: spec.name,
-            record_id: recordId,
-            wrapped: cipher.encrypt(key.toString('base64'), wrapContext(spec.name, recordId, keyId)),
-          },
-          key,
-        }
-      })
+      const created = pending.map((recordId) => newKey(spec.name, recordId))
       // PostgreSQL: in the record's own transaction, so the key and the values under it commit
       // together or not at all (the key store is a table of the same database).
       for (let start = 0; start < created.length; start += 200)
@@ -655,10 +646,10 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .insertInto(RECORD_KEYS_TABLE)
           .values(created.slice(start, start + 200).map((c) => c.row))
           .execute()
-      for (const { row, key } of created) {
+      created.forEach(({ row, key }, i) => {
         hold(row.key_id, key)
-        bind(refOf(spec.name, row.record_id), row.key_id)
-      }
+        bind(refOf(spec.name, pending[i] as string), row.key_id)
+      })
     },
     async noteErased(trx, module, recordId, keyIds) {
       if (!sqlite || keyIds.length === 0) return
@@ -674,8 +665,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
     destroysInTransaction: !sqlite,
     async destroy(trx, module, recordId) {
       // Its keys made for it (by record) and its pooled keys its erasure noted (by id).
-      const noted = (await erasedKeyIds(module, [recordId])).map((r) => String(r['key_id']))
-      return destroyKeys(trx, module, recordId, noted)
+      return destroyKeys(trx, module, recordId, await notedKeyIds(module, recordId))
     },
     async sweep(modules) {
       const tables = new Map(modules.map((m) => [m.name, m.table.name]))
@@ -695,15 +685,15 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
               .execute()
           : []
         if (noted.length === 0) return swept
-        const byRecord = new Map<string, string[]>()
+        const byRecord = new Map<string, { module: string; recordId: string; ids: string[] }>()
         for (const r of noted) {
-          const ref = refOf(String(r['module']), String(r['record_id']))
-          byRecord.set(ref, [...(byRecord.get(ref) ?? []), String(r['key_id'])])
+          const [module, recordId] = [String(r['module']), String(r['record_id'])]
+          const entry = byRecord.get(refOf(module, recordId)) ?? { module, recordId, ids: [] }
+          entry.ids.push(String(r['key_id']))
+          byRecord.set(refOf(module, recordId), entry)
         }
-        for (const [ref, ids] of byRecord) {
-          const [module, recordId] = ref.split('\u0000') as [string, string]
+        for (const { module, recordId, ids } of byRecord.values())
           swept += (await destroyKeys(undefined, module, recordId, ids, false)).length
-        }
       }
     },
     async rewrap() {
