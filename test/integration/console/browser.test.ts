@@ -185,6 +185,10 @@ t.test(
     await page.keyboard.type(admin.password)
     await page.keyboard.press('Enter')
     await page.getByLabel('Código de segundo factor').waitFor()
+    // The field is drawn first; the focus moves to it right after (an effect of the render).
+    await page
+      .waitForFunction("document.activeElement?.id === 'codigo'", undefined, { timeout: 5000 })
+      .catch(() => undefined)
     t.equal(await page.evaluate('document.activeElement.id'), 'codigo', 'the focus is on the code')
     await page.keyboard.type(codes[0] ?? '')
     await view.shot('second-factor')
