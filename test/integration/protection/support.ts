@@ -153,3 +153,14 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
+
+/**
+ * Waits until every consultation entry recorded so far is in the trail: a test that counts the
+ * trail's entries reads it whole, not before a batch still on its way (slower on PostgreSQL).
+ */
+export async function consultationsWritten(api: TestApi): Promise<void> {
+  await eventually(
+    async () => api.service.consultationLog().unwritten,
+    (unwritten) => unwritten === 0,
+  )
+}
