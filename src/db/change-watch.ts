@@ -7,11 +7,11 @@
 // reader that read the generation before the commit and cached under it sees the new one as
 // soon as the seal commits; a crash before the seal is made good by the next seal or start.
 //
-// Reading generations costs one primary-key lookup per key. On SQLite even that is
+// Reading generations costs one small read for all keys together. On SQLite even that is
 // skipped in the common case: `PRAGMA data_version` (no table read) changes whenever
 // another connection commits, and this process counts its own bumps; while neither moved,
 // the generations read last are still the current ones. Dialects without such a signal
-// (PostgreSQL) read the row each time, which is still cheaper than the lookups it replaces.
+// (PostgreSQL) read them each time, which is still cheaper than the lookups it replaces.
 import { sql } from 'kysely'
 import type { Database, Db } from './database.js'
 import { SYSTEM_TABLES } from './system-tables.js'
@@ -35,8 +35,11 @@ const bumpQuery = preparedQuery<'prefix'>((db, param) => {
     .values({ prefix: param('prefix'), year: 0, value: 1 })
     .onConflict((oc) => oc.columns(['prefix', 'year']).doUpdateSet({ value: sql`${sql.ref(`${table}.value`)} + 1` }))
 })
-const generationQuery = preparedQuery<'prefix'>((db, param) =>
-  db.selectFrom(SYSTEM_TABLES.sequences).select('value').where('prefix', '=', param('prefix')).where('year', '=', 0),
+// Every generation at once: year 0 holds only them (record ids count by their year, D8). A
+// request asks for two or three keys together (its token's revocations, its account, its
+// module); on PostgreSQL each statement is a round trip, so one read answers them all.
+const generationsQuery = preparedQuery<never>((db) =>
+  db.selectFrom(SYSTEM_TABLES.sequences).select(['prefix', 'value']).where('year', '=', 0),
 )
 
 export function createChangeWatch(database: Database): ChangeWatch {
@@ -48,20 +51,12 @@ export function createChangeWatch(database: Database): ChangeWatch {
   /** Lookups of one synchronous run (one request's checks) share one look at the database. */
   let checkedThisRun = false
   const endRun = () => void (checkedThisRun = false)
-  /** Per key, one read at a time: requests that ask meanwhile share the next one (a read begun after they asked). */
-  const readers = new Map<string, () => Promise<number>>()
-  function read(key: string): Promise<number> {
-    let reader = readers.get(key)
-    if (reader === undefined) {
-      const query = generationQuery(db).bind({ prefix: prefixOf(key) })
-      reader = coalesced(async () => {
-        const row = (await db.executeQuery(query)).rows[0]
-        return row === undefined ? 0 : Number(row['value'])
-      })
-      readers.set(key, reader)
-    }
-    return reader()
-  }
+  /** One read of every generation at a time: who asks meanwhile shares the next (a read begun after they asked). */
+  const readAll = coalesced(async () => {
+    const { rows } = await db.executeQuery(generationsQuery(db).bind({}))
+    return new Map(rows.map((row) => [String(row['prefix']), Number(row['value'])]))
+  })
+  const read = async (key: string): Promise<number> => (await readAll()).get(prefixOf(key)) ?? 0
 
   /** Forgets what was read when anything may have changed since. */
   function expire(): void {

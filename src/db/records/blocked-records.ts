@@ -4,11 +4,17 @@
 // but for a role holding `{module}.bloqueados` that gives a motivo (logged as a consultation,
 // D29); a write (edit, workflow move, delete) is 403 for everyone: blocking restricts processing,
 // and `desbloquear` is the way back.
+import { sql } from 'kysely'
+import { META } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import { blockedMotivoRequired, blockedRecord } from '../../errors.js'
-import type { Db } from '../database.js'
+import type { Db, Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import type { RecordQuery } from './query.js'
 import type { ReadOptions } from './types.js'
+
+/** The column a read by id adds to its row: whether the record is blocked (withBlockedFlag). */
+const BLOCKED_FLAG = '_blocked_now'
 
 /** Whether a `bloquear` decision is in force on `id` (false in a module without `retention:`). */
 export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<boolean> {
@@ -24,13 +30,42 @@ export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<b
 }
 
 /**
+ * `query` (of one record) with a column saying whether that record is blocked: the GET learns it
+ * from the row it reads, not from a second statement (on PostgreSQL a second round trip).
+ * `blockedFlagOf` takes the column back off the row. Nothing added without `retention:`.
+ */
+export function withBlockedFlag(spec: ModuleSpec, query: RecordQuery): RecordQuery {
+  if (spec.retention === undefined) return query
+  const table = spec.table.name
+  return query.select(
+    sql<boolean>`exists (select 1 from ${sql.table(SYSTEM_TABLES.retention)} as ${sql.id('_bkf')} where ${sql.ref('_bkf.module')} = ${sql.lit(spec.name)} and ${sql.ref('_bkf.record_id')} = ${sql.ref(`${table}.${META.id}`)} and ${sql.ref('_bkf.blocked_at')} is not null)`.as(
+      BLOCKED_FLAG,
+    ),
+  )
+}
+
+/** Whether the row read through withBlockedFlag is of a blocked record; the flag is removed from `row`. */
+export function blockedFlagOf(row: Row): boolean {
+  const flag = row[BLOCKED_FLAG]
+  delete row[BLOCKED_FLAG]
+  // PostgreSQL answers a boolean, SQLite 0 or 1.
+  return flag === true || Number(flag) === 1
+}
+
+/**
  * A read of one record the caller's scope holds: whether it is blocked and may be read (then its
  * consultation is logged whatever the module), or 403, or 400 without a motivo. The service's own
  * reads (no acting user: an account's sign-in, `/me`) are not requests for a record and pass.
  */
 export async function checkBlockedRead(db: Db, spec: ModuleSpec, id: string, read: ReadOptions): Promise<boolean> {
+  // The service's own reads (no acting user) pass: isBlocked is not even asked.
+  return read.user !== null && allowBlockedRead(spec, await isBlocked(db, spec, id), read)
+}
+
+/** checkBlockedRead once whether the record is blocked is known (a GET's row says it: withBlockedFlag). */
+export function allowBlockedRead(spec: ModuleSpec, blocked: boolean, read: ReadOptions): boolean {
   // The service's own reads (no acting user) pass, and are no consultation of a blocked record.
-  if (read.user === null || !(await isBlocked(db, spec, id))) return false
+  if (read.user === null || !blocked) return false
   if (read.readBlocked !== true) throw blockedRecord(spec.permissions.bloqueados)
   if ((read.request?.motivo ?? null) === null) throw blockedMotivoRequired(spec.name)
   return true

@@ -9,7 +9,7 @@ import { resolveScope } from '../../records/scope.js'
 import { recordNotFound, validationFailed } from '../../errors.js'
 import { filterCondition } from './filter-sql.js'
 import { checkListAccess } from './list-access.js'
-import { checkBlockedRead } from './blocked-records.js'
+import { allowBlockedRead, blockedFlagOf, withBlockedFlag } from './blocked-records.js'
 import { createPageScope, type PageScope } from './scope-branches.js'
 import { generationMemo, type GenerationMemo } from '../generation-memo.js'
 import { preparedPerModule, type Prepared } from '../prepared.js'
@@ -105,9 +105,10 @@ export function readContext(options: RecordStoreOptions): ReadContext {
     totals: new Map(),
     damaged: new Set(),
     getQuery: preparedPerModule<'id'>((spec, param) =>
-      recordQuery(database.db, spec, { user: null, dialect: database.dialect, includeBlocked: true })
-        .selectAll()
-        .where(META.id, '=', param('id')),
+      withBlockedFlag(
+        spec,
+        recordQuery(database.db, spec, { user: null, dialect: database.dialect, includeBlocked: true }).selectAll(),
+      ).where(META.id, '=', param('id')),
     ),
   }
 }
@@ -222,13 +223,19 @@ export async function get(context: ReadContext, spec: ModuleSpec, id: string, re
   const { database } = context
   // Outside the caller's scope a record is 404, its existence not revealed; blocked inside it, 403 (D41).
   const row = isScoped(spec, read.user)
-    ? await recordQuery(database.db, spec, { user: read.user, dialect: database.dialect, includeBlocked: true })
-        .selectAll()
+    ? await withBlockedFlag(
+        spec,
+        recordQuery(database.db, spec, {
+          user: read.user,
+          dialect: database.dialect,
+          includeBlocked: true,
+        }).selectAll(),
+      )
         .where(META.id, '=', id)
         .executeTakeFirst()
     : (await database.db.executeQuery(context.getQuery(spec).bind({ id }))).rows[0]
   if (row === undefined) throw recordNotFound()
-  const blocked = await checkBlockedRead(database.db, spec, id, read)
+  const blocked = allowBlockedRead(spec, blockedFlagOf(row), read)
   const record = shownTo(decodeRead(context, spec, row, read), recordReader(spec, read.user, read.reveal))
   await consultation(context, spec, [row], read, { recordId: id, ...(blocked ? { blocked } : {}) })
   return record
