@@ -10,7 +10,7 @@ import type { ModuleSpec } from '../../compile/types.js'
 import { blockedMotivoRequired, blockedRecord } from '../../errors.js'
 import type { Db, Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
-import type { RecordQuery } from './query.js'
+import { blockedRowsOf, type RecordQuery } from './query.js'
 import type { ReadOptions } from './types.js'
 
 /** The column a read by id adds to its row: whether the record is blocked (withBlockedFlag). */
@@ -36,9 +36,9 @@ export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<b
  */
 export function withBlockedFlag(spec: ModuleSpec, query: RecordQuery): RecordQuery {
   if (spec.retention === undefined) return query
-  const table = spec.table.name
+  const id = sql.ref(`${spec.table.name}.${META.id}`)
   return query.select(
-    sql<boolean>`exists (select 1 from ${sql.table(SYSTEM_TABLES.retention)} as ${sql.id('_bkf')} where ${sql.ref('_bkf.module')} = ${sql.lit(spec.name)} and ${sql.ref('_bkf.record_id')} = ${sql.ref(`${table}.${META.id}`)} and ${sql.ref('_bkf.blocked_at')} is not null)`.as(
+    sql<boolean>`exists (select 1 from ${blockedRowsOf(spec, '_bkf')} and ${sql.ref('_bkf.record_id')} = ${id})`.as(
       BLOCKED_FLAG,
     ),
   )
@@ -58,7 +58,6 @@ export function blockedFlagOf(row: Row): boolean {
  * reads (no acting user: an account's sign-in, `/me`) are not requests for a record and pass.
  */
 export async function checkBlockedRead(db: Db, spec: ModuleSpec, id: string, read: ReadOptions): Promise<boolean> {
-  // The service's own reads (no acting user) pass: isBlocked is not even asked.
   return read.user !== null && allowBlockedRead(spec, await isBlocked(db, spec, id), read)
 }
 

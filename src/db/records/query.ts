@@ -2,7 +2,7 @@
 // the row a write locks all begin here, so a condition that must hold for every read or write of
 // a module (not deleted; the caller's record scope; not blocked, D41) is added once, here, and no
 // path can forget it.
-import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import { META, ROW_COLUMN } from '../../compile/metadata.js'
 import type { Dialect } from '../../compile/field-types.js'
 import type { ModuleSpec } from '../../compile/types.js'
@@ -67,11 +67,14 @@ type Page = { readonly limit: number; readonly offset: number }
 export function notBlocked(spec: ModuleSpec, query: RecordQuery): RecordQuery {
   if (spec.retention === undefined) return query
   const table = spec.table.name
-  const blocked = (alias: string) =>
-    sql`${sql.table(SYSTEM_TABLES.retention)} as ${sql.id(alias)} where ${sql.ref(`${alias}.module`)} = ${sql.lit(spec.name)} and ${sql.ref(`${alias}.blocked_at`)} is not null`
   return query.where(
-    sql<SqlBool>`(not exists (select 1 from ${blocked('_blk')}) or ${sql.ref(`${table}.${ROW_COLUMN}`)} not in (select ${sql.ref(`_blr.${ROW_COLUMN}`)} from ${sql.table(table)} as ${sql.id('_blr')}, ${blocked('_blb')} and ${sql.ref('_blb.record_id')} = ${sql.ref(`_blr.${META.id}`)}))`,
+    sql<SqlBool>`(not exists (select 1 from ${blockedRowsOf(spec, '_blk')}) or ${sql.ref(`${table}.${ROW_COLUMN}`)} not in (select ${sql.ref(`_blr.${ROW_COLUMN}`)} from ${sql.table(table)} as ${sql.id('_blr')}, ${blockedRowsOf(spec, '_blb')} and ${sql.ref('_blb.record_id')} = ${sql.ref(`_blr.${META.id}`)}))`,
   )
+}
+
+/** `_retention as <alias> where` its rows of `spec`'s blocked records: a FROM for `select`, to `and` more onto. */
+export function blockedRowsOf(spec: ModuleSpec, alias: string): RawBuilder<unknown> {
+  return sql`${sql.table(SYSTEM_TABLES.retention)} as ${sql.id(alias)} where ${sql.ref(`${alias}.module`)} = ${sql.lit(spec.name)} and ${sql.ref(`${alias}.blocked_at`)} is not null`
 }
 
 /**
