@@ -4,6 +4,10 @@
 // They start with the test's execArgv, tap's ts-node loader among them: about half a second of
 // CPU each to load TypeScript's compiler, which test/setup/register.mjs (esbuild) makes useless.
 // ts-node's preload skips itself when TAP_TYPE_STRIP_ONLY is 1 (tap sets it to 0 when it loads).
+import { readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 export const WITHOUT_TS_NODE = { TAP_TYPE_STRIP_ONLY: '1' } as const
 
 // tap's preloads that a child never needs: its TypeScript plugin (test/setup/register.mjs
@@ -18,4 +22,27 @@ const USELESS_IN_A_CHILD = /^--import=\S*@tapjs\/(typescript|mock)\//
  */
 export function childExecArgv(): string[] {
   return process.execArgv.filter((arg) => !USELESS_IN_A_CHILD.test(arg))
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+let built: boolean | undefined
+
+/**
+ * Whether dist/ holds every source of src/ compiled since it last changed (`npm test` builds
+ * before tap; a test run alone after an edit may not have): children run it then, else the
+ * TypeScript sources through the test's loader, slower and as current.
+ */
+export function distIsCurrent(): boolean {
+  built ??= readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .filter((source) => !source.startsWith(join(ROOT, 'src', 'console')))
+    .every((source) => {
+      const compiled = statSync(join(ROOT, 'dist', relative(ROOT, source)).replace(/\.ts$/, '.js'), {
+        throwIfNoEntry: false,
+      })
+      return compiled !== undefined && compiled.mtimeMs >= statSync(source).mtimeMs
+    })
+  return built
 }

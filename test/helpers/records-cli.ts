@@ -1,7 +1,8 @@
-// `records <args>` run from the TypeScript source in a child process (the test's own loader),
-// as an operator would run it next to a running service; no build needed.
+// `records <args>` in a child process, as an operator would run it next to a running service:
+// compiled in dist/ when that is current (distIsCurrent), else the TypeScript source through the
+// test's own loader; no build needed.
 import { spawn } from 'node:child_process'
-import { childExecArgv, WITHOUT_TS_NODE } from './child-env.js'
+import { childExecArgv, distIsCurrent, WITHOUT_TS_NODE } from './child-env.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -11,8 +12,11 @@ export interface CliRun {
   readonly stderr: string
 }
 
-export function runRecords(env: Record<string, string>, args: readonly string[]): Promise<CliRun> {
-  const child = spawn(process.execPath, [...childExecArgv(), `${ROOT}src/cli/main.ts`, ...args], {
+export function runRecords(env: Record<string, string>, rest: readonly string[]): Promise<CliRun> {
+  const args = distIsCurrent()
+    ? [`${ROOT}dist/src/cli/main.js`, ...rest]
+    : [...childExecArgv(), `${ROOT}src/cli/main.ts`, ...rest]
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...WITHOUT_TS_NODE, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

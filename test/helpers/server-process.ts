@@ -1,10 +1,11 @@
-// The service as a real child process on a random port, the one way the suite starts it: from the
-// TypeScript source with the test's own loader (`npm start`'s src/app/server.ts), or from dist/ as
-// installed (`bin/records.js serve`, `npm run build` first). watchOutput is its waiting part, for
+// The service as a real child process on a random port, the one way the suite starts it:
+// `npm start`'s src/app/server.ts (compiled in dist/ when current, else the TypeScript source with
+// the test's own loader), or from dist/ as installed (`bin/records.js serve`, `npm run build`
+// first). watchOutput is its waiting part, for
 // children started another way (test/integration/process/console.test.ts's pty).
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
-import { childExecArgv, WITHOUT_TS_NODE } from './child-env.js'
+import { childExecArgv, distIsCurrent, WITHOUT_TS_NODE } from './child-env.js'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const READY = /Servicio disponible en (http:\/\/[^ "]+)/
@@ -60,7 +61,7 @@ export function watchOutput(child: ChildProcess): WatchedOutput {
 }
 
 export interface ServerProcessOptions {
-  /** `source` (the default): src/app/server.ts through the test's loader; `dist`: `bin/records.js serve`. */
+  /** `source` (the default): src/app/server.ts (compiled, when dist/ is current); `dist`: `bin/records.js serve`. */
   readonly entry?: 'source' | 'dist'
   /** Over the test's own environment, PORT=0 and LOG_LEVEL=info. */
   readonly env?: Record<string, string>
@@ -87,13 +88,15 @@ export interface ServerProcess {
 
 /** Starts the service and waits for "Servicio disponible en <url>"; SIGKILLed at teardown if still running. */
 export async function startServerProcess(t: Test, options: ServerProcessOptions = {}): Promise<ServerProcess> {
+  // `source`: src/app/server.ts compiled in dist/ when that is current, else through the test's
+  // own loader (childExecArgv: process.execArgv less tap's preloads a child never needs).
   const source = (options.entry ?? 'source') === 'source'
-  // The test's own loader (childExecArgv: process.execArgv less tap's preloads a child never
-  // needs) lets a source child run the TypeScript files.
-  const args = source
-    ? [...(options.nodeArgs ?? []), ...childExecArgv(), `${ROOT}src/app/server.ts`]
-    : [...(options.nodeArgs ?? []), `${ROOT}bin/records.js`, 'serve']
-  const child = spawn(process.execPath, args, {
+  const entry = !source
+    ? [`${ROOT}bin/records.js`, 'serve']
+    : distIsCurrent()
+      ? [`${ROOT}dist/src/app/server.js`]
+      : [...childExecArgv(), `${ROOT}src/app/server.ts`]
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...(source ? WITHOUT_TS_NODE : {}), PORT: '0', LOG_LEVEL: 'info', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
