@@ -81,4 +81,35 @@ export async function bundleService(root = ROOT) {
   })
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await bundleService()
+/**
+ * The consultation log's writer thread (src/db/audit/read-audit-worker.ts) as one file,
+ * dist/src/db/audit/read-audit-worker.bundle.mjs, which the bundled service starts (and the tests'
+ * services, test/helpers/api.ts): a thread loads it in about 0.13 s of CPU instead of 0.35 s for
+ * the 290 files it is made of. Written before the service's bundle: a current service bundle
+ * always finds it.
+ */
+export async function bundleReadAuditWorker(root = ROOT) {
+  const outdir = join(root, 'dist', 'src', 'db', 'audit')
+  await build({
+    entryPoints: [join(outdir, 'read-audit-worker.js')],
+    outfile: join(outdir, 'read-audit-worker.bundle.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    // Bundled CommonJS code that calls require() gets Node's own.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);",
+    },
+    target: 'node20',
+    external: EXTERNAL,
+    keepNames: true,
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  })
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await bundleReadAuditWorker()
+  await bundleService()
+}

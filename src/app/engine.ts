@@ -12,6 +12,7 @@ import { createChangeWatch, type ChangeWatch } from '../db/change-watch.js'
 import { createDatabase } from '../db/connect.js'
 import type { Keyring } from '../db/crypto.js'
 import type { Database } from '../db/database.js'
+import type { WorkerScript } from '../db/audit/read-audit-writers.js'
 import { openLiveKeys, type LiveKeys } from '../db/keys/live-keys.js'
 import { openRecordKeys, withRecordKeys, type RecordKeys, type UnreadableKey } from '../db/keys/record-keys.js'
 import { applyMigration } from '../db/migrate/apply.js'
@@ -72,6 +73,11 @@ export interface EngineOptions {
    * setting or environment variable reaches it.
    */
   readonly readAuditDelayMs?: number
+  /**
+   * The consultation log's writer thread as the tests start it: the compiled module without the
+   * test process's loaders (db/audit/read-audit-writers.ts). No setting reaches it.
+   */
+  readonly readAuditWorker?: WorkerScript
   /**
    * Set by `records serve` when it runs the bundle: the id of that build. A start with the same
    * modules.yaml and the same build reuses the validation kept in DATA_DIR (config/validated-cache.ts).
@@ -157,6 +163,7 @@ export async function openEngine(settings: Settings, options: EngineOptions): Pr
       clock,
       onError: options.onReadAuditError,
       ...(options.readAuditDelayMs === undefined ? {} : { maxDelayMs: options.readAuditDelayMs }),
+      ...(options.readAuditWorker === undefined ? {} : { workerScript: options.readAuditWorker }),
       ...(options.onReadAuditRefused === undefined ? {} : { onRefused: options.onReadAuditRefused }),
     })
     // Writes bump the generations a running service watches, so every instance sees them at once (D20).

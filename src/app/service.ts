@@ -30,7 +30,7 @@ import { buildApp } from '../http/app.js'
 import type { Redis } from 'ioredis'
 import { createLoginFailureStore } from '../db/accounts/login-failures.js'
 import type { AccountRules } from '../records/account-rules.js'
-import { openEngine } from './engine.js'
+import { openEngine, type EngineOptions } from './engine.js'
 import type { JobClock } from './job-runner.js'
 import { startServiceJobs } from './jobs.js'
 import { SERVICE_ACTOR } from './retention-job.js'
@@ -47,6 +47,8 @@ export interface OpenServiceOptions {
   readonly recordKeys?: boolean
   /** Only the tests pass it: see EngineOptions.readAuditDelayMs. */
   readonly readAuditDelayMs?: number
+  /** Only the tests pass it: see EngineOptions.readAuditWorker. */
+  readonly readAuditWorker?: EngineOptions['readAuditWorker']
   /** See EngineOptions.programId. */
   readonly programId?: string
   /** The periodic jobs' timers (jobs.ts); only the tests pass one, to move the days themselves. */
@@ -224,6 +226,7 @@ export async function openService(settings: Settings, options: OpenServiceOption
     ...(options.recordKeys === false ? { recordKeys: false } : {}),
     ...programId,
     ...(options.readAuditDelayMs === undefined ? {} : { readAuditDelayMs: options.readAuditDelayMs }),
+    ...(options.readAuditWorker === undefined ? {} : { readAuditWorker: options.readAuditWorker }),
   })
   const { spec, database, store, accounts, accountRules } = engine
   let redis: Redis | undefined

@@ -18,17 +18,27 @@ export function inProcessWriter(database: Database): Writer {
 /**
  * The worker's module beside this one: .ts when the tests run the sources, .js from dist. From
  * dist/src/app/serve.bundle.cjs (scripts/bundle.mjs), where import.meta.url is the bundle's, the
- * same file is `../db/audit/`.
+ * worker's own bundle, which the same build writes first, in `../db/audit/`.
  */
 const workerUrl = import.meta.url.endsWith('.cjs')
-  ? new URL('../db/audit/read-audit-worker.js', import.meta.url)
+  ? new URL('../db/audit/read-audit-worker.bundle.mjs', import.meta.url)
   : new URL(`./read-audit-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url)
+
+/**
+ * The writer thread's module and the node options it starts with. By default the module beside
+ * this one, with the process's own options; the tests run the compiled module without their
+ * loaders (test/helpers/api.ts), which cost each thread about 2 s of CPU under tap.
+ */
+export interface WorkerScript {
+  readonly url: URL
+  readonly execArgv?: readonly string[]
+}
 
 /**
  * Batches go to a worker thread started on the first flush (a process that never reveals a
  * value never starts one). Should the thread fail, batches are written from here again.
  */
-export function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
+export function workerWriter(setup: WorkerSetup, fallback: Writer, script: WorkerScript = { url: workerUrl }): Writer {
   let worker: Worker | undefined
   let failed = false
   const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
@@ -41,8 +51,9 @@ export function workerWriter(setup: WorkerSetup, fallback: Writer): Writer {
   const start = (): Worker => {
     // Small heaps: the thread holds one batch at a time. Should it run out, it exits and the
     // batches are written from the main thread again (fail below).
-    const started = new Worker(workerUrl, {
+    const started = new Worker(script.url, {
       workerData: setup,
+      ...(script.execArgv === undefined ? {} : { execArgv: [...script.execArgv] }),
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
     })
     started.unref() // never what keeps a process alive; close() ends it

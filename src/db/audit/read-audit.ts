@@ -16,7 +16,7 @@ import type { AuditEvent } from './log.js'
 import type { Database } from '../database.js'
 import { faultCode } from './read-audit-faults.js'
 import { writeIsolating } from './read-audit-isolate.js'
-import { inProcessWriter, workerWriter } from './read-audit-writers.js'
+import { inProcessWriter, workerWriter, type WorkerScript } from './read-audit-writers.js'
 
 /** What /health and a stop tell of the consultation log (F1, F12). */
 export interface ReadAuditStatus {
@@ -67,6 +67,8 @@ export interface ReadAuditOptions {
   readonly onRefused?: (entry: RefusedEntry) => void
   /** Write batches from a worker thread (SQLite files only); default: where the dialect allows. */
   readonly worker?: boolean
+  /** The worker's module and node options (read-audit-writers.ts); only the tests pass one. */
+  readonly workerScript?: WorkerScript
 }
 
 /**
@@ -100,7 +102,7 @@ export function createReadAuditLog(options: ReadAuditOptions): ReadAuditLog {
       : undefined
   const writer =
     options.worker !== false && file !== undefined
-      ? workerWriter({ file }, inProcessWriter(options.database))
+      ? workerWriter({ file }, inProcessWriter(options.database), options.workerScript)
       : inProcessWriter(options.database)
 
   let refused = 0
