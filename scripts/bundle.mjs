@@ -45,16 +45,31 @@ const besideTheirPackage = {
   },
 }
 
+/**
+ * What both bundles share: Node 20, the packages above left outside, and minified, smaller to
+ * read and parse, with function and class names kept (stack traces in the logs,
+ * `constructor.name`).
+ */
+const NODE_BUNDLE = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  keepNames: true,
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+}
+
 /** Writes the bundle of `root`'s dist/; resolves when it is on disk. */
 export async function bundleService(root = ROOT) {
   const outdir = join(root, 'dist', 'src', 'app')
   // What earlier builds left: other bundle forms, chunks, a code cache of an older bundle.
   for (const name of readdirSync(outdir)) if (/^serve\.(bundle|chunk-)/.test(name)) rmSync(join(outdir, name))
   await build({
+    ...NODE_BUNDLE,
     entryPoints: [join(outdir, 'serve.js')],
     outfile: join(outdir, 'serve.bundle.cjs'),
-    bundle: true,
-    platform: 'node',
     // CommonJS, so that records serve can compile it with V8's code cache (src/cli/load-bundle.ts),
     // which Node 20 offers for scripts and not for ES modules. What the service imports on use
     // (the PostgreSQL dialect and pg, Redis) becomes a require() run on use, not at every start.
@@ -67,16 +82,8 @@ export async function bundleService(root = ROOT) {
         "const __packageDir = (name) => require('node:path').dirname(require.resolve(name));",
       ].join(''),
     },
-    target: 'node20',
-    external: EXTERNAL,
-    // Smaller to read, parse and keep in the code cache; function and class names stay (stack
-    // traces in the logs, `constructor.name`).
-    keepNames: true,
-    minify: true,
     // Every other character escaped: src/cli/load-bundle.ts reads the file as latin1.
     charset: 'ascii',
-    legalComments: 'none',
-    logLevel: 'warning',
     plugins: [besideTheirPackage],
   })
 }
@@ -91,21 +98,14 @@ export async function bundleService(root = ROOT) {
 export async function bundleReadAuditWorker(root = ROOT) {
   const outdir = join(root, 'dist', 'src', 'db', 'audit')
   await build({
+    ...NODE_BUNDLE,
     entryPoints: [join(outdir, 'read-audit-worker.js')],
     outfile: join(outdir, 'read-audit-worker.bundle.mjs'),
-    bundle: true,
-    platform: 'node',
     format: 'esm',
     // Bundled CommonJS code that calls require() gets Node's own.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module';const require = __createRequire(import.meta.url);",
     },
-    target: 'node20',
-    external: EXTERNAL,
-    keepNames: true,
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'warning',
   })
 }
 
