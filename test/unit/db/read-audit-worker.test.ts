@@ -1,16 +1,22 @@
-// The read audit's writer thread (src/db/audit/read-audit-writers.ts) finds its module beside
-// the writers' and writes there: a batch lands in `_audit` without the in-process fallback,
-// which would take over silently should the thread's file not be found. On a real SQLite file.
-import { mkdtempSync, rmSync } from 'node:fs'
+// The read audit's writer thread (src/db/audit/read-audit-writers.ts) finds its module and writes
+// there: a batch lands in `_audit` without the in-process fallback, which would take over silently
+// should the thread's file not be found or fail to load. From the sources (the module beside the
+// writers') and as the built service and the tests' services start it: the bundle `npm run build`
+// makes (scripts/bundle.mjs), with no node options. On a real SQLite file.
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { AuditEvent } from '../../../src/db/audit/log.js'
-import { workerWriter } from '../../../src/db/audit/read-audit-writers.js'
+import { workerWriter, type WorkerScript } from '../../../src/db/audit/read-audit-writers.js'
 import { createSqliteDatabase } from '../../../src/db/dialects/sqlite.js'
 import { ensureSystemTables, SYSTEM_TABLES } from '../../../src/db/system-tables.js'
+import { distIsCurrent } from '../../helpers/child-env.js'
 
-t.test('a batch is written by the worker thread, not by the fallback', async (t) => {
+const BUNDLE = new URL('../../../dist/src/db/audit/read-audit-worker.bundle.mjs', import.meta.url)
+const built = distIsCurrent() && statSync(BUNDLE, { throwIfNoEntry: false }) !== undefined
+
+async function writtenByTheThread(t: Test, script?: WorkerScript) {
   const dir = mkdtempSync(join(tmpdir(), 'records-audit-worker-'))
   const file = join(dir, 'records.db')
   const database = createSqliteDatabase({ file })
@@ -22,6 +28,7 @@ t.test('a batch is written by the worker thread, not by the fallback', async (t)
       write: async (events) => void fellBack.push(events.length),
       close: async () => undefined,
     },
+    script,
   )
   t.teardown(async () => {
     await writer.close()
@@ -52,4 +59,12 @@ t.test('a batch is written by the worker thread, not by the fallback', async (t)
     ],
     'both entries in the chain, written by the thread',
   )
-})
+}
+
+t.test('a batch is written by the worker thread, not by the fallback', (t) => writtenByTheThread(t))
+
+t.test(
+  'the bundled worker thread, started with no node options, writes a batch too',
+  { skip: built ? false : 'NO CURRENT BUILD: run npm run build (npm test does) to test the bundled writer thread' },
+  (t) => writtenByTheThread(t, { url: BUNDLE, execArgv: [] }),
+)
