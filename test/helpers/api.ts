@@ -1,13 +1,13 @@
 // A real service on a real SQLite file in a temp dir (or, with RECORDS_TEST_DATABASE=postgres,
 // a fresh PostgreSQL database per data directory), driven over HTTP by app.inject.
-import { cpSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
 import { openService, type OpenService, type OpenServiceOptions } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
 import { TEST_BCRYPT_ROUNDS } from '../../src/db/records/codec.js'
-import { distIsCurrent, WITHOUT_TS_NODE } from './child-env.js'
+import { builtReadAuditWorker, WITHOUT_TS_NODE } from './child-env.js'
 import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
 
 export { ON_POSTGRES }
@@ -85,24 +85,6 @@ const testEnv = (dataDir: string): Record<string, string> => ({
   RATE_LIMIT_TOKEN_PER_HOUR: '100000',
 })
 
-/**
- * The consultation log's writer thread (SQLite) as the tests start it: the bundle `npm run build`
- * makes of it (scripts/bundle.mjs), the one the installed service starts, without the test
- * process's loaders (esbuild's hooks, tap's processinfo and its coverage). From the sources a
- * thread cost about 1.4 s of CPU, from the bundle 0.13 s: a file of API tests starts several.
- * Its coverage comes from the tests that start the service otherwise. Without a current build,
- * the sources' thread.
- */
-function compiledReadAuditWorker(): Pick<OpenServiceOptions, 'readAuditWorker'> {
-  const url = new URL('../../dist/src/db/audit/read-audit-worker.bundle.mjs', import.meta.url)
-  const bundled = statSync(url, { throwIfNoEntry: false })?.mtimeMs
-  const compiled = new URL('../../dist/src/db/audit/read-audit-worker.js', import.meta.url)
-  const current = distIsCurrent() && bundled !== undefined && bundled >= statSync(compiled).mtimeMs
-  return current ? { readAuditWorker: { url, execArgv: [] } } : {}
-}
-
-let readAuditWorker: Pick<OpenServiceOptions, 'readAuditWorker'> | undefined
-
 const templates = new Map<string, Promise<string>>()
 
 /**
@@ -129,6 +111,15 @@ function migratedTemplate(): Promise<string> {
   return made
 }
 
+/**
+ * The consultation log's writer thread from its bundle when the build is current
+ * (builtReadAuditWorker); its coverage comes from the tests that start the service otherwise.
+ */
+function withBuiltReadAuditWorker(): Pick<OpenServiceOptions, 'readAuditWorker'> {
+  const worker = builtReadAuditWorker()
+  return worker === undefined ? {} : { readAuditWorker: worker }
+}
+
 export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
   // Its worker threads inherit process.env: set again after tap's own start reset it.
   Object.assign(process.env, WITHOUT_TS_NODE)
@@ -146,7 +137,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
   })
   const service = await openService(settings, {
     readAuditDelayMs: options.readAuditDelayMs ?? READ_AUDIT_DELAY_MS,
-    ...(readAuditWorker ??= compiledReadAuditWorker()),
+    ...withBuiltReadAuditWorker(),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.jobClock === undefined ? {} : { jobClock: options.jobClock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

@@ -1,5 +1,6 @@
-// What a test adds to the environment of the threads and processes it starts from the
-// TypeScript sources (the service's worker threads, `records` and the server as children).
+// What the threads and processes a test starts (the service's worker threads, `records` and the
+// server as children) run: the compiled dist/ and bundle when the build is current, else the
+// TypeScript sources, with what a test adds to their environment and node options then.
 //
 // They start with the test's execArgv, tap's ts-node loader among them: about half a second of
 // CPU each to load TypeScript's compiler, which test/setup/register.mjs (esbuild) makes useless.
@@ -45,4 +46,20 @@ export function distIsCurrent(): boolean {
       return compiled !== undefined && compiled.mtimeMs >= statSync(source).mtimeMs
     })
   return built
+}
+
+const READ_AUDIT_WORKER_BUNDLE = new URL('../../dist/src/db/audit/read-audit-worker.bundle.mjs', import.meta.url)
+
+/**
+ * The consultation log's writer thread (SQLite) as the tests start it: the bundle `npm run build`
+ * makes of it (scripts/bundle.mjs), the one the installed service starts, without the test
+ * process's loaders (esbuild's hooks, tap's processinfo and its coverage). From the sources a
+ * thread cost about 1.4 s of CPU, from the bundle 0.13 s: a file of API tests starts several.
+ * Undefined without a current build (the sources' thread then).
+ */
+export function builtReadAuditWorker(): { url: URL; execArgv: string[] } | undefined {
+  const bundled = statSync(READ_AUDIT_WORKER_BUNDLE, { throwIfNoEntry: false })?.mtimeMs
+  const compiled = statSync(join(ROOT, 'dist/src/db/audit/read-audit-worker.js'), { throwIfNoEntry: false })?.mtimeMs
+  const current = distIsCurrent() && bundled !== undefined && compiled !== undefined && bundled >= compiled
+  return current ? { url: READ_AUDIT_WORKER_BUNDLE, execArgv: [] } : undefined
 }

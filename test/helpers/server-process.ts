@@ -1,8 +1,8 @@
 // The service as a real child process on a random port, the one way the suite starts it:
 // `npm start`'s src/app/server.ts (compiled in dist/ when current, else the TypeScript source with
 // the test's own loader), or from dist/ as installed (`bin/records.js serve`, `npm run build`
-// first). watchOutput is its waiting part, for
-// children started another way (test/integration/process/console.test.ts's pty).
+// first). watchOutput is its waiting part, for children started another way
+// (test/integration/process/console.test.ts's pty).
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Test } from 'tap'
 import { childExecArgv, distIsCurrent, WITHOUT_TS_NODE } from './child-env.js'

@@ -3,7 +3,7 @@
 // should the thread's file not be found or fail to load. From the sources (the module beside the
 // writers') and as the built service and the tests' services start it: the bundle `npm run build`
 // makes (scripts/bundle.mjs), with no node options. On a real SQLite file.
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -11,10 +11,9 @@ import type { AuditEvent } from '../../../src/db/audit/log.js'
 import { workerWriter, type WorkerScript } from '../../../src/db/audit/read-audit-writers.js'
 import { createSqliteDatabase } from '../../../src/db/dialects/sqlite.js'
 import { ensureSystemTables, SYSTEM_TABLES } from '../../../src/db/system-tables.js'
-import { distIsCurrent } from '../../helpers/child-env.js'
+import { builtReadAuditWorker } from '../../helpers/child-env.js'
 
-const BUNDLE = new URL('../../../dist/src/db/audit/read-audit-worker.bundle.mjs', import.meta.url)
-const built = distIsCurrent() && statSync(BUNDLE, { throwIfNoEntry: false }) !== undefined
+const built = builtReadAuditWorker()
 
 async function writtenByTheThread(t: Test, script?: WorkerScript) {
   const dir = mkdtempSync(join(tmpdir(), 'records-audit-worker-'))
@@ -65,6 +64,11 @@ t.test('a batch is written by the worker thread, not by the fallback', (t) => wr
 
 t.test(
   'the bundled worker thread, started with no node options, writes a batch too',
-  { skip: built ? false : 'NO CURRENT BUILD: run npm run build (npm test does) to test the bundled writer thread' },
-  (t) => writtenByTheThread(t, { url: BUNDLE, execArgv: [] }),
+  {
+    skip:
+      built === undefined
+        ? 'NO CURRENT BUILD: run npm run build (npm test does) to test the bundled writer thread'
+        : false,
+  },
+  (t) => writtenByTheThread(t, built),
 )
