@@ -1,6 +1,6 @@
 // A real service on a real SQLite file in a temp dir (or, with RECORDS_TEST_DATABASE=postgres,
 // a fresh PostgreSQL database per data directory), driven over HTTP by app.inject.
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
@@ -8,7 +8,15 @@ import { openService, type OpenService, type OpenServiceOptions } from '../../sr
 import { loadSettings } from '../../src/app/settings.js'
 import { TEST_BCRYPT_ROUNDS } from '../../src/db/records/codec.js'
 import { builtReadAuditWorker, WITHOUT_TS_NODE } from './child-env.js'
-import { cloneDatabaseFor, databaseFor, ON_POSTGRES, redisEnv, urlOf } from './postgres.js'
+import {
+  adoptDatabase,
+  cloneDatabaseFor,
+  createRunDatabase,
+  databaseFor,
+  ON_POSTGRES,
+  redisEnv,
+  urlOf,
+} from './postgres.js'
 
 export { ON_POSTGRES }
 
@@ -88,27 +96,80 @@ const testEnv = (dataDir: string): Record<string, string> => ({
 const templates = new Map<string, Promise<string>>()
 
 /**
- * A migrated installation with its first superadmin, made once per test process (and per
- * bcrypt cost: the admin's hash is in it): its data directory and, on PostgreSQL, its database.
- * A start with the default settings copies it (the SQLite file; CREATE DATABASE ... TEMPLATE)
- * instead of creating and migrating every table again. The copy gets its own JWT secret; it
- * shares the template's generated encryption key, as copyTestData's copies do.
+ * A migrated installation with its first superadmin, made once per bcrypt cost (the admin's hash
+ * is in it): its data directory and, on PostgreSQL, its database. A start with the default
+ * settings copies it (the SQLite file; CREATE DATABASE ... TEMPLATE) instead of creating and
+ * migrating every table again. Under scripts/tap.mjs the run's test processes share one
+ * (runTemplate); a file run alone makes its own. The copy gets its own JWT secret; it shares the
+ * template's generated encryption key, as copyTestData's copies do.
  */
 function migratedTemplate(): Promise<string> {
   const key = process.env[TEST_BCRYPT_ROUNDS] ?? ''
   let made = templates.get(key)
   if (made === undefined) {
-    made = (async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'records-template-'))
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
-      const service = await openService(loadSettings({ ...testEnv(dir), ...(await databaseEnv(dir)) }))
-      await service.close()
-      rmSync(join(dir, 'jwt-secret'))
-      return dir
-    })()
+    const runDir = process.env['RECORDS_TEST_RUN_DIR']
+    const runId = process.env['RECORDS_TEST_RUN_ID']
+    made = runDir && runId ? runTemplate(runDir, runId, key) : processTemplate()
     templates.set(key, made)
   }
   return made
+}
+
+async function makeTemplate(dir: string): Promise<void> {
+  const service = await openService(loadSettings({ ...testEnv(dir), ...(await databaseEnv(dir)) }))
+  await service.close()
+  rmSync(join(dir, 'jwt-secret'))
+}
+
+async function processTemplate(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'records-template-'))
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+  await makeTemplate(dir)
+  return dir
+}
+
+/** How long a test process waits for the template another one is making. */
+const TEMPLATE_WAIT_MS = 240_000
+
+/**
+ * The run's template (scripts/tap.mjs gives the run a directory and an id): the first test
+ * process to claim its directory (an atomic mkdir) makes it, the others wait for its `.ready`
+ * file, which names its PostgreSQL database. About 0.6 s of CPU per test process on SQLite, and
+ * on PostgreSQL a database created and migrated over the wire, made once instead. scripts/tap.mjs
+ * removes the directory and drops the database when the run ends.
+ */
+async function runTemplate(runDir: string, runId: string, key: string): Promise<string> {
+  const dir = join(runDir, `template-${ON_POSTGRES ? 'postgres' : 'sqlite'}-${key || 'production-cost'}`)
+  const ready = `${dir}.ready`
+  try {
+    mkdirSync(dir, { mode: 0o700 })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    const database = await readyName(ready)
+    if (ON_POSTGRES) adoptDatabase(dir, database)
+    return dir
+  }
+  try {
+    if (ON_POSTGRES) await createRunDatabase(dir, runId)
+    await makeTemplate(dir)
+    writeFileSync(`${ready}.partial`, ON_POSTGRES ? await databaseFor(dir) : '')
+    renameSync(`${ready}.partial`, ready)
+  } catch (error) {
+    writeFileSync(`${ready}.failed`, String(error))
+    throw error
+  }
+  return dir
+}
+
+/** The content of `ready` once another test process has written it. */
+async function readyName(ready: string): Promise<string> {
+  for (const started = Date.now(); Date.now() - started < TEMPLATE_WAIT_MS;) {
+    if (existsSync(ready)) return readFileSync(ready, 'utf8')
+    if (existsSync(`${ready}.failed`))
+      throw new Error(`the run's test template failed: ${readFileSync(`${ready}.failed`, 'utf8')}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`the run's test template was not ready after ${TEMPLATE_WAIT_MS / 1000} s: ${ready}`)
 }
 
 /**

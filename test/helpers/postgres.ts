@@ -64,24 +64,44 @@ export async function requirePostgres(t: Test, fallback: string): Promise<boolea
 const created: string[] = []
 let dropScheduled = false
 
-/** Creates a fresh database (byte-order collation, as SQLite compares) or one cloned from `template`. */
-export async function createTestDatabase(template?: string): Promise<string> {
-  const name = `records_pg_${process.pid}_${randomBytes(4).toString('hex')}`
+/** Creates database `name`, fresh (byte-order collation, as SQLite compares) or cloned from `template`. */
+async function createDatabase(name: string, template?: string): Promise<void> {
   await admin(async (c) => {
     await c.query(
       template === undefined
         ? `create database ${name} template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`
         : `create database ${name} template ${template}`,
     )
-    created.push(name)
     // Throwaway databases need no fsync per commit (the service's own durability is PostgreSQL's setting).
     await c.query(`alter database ${name} set synchronous_commit = off`)
   })
+}
+
+/** Creates a fresh database or one cloned from `template`, dropped when the test file ends. */
+export async function createTestDatabase(template?: string): Promise<string> {
+  const name = `records_pg_${process.pid}_${randomBytes(4).toString('hex')}`
+  created.push(name)
+  await createDatabase(name, template)
   if (!dropScheduled) {
     dropScheduled = true
     t.teardown(dropTestDatabases)
   }
   return name
+}
+
+/** The prefix of the databases that outlive a test file: a run's (scripts/tap.mjs drops them). */
+export const runDatabasePrefix = (runId: string): string => `records_tpl_${runId}_`
+
+/** A fresh database for `dataDir` that outlives this test file: the run's migrated template (api.ts). */
+export async function createRunDatabase(dataDir: string, runId: string): Promise<void> {
+  const name = `${runDatabasePrefix(runId)}${randomBytes(4).toString('hex')}`
+  await createDatabase(name)
+  byDataDir.set(dataDir, name)
+}
+
+/** Names the database of `dataDir`, which another test process created (the run's template). */
+export function adoptDatabase(dataDir: string, name: string): void {
+  byDataDir.set(dataDir, name)
 }
 
 /** How many of a file's databases are dropped at once (each on a connection of its own). */
