@@ -10,12 +10,11 @@
 //   room to spare: the SQLite files are as real, and a commit's fsync no longer waits for the
 //   disk (the service's own durability setting, synchronous = FULL, is unchanged). TMPDIR set
 //   by the caller wins; so does the disk when /dev/shm is small or missing.
-// - The run has a directory and an id of its own (RECORDS_TEST_RUN_DIR, RECORDS_TEST_RUN_ID):
-//   its test processes share one migrated template there (test/helpers/api.ts) instead of
-//   making one each. Both go when tap ends, with the template's PostgreSQL database.
+// - The run has a directory of its own (RECORDS_TEST_RUN_DIR): its test processes share one
+//   migrated template there (test/helpers/api.ts) instead of making one each. It goes when tap
+//   ends, with the PostgreSQL databases its `.database` files name.
 import { spawnSync } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -34,18 +33,19 @@ function memoryTmpdir() {
   }
 }
 
-/** Drops the run's PostgreSQL databases (test/helpers/postgres.ts runDatabasePrefix). */
-async function dropRunDatabases(runId) {
+/** Drops the PostgreSQL databases that the run's `.database` files name (test/helpers/api.ts). */
+async function dropRunDatabases(runDir) {
+  const names = readdirSync(runDir)
+    .filter((file) => file.endsWith('.database'))
+    .map((file) => readFileSync(join(runDir, file), 'utf8'))
+  if (names.length === 0) return
   const { default: pg } = await import('pg')
   const client = new pg.Client({
     connectionString: process.env.RECORDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
   })
   await client.connect()
   try {
-    const { rows } = await client.query('select datname from pg_database where datname like $1', [
-      `records_tpl_${runId}_%`,
-    ])
-    for (const { datname } of rows) await client.query(`drop database if exists ${datname} with (force)`)
+    for (const name of names) await client.query(`drop database if exists ${name} with (force)`)
   } finally {
     await client.end()
   }
@@ -54,7 +54,6 @@ async function dropRunDatabases(runId) {
 const skipTsNode = "--import=data:text/javascript,process.env.TAP_TYPE_STRIP_ONLY='1'"
 const tmpdir = memoryTmpdir()
 const runDir = mkdtempSync(join(tmpdir ?? osTmpdir(), 'records-run-'))
-const runId = randomBytes(4).toString('hex')
 // Ctrl-C reaches tap through the terminal's process group; this process stays to clean up.
 process.on('SIGINT', () => undefined)
 const result = spawnSync('npx', ['tap', ...process.argv.slice(2)], {
@@ -64,11 +63,9 @@ const result = spawnSync('npx', ['tap', ...process.argv.slice(2)], {
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${skipTsNode}`.trim(),
     ...(tmpdir === undefined ? {} : { TMPDIR: tmpdir }),
     RECORDS_TEST_RUN_DIR: runDir,
-    RECORDS_TEST_RUN_ID: runId,
   },
 })
+await dropRunDatabases(runDir).catch((error) => console.error(`could not drop the run's test databases: ${error}`))
 rmSync(runDir, { recursive: true, force: true })
 if (tmpdir !== undefined) rmSync(tmpdir, { recursive: true, force: true })
-if (process.env.RECORDS_TEST_DATABASE === 'postgres')
-  await dropRunDatabases(runId).catch((error) => console.error(`could not drop the run's test databases: ${error}`))
 process.exit(result.status ?? 1)

@@ -1,6 +1,6 @@
 // A real service on a real SQLite file in a temp dir (or, with RECORDS_TEST_DATABASE=postgres,
 // a fresh PostgreSQL database per data directory), driven over HTTP by app.inject.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
@@ -108,8 +108,7 @@ function migratedTemplate(): Promise<string> {
   let made = templates.get(key)
   if (made === undefined) {
     const runDir = process.env['RECORDS_TEST_RUN_DIR']
-    const runId = process.env['RECORDS_TEST_RUN_ID']
-    made = runDir && runId ? runTemplate(runDir, runId, key) : processTemplate()
+    made = runDir ? runTemplate(runDir, key) : processTemplate()
     templates.set(key, made)
   }
   return made
@@ -132,54 +131,50 @@ async function processTemplate(): Promise<string> {
 const TEMPLATE_WAIT_MS = 240_000
 
 /**
- * The run's template (scripts/tap.mjs gives the run a directory and an id): the first test
- * process to claim its directory (an atomic mkdir) makes it, the others wait for its `.ready`
- * file, which names its PostgreSQL database. About 0.6 s of CPU per test process on SQLite, and
- * on PostgreSQL a database created and migrated over the wire, made once instead. scripts/tap.mjs
- * removes the directory and drops the database when the run ends.
+ * The run's template (scripts/tap.mjs gives the run a directory): the first test process to claim
+ * its directory (an atomic mkdir) makes it, the others wait for its `.ready` file. On PostgreSQL
+ * its database's name is in its `.database` file, written as soon as it exists: scripts/tap.mjs
+ * drops every database named so, and removes the directory, when the run ends. About 0.6 s of CPU
+ * per test process on SQLite, and on PostgreSQL a database created and migrated over the wire,
+ * made once instead.
  */
-async function runTemplate(runDir: string, runId: string, key: string): Promise<string> {
+async function runTemplate(runDir: string, key: string): Promise<string> {
   const dir = join(runDir, `template-${ON_POSTGRES ? 'postgres' : 'sqlite'}-${key || 'production-cost'}`)
-  const ready = `${dir}.ready`
   try {
     mkdirSync(dir, { mode: 0o700 })
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    const database = await readyName(ready)
-    if (ON_POSTGRES) adoptDatabase(dir, database)
+    await madeElsewhere(dir)
+    if (ON_POSTGRES) adoptDatabase(dir, readFileSync(`${dir}.database`, 'utf8'))
     return dir
   }
   try {
-    if (ON_POSTGRES) await createRunDatabase(dir, runId)
+    if (ON_POSTGRES) writeFileSync(`${dir}.database`, await createRunDatabase(dir))
     await makeTemplate(dir)
-    writeFileSync(`${ready}.partial`, ON_POSTGRES ? await databaseFor(dir) : '')
-    renameSync(`${ready}.partial`, ready)
+    writeFileSync(`${dir}.ready`, '')
   } catch (error) {
-    writeFileSync(`${ready}.failed`, String(error))
+    writeFileSync(`${dir}.failed`, String(error))
     throw error
   }
   return dir
 }
 
-/** The content of `ready` once another test process has written it. */
-async function readyName(ready: string): Promise<string> {
+/** Waits for the test process that claimed `dir` to make the template there. */
+async function madeElsewhere(dir: string): Promise<void> {
   for (const started = Date.now(); Date.now() - started < TEMPLATE_WAIT_MS;) {
-    if (existsSync(ready)) return readFileSync(ready, 'utf8')
-    if (existsSync(`${ready}.failed`))
-      throw new Error(`the run's test template failed: ${readFileSync(`${ready}.failed`, 'utf8')}`)
+    if (existsSync(`${dir}.ready`)) return
+    if (existsSync(`${dir}.failed`))
+      throw new Error(`the run's test template failed: ${readFileSync(`${dir}.failed`, 'utf8')}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  throw new Error(`the run's test template was not ready after ${TEMPLATE_WAIT_MS / 1000} s: ${ready}`)
+  throw new Error(`the run's test template was not ready after ${TEMPLATE_WAIT_MS / 1000} s: ${dir}`)
 }
 
 /**
  * The consultation log's writer thread from its bundle when the build is current
  * (builtReadAuditWorker); its coverage comes from the tests that start the service otherwise.
  */
-function withBuiltReadAuditWorker(): Pick<OpenServiceOptions, 'readAuditWorker'> {
-  const worker = builtReadAuditWorker()
-  return worker === undefined ? {} : { readAuditWorker: worker }
-}
+const builtWorker = builtReadAuditWorker()
 
 export async function startTestApi(t: Test, options: StartOptions = {}): Promise<TestApi> {
   // Its worker threads inherit process.env: set again after tap's own start reset it.
@@ -198,7 +193,7 @@ export async function startTestApi(t: Test, options: StartOptions = {}): Promise
   })
   const service = await openService(settings, {
     readAuditDelayMs: options.readAuditDelayMs ?? READ_AUDIT_DELAY_MS,
-    ...withBuiltReadAuditWorker(),
+    ...(builtWorker === undefined ? {} : { readAuditWorker: builtWorker }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.jobClock === undefined ? {} : { jobClock: options.jobClock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),

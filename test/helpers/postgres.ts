@@ -89,14 +89,15 @@ export async function createTestDatabase(template?: string): Promise<string> {
   return name
 }
 
-/** The prefix of the databases that outlive a test file: a run's (scripts/tap.mjs drops them). */
-export const runDatabasePrefix = (runId: string): string => `records_tpl_${runId}_`
-
-/** A fresh database for `dataDir` that outlives this test file: the run's migrated template (api.ts). */
-export async function createRunDatabase(dataDir: string, runId: string): Promise<void> {
-  const name = `${runDatabasePrefix(runId)}${randomBytes(4).toString('hex')}`
+/**
+ * A fresh database for `dataDir` that outlives this test file (the run's migrated template,
+ * api.ts); the caller records its name where scripts/tap.mjs drops it.
+ */
+export async function createRunDatabase(dataDir: string): Promise<string> {
+  const name = `records_tpl_${process.pid}_${randomBytes(4).toString('hex')}`
   await createDatabase(name)
   byDataDir.set(dataDir, name)
+  return name
 }
 
 /** Names the database of `dataDir`, which another test process created (the run's template). */
