@@ -215,6 +215,10 @@ export async function eventRoutes(app: FastifyInstance, options: EventRoutesOpti
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
         'x-accel-buffering': 'no',
+        // The connection ends with the stream. Kept open, it would sit idle until the client or
+        // Fastify's 72 s keep-alive ends it, and a service that stops waits for every connection:
+        // a stream its stop closes (preClose) may end only after the idle ones were closed.
+        connection: 'close',
       })
       // The retry delay, and a first line that lets proxies and clients see the stream open.
       res.write(`retry: 3000\n: conectado\n\n`)

@@ -1,5 +1,7 @@
 // The live feed: writes of another process or instance reach a subscriber. On SQLite and PostgreSQL.
+import { once } from 'node:events'
 import { writeFileSync } from 'node:fs'
+import { Agent, get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
 import { ADMIN, ON_POSTGRES, REPO_MODULES, startTestApi } from '../../helpers/api.js'
@@ -43,3 +45,26 @@ t.test(
     t.equal(event.data.id, created._id)
   },
 )
+
+t.test('a service that stops ends each live stream with `cerrado` and closes its connection', async (t) => {
+  const { api, address } = await listening(t)
+  const token = await api.adminToken()
+  // A client that keeps its connections for reuse, as browsers do, and never closes this one.
+  const agent = new Agent({ keepAlive: true })
+  t.teardown(() => agent.destroy())
+  const response = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(
+      `${address}${api.base}/eventos?modulos=sala092`,
+      { agent, headers: { authorization: `Bearer ${token}` } },
+      resolve,
+    ).on('error', reject),
+  )
+  t.equal(response.statusCode, 200)
+  t.equal(response.headers.connection, 'close', 'the connection is not kept once the stream ends')
+  let body = ''
+  response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+  const socketClosed = once(response.socket, 'close')
+  await api.service.close()
+  await socketClosed
+  t.match(body, /event: cerrado\ndata: \{"mensaje":"El servicio se detiene/, 'the stream was told why it ended')
+})
