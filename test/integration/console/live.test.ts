@@ -77,6 +77,8 @@ t.test('an edit through the API appears in an open list and an open record witho
   // The token revoked elsewhere: the feed says why it closed, and no reconnect follows.
   const token = (await page.evaluate("sessionStorage.getItem('records.token')")) as string
   t.equal((await api.request('POST', '/auth/logout', { token })).status, 200)
+  // A write the feed shows it: the stream checks the token then (else at its heartbeat, 15 s).
+  await api.create('denuncias', mine)
   await page.getByText(/Actualización en directo cerrada: /).waitFor()
   await view.shot('live-closed')
   const asked = tickets
