@@ -1,6 +1,11 @@
-// `tap` for `npm test` and the PostgreSQL half (scripts/test-postgres.mjs), with its arguments.
-// Nothing a test checks changes here; `npx tap <file>` runs the same tests, only slower.
+// `tap` for `npm test` (`--with-postgres`: both halves at once) and `npm run test:postgres`
+// (`--postgres-only`), with tap's own options and test files. Nothing a test checks changes here;
+// `npx tap <file>` runs the same tests, only slower.
 //
+// - Test files run in a few long test processes instead of one each (test/setup/file-queue.ts):
+//   tap, its coverage and the service's modules load once per runner, not once per file. The
+//   SQLite half and the PostgreSQL half (scripts/postgres-half.mjs) each have a queue and two
+//   runners, all four at once: the PostgreSQL half waits on its server about half the time.
 // - tap's TypeScript plugin preloads ts-node into every test process on Node < 22, about 0.7 s
 //   of CPU each, although test/setup/register.mjs (esbuild) transpiles every source before
 //   ts-node sees it. The plugin's preload skips ts-node when TAP_TYPE_STRIP_ONLY is 1, but tap
@@ -14,9 +19,21 @@
 //   migrated template there (test/helpers/api.ts) instead of making one each. It goes when tap
 //   ends, with the PostgreSQL databases its `.database` files name.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { postgresHalf } from './postgres-half.mjs'
 
 const TMPFS_MAGIC = 0x01021994
 const ROOM = 4 * 1024 ** 3
@@ -51,21 +68,110 @@ async function dropRunDatabases(runDir) {
   }
 }
 
+/** Runners per queue: package.json's tap "jobs", or RECORDS_TEST_RUNNERS. */
+const RUNNERS_PER_QUEUE =
+  Number(process.env.RECORDS_TEST_RUNNERS) || JSON.parse(readFileSync('package.json', 'utf8')).tap.jobs
+/** How long a queue runner may take in all (each of its files has tap's 300 s of its own). */
+const RUNNER_TIMEOUT_S = 4 * 3600
+const RUNNERS = '.tap/queue'
+
+const OWN_FLAGS = new Set(['--with-postgres', '--postgres-only'])
+
+/** The test files under `dir`; under test/, every test file of the project (package.json's "include"). */
+function testFilesUnder(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.test.ts'))
+    .sort()
+    .map((file) => join(dir, file))
+}
+
+/**
+ * The queues of this run, each files and the environment of the test processes that run them:
+ * the SQLite half (`files`, or every test file), the PostgreSQL half (scripts/postgres-half.mjs)
+ * with `--with-postgres`, or that half alone with `--postgres-only` (`files`, or its own).
+ */
+async function queuesOf(args) {
+  const named = (arg) => arg.endsWith('.test.ts') || (existsSync(arg) && statSync(arg).isDirectory())
+  const files = args.filter(named).flatMap((arg) => (arg.endsWith('.test.ts') ? [arg] : testFilesUnder(arg)))
+  const options = args.filter((arg) => !named(arg) && !OWN_FLAGS.has(arg))
+  const postgresOnly = args.includes('--postgres-only')
+  const queues = postgresOnly
+    ? []
+    : [{ name: 'sqlite', files: files.length > 0 ? files : testFilesUnder('test'), env: {} }]
+  if (postgresOnly || args.includes('--with-postgres')) {
+    const half = await postgresHalf(postgresOnly ? files : [])
+    if (half !== undefined) queues.push({ name: 'postgres', ...half })
+  }
+  // Coverage is of `npm test`, both halves at once: the PostgreSQL half alone skips measuring it.
+  return { queues, options: postgresOnly ? ['--disable-coverage', ...options] : options }
+}
+
+/**
+ * The files tap runs. One file: that file. More: the queues go into the run's directory and tap
+ * runs their runners instead (test/setup/file-queue.ts), two a queue, each a test process that
+ * runs the queue's files until none is left.
+ */
+function entriesOf(runDir, queues) {
+  const files = queues.flatMap((queue) => queue.files)
+  if (files.length < 2 || (queues.length === 1 && process.env.RECORDS_TEST_QUEUE === '0')) return files
+  writeFileSync(join(runDir, 'queues.json'), JSON.stringify(Object.fromEntries(queues.map((q) => [q.name, q]))))
+  const runner = pathToFileURL(resolve('test/setup/file-queue.ts')).href
+  // In the project: tap writes each one's results under .tap/test-results by its relative path.
+  rmSync(RUNNERS, { recursive: true, force: true })
+  mkdirSync(RUNNERS, { recursive: true })
+  return queues.flatMap(({ name, files }) =>
+    Array.from({ length: Math.min(files.length, RUNNERS_PER_QUEUE) }, (_, index) => {
+      const entry = join(RUNNERS, `${name}-${index + 1}.test.ts`)
+      writeFileSync(entry, `import { runQueue } from '${runner}'\nawait runQueue('${name}')\n`)
+      return entry
+    }),
+  )
+}
+
+/** The files of `queue` that no runner claimed (one died before it got to them). */
+function unclaimed(runDir, queue) {
+  let claimed = []
+  try {
+    claimed = readdirSync(join(runDir, 'claims', queue.name)).map(Number)
+  } catch {
+    // No runner claimed anything.
+  }
+  return queue.files.filter((_, index) => !claimed.includes(index))
+}
+
 const skipTsNode = "--import=data:text/javascript,process.env.TAP_TYPE_STRIP_ONLY='1'"
+const { queues, options } = await queuesOf(process.argv.slice(2))
+if (queues.length === 0) process.exit(0)
 const tmpdir = memoryTmpdir()
 const runDir = mkdtempSync(join(tmpdir ?? osTmpdir(), 'records-run-'))
 // Ctrl-C reaches tap through the terminal's process group; this process stays to clean up.
 process.on('SIGINT', () => undefined)
-const result = spawnSync('npx', ['tap', ...process.argv.slice(2)], {
+const entries = entriesOf(runDir, queues)
+const queued = existsSync(join(runDir, 'queues.json'))
+const tapOptions = queued ? [`--timeout=${RUNNER_TIMEOUT_S}`, `--jobs=${entries.length}`] : []
+const started = Date.now()
+const result = spawnSync('npx', ['tap', ...tapOptions, ...options, ...entries], {
   stdio: 'inherit',
   env: {
     ...process.env,
+    // A file run alone runs in its queue's environment; the runners set theirs.
+    ...(queued ? {} : queues.find((queue) => queue.files.length > 0)?.env),
     NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${skipTsNode}`.trim(),
     ...(tmpdir === undefined ? {} : { TMPDIR: tmpdir }),
     RECORDS_TEST_RUN_DIR: runDir,
   },
 })
+const left = queued ? queues.flatMap((queue) => unclaimed(runDir, queue)) : []
+if (left.length > 0) console.error(`\n${left.length} test files were not run:\n${left.join('\n')}`)
 await dropRunDatabases(runDir).catch((error) => console.error(`could not drop the run's test databases: ${error}`))
 rmSync(runDir, { recursive: true, force: true })
+if (queued) rmSync(RUNNERS, { recursive: true, force: true })
 if (tmpdir !== undefined) rmSync(tmpdir, { recursive: true, force: true })
-process.exit(result.status ?? 1)
+if (process.argv.includes('--with-postgres') && !queues.some((queue) => queue.name === 'postgres'))
+  console.error('\n!!! THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: see the message at the start. !!!\n')
+const passed = left.length === 0 && result.status === 0
+console.log(
+  `${queues.map((queue) => `${queue.name} (${queue.files.length} files)`).join(' and ')}: ${passed ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`,
+)
+process.exit(passed ? 0 : 1)

@@ -1,5 +1,5 @@
 // The PostgreSQL half of the suite: RECORDS_TEST_DATABASE=postgres runs each integration
-// test that uses the database under test (scripts/test-postgres.mjs chooses them) on a fresh
+// test that uses the database under test (scripts/postgres-half.mjs chooses them) on a fresh
 // PostgreSQL database per data directory, dropped when the
 // test file ends. The server is RECORDS_TEST_POSTGRES_URL (default: the local one).
 import { randomBytes } from 'node:crypto'
@@ -12,7 +12,7 @@ export { IN_CI }
 export const ON_POSTGRES = process.env['RECORDS_TEST_DATABASE'] === 'postgres'
 export const ADMIN_URL = process.env['RECORDS_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test'
 
-/** Set by scripts/test-postgres.mjs when Redis answers: rate limits then count in Redis too. */
+/** Set by scripts/postgres-half.mjs when Redis answers: rate limits then count in Redis too. */
 export const REDIS_URL = process.env['RECORDS_TEST_REDIS_URL'] || undefined
 
 /** REDIS_URL and a key prefix nobody else uses, for one service under test. */
@@ -114,6 +114,8 @@ const DROPS_AT_ONCE = 6
  * four took 2.7 s one after another and 0.35 s together.
  */
 export async function dropTestDatabases(): Promise<void> {
+  // The next file of the same test process (test/setup/file-queue.ts) schedules its own.
+  dropScheduled = false
   const names = created.splice(0)
   const dropNext = async (): Promise<void> => {
     for (let name = names.shift(); name !== undefined; name = names.shift()) {

@@ -56,6 +56,11 @@ async function transpile(path, source) {
  */
 const COMMONJS_BUILDS = new Set(['kysely', 'tap', '@simplewebauthn/server'])
 
+const TESTS = new URL('../', import.meta.url).href
+const SETUP = new URL('./', import.meta.url).href
+/** The `t` of a test file and of the test helpers: the test of the file being run (file-tap.ts). */
+const FILE_TAP = new URL('./file-tap.ts', import.meta.url).href
+
 const packageName = (specifier) => specifier.split('/', specifier.startsWith('@') ? 2 : 1).join('/')
 
 /**
@@ -66,6 +71,8 @@ const packageName = (specifier) => specifier.split('/', specifier.startsWith('@'
  */
 export async function resolve(specifier, context, next) {
   if (!context.parentURL?.endsWith('.ts')) return next(specifier, context)
+  if (specifier === 'tap' && context.parentURL.startsWith(TESTS) && !context.parentURL.startsWith(SETUP))
+    return { url: FILE_TAP, format: 'module', shortCircuit: true }
   if (/^\.{1,2}\/.*\.js$/.test(specifier)) {
     const url = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL)
     if (existsSync(fileURLToPath(url))) return { url: url.href, format: 'module', shortCircuit: true }

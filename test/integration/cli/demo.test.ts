@@ -8,7 +8,7 @@ import { isValidDni } from '../../../src/cli/demo/spanish-ids.js'
 import { REPO_MODULES } from '../../helpers/api.js'
 import { api, createCli, type Cli } from './support.js'
 
-/** A CLI on its own SQLite file, or its own PostgreSQL database under test-postgres. */
+/** A CLI on its own SQLite file, or its own PostgreSQL database in the PostgreSQL half. */
 const newCli = async (t: Test) => createCli(t, ON_POSTGRES ? { DATABASE_URL: urlOf(await createTestDatabase()) } : {})
 
 const config = loadModulesConfig(REPO_MODULES)

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap'
 import { ON_POSTGRES, createTestDatabase, urlOf } from '../../helpers/postgres.js'
 import { api, createCli } from './support.js'
 
-/** A CLI on its own SQLite file, or its own PostgreSQL database under test-postgres. */
+/** A CLI on its own SQLite file, or its own PostgreSQL database in the PostgreSQL half. */
 const newCli = async (t: Test) => createCli(t, ON_POSTGRES ? { DATABASE_URL: urlOf(await createTestDatabase()) } : {})
 
 const YEAR = new Date().getFullYear()

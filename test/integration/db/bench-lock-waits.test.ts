@@ -26,7 +26,7 @@ async function waitingOn(observer: pg.Client, pid: number, event: string): Promi
 
 t.test(
   'the sampler counts a waiting backend as a row-lock, then an advisory-lock, wait',
-  { skip: ON_POSTGRES ? false : 'needs PostgreSQL: runs in the PostgreSQL pass (scripts/test-postgres.mjs)' },
+  { skip: ON_POSTGRES ? false : 'needs PostgreSQL: runs in the PostgreSQL pass (npm run test:postgres)' },
   async (t) => {
     const url = urlOf(await createTestDatabase())
     const holder = await connect(url)

@@ -71,7 +71,7 @@ t.test(
     skip:
       ON_POSTGRES && REDIS_URL !== undefined
         ? false
-        : 'needs PostgreSQL and Redis: runs in the PostgreSQL pass (npm test, scripts/test-postgres.mjs)',
+        : 'needs PostgreSQL and Redis: runs in the PostgreSQL pass (npm test, npm run test:postgres)',
   },
   async (t) => {
     const database = await createTestDatabase()

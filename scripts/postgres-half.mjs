@@ -1,9 +1,9 @@
-// The PostgreSQL half of `npm test`: the integration tests that use the database under test
-// again (integrationTests below), on a fresh
-// PostgreSQL database per data directory, with rate limits counted in Redis, plus the
-// multi-instance test. Outside CI a missing PostgreSQL skips this half LOUDLY; in CI (CI set)
-// a missing PostgreSQL or Redis fails the run.
-import { spawnSync } from 'node:child_process'
+// The PostgreSQL half of the suite: the integration tests that use the database under test
+// again (integrationTests below), on a fresh PostgreSQL database per data directory, with rate
+// limits counted in Redis, plus the multi-instance test. Outside CI a missing PostgreSQL skips
+// this half LOUDLY; in CI (CI set) a missing PostgreSQL or Redis fails the run. scripts/tap.mjs
+// runs it beside the SQLite half (`--with-postgres`, `npm test`) or alone (`--postgres-only`,
+// `npm run test:postgres`).
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import pg from 'pg'
@@ -50,28 +50,6 @@ async function redisAnswers() {
   }
 }
 
-const postgres = await postgresAnswers()
-if (postgres !== true) {
-  loud([
-    `PostgreSQL is not reachable at ${postgresUrl.replace(/:[^:@/]+@/, ':***@')} (${postgres}).`,
-    CI
-      ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.'
-      : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
-    'Start it (see docs/deployment.md) or set RECORDS_TEST_POSTGRES_URL.',
-  ])
-  process.exit(CI ? 1 : 0)
-}
-const redis = await redisAnswers()
-if (redis !== true) {
-  loud([
-    `Redis is not reachable at ${redisUrl} (${redis}).`,
-    CI
-      ? 'CI is set: Redis is required. FAILING.'
-      : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
-  ])
-  if (CI) process.exit(1)
-}
-
 /**
  * What a test names when it works on the database under test: the helpers that give it a
  * PostgreSQL database and Redis in this half (test/helpers/api.ts and postgres.ts, which define
@@ -111,32 +89,47 @@ function integrationTests() {
     .sort()
     .map((f) => join('test/integration', f))
   const chosen = all.filter((f) => onDatabaseUnderTest(f))
-  console.log(`PostgreSQL pass: ${chosen.length} of ${all.length} integration files (the others use SQLite only)`)
+  console.log(`PostgreSQL half: ${chosen.length} of ${all.length} integration files (the others use SQLite only)`)
   return chosen
 }
 
-console.log(
-  `PostgreSQL pass: test/integration on ${postgresUrl.replace(/:[^:@/]+@/, ':***@')}${redis === true ? ` with Redis ${redisUrl}` : ''}`,
-)
-const started = Date.now()
-const result = spawnSync(
-  'node',
-  [
-    'scripts/tap.mjs',
-    '--disable-coverage',
-    ...(process.argv.slice(2).length > 0 ? process.argv.slice(2) : integrationTests()),
-  ],
-  {
-    stdio: 'inherit',
+/**
+ * The PostgreSQL half's test files (those of `args` when some are named) and the environment its
+ * test processes run in, or undefined when it is skipped (said LOUDLY). In CI a PostgreSQL or
+ * Redis that does not answer ends the process with status 1 instead.
+ */
+export async function postgresHalf(args = []) {
+  const postgres = await postgresAnswers()
+  if (postgres !== true) {
+    loud([
+      `PostgreSQL is not reachable at ${postgresUrl.replace(/:[^:@/]+@/, ':***@')} (${postgres}).`,
+      CI
+        ? 'CI is set: the PostgreSQL half of the suite is required. FAILING.'
+        : 'THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: nothing was tested on PostgreSQL.',
+      'Start it (see docs/deployment.md) or set RECORDS_TEST_POSTGRES_URL.',
+    ])
+    if (CI) process.exit(1)
+    return undefined
+  }
+  const redis = await redisAnswers()
+  if (redis !== true) {
+    loud([
+      `Redis is not reachable at ${redisUrl} (${redis}).`,
+      CI
+        ? 'CI is set: Redis is required. FAILING.'
+        : 'Running on PostgreSQL with per-process rate limits; the multi-instance test will be SKIPPED.',
+    ])
+    if (CI) process.exit(1)
+  }
+  console.log(
+    `PostgreSQL half: test/integration on ${postgresUrl.replace(/:[^:@/]+@/, ':***@')}${redis === true ? ` with Redis ${redisUrl}` : ''}`,
+  )
+  return {
+    files: args.length > 0 ? args : integrationTests(),
     env: {
-      ...process.env,
       RECORDS_TEST_DATABASE: 'postgres',
       RECORDS_TEST_POSTGRES_URL: postgresUrl,
       ...(redis === true ? { RECORDS_TEST_REDIS_URL: redisUrl } : {}),
     },
-  },
-)
-console.log(
-  `PostgreSQL pass: ${result.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`,
-)
-process.exit(result.status ?? 1)
+  }
+}
