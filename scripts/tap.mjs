@@ -31,7 +31,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { postgresHalf } from './postgres-half.mjs'
 
@@ -73,9 +73,12 @@ const RUNNERS_PER_QUEUE =
   Number(process.env.RECORDS_TEST_RUNNERS) || JSON.parse(readFileSync('package.json', 'utf8')).tap.jobs
 /** How long a queue runner may take in all (each of its files has tap's 300 s of its own). */
 const RUNNER_TIMEOUT_S = 4 * 3600
-const RUNNERS = '.tap/queue'
+/** The run's runner files: in the project, as tap writes each one's results by its relative path. */
+const runnersOf = (runDir) => join('.tap/queue', basename(runDir))
 
 const OWN_FLAGS = new Set(['--with-postgres', '--postgres-only'])
+/** tap's options that choose tests by name: `--grep`, `--only`, `--invert` and their short forms. */
+const FILTERS = /^(--grep|--only|--invert|-g|-O|-i)(=|$)/
 
 /** The test files under `dir`; under test/, every test file of the project (package.json's "include"). */
 function testFilesUnder(dir) {
@@ -108,46 +111,59 @@ async function queuesOf(args) {
 }
 
 /**
+ * Whether the files run from queues: not with tap's filters, which apply to a process's top-level
+ * tests (in a runner, the files), nor with RECORDS_TEST_QUEUE=0 (one process a file).
+ */
+function queuedRun(queues, options) {
+  return (
+    queues.length > 1 || !(options.some((option) => FILTERS.test(option)) || process.env.RECORDS_TEST_QUEUE === '0')
+  )
+}
+
+/**
  * The files tap runs. One file: that file. More: the queues go into the run's directory and tap
  * runs their runners instead (test/setup/file-queue.ts), two a queue, each a test process that
  * runs the queue's files until none is left.
  */
-function entriesOf(runDir, queues) {
+function entriesOf(runDir, queues, options) {
   const files = queues.flatMap((queue) => queue.files)
-  if (files.length < 2 || (queues.length === 1 && process.env.RECORDS_TEST_QUEUE === '0')) return files
+  if (files.length < 2 || !queuedRun(queues, options)) return files
   writeFileSync(join(runDir, 'queues.json'), JSON.stringify(Object.fromEntries(queues.map((q) => [q.name, q]))))
   const runner = pathToFileURL(resolve('test/setup/file-queue.ts')).href
-  // In the project: tap writes each one's results under .tap/test-results by its relative path.
-  rmSync(RUNNERS, { recursive: true, force: true })
-  mkdirSync(RUNNERS, { recursive: true })
+  const runners = runnersOf(runDir)
+  mkdirSync(runners, { recursive: true })
   return queues.flatMap(({ name, files }) =>
     Array.from({ length: Math.min(files.length, RUNNERS_PER_QUEUE) }, (_, index) => {
-      const entry = join(RUNNERS, `${name}-${index + 1}.test.ts`)
+      const entry = join(runners, `${name}-${index + 1}.test.ts`)
       writeFileSync(entry, `import { runQueue } from '${runner}'\nawait runQueue('${name}')\n`)
       return entry
     }),
   )
 }
 
-/** The files of `queue` that no runner claimed (one died before it got to them). */
+/** The files of `queue` that no runner started (one died before it got to them, or tap skipped them). */
 function unclaimed(runDir, queue) {
-  let claimed = []
+  let started = []
   try {
-    claimed = readdirSync(join(runDir, 'claims', queue.name)).map(Number)
+    started = readdirSync(join(runDir, 'started', queue.name)).map(Number)
   } catch {
-    // No runner claimed anything.
+    // No runner started anything.
   }
-  return queue.files.filter((_, index) => !claimed.includes(index))
+  return queue.files.filter((_, index) => !started.includes(index))
 }
 
 const skipTsNode = "--import=data:text/javascript,process.env.TAP_TYPE_STRIP_ONLY='1'"
 const { queues, options } = await queuesOf(process.argv.slice(2))
 if (queues.length === 0) process.exit(0)
+if (queues.length > 1 && options.some((option) => FILTERS.test(option))) {
+  console.error("tap's --grep, --only and --invert choose among one half's files: drop --with-postgres")
+  process.exit(1)
+}
 const tmpdir = memoryTmpdir()
 const runDir = mkdtempSync(join(tmpdir ?? osTmpdir(), 'records-run-'))
 // Ctrl-C reaches tap through the terminal's process group; this process stays to clean up.
 process.on('SIGINT', () => undefined)
-const entries = entriesOf(runDir, queues)
+const entries = entriesOf(runDir, queues, options)
 const queued = existsSync(join(runDir, 'queues.json'))
 const tapOptions = queued ? [`--timeout=${RUNNER_TIMEOUT_S}`, `--jobs=${entries.length}`] : []
 const started = Date.now()
@@ -166,7 +182,7 @@ const left = queued ? queues.flatMap((queue) => unclaimed(runDir, queue)) : []
 if (left.length > 0) console.error(`\n${left.length} test files were not run:\n${left.join('\n')}`)
 await dropRunDatabases(runDir).catch((error) => console.error(`could not drop the run's test databases: ${error}`))
 rmSync(runDir, { recursive: true, force: true })
-if (queued) rmSync(RUNNERS, { recursive: true, force: true })
+if (queued) rmSync(runnersOf(runDir), { recursive: true, force: true })
 if (tmpdir !== undefined) rmSync(tmpdir, { recursive: true, force: true })
 if (process.argv.includes('--with-postgres') && !queues.some((queue) => queue.name === 'postgres'))
   console.error('\n!!! THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: see the message at the start. !!!\n')

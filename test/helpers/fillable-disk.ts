@@ -34,7 +34,14 @@ export function fillableDisk(t: Test): FillableDisk {
   } catch (error) {
     t.comment(`no tmpfs (${String(error).split('\n')[0]}): the disk is filled by a file size limit instead`)
     t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-    return { dir, kind: 'file-size-limit', fill: (file, pid) => (emptyWal(file), limitFileSize(pid)) }
+    const fill = (file: string, pid: number): (() => void) => {
+      emptyWal(file)
+      const free = limitFileSize(pid)
+      // Also when the test fails first: the limit would stay on a process that runs other files.
+      t.teardown(free)
+      return free
+    }
+    return { dir, kind: 'file-size-limit', fill }
   }
   t.teardown(() => {
     execFileSync('umount', ['-l', dir])

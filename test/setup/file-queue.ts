@@ -13,6 +13,8 @@ import { beginFile } from './file-tap.js'
 
 /** What a file may take, as `npx tap` gives each test process (package.json, "tap"."timeout"). */
 const FILE_TIMEOUT_MS = 300_000
+/** How long a runner may stay after its last file before it fails. */
+const LINGER_MS = 60_000
 
 interface Queue {
   readonly files: readonly string[]
@@ -41,11 +43,21 @@ export async function runQueue(name: string): Promise<void> {
     }
     return undefined
   }
+  const started = join(runDir, 'started', name)
+  mkdirSync(started, { recursive: true })
   for (let index = claim(0); index !== undefined; index = claim(index + 1)) {
     const file = resolve(queue.files[index]!)
     await tap.test(relative(process.cwd(), file), { timeout: FILE_TIMEOUT_MS }, async (t) => {
+      // What scripts/tap.mjs counts as run: a file whose test tap skipped was claimed, not run.
+      mkdirSync(join(started, String(index)))
       beginFile(t)
       await import(pathToFileURL(file).href)
     })
   }
+  // A file's test that timed out fails, but what it left running (a server, a child, a timer)
+  // would keep this process, and the run, alive: once the queue is done it has a while to end.
+  setTimeout(() => {
+    console.error(`a test file left work running after the queue ended: ${process.getActiveResourcesInfo().join(', ')}`)
+    process.exit(1)
+  }, LINGER_MS).unref()
 }
