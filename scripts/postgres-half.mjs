@@ -11,7 +11,7 @@ import { Redis } from 'ioredis'
 
 // Any CI value but '', 0 or false counts: CI systems set CI=true, .ci/run may set CI=1.
 const CI = !['', '0', 'false', 'no'].includes((process.env.CI ?? '').toLowerCase())
-const postgresUrl = process.env.RECORDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
+export const postgresUrl = process.env.RECORDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const redisUrl = process.env.RECORDS_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
 
 function loud(lines) {

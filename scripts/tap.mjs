@@ -33,7 +33,7 @@ import {
 import { tmpdir as osTmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { postgresHalf } from './postgres-half.mjs'
+import { postgresHalf, postgresUrl } from './postgres-half.mjs'
 
 const TMPFS_MAGIC = 0x01021994
 const ROOM = 4 * 1024 ** 3
@@ -57,9 +57,7 @@ async function dropRunDatabases(runDir) {
     .map((file) => readFileSync(join(runDir, file), 'utf8'))
   if (names.length === 0) return
   const { default: pg } = await import('pg')
-  const client = new pg.Client({
-    connectionString: process.env.RECORDS_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test',
-  })
+  const client = new pg.Client({ connectionString: postgresUrl })
   await client.connect()
   try {
     for (const name of names) await client.query(`drop database if exists ${name} with (force)`)
@@ -121,24 +119,25 @@ function queuedRun(queues, options) {
 }
 
 /**
- * The files tap runs. One file: that file. More: the queues go into the run's directory and tap
- * runs their runners instead (test/setup/file-queue.ts), two a queue, each a test process that
- * runs the queue's files until none is left.
+ * The files tap runs, and whether they are queue runners. One file: that file. More: the queues
+ * go into the run's directory and tap runs their runners instead (test/setup/file-queue.ts), two
+ * a queue, each a test process that runs the queue's files until none is left.
  */
 function entriesOf(runDir, queues, options) {
   const files = queues.flatMap((queue) => queue.files)
-  if (files.length < 2 || !queuedRun(queues, options)) return files
+  if (files.length < 2 || !queuedRun(queues, options)) return { entries: files, queued: false }
   writeFileSync(join(runDir, 'queues.json'), JSON.stringify(Object.fromEntries(queues.map((q) => [q.name, q]))))
   const runner = pathToFileURL(resolve('test/setup/file-queue.ts')).href
   const runners = runnersOf(runDir)
   mkdirSync(runners, { recursive: true })
-  return queues.flatMap(({ name, files }) =>
+  const entries = queues.flatMap(({ name, files }) =>
     Array.from({ length: Math.min(files.length, RUNNERS_PER_QUEUE) }, (_, index) => {
       const entry = join(runners, `${name}-${index + 1}.test.ts`)
       writeFileSync(entry, `import { runQueue } from '${runner}'\nawait runQueue('${name}')\n`)
       return entry
     }),
   )
+  return { entries, queued: true }
 }
 
 /** The files of `queue` that no runner started (one died before it got to them, or tap skipped them). */
@@ -163,8 +162,7 @@ const tmpdir = memoryTmpdir()
 const runDir = mkdtempSync(join(tmpdir ?? osTmpdir(), 'records-run-'))
 // Ctrl-C reaches tap through the terminal's process group; this process stays to clean up.
 process.on('SIGINT', () => undefined)
-const entries = entriesOf(runDir, queues, options)
-const queued = existsSync(join(runDir, 'queues.json'))
+const { entries, queued } = entriesOf(runDir, queues, options)
 const tapOptions = queued ? [`--timeout=${RUNNER_TIMEOUT_S}`, `--jobs=${entries.length}`] : []
 const started = Date.now()
 const result = spawnSync('npx', ['tap', ...tapOptions, ...options, ...entries], {

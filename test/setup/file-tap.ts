@@ -5,16 +5,14 @@
 // its `t` (teardowns, a timeout, its tests) then belongs to that file and ends with it.
 import tap, { type Test } from 'tap'
 
-const CURRENT = Symbol.for('municipal-records.test.file')
+let file: Test | undefined
 
-type WithCurrent = typeof globalThis & { [CURRENT]?: Test }
-
-/** Makes `file` the test that `t` names until the next file begins. */
-export function beginFile(file: Test): void {
-  ;(globalThis as WithCurrent)[CURRENT] = file
+/** Makes `test` the test that `t` names until the next file begins. */
+export function beginFile(test: Test): void {
+  file = test
 }
 
-const current = (): typeof tap => ((globalThis as WithCurrent)[CURRENT] as typeof tap | undefined) ?? tap
+const current = (): typeof tap => (file as typeof tap | undefined) ?? tap
 
 export default new Proxy(tap, {
   get(_, key) {
