@@ -1,5 +1,6 @@
-// Runs the real `records` binary (bin/records.js -> dist, built by `npm test` before tap)
-// as a child process against a real SQLite database in a temp dir.
+// Runs `records` against a real SQLite database in a temp dir: in the test's process through the
+// function the binary runs (runCli), or as the real binary (bin/records.js -> dist, built by
+// `npm test` before tap) in a child process where the process itself is under test.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,6 +10,7 @@ import type { Test } from 'tap'
 import { openService, type OpenService } from '../../../src/app/service.js'
 import { loadSettings } from '../../../src/app/settings.js'
 import { ADMIN, REPO_MODULES } from '../../helpers/api.js'
+import { runCliInProcess } from '../../helpers/cli-in-process.js'
 
 export const ROOT = new URL('../../../', import.meta.url).pathname
 export const BIN = join(ROOT, 'bin/records.js')
@@ -19,10 +21,21 @@ export interface Run {
   readonly stderr: string
 }
 
+export interface RunOptions {
+  readonly input?: string
+  readonly env?: Record<string, string>
+}
+
 export interface Cli {
   readonly dataDir: string
   readonly env: Record<string, string>
-  run(args: readonly string[], options?: { input?: string; env?: Record<string, string> }): Promise<Run>
+  /**
+   * `records <args>` through runCli in this process: the same parsing, commands, output and exit
+   * status, without a node start for each. `records serve` always runs as a process: it is one.
+   */
+  run(args: readonly string[], options?: RunOptions): Promise<Run>
+  /** `records <args>` as a child process: for what only a process has (its exit, its own environment). */
+  spawn(args: readonly string[], options?: RunOptions): Promise<Run>
   /** The database file opened read-only, for what the API never shows (ciphertext, archives). */
   raw<T>(work: (db: BetterSqlite3.Database) => T): T
   /** The service (as `npm start` opens it) and an ADMIN token, for API checks; closed before returning. */
@@ -39,13 +52,25 @@ export function createCli(t: Test, env: Record<string, string> = {}): Cli {
     ADMIN_PASSWORD: ADMIN.password,
     ...env,
   }
+  const envOf = (options: RunOptions) => ({
+    ...process.env,
+    RECORDS_ENCRYPTION_KEY: '',
+    RECORDS_ENCRYPTION_OLD_KEYS: '',
+    ...base,
+    ...options.env,
+  })
+  const inputOf = (options: RunOptions) => (options.input === undefined ? {} : { input: options.input })
   const cli: Cli = {
     dataDir,
     env: base,
     run(args, options = {}) {
+      if (args[0] === 'serve') return cli.spawn(args, options)
+      return runCliInProcess(args, { cwd: dataDir, env: envOf(options), ...inputOf(options) })
+    },
+    spawn(args, options = {}) {
       const child = spawn(process.execPath, [BIN, ...args], {
         cwd: dataDir,
-        env: { ...process.env, RECORDS_ENCRYPTION_KEY: '', RECORDS_ENCRYPTION_OLD_KEYS: '', ...base, ...options.env },
+        env: envOf(options),
         stdio: ['pipe', 'pipe', 'pipe'],
       })
       let stdout = ''

@@ -6,9 +6,9 @@ import { api, createCli, noStack } from './support.js'
 
 t.test('the first superadmin and the life of an account, all audited', async (t) => {
   const cli = createCli(t)
-  const add = await cli.run(
+  const add = await cli.spawn(
     ['user', 'add', 'jgarcia', '--role', 'superadmin', '--field', 'nombre=Juana García', '--password-stdin'],
-    // Without the suite's lower cost (test/setup/register.mjs), as every real start runs.
+    // Without the suite's lower cost (test/setup/register.mjs), as every real start runs: a process.
     { input: 'clave-secreta-1\n', env: { RECORDS_TEST_BCRYPT_ROUNDS: '' } },
   )
   t.equal(add.status, 0, add.stderr)
@@ -205,11 +205,11 @@ t.test("the suite's lower bcrypt cost refuses a start outside the test runner", 
     { TAP: '1', NODE_ENV: 'production', RECORDS_TEST_BCRYPT_ROUNDS: '4' },
   ]
   for (const env of outsideTests) {
-    const serve = await cli.run(['serve'], { env: { ...env, PORT: '0' } })
+    const serve = await cli.spawn(['serve'], { env: { ...env, PORT: '0' } })
     t.not(serve.status, 0, `${JSON.stringify(env)}: serve refused`)
     t.match(serve.stderr, /RECORDS_TEST_BCRYPT_ROUNDS solo se admite al ejecutar las pruebas/)
     t.ok(noStack(serve), 'one line, no stack')
-    const add = await cli.run(
+    const add = await cli.spawn(
       ['user', 'add', 'lcosta', '--role', 'superadmin', '--field', 'nombre=Luis Costa', '--password-stdin'],
       { input: 'clave-secreta-1\n', env },
     )
