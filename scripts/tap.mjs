@@ -31,7 +31,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
-import { basename, join, resolve } from 'node:path'
+import { basename, join, normalize, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { postgresHalf, postgresUrl } from './postgres-half.mjs'
 
@@ -94,18 +94,28 @@ function testFilesUnder(dir) {
  */
 async function queuesOf(args) {
   const named = (arg) => arg.endsWith('.test.ts') || (existsSync(arg) && statSync(arg).isDirectory())
-  const files = args.filter(named).flatMap((arg) => (arg.endsWith('.test.ts') ? [arg] : testFilesUnder(arg)))
+  // A path that names nothing is a typing mistake, not one of tap's options.
+  const missing = args.filter((arg) => !arg.startsWith('-') && /[\\/]|\.ts$/.test(arg) && !existsSync(arg))
+  if (missing.length > 0) {
+    console.error(`no such test file or directory: ${missing.join(', ')}`)
+    process.exit(1)
+  }
+  const files = args.filter(named).flatMap((arg) => (arg.endsWith('.test.ts') ? [normalize(arg)] : testFilesUnder(arg)))
   const options = args.filter((arg) => !named(arg) && !OWN_FLAGS.has(arg))
   const postgresOnly = args.includes('--postgres-only')
   const queues = postgresOnly
     ? []
     : [{ name: 'sqlite', files: files.length > 0 ? files : testFilesUnder('test'), env: {} }]
+  let postgresSkipped = false
   if (postgresOnly || args.includes('--with-postgres')) {
     const half = await postgresHalf(postgresOnly ? files : [])
-    if (half !== undefined) queues.push({ name: 'postgres', ...half })
+    postgresSkipped = half === undefined
+    // Files named with --with-postgres: those of them the PostgreSQL half would run.
+    const chosen = postgresOnly || files.length === 0 ? half?.files : half?.files.filter((f) => files.includes(f))
+    if (half !== undefined && chosen.length > 0) queues.push({ name: 'postgres', ...half, files: chosen })
   }
   // Coverage is of `npm test`, both halves at once: the PostgreSQL half alone skips measuring it.
-  return { queues, options: postgresOnly ? ['--disable-coverage', ...options] : options }
+  return { queues, options: postgresOnly ? ['--disable-coverage', ...options] : options, postgresSkipped }
 }
 
 /**
@@ -152,7 +162,7 @@ function unclaimed(runDir, queue) {
 }
 
 const skipTsNode = "--import=data:text/javascript,process.env.TAP_TYPE_STRIP_ONLY='1'"
-const { queues, options } = await queuesOf(process.argv.slice(2))
+const { queues, options, postgresSkipped } = await queuesOf(process.argv.slice(2))
 if (queues.length === 0) process.exit(0)
 if (queues.length > 1 && options.some((option) => FILTERS.test(option))) {
   console.error("tap's --grep, --only and --invert choose among one half's files: drop --with-postgres")
@@ -182,7 +192,7 @@ await dropRunDatabases(runDir).catch((error) => console.error(`could not drop th
 rmSync(runDir, { recursive: true, force: true })
 if (queued) rmSync(runnersOf(runDir), { recursive: true, force: true })
 if (tmpdir !== undefined) rmSync(tmpdir, { recursive: true, force: true })
-if (process.argv.includes('--with-postgres') && !queues.some((queue) => queue.name === 'postgres'))
+if (postgresSkipped)
   console.error('\n!!! THE POSTGRESQL HALF OF THE SUITE WAS SKIPPED: see the message at the start. !!!\n')
 const passed = left.length === 0 && result.status === 0
 console.log(
