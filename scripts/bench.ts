@@ -1,24 +1,17 @@
 // npm run bench: the service against the bare stack and against the peer a user
 // would pick instead (Platformatic DB, installed into a cache outside the repository), side by
 // side in one run.
-// USAGE below lists the options; docs/performance.md says what is measured and how.
+// bench/options.ts lists the options (USAGE); docs/performance.md says what is measured and how.
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { loadavg, tmpdir } from 'node:os'
 import { execFileSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { parseArgs } from 'node:util'
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.js'
 import { openService } from '../src/app/service.js'
 import { loadSettings } from '../src/app/settings.js'
-import {
-  DEFAULT_ADMIN_URL,
-  POOL_SIZE,
-  openBenchDatabase,
-  type BenchDatabase,
-  type DatabaseKind,
-} from './bench/database.js'
+import { POOL_SIZE, openBenchDatabase, type BenchDatabase } from './bench/database.js'
 import { formatDurability, type Durability } from './bench/durability.js'
 import { measureListCost, type ListCost } from './bench/list-cost.js'
 import { measureConsultationCost, printConsultationCost, type ConsultationCost } from './bench/consultation-cost.js'
@@ -33,7 +26,8 @@ import {
   readPeerSettings,
   seedPlatformaticBulk,
 } from './bench/platformatic.js'
-import { parseInstances, startServiceGroup, type ServiceGroup } from './bench/instances.js'
+import { startServiceGroup, type ServiceGroup } from './bench/instances.js'
+import { benchArgs, USAGE } from './bench/options.js'
 import { EMPTY_TALLY, mergeTallies, startLockWaitSampler, type LockWaitTally } from './bench/lock-waits.js'
 import { startChild, type Child } from './bench/processes.js'
 import {
@@ -69,83 +63,26 @@ import {
   type ScenarioReport,
 } from './bench/report.js'
 
-const USAGE = `Usage: npm run bench -- [options]   (docs/performance.md, "Running it")
-  npm run bench                                  10,000 denuncias, 3 rounds of 5 s per scenario
-  npm run bench -- --seed api                    seeded through the HTTP API (default: bulk)
-  npm run bench -- --no-peer                     without Platformatic
-  npm run bench -- --records 10000,1000000       the same at each size, plus growth ratios
-  npm run bench -- --duration 10 --rounds 5 --json --profile
-  npm run bench -- --database postgres           the same on a fresh PostgreSQL database
-  npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test   (its admin URL)
-  npm run bench -- --records 10000,1000000 --scenarios S6   a scoped agente's list against superadmin's
-  npm run bench -- --database postgres --scenarios S4 --instances 1,3   1 and 3 service instances on
-                                                 one database, side by side, and S4's lock waits
-  npm run bench -- --record-keys-only --records 2000 --duration 2   per-record keys (D41) on vs off:
-                                                 S1, S2, S4 in process, two installations seeded alike
-  npm run bench -- --upload-only --upload-mb 200   only the evidence file's memory (D43): 200 MiB up and
-                                                 down (--upload-mb 0 leaves it out of a full run)
-  npm run bench -- --console-only --rounds 10      only the console (D44): its compressed size, the first
-                                                 screen and the signed-in module list in Chromium`
-
 /** A wrong option ends the run with its reason and the usage, never a stack (status 2). */
 function usageFailed(reason: string): never {
   process.stderr.write(`bench: ${reason}\n\n${USAGE}\n`)
   process.exit(2)
 }
 
-const BENCH_OPTIONS = {
-  records: { type: 'string', default: '10000' },
-  rounds: { type: 'string', default: '3' },
-  duration: { type: 'string', default: '5' },
-  warmup: { type: 'string', default: '1' },
-  connections: { type: 'string', default: '10' },
-  scenarios: { type: 'string', default: 'S1,S2,S2f,S3,S4,S5,S6' },
-  json: { type: 'boolean', default: false },
-  profile: { type: 'boolean', default: false },
-  database: { type: 'string' },
-  'start-runs': { type: 'string', default: '3' },
-  'database-url': { type: 'string' },
-  seed: { type: 'string', default: 'bulk' },
-  'no-peer': { type: 'boolean', default: false },
-  'startup-rounds': { type: 'string', default: '3' },
-  // Only the scenarios: no live feed, consultation cost, in-process list page or start per size.
-  'no-extras': { type: 'boolean', default: false },
-  instances: { type: 'string', default: '1' },
-  // The evidence file's size for the upload and download memory extra (D43); 0 leaves it out.
-  'upload-mb': { type: 'string', default: '200' },
-  // Only that extra: no seed, scenarios, peer, other extras or npm start runs.
-  'upload-only': { type: 'boolean', default: false },
-  // Only the per-record keys' cost (D41): S1, S2 and S4 with record keys on and off, in one run.
-  'record-keys-only': { type: 'boolean', default: false },
-  // Only the console (D44): size and first screen in Chromium, --rounds fresh browser contexts.
-  'console-only': { type: 'boolean', default: false },
-  help: { type: 'boolean', default: false },
-} as const
-
-/** `work`'s value, or the end of the run with the reason it threw. */
-function optionOrUsage<T>(work: () => T): T {
+const options = (() => {
   try {
-    return work()
+    return benchArgs(process.argv.slice(2))
   } catch (error) {
     return usageFailed(error instanceof Error ? error.message : String(error))
   }
-}
-
-const args = optionOrUsage(() => parseArgs({ options: BENCH_OPTIONS }).values)
-if (args.help) {
+})()
+if (options.args.help) {
   process.stdout.write(`${USAGE}\n`)
   process.exit(0)
 }
-// --database-url alone means PostgreSQL; it is the admin URL the bench creates its database from.
-const databaseKind = (args.database ?? (args['database-url'] === undefined ? 'sqlite' : 'postgres')) as DatabaseKind
-if (databaseKind !== 'sqlite' && databaseKind !== 'postgres')
-  usageFailed(`--database must be sqlite or postgres, not ${String(args.database)}`)
-const adminUrl = args['database-url'] ?? DEFAULT_ADMIN_URL
-const instanceCounts = optionOrUsage(() => parseInstances(String(args.instances), databaseKind))
+const { args, databaseKind, adminUrl, instanceCounts, seedMode, uploadMiB } = options
 /** Scenarios whose service windows are sampled for lock waits, on PostgreSQL. */
 const LOCK_SAMPLED = new Set(['S4'])
-const seedMode = String(args.seed)
-if (seedMode !== 'bulk' && seedMode !== 'api') usageFailed(`--seed must be bulk or api, not ${seedMode}`)
 const sizes = String(args.records)
   .split(',')
   .map((s) => Number(s.replace(/_/g, '')))
@@ -156,8 +93,6 @@ const load = {
   warmupSeconds: Number(args.warmup),
 }
 const wanted = new Set(String(args.scenarios).split(','))
-const uploadMiB = Number(args['upload-mb'])
-if (!(uploadMiB >= 0)) usageFailed(`--upload-mb must be a number of MiB, not ${String(args['upload-mb'])}`)
 const PASSWORD = 'bench-password-1'
 const root = resolve(import.meta.dirname, '../..')
 const log = (line: string) => void process.stderr.write(`${line}\n`)

@@ -1,32 +1,24 @@
-// `npm run bench` with a wrong option: the reason and the usage, status 2, never a stack.
-import { spawnSync } from 'node:child_process'
+// npm run bench's options (scripts/bench/options.ts): a wrong one is refused with its reason
+// before the bench starts anything; bench.ts prints the reason with the usage and exits 2.
 import t from 'tap'
-import { childExecArgv, distIsCurrent, WITHOUT_TS_NODE } from '../../helpers/child-env.js'
+import { benchArgs, USAGE } from '../../../scripts/bench/options.js'
 
-const ROOT = new URL('../../../', import.meta.url).pathname
+t.test('unknown options and values the bench cannot run with are refused with their reason', async (t) => {
+  t.throws(() => benchArgs(['--bogus']), /Unknown option '--bogus'/)
+  t.throws(() => benchArgs(['--database', 'mysql']), /--database must be sqlite or postgres, not mysql/)
+  t.throws(() => benchArgs(['--seed', 'x']), /--seed must be bulk or api, not x/)
+  t.throws(() => benchArgs(['--upload-mb', 'mucho']), /--upload-mb must be a number of MiB/)
+  t.throws(() => benchArgs(['--instances', '1,1', '--database', 'postgres']), /--instances names a count twice/)
+  t.throws(() => benchArgs(['--instances', '3']), /--instances above 1 needs --database postgres/)
+})
 
-function bench(...args: string[]) {
-  const entry = distIsCurrent() ? [`${ROOT}dist/scripts/bench.js`] : [...childExecArgv(), `${ROOT}scripts/bench.ts`]
-  return spawnSync(process.execPath, [...entry, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...WITHOUT_TS_NODE },
-    encoding: 'utf8',
+t.test('the defaults, --database-url meaning PostgreSQL, and --help', async (t) => {
+  t.match(benchArgs([]), { databaseKind: 'sqlite', seedMode: 'bulk', instanceCounts: [1], uploadMiB: 200 })
+  t.match(benchArgs(['--database-url', 'postgres://u@h:1/d', '--instances', '1,3']), {
+    databaseKind: 'postgres',
+    adminUrl: 'postgres://u@h:1/d',
+    instanceCounts: [1, 3],
   })
-}
-
-t.test('a wrong option ends the bench before it starts anything, with its reason and the usage', async (t) => {
-  const cases: [string[], RegExp][] = [
-    [['--bogus'], /^bench: Unknown option '--bogus'/],
-    [['--instances', '1,1'], /^bench: --instances names a count twice/],
-  ]
-  for (const [args, reason] of cases) {
-    const run = bench(...args)
-    t.equal(run.status, 2, `${args.join(' ')}: status 2`)
-    t.match(run.stderr, reason)
-    t.match(run.stderr, /Usage: npm run bench/)
-    t.notMatch(run.stderr, /\n\s+at /, 'no stack')
-  }
-  const help = bench('--help')
-  t.equal(help.status, 0)
-  t.match(help.stdout, /^Usage: npm run bench/)
+  t.equal(benchArgs(['--help']).args.help, true)
+  t.match(USAGE, /^Usage: npm run bench -- \[options\]/)
 })
