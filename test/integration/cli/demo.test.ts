@@ -39,7 +39,8 @@ const entriesOf = async (cli: Cli): Promise<string> => {
 t.test('records demo fills every module with valid, linked records; a second run is refused', async (t) => {
   const cli = await newCli(t)
   await cli.withService(async () => undefined) // the first start creates the first superadmin
-  const run = await cli.run(['demo', '--count', String(COUNT), '--seed', 'pruebas', '--json'])
+  // The installed command: dist/ finds the shipped assets/demo-data.yaml one folder further up.
+  const run = await cli.spawn(['demo', '--count', String(COUNT), '--seed', 'pruebas', '--json'])
   t.equal(run.status, 0, run.stderr)
   const result = JSON.parse(run.stdout) as DemoRun
   t.same(result.created.map((c) => c.module).sort(), config.modules.map((m) => m.name).sort(), 'every module')

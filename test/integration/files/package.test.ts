@@ -9,7 +9,7 @@ import t from 'tap'
 import yauzl from 'yauzl'
 import { ZipFile } from 'yazl'
 import { ADMIN, databaseEnv, startTestApi, VALID, type TestApi } from '../../helpers/api.js'
-import { runRecords } from '../../helpers/records-cli.js'
+import { runRecords, spawnRecords } from '../../helpers/records-cli.js'
 import { modulesWithCustodian } from '../retention/support.js'
 import { fingerprintOf, signDocument } from '../../../src/cli/audit-checkpoint.js'
 import type { CommandInput } from '../../../src/cli/command.js'
@@ -190,7 +190,7 @@ t.test('D43: records package and records package verify', async (t) => {
   })
 
   await t.test('verify: intact, with and without the expected fingerprint; the wrong one is refused', async (t) => {
-    const ok = await records(['package', 'verify', zipFile])
+    const ok = await spawnRecords(env, ['package', 'verify', zipFile])
     t.equal(ok.status, 0, ok.stdout + ok.stderr)
     t.match(ok.stdout, /^Válido: paquete de denuncias\//)
     t.equal((await verifyHere(zipFile, { huella: summary.huella })).status, 0)
@@ -216,7 +216,7 @@ t.test('D43: records package and records package verify', async (t) => {
     t.ok(at > 0, 'the PDF is stored as is')
     bytes[at] = bytes[at]! ^ 0x01
     writeFileSync(bad('byte.zip'), bytes)
-    const run = await records(['package', 'verify', bad('byte.zip')])
+    const run = await spawnRecords(env, ['package', 'verify', bad('byte.zip')])
     t.equal(run.status, 1)
     t.match(run.stdout, `${pdfPath}: su SHA-256 es`)
     t.notMatch(run.stdout, pngPath, 'only the file that differs')

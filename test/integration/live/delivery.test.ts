@@ -5,7 +5,7 @@ import { Agent, get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import t from 'tap'
 import { ADMIN, ON_POSTGRES, REPO_MODULES, startTestApi } from '../../helpers/api.js'
-import { runRecords } from '../../helpers/records-cli.js'
+import { spawnRecords } from '../../helpers/records-cli.js'
 import { listening, sala } from './support.js'
 
 t.test(
@@ -16,7 +16,7 @@ t.test(
     const stream = await feed('?modulos=sala092', await api.adminToken())
     const file = join(api.dataDir, 'sala.jsonl')
     writeFileSync(file, `${JSON.stringify({ ...sala(), descripcion: 'Desde la línea de órdenes' })}\n`)
-    const run = await runRecords(
+    const run = await spawnRecords(
       {
         DATA_DIR: api.dataDir,
         MODULES_FILE: REPO_MODULES,
