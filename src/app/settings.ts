@@ -2,7 +2,6 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseEnv } from 'node:util'
 import { parseKey } from '../db/crypto.js'
 import { isOperatorError, settingInvalid, settingsInvalid } from '../errors.js'
 import type { LoginProtectionSettings } from '../http/login-throttle.js'
@@ -295,13 +294,4 @@ export function loadSettings(env: Env = process.env, cwd = process.cwd()): Setti
 export function loadDotEnv(cwd = process.cwd()): void {
   const file = join(cwd, '.env')
   if (existsSync(file)) process.loadEnvFile(file)
-}
-
-/**
- * `env` with what `.env` in `cwd` adds, as loadDotEnv would leave process.env: a variable the
- * environment already has, even empty, wins over the file.
- */
-export function withDotEnv(env: Env, cwd: string): Env {
-  const file = join(cwd, '.env')
-  return existsSync(file) ? { ...parseEnv(readFileSync(file, 'utf8')), ...env } : env
 }

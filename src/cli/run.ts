@@ -1,9 +1,9 @@
 // `records <argv>` as a function: finds the subcommand, parses its options with node:util
 // parseArgs, runs it against the environment and streams it is given and turns any failure into
-// one line and a status. main.ts gives it the process's own; nothing here touches `process`.
+// one line and a status. main.ts gives it the process's own, `.env` loaded into its environment
+// first; nothing here touches `process`.
 import { parseArgs } from 'node:util'
 import { isAppError, isOperatorError, usageError, USAGE_EXIT } from '../errors.js'
-import { withDotEnv } from '../app/settings.js'
 import type { Command, CommandInput } from './command.js'
 import { messageOf } from './output.js'
 import { findCommand, loadCommands, loadCommandsFor } from './registry.js'
@@ -70,12 +70,7 @@ async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
   const { min, max } = command.positionals
   if (parsed.positionals.length < min || parsed.positionals.length > max)
     throw usageError(`Número de argumentos incorrecto. Vea records ${command.name} --help`)
-  return command.run({
-    ...io,
-    env: withDotEnv(io.env, io.cwd),
-    values: parsed.values,
-    positionals: parsed.positionals,
-  })
+  return command.run({ ...io, values: parsed.values, positionals: parsed.positionals })
 }
 
 /** Resolves to the exit status: 0 done, 1 failed or problems found, 2 wrong usage. */

@@ -1,8 +1,10 @@
 // `records <args>` run in the test's own process through runCli (src/cli/run.ts), the function
 // the `records` binary runs on its process's arguments, environment and streams. Standard input
-// is the given text (a pipe, not a terminal); what the command writes is collected.
+// is the given text (a pipe, not a terminal); what the command writes is collected. `.env` is
+// the binary's to load (main.ts): a run here sees the environment it is given and nothing else.
 import { PassThrough, Readable } from 'node:stream'
 import { runCli } from '../../src/cli/run.js'
+import { TEST_BCRYPT_ROUNDS } from '../../src/db/records/codec.js'
 
 export interface CliRun {
   readonly status: number | null
@@ -22,7 +24,7 @@ function collector(): { stream: PassThrough; text: () => string } {
  * (the suite's bcrypt cost, src/db/records/codec.ts): a run that sets them otherwise must be a
  * process, or it would test this process's values instead.
  */
-const PROCESS_ONLY = ['RECORDS_TEST_BCRYPT_ROUNDS', 'TAP', 'NODE_ENV']
+const PROCESS_ONLY = [TEST_BCRYPT_ROUNDS, 'TAP', 'NODE_ENV']
 
 export async function runCliInProcess(
   args: readonly string[],
