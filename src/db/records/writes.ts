@@ -24,6 +24,7 @@ import {
 } from '../audit/log.js'
 import { canonicalJson, newRecordSalt } from '../canonical.js'
 import { checkEncryptedUnique } from './encrypted-unique.js'
+import { inWriteTransaction } from '../group-commit.js'
 import type { Db, Row } from '../database.js'
 import type { RecordCodec } from './codec.js'
 import { preparedPerModule, type Prepared } from '../prepared.js'
@@ -237,10 +238,13 @@ async function write<T>(context: WriteContext, spec: ModuleSpec, work: (trx: Db)
   return result
 }
 
-/** The write's transaction, its constraint and lock errors turned into client errors. */
+/**
+ * The write's transaction (on SQLite shared with the writes that arrive with it, D48), its
+ * constraint and lock errors turned into client errors.
+ */
 async function transaction<T>({ database }: WriteContext, spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
   try {
-    return await database.db.transaction().execute(work)
+    return await inWriteTransaction(database, work)
   } catch (error) {
     if (isAppError(error)) throw error
     const violated = database.uniqueViolation(error)
