@@ -7,6 +7,7 @@ import type { ChangeWatch } from '../change-watch.js'
 import type { Keyring } from '../crypto.js'
 import type { Database, Db } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { preparedQuery } from '../prepared.js'
 
 /** Change-watch key bumped whenever a key is switched or retired: instances reload their keys. */
 export const KEYS_SIGNAL = '_keys'
@@ -22,14 +23,18 @@ export async function registeredKeys(db: Db): Promise<string[]> {
  * held shared until commit, so a switch waits for writes under the old key to end.
  */
 export async function activeKeyOf(database: Database, db: Db = database.db, lock = false): Promise<string | undefined> {
-  const row = await db
-    .selectFrom(SYSTEM_TABLES.keyState)
-    .select('active_key_id')
-    .where('id', '=', 1)
-    .$if(lock && database.rowLocks, (q) => q.forShare())
-    .executeTakeFirst()
+  const query = lock && database.rowLocks ? activeKeyLocked : activeKey
+  const row = (await db.executeQuery(query(db).bind({}))).rows[0]
   return row === undefined ? undefined : String(row['active_key_id'])
 }
+
+// Every write reads the active key (beforeWrite): compiled once, only re-bound.
+const activeKey = preparedQuery<never>((db) =>
+  db.selectFrom(SYSTEM_TABLES.keyState).select('active_key_id').where('id', '=', 1),
+)
+const activeKeyLocked = preparedQuery<never>((db) =>
+  db.selectFrom(SYSTEM_TABLES.keyState).select('active_key_id').where('id', '=', 1).forShare(),
+)
 
 /**
  * Refuses a keyring that lacks a key the data may use; returns the active key. On a first

@@ -7,6 +7,7 @@ import { META } from '../../compile/metadata.js'
 import type { ModuleSpec, ReferenceSpec } from '../../compile/types.js'
 import { referenceNotFound, stillReferenced, type Referrer } from '../../errors.js'
 import type { Database, Db, Row } from '../database.js'
+import { preparedPerModule } from '../prepared.js'
 
 /** How many referencing ids a 409 names per field. */
 export const REFERRERS_SHOWN = 5
@@ -26,19 +27,32 @@ export function createReferenceChecks(database: Database, modules: ReadonlyMap<s
       if (ref.onDelete === 'restrict')
         restricting.set(ref.module, [...(restricting.get(ref.module) ?? []), { spec, ref }])
 
+  /** A live record of the target module by id (a write naming one, the common case): compiled once per module. */
+  const liveOne = preparedPerModule<'id'>((target, param) =>
+    database.db
+      .selectFrom(target.table.name)
+      .select(META.id)
+      .where(META.id, '=', param('id'))
+      .where(META.deleted, 'is', null)
+      .$if(database.rowLocks, (q) => q.forShare()),
+  )
+
   return {
     async checkTargets(trx, spec, values) {
       for (const ref of spec.references) {
         const named = [...new Set(values.map((v) => v[ref.field]).filter((v): v is string => typeof v === 'string'))]
         const target = modules.get(ref.module)
         if (named.length === 0 || target === undefined) continue
-        const live = await trx
-          .selectFrom(target.table.name)
-          .select(META.id)
-          .where(META.id, 'in', named)
-          .where(META.deleted, 'is', null)
-          .$if(database.rowLocks, (q) => q.forShare())
-          .execute()
+        const live =
+          named.length === 1
+            ? (await trx.executeQuery(liveOne(target).bind({ id: named[0] }))).rows
+            : await trx
+                .selectFrom(target.table.name)
+                .select(META.id)
+                .where(META.id, 'in', named)
+                .where(META.deleted, 'is', null)
+                .$if(database.rowLocks, (q) => q.forShare())
+                .execute()
         const found = new Set(live.map((row) => String(row[META.id])))
         const missing = named.find((id) => !found.has(id))
         if (missing !== undefined) throw referenceNotFound(ref.field, ref.module, missing)

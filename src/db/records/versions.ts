@@ -7,6 +7,7 @@ import { META } from '../../compile/metadata.js'
 import type { ModuleSpec } from '../../compile/types.js'
 import type { Db, Row } from '../database.js'
 import { SYSTEM_TABLES } from '../system-tables.js'
+import { preparedQuery } from '../prepared.js'
 import type { RecordCodec } from './codec.js'
 
 /** One stored version of a record. */
@@ -28,6 +29,11 @@ export interface StoredVersion {
 export const VERSION_COLUMNS = ['module', 'record_id', 'version', 'at', 'user_id', 'deleted', 'data', 'hash'] as const
 /** Rows per INSERT, under both dialects' parameter limits. */
 const ROWS_PER_INSERT = Math.floor(30_000 / VERSION_COLUMNS.length)
+
+/** One version, the common case (a write of one record): compiled once, only re-bound. */
+const insertOne = preparedQuery<(typeof VERSION_COLUMNS)[number]>((db, param) =>
+  db.insertInto(SYSTEM_TABLES.versions).values(Object.fromEntries(VERSION_COLUMNS.map((c) => [c, param(c)]))),
+)
 
 /** The `_versions` row of a stored record, by column. */
 export function versionRow(spec: ModuleSpec, codec: RecordCodec, row: Row): Row {
@@ -55,6 +61,11 @@ export async function storeVersions(
   rows: readonly Row[],
   ifMissing = false,
 ): Promise<void> {
+  const [only] = rows
+  if (rows.length === 1 && only !== undefined && !ifMissing) {
+    await trx.executeQuery(insertOne(trx).bind(versionRow(spec, codec, only)))
+    return
+  }
   for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
     const values = rows.slice(start, start + ROWS_PER_INSERT).map((row) => versionRow(spec, codec, row))
     await trx
