@@ -1,6 +1,7 @@
 // Canonical JSON (keys sorted at every depth) and SHA-256: the basis of `_hash` (D17)
 // and of the audit chain (D18).
-import { hash, randomBytes } from 'node:crypto'
+import { hash } from 'node:crypto'
+import { randomBytesPooled } from './random-pool.js'
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
@@ -21,4 +22,4 @@ export const plaintextOf = (value: unknown): string => (typeof value === 'string
  * A new record's salt (`_sal`, F4): 16 random bytes in hex, inside what `_hash` covers, so that
  * `_hash` confirms no guess of a value to a caller who is not shown the salt (D17).
  */
-export const newRecordSalt = (): string => randomBytes(16).toString('hex')
+export const newRecordSalt = (): string => randomBytesPooled(16).toString('hex')

@@ -3,8 +3,9 @@
 // several keys coexist: the active one encrypts, every configured one decrypts.
 // A value under its record's own data key (D41): `r1.<data key id>.<iv>.<tag>.<ciphertext>`; the
 // data key itself is kept wrapped by the service key in the key store (keys/record-keys.ts).
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync } from 'node:crypto'
 import { integrityError, settingInvalid } from '../errors.js'
+import { randomBytesPooled } from './random-pool.js'
 
 export interface Keyring {
   /** Id of the key that encrypts new values. */
@@ -56,7 +57,7 @@ export function createFieldCipher(keyring: Keyring): FieldCipher {
   return {
     activeKeyId: keyring.activeId,
     encrypt(plaintext, context) {
-      const iv = randomBytes(12)
+      const iv = randomBytesPooled(12)
       const cipher = createCipheriv('aes-256-gcm', activeKey, iv)
       cipher.setAAD(Buffer.from(context, 'utf8'))
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
@@ -107,7 +108,7 @@ export function recordKeyIdOf(stored: string): string | undefined {
 
 /** AES-256-GCM under a record's data key, bound to `context` as a `v1` value is. */
 export function encryptWithRecordKey(key: Buffer, keyId: string, plaintext: string, context: string): string {
-  const iv = randomBytes(12)
+  const iv = randomBytesPooled(12)
   const cipher = createCipheriv('aes-256-gcm', key, iv)
   cipher.setAAD(Buffer.from(context, 'utf8'))
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
