@@ -29,6 +29,18 @@ export async function isBlocked(db: Db, spec: ModuleSpec, id: string): Promise<b
   return row !== undefined
 }
 
+/** How many records of `spec` a `bloquear` decision blocks now (0 in a module without `retention:`). */
+export async function blockedCount(db: Db, spec: ModuleSpec): Promise<number> {
+  if (spec.retention === undefined) return 0
+  const row = await db
+    .selectFrom(SYSTEM_TABLES.retention)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('module', '=', spec.name)
+    .where('blocked_at', 'is not', null)
+    .executeTakeFirst()
+  return Number(row?.['n'] ?? 0)
+}
+
 /**
  * `query` (of one record) with a column saying whether that record is blocked: the GET learns it
  * from the row it reads, not from a second statement (on PostgreSQL a second round trip).

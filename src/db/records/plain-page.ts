@@ -48,10 +48,12 @@ export function plainPage(
     readonly offset: number
     /** The columns read (pageColumns); undefined: all. */
     readonly columns?: readonly string[] | undefined
+    /** No record of the module is blocked (D41) at the generation the list read: no filter for them. */
+    readonly noneBlocked?: boolean
   },
 ): CompiledQuery<Row> {
-  const { dialect, columns } = page
-  const key = `${scope === undefined ? UNSCOPED : scopeShape(scope)}${columns === undefined ? '' : `|${columns.join(',')}`}`
+  const { dialect, columns, noneBlocked = false } = page
+  const key = `${scope === undefined ? UNSCOPED : scopeShape(scope)}${noneBlocked ? '|all-unblocked' : ''}${columns === undefined ? '' : `|${columns.join(',')}`}`
   const statements = statementsOf(db)
   let shapes = statements.get(spec)
   if (shapes === undefined) statements.set(spec, (shapes = new Map()))
@@ -64,6 +66,7 @@ export function plainPage(
         limit: param('limit') as unknown as number,
         offset: param('offset') as unknown as number,
         columns,
+        noneBlocked,
       }),
     )
     // The oldest shape makes room: Map keeps insertion order.

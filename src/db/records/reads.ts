@@ -9,7 +9,7 @@ import { resolveScope } from '../../records/scope.js'
 import { recordNotFound, validationFailed } from '../../errors.js'
 import { filterCondition } from './filter-sql.js'
 import { checkListAccess } from './list-access.js'
-import { allowBlockedRead, blockedFlagOf, withBlockedFlag } from './blocked-records.js'
+import { allowBlockedRead, blockedCount, blockedFlagOf, withBlockedFlag } from './blocked-records.js'
 import { createPageScope, type PageScope } from './scope-branches.js'
 import { generationMemo, type GenerationMemo } from '../generation-memo.js'
 import { preparedPerModule, type Prepared } from '../prepared.js'
@@ -89,7 +89,8 @@ export interface ReadContext extends RecordStoreOptions {
   readonly pageScope: PageScope
   /**
    * Totals of lists, per module and filter set, until the module's next write: an exact
-   * count (API reference 4.4) that a large table pays once per write, not once per page.
+   * count (API reference 4.4) that a large table pays once per write, not once per page. Also
+   * the count of the module's blocked records (BLOCKED_COUNT, D41), under the same generation.
    */
   readonly totals: Map<string, GenerationMemo<number>>
   /** Damaged record versions already reported by this process: each is alerted and audited once. */
@@ -179,6 +180,11 @@ export async function list(
   // of this list: its total's and its or-ed scope's branches (scope-branches.ts). Not awaited
   // here: a page without an or-ed scope runs alongside the read.
   const generation = context.changes.generation(spec.name)
+  // D41: while no record of the module is blocked (counted once per generation, as totals are:
+  // a block or its lift bumps it), the plain page leaves out the blocked records' filter.
+  const noneBlocked = async () =>
+    spec.retention !== undefined &&
+    (await cachedTotal(context, spec, generation, BLOCKED_COUNT, () => blockedCount(db, spec))) === 0
   const page = async (): Promise<readonly Row[]> =>
     plain
       ? (
@@ -188,6 +194,7 @@ export async function list(
               limit: query.limit,
               offset: query.offset,
               columns,
+              noneBlocked: await noneBlocked(),
             }),
           )
         ).rows
@@ -330,6 +337,9 @@ export async function expand(
 
 /** Records whose stored values failed their integrity check on a read since this store was made. */
 export const integrityFailures = (context: ReadContext): number => context.damaged.size
+
+/** The key of the module's blocked records' count among its totals (a list's key is a JSON array). */
+const BLOCKED_COUNT = 'blocked'
 
 /** A list's total from the module's memo: `generation` is the module's, as the list read it. */
 async function cachedTotal(

@@ -118,3 +118,54 @@ t.test(
     }
   },
 )
+
+t.test(
+  `D41: while no record is blocked the plain page runs without the blocked filter, and a block brings it back at once, on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
+  async (t) => {
+    const api = await startTestApi(t)
+    const spec = api.service.spec.moduleByName.get('denuncias')
+    if (spec === undefined) throw new Error('no denuncias module')
+    await seedDenuncias(api.service, spec, 30, 'test-seed')
+    const { db, dialect } = api.service.database
+    const admin = await api.adminToken()
+    const dpd = (await api.userWithRole('dpd')).token
+    const listed = async () => {
+      const reply = await api.request('GET', '/denuncias?limit=100', { token: admin })
+      t.equal(reply.status, 200)
+      const data = reply.body.data as { total: number; records: { _id: string }[] }
+      return { total: data.total, ids: data.records.map((r) => r._id) }
+    }
+    const decide = async (id: string, decision: 'bloquear' | 'desbloquear') => {
+      const reply = await api.request('POST', `/retencion/denuncias/${id}`, {
+        token: dpd,
+        body: { decision, motivo: `Prueba: ${decision}` },
+      })
+      t.equal(reply.status, 200, decision)
+    }
+    const before = await listed()
+    t.equal(before.total, 30)
+    const id = before.ids[4] as string
+    t.same(plainPageShapes(db, spec), ['-|all-unblocked'], 'none blocked: the list ran the page without the filter')
+
+    await decide(id, 'bloquear')
+    const blocked = await listed()
+    t.equal(blocked.total, 29, 'the next list leaves the blocked record out of the total')
+    t.notOk(blocked.ids.includes(id), 'and out of the page')
+    t.same(plainPageShapes(db, spec), ['-|all-unblocked', '-'], 'one blocked: the list ran the page with the filter')
+
+    await decide(id, 'desbloquear')
+    const lifted = await listed()
+    t.equal(lifted.total, 30, 'lifted: back in the total')
+    t.ok(lifted.ids.includes(id), 'and in the page')
+
+    // The two statements themselves.
+    const page = { dialect, limit: 10, offset: 5 }
+    t.notMatch(plainPage(db, spec, undefined, { ...page, noneBlocked: true }).sql, /_retention/, 'without the filter')
+    t.match(plainPage(db, spec, undefined, page).sql, /_retention/, 'with it')
+    t.same(
+      (await db.executeQuery(plainPage(db, spec, undefined, { ...page, noneBlocked: true }))).rows,
+      (await db.executeQuery(plainPage(db, spec, undefined, page))).rows,
+      'the same rows while none is blocked',
+    )
+  },
+)
