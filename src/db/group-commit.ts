@@ -6,8 +6,8 @@
 // Here a write asks for its transaction and waits one turn of the event loop; every write that
 // asked by then runs in the same transaction, each inside a savepoint of its own, and one
 // COMMIT ends them all. Each caller is answered only after that COMMIT (an acknowledged write
-// is on disk, as before). A write that fails is rolled back to its savepoint and fails alone:
-// nothing of it stays, and the others commit. If the COMMIT fails, or SQLite rolled the whole
+// is on disk, as before), a refused one too. A write that fails is rolled back to its savepoint
+// and fails alone: nothing of it stays, and the others commit. If the COMMIT fails, or SQLite rolled the whole
 // transaction back by itself (a full disk, an I/O error), every write of the group fails and
 // none is kept. PostgreSQL runs each write in a transaction of its own: its connections commit
 // side by side and it groups their log flushes itself.
@@ -66,10 +66,15 @@ function commitGroups(db: Db): Run {
     })
 }
 
-/** The members' writes in one transaction; each answered after the COMMIT, a failed one at once. */
+/**
+ * The members' writes in one transaction; every member answered once the transaction is over.
+ * A failed write too: its error may rest on an earlier member's write (a value it took, a
+ * version it made), which is only certain once committed. If the group did not commit, every
+ * member gets the group's error, theirs included.
+ */
 async function commit(db: Db, members: readonly Member[]): Promise<void> {
   const done: { readonly member: Member; readonly value: unknown }[] = []
-  const failed = new Set<Member>()
+  const failed: { readonly member: Member; readonly error: unknown }[] = []
   try {
     await db.transaction().execute(async (trx) => {
       for (const member of members) {
@@ -78,8 +83,7 @@ async function commit(db: Db, members: readonly Member[]): Promise<void> {
         try {
           value = await member.work(trx)
         } catch (error) {
-          failed.add(member)
-          member.reject(error)
+          failed.push({ member, error })
           await undo(trx, error)
           continue
         }
@@ -88,10 +92,11 @@ async function commit(db: Db, members: readonly Member[]): Promise<void> {
       }
     })
   } catch (error) {
-    // Nothing of the group was kept: the written ones and those not run yet fail with the cause.
-    for (const member of members) if (!failed.has(member)) member.reject(error)
+    // Nothing of the group was kept: every member, run or not, fails with the cause.
+    for (const member of members) member.reject(error)
     return
   }
+  for (const { member, error } of failed) member.reject(error)
   for (const { member, value } of done) member.resolve(value)
 }
 

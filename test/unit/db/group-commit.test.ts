@@ -37,6 +37,7 @@ t.test('D48: writes asked together share one transaction, each answered after it
   const { database, outside } = await open(t)
   const answered: string[] = []
   const seen: { name: string; inside: number; fromOutside: number }[] = []
+  const onDiskWhenAnswered: number[] = []
   const write = (name: string) =>
     inWriteTransaction(database, async (trx) => {
       await insert(trx, name)
@@ -48,6 +49,7 @@ t.test('D48: writes asked together share one transaction, each answered after it
       return name
     }).then((value) => {
       answered.push(value)
+      onDiskWhenAnswered.push(outsideCount(outside))
       return value
     })
   const results = await Promise.all(['a', 'b', 'c'].map(write))
@@ -62,7 +64,7 @@ t.test('D48: writes asked together share one transaction, each answered after it
     [0, 0, 0],
     'no write was committed (so none answered) before the last of the group ran',
   )
-  t.equal(outsideCount(outside), 3, 'all three are on disk once answered')
+  t.same(onDiskWhenAnswered, [3, 3, 3], 'each was on disk, with the others, when its caller heard of it')
   t.same(answered, ['a', 'b', 'c'])
 
   const later = await write('d')
@@ -98,6 +100,46 @@ t.test('D48: a write that fails is undone alone; the others of its group commit'
   t.same(await names(database.db), ['a', 'b', 'taken'], 'nothing of the failed writes stays, not even their first rows')
   t.equal(outsideCount(outside), 3)
 })
+
+t.test(
+  'D48: a refused write is answered only after its group committed; if the group fails, with its cause',
+  async (t) => {
+    const { database, outside } = await open(t)
+    // B's conflict rests on A's value, which is only certain once A is committed.
+    const committedWhenRefused: number[] = []
+    const refused = (write: Promise<unknown>) =>
+      write.catch((error: unknown) => {
+        committedWhenRefused.push(outsideCount(outside))
+        throw error
+      })
+    const attempts = await Promise.allSettled([
+      inWriteTransaction(database, (trx) => insert(trx, 'x')),
+      refused(inWriteTransaction(database, (trx) => insert(trx, 'x'))),
+    ])
+    t.same(
+      attempts.map((a) => a.status),
+      ['fulfilled', 'rejected'],
+    )
+    t.same(committedWhenRefused, [1], 'the conflict was answered once the value it met was on disk')
+
+    // The same conflict in a group that then fails: the value it met is gone, so is its 409.
+    const ended = new Error('disk I/O error')
+    const failedGroup = await Promise.allSettled([
+      inWriteTransaction(database, (trx) => insert(trx, 'y')),
+      inWriteTransaction(database, (trx) => insert(trx, 'y')),
+      inWriteTransaction(database, async (trx) => {
+        await sql`rollback`.execute(trx)
+        throw ended
+      }),
+    ])
+    t.same(
+      failedGroup.map((a) => (a.status === 'rejected' ? a.reason : a.status)),
+      [ended, ended, ended],
+      "the refused write gets the group's cause, not a conflict with a value never kept",
+    )
+    t.same(await names(database.db), ['x'])
+  },
+)
 
 t.test('D48: when SQLite ends the transaction itself, no write of the group is kept', async (t) => {
   const { database, outside } = await open(t)
