@@ -180,25 +180,34 @@ export async function list(
   // of this list: its total's and its or-ed scope's branches (scope-branches.ts). Not awaited
   // here: a page without an or-ed scope runs alongside the read.
   const generation = context.changes.generation(spec.name)
-  // D41: while no record of the module is blocked (counted once per generation, as totals are:
-  // a block or its lift bumps it), the plain page leaves out the blocked records' filter.
+  // D41, SQLite: while no record of the module is blocked (counted once per generation, as
+  // totals are: a block, its lift and an erasure bump it), the plain page leaves out the blocked
+  // records' filter, which SQLite weighs on every row the offset skips. The generation is looked
+  // at again after the page (on SQLite `data_version`, no read in the common case): a block that
+  // committed in between, in any process, has the page read again with the filter.
   const noneBlocked = async () =>
+    database.dialect === 'sqlite' &&
     spec.retention !== undefined &&
     (await cachedTotal(context, spec, generation, BLOCKED_COUNT, () => blockedCount(db, spec))) === 0
-  const page = async (): Promise<readonly Row[]> =>
-    plain
-      ? (
-          await db.executeQuery(
-            plainPage(db, spec, await context.pageScope(spec, scope, generation), {
-              dialect: database.dialect,
-              limit: query.limit,
-              offset: query.offset,
-              columns,
-              noneBlocked: await noneBlocked(),
-            }),
-          )
-        ).rows
-      : otherPage().execute()
+  const plainRows = async (unblocked: boolean): Promise<readonly Row[]> =>
+    (
+      await db.executeQuery(
+        plainPage(db, spec, await context.pageScope(spec, scope, generation), {
+          dialect: database.dialect,
+          limit: query.limit,
+          offset: query.offset,
+          columns,
+          noneBlocked: unblocked,
+        }),
+      )
+    ).rows
+  const page = async (): Promise<readonly Row[]> => {
+    if (!plain) return otherPage().execute()
+    const unblocked = await noneBlocked()
+    const rows = await plainRows(unblocked)
+    if (unblocked && (await context.changes.generation(spec.name)) !== (await generation)) return plainRows(false)
+    return rows
+  }
   // The total is cached until the module's next write: its query is built only when counted.
   const count = async () => {
     const counted = (search?.query ?? (plain && scope === undefined ? everyLiveRow(records()) : records())).select(

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { plainPageShapes } from '../../../src/db/records/plain-page.js'
-import { startTestApi, VALID } from '../../helpers/api.js'
+import { ON_POSTGRES, startTestApi, VALID } from '../../helpers/api.js'
 
 const PRIORITIES = ['baja', 'media', 'alta', 'urgente'] as const
 const SORTS = ['', '&sort=prioridad', '&sort=-prioridad', '&sort=-fecha_hechos,prioridad', '&sort=-_created'] as const
@@ -154,11 +154,14 @@ t.test("a plain list reads its module's generation once, for its total and its s
     return reads.filter((key) => key === 'denuncias').length
   }
   // The agente's scope is or-ed (assigned to me, created by me): the page asks which branches
-  // add records, the total is cached; both under the one generation the list read.
+  // add records, the total is cached; both under the one generation the list read. SQLite looks
+  // once more after the page, which ran without the blocked filter (D41): answered from memory
+  // while `data_version` has not moved, no read of the table.
+  const expected = ON_POSTGRES ? 1 : 2
   for (const query of ['limit=3', 'limit=3&offset=2', 'limit=100'])
-    t.equal(await readsOfList(agente.token, query), 1, `agente, ${query}: one read of the generation`)
-  t.equal(await readsOfList(admin, 'limit=3'), 1, 'unscoped: one read of the generation')
-  // The control: the count sees a second read, as a list that read it twice would give.
+    t.equal(await readsOfList(agente.token, query), expected, `agente, ${query}: the generation asked ${expected}x`)
+  t.equal(await readsOfList(admin, 'limit=3'), expected, `unscoped: the generation asked ${expected}x`)
+  // The control: the count sees one more, as a list that asked once more would give.
   await changes.generation('denuncias')
-  t.equal(reads.filter((key) => key === 'denuncias').length, 2, 'the wrapper counts every read')
+  t.equal(reads.filter((key) => key === 'denuncias').length, expected + 1, 'the wrapper counts every read')
 })

@@ -120,7 +120,7 @@ t.test(
 )
 
 t.test(
-  `D41: while no record is blocked the plain page runs without the blocked filter, and a block brings it back at once, on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
+  `D41: while no record is blocked the plain page runs without the blocked filter (SQLite), and a block brings it back at once, on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
   async (t) => {
     const api = await startTestApi(t)
     const spec = api.service.spec.moduleByName.get('denuncias')
@@ -145,13 +145,15 @@ t.test(
     const before = await listed()
     t.equal(before.total, 30)
     const id = before.ids[4] as string
-    t.same(plainPageShapes(db, spec), ['-|all-unblocked'], 'none blocked: the list ran the page without the filter')
+    // PostgreSQL keeps the filter: the check again after the page would be a round trip.
+    const unfiltered = ON_POSTGRES ? [] : ['-|all-unblocked']
+    t.same(plainPageShapes(db, spec), [...unfiltered, ...(ON_POSTGRES ? ['-'] : [])], 'none blocked: which page ran')
 
     await decide(id, 'bloquear')
     const blocked = await listed()
     t.equal(blocked.total, 29, 'the next list leaves the blocked record out of the total')
     t.notOk(blocked.ids.includes(id), 'and out of the page')
-    t.same(plainPageShapes(db, spec), ['-|all-unblocked', '-'], 'one blocked: the list ran the page with the filter')
+    t.same(plainPageShapes(db, spec), [...unfiltered, '-'], 'one blocked: the list ran the page with the filter')
 
     await decide(id, 'desbloquear')
     const lifted = await listed()
