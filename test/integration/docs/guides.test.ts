@@ -6,7 +6,9 @@
 //   checkout's test-artifacts/ holding a copy of modules.yaml and data/;
 // - blocks run exactly as printed, with nothing added to the PATH: `npx records ...` finds the
 //   command as it does in a fresh clone (npm walks up to the checkout's package.json `bin`), and
-//   a bare `records ...` fails as it would for the reader;
+//   a bare `records ...` fails as it would for the reader; only npm's lifecycle scripts are off
+//   (`npm_config_ignore_scripts`): npx's first link of the checkout would otherwise rebuild dist/
+//   under the other tests;
 // - the guides say http://127.0.0.1:3000; the test substitutes the instance's address;
 // - `read` prompts get the first superadmin's username and password, one per line, unless
 //   `<!-- guide-test: stdin=line1|line2 -->` gives other lines;
@@ -119,7 +121,10 @@ for (const guide of GUIDES) {
       const script = `${prelude(work)}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}`
       const run = spawnSync('bash', ['-c', script], {
         cwd: work,
-        env: { ...process.env, ...env },
+        // npx links the checkout into its cache the first time it runs `records` from it, and
+        // would run its `prepare` (the build) in the checkout: dist/ rewritten under the tests
+        // running beside this one. The link itself, and so what the block runs, is the same.
+        env: { ...process.env, ...env, npm_config_ignore_scripts: 'true' },
         input: inputOf(block),
         encoding: 'utf8',
         timeout: 60_000,
