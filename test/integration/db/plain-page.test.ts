@@ -2,6 +2,8 @@
 // filter, sort or text runs it, compiled once per module and scope shape; two agentes share the
 // statement and each binds their own personal_id, so each still sees only their own records;
 // its rows are those of the query built afresh; the cache of shapes stays bounded.
+import { join } from 'node:path'
+import BetterSqlite3 from 'better-sqlite3'
 import t from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
@@ -169,5 +171,41 @@ t.test(
       (await db.executeQuery(plainPage(db, spec, undefined, page))).rows,
       'the same rows while none is blocked',
     )
+  },
+)
+
+t.test(
+  'D41, SQLite: a block committed by another connection reaches the next unfiltered page',
+  { skip: ON_POSTGRES ? 'the unfiltered page is SQLite only' : false },
+  async (t) => {
+    const api = await startTestApi(t)
+    const spec = api.service.spec.moduleByName.get('denuncias')
+    if (spec === undefined) throw new Error('no denuncias module')
+    await seedDenuncias(api.service, spec, 12, 'test-seed')
+    const admin = await api.adminToken()
+    const listed = async () => {
+      const reply = await api.request('GET', '/denuncias?limit=100', { token: admin })
+      t.equal(reply.status, 200)
+      return (reply.body.data.records as { _id: string }[]).map((r) => r._id)
+    }
+    const before = await listed()
+    const id = before[3] as string
+    t.same(plainPageShapes(api.service.database.db, spec), ['-|all-unblocked'], 'none blocked: no filter')
+
+    // What a block's transaction writes, from another connection to the file (another process
+    // would): the block itself and the module's generation (retention-decisions.ts).
+    const other = new BetterSqlite3(join(api.dataDir, 'records.db'))
+    t.teardown(() => other.close())
+    other.pragma('busy_timeout = 5000')
+    other.transaction(() => {
+      other
+        .prepare('insert into _retention (module, record_id, blocked_at, blocked_by) values (?, ?, ?, ?)')
+        .run('denuncias', id, '2026-05-10 09:00:00', 'otro-proceso')
+      other.prepare("update _sequences set value = value + 1 where prefix = '_gen:denuncias' and year = 0").run()
+    })()
+
+    const after = await listed()
+    t.notOk(after.includes(id), 'the next list leaves the record out')
+    t.equal(after.length, before.length - 1)
   },
 )
