@@ -288,7 +288,14 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const store: Db = own?.db ?? database.db
   /** Where they are read from outside any transaction. */
   const lookup: Db = own?.db ?? database.side ?? database.db
-  await createKeyTable(store)
+  // PostgreSQL: under the migration lock, as the system tables are: instances starting together
+  // on one database otherwise race on CREATE TABLE IF NOT EXISTS (a duplicate in pg_class).
+  if (sqlite) await createKeyTable(store)
+  else
+    await database.db.transaction().execute(async (trx) => {
+      await database.lock(trx, 'migration')
+      await createKeyTable(trx)
+    })
   if (sqlite)
     await database.db.schema
       .createTable(ERASED_KEYS_TABLE)
