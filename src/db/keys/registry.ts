@@ -29,12 +29,16 @@ export async function activeKeyOf(database: Database, db: Db = database.db, lock
 }
 
 // Every write reads the active key (beforeWrite): compiled once, only re-bound.
-const activeKey = preparedQuery<never>((db) =>
-  db.selectFrom(SYSTEM_TABLES.keyState).select('active_key_id').where('id', '=', 1),
-)
-const activeKeyLocked = preparedQuery<never>((db) =>
-  db.selectFrom(SYSTEM_TABLES.keyState).select('active_key_id').where('id', '=', 1).forShare(),
-)
+const activeKeyQuery = (forShare: boolean) =>
+  preparedQuery<never>((db) =>
+    db
+      .selectFrom(SYSTEM_TABLES.keyState)
+      .select('active_key_id')
+      .where('id', '=', 1)
+      .$if(forShare, (q) => q.forShare()),
+  )
+const activeKey = activeKeyQuery(false)
+const activeKeyLocked = activeKeyQuery(true)
 
 /**
  * Refuses a keyring that lacks a key the data may use; returns the active key. On a first

@@ -180,13 +180,14 @@ export async function list(
   // of this list: its total's and its or-ed scope's branches (scope-branches.ts). Not awaited
   // here: a page without an or-ed scope runs alongside the read.
   const generation = context.changes.generation(spec.name)
-  // D41, SQLite: while no record of the module is blocked (counted once per generation, as
-  // totals are: a block, its lift and an erasure bump it), the plain page leaves out the blocked
-  // records' filter, which SQLite weighs on every row the offset skips. The generation is looked
-  // at again after the page (on SQLite `data_version`, no read in the common case): a block that
-  // committed in between, in any process, has the page read again with the filter.
+  // D41: while no record of the module is blocked (counted once per generation, as totals are: a
+  // block, its lift and an erasure bump it), the plain page leaves out the blocked records'
+  // filter, which SQLite weighs on every row the offset skips. The generation is looked at again
+  // after the page: a block committed in between, in any process, has the page read again with
+  // the filter. Only where that second look is cheap (`dataVersion`: SQLite, no read while
+  // nothing moved); on PostgreSQL it would be a round trip.
   const noneBlocked = async () =>
-    database.dialect === 'sqlite' &&
+    database.dataVersion !== undefined &&
     spec.retention !== undefined &&
     (await cachedTotal(context, spec, generation, BLOCKED_COUNT, () => blockedCount(db, spec))) === 0
   const plainRows = async (unblocked: boolean): Promise<readonly Row[]> =>

@@ -27,15 +27,16 @@ export function createReferenceChecks(database: Database, modules: ReadonlyMap<s
       if (ref.onDelete === 'restrict')
         restricting.set(ref.module, [...(restricting.get(ref.module) ?? []), { spec, ref }])
 
-  /** A live record of the target module by id (a write naming one, the common case): compiled once per module. */
-  const liveOne = preparedPerModule<'id'>((target, param) =>
-    database.db
+  /** The live records of `target` among `ids` (one id: `=`), locked FOR SHARE where rows lock. */
+  const liveTargets = (db: Db, target: ModuleSpec, ids: string | readonly string[]) =>
+    db
       .selectFrom(target.table.name)
       .select(META.id)
-      .where(META.id, '=', param('id'))
+      .where((eb) => (typeof ids === 'string' ? eb(META.id, '=', ids) : eb(META.id, 'in', ids)))
       .where(META.deleted, 'is', null)
-      .$if(database.rowLocks, (q) => q.forShare()),
-  )
+      .$if(database.rowLocks, (q) => q.forShare())
+  /** A write naming one target, the common case: compiled once per module, only re-bound. */
+  const liveOne = preparedPerModule<'id'>((target, param) => liveTargets(database.db, target, param('id')))
 
   return {
     async checkTargets(trx, spec, values) {
@@ -46,13 +47,7 @@ export function createReferenceChecks(database: Database, modules: ReadonlyMap<s
         const live =
           named.length === 1
             ? (await trx.executeQuery(liveOne(target).bind({ id: named[0] }))).rows
-            : await trx
-                .selectFrom(target.table.name)
-                .select(META.id)
-                .where(META.id, 'in', named)
-                .where(META.deleted, 'is', null)
-                .$if(database.rowLocks, (q) => q.forShare())
-                .execute()
+            : await liveTargets(trx, target, named).execute()
         const found = new Set(live.map((row) => String(row[META.id])))
         const missing = named.find((id) => !found.has(id))
         if (missing !== undefined) throw referenceNotFound(ref.field, ref.module, missing)

@@ -4,22 +4,29 @@
 // its rows are those of the query built afresh; the cache of shapes stays bounded.
 import { join } from 'node:path'
 import BetterSqlite3 from 'better-sqlite3'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { agentId, seedDenuncias } from '../../../scripts/bench/seed.js'
 import { ROW_COLUMN } from '../../../src/compile/metadata.js'
+import type { ModuleSpec } from '../../../src/compile/types.js'
 import { PLAIN_PAGE_SHAPES, plainPage, plainPageShapes } from '../../../src/db/records/plain-page.js'
 import { plainPageQuery, recordQuery } from '../../../src/db/records/query.js'
 import type { ActingUser } from '../../../src/records/acting-user.js'
 import { resolveScope, type ResolvedScope } from '../../../src/records/scope.js'
-import { ON_POSTGRES, startTestApi } from '../../helpers/api.js'
+import { ON_POSTGRES, startTestApi, type TestApi } from '../../helpers/api.js'
+
+/** A test service with `count` denuncias (and the agents they are assigned to), and their module. */
+async function withDenuncias(t: Test, count: number): Promise<{ api: TestApi; spec: ModuleSpec }> {
+  const api = await startTestApi(t)
+  const spec = api.service.spec.moduleByName.get('denuncias')
+  if (spec === undefined) throw new Error('no denuncias module')
+  await seedDenuncias(api.service, spec, count, 'test-seed')
+  return { api, spec }
+}
 
 t.test(
   `the plain list page is one prepared statement per scope shape on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
   async (t) => {
-    const api = await startTestApi(t)
-    const spec = api.service.spec.moduleByName.get('denuncias')
-    if (spec === undefined) throw new Error('no denuncias module')
-    await seedDenuncias(api.service, spec, 400, 'test-seed')
+    const { api, spec } = await withDenuncias(t, 400)
     const { db, dialect } = api.service.database
     const ids = (rows: readonly Record<string, unknown>[]) => rows.map((r) => String(r['_id']))
 
@@ -124,10 +131,7 @@ t.test(
 t.test(
   `D41: while no record is blocked the plain page runs without the blocked filter (SQLite), and a block brings it back at once, on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}`,
   async (t) => {
-    const api = await startTestApi(t)
-    const spec = api.service.spec.moduleByName.get('denuncias')
-    if (spec === undefined) throw new Error('no denuncias module')
-    await seedDenuncias(api.service, spec, 30, 'test-seed')
+    const { api, spec } = await withDenuncias(t, 30)
     const { db, dialect } = api.service.database
     const admin = await api.adminToken()
     const dpd = (await api.userWithRole('dpd')).token
@@ -178,10 +182,7 @@ t.test(
   'D41, SQLite: a block committed by another connection reaches the next unfiltered page',
   { skip: ON_POSTGRES ? 'the unfiltered page is SQLite only' : false },
   async (t) => {
-    const api = await startTestApi(t)
-    const spec = api.service.spec.moduleByName.get('denuncias')
-    if (spec === undefined) throw new Error('no denuncias module')
-    await seedDenuncias(api.service, spec, 12, 'test-seed')
+    const { api, spec } = await withDenuncias(t, 12)
     const admin = await api.adminToken()
     const listed = async () => {
       const reply = await api.request('GET', '/denuncias?limit=100', { token: admin })
