@@ -6,7 +6,8 @@
 //   npm run build && node dist/scripts/bench/create-statements.js [--creates 2000] [--concurrency 10]
 //   [--database postgres] [--request get]
 // `--request get` counts reads instead: `--creates` GETs of one record each, spread over the
-// records the warm-up created (S1's request).
+// records the warm-up created (S1's request). `--request list` counts S2f's request: a page of 100
+// of the plain fields at a random offset; `--seed 10000` first seeds that many denuncias in bulk.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -28,6 +29,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '1' },
     database: { type: 'string', default: 'sqlite' },
     request: { type: 'string', default: 'create' },
+    seed: { type: 'string', default: '0' },
     'database-url': { type: 'string', default: DEFAULT_ADMIN_URL },
   },
 })
@@ -95,7 +97,7 @@ try {
   // The agents the creates are assigned to (agente_asignado references personal).
   const spec = service.spec.moduleByName.get('denuncias')
   if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
-  await seedDenuncias(service, spec, 0, 'bench-seed')
+  await seedDenuncias(service, spec, Number(args.seed), 'bench-seed')
   const login = await service.app.inject({
     method: 'POST',
     url: '/api/auth/login',
@@ -121,7 +123,18 @@ try {
     })
     if (response.statusCode !== 200) throw new Error(`get: ${response.statusCode} ${response.body}`)
   }
-  const measured = args.request === 'get' ? get : create
+  const seeded = Number(args.seed)
+  // S2f's request (scripts/bench.ts): a page of the plain fields a list screen shows.
+  const list = async () => {
+    const offset = Math.floor(Math.random() * Math.max(1, Math.min(seeded, 10_000) - 100))
+    const response = await service.app.inject({
+      method: 'GET',
+      url: `/api/denuncias?limit=100&offset=${offset}&fields=denunciante_nombre,tipo,fecha_hechos,lugar_hechos,estado,prioridad`,
+      headers: { authorization: `Bearer ${token}` },
+    })
+    if (response.statusCode !== 200) throw new Error(`list: ${response.statusCode} ${response.body}`)
+  }
+  const measured = args.request === 'get' ? get : args.request === 'list' ? list : create
   const warmup = Number(args.warmup)
   const creates = Number(args.creates)
   for (let i = 1; i <= warmup; i++) await create(i)
@@ -143,7 +156,7 @@ try {
   const sqlUs = rows.reduce((n, [, t]) => n + t.us, 0) / creates
   const perCreate = rows.reduce((n, [, t]) => n + t.count, 0) / creates
   console.log(
-    `${database.label}: ${creates} ${args.request === 'get' ? 'GETs' : 'creates'} through app.inject, ${args.concurrency} at a time; ${totalUs.toFixed(0)} µs per create, ` +
+    `${database.label}: ${creates} ${args.request === 'create' ? 'creates' : `${args.request} requests`} through app.inject, ${args.concurrency} at a time; ${totalUs.toFixed(0)} µs per create, ` +
       `${perCreate.toFixed(2)} statements (${sqlUs.toFixed(0)} µs) of it in the driver`,
   )
   if (lockWaits !== undefined)
@@ -156,7 +169,7 @@ try {
   console.log(`${'per create'.padStart(10)} ${'µs each'.padStart(8)} ${'µs/create'.padStart(9)}  statement`)
   for (const [text, t] of rows)
     console.log(
-      `${(t.count / creates).toFixed(2).padStart(10)} ${(t.us / t.count).toFixed(0).padStart(8)} ${(t.us / creates).toFixed(0).padStart(9)}  ${text.length > 150 ? `${text.slice(0, 147)}...` : text}`,
+      `${(t.count / creates).toFixed(2).padStart(10)} ${(t.us / t.count).toFixed(0).padStart(8)} ${(t.us / creates).toFixed(0).padStart(9)}  ${text.length > 150 && process.env.FULL_SQL === undefined ? `${text.slice(0, 147)}...` : text}`,
     )
 } finally {
   await database.drop()

@@ -5,11 +5,22 @@ import { randomBytesPooled } from './random-pool.js'
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (Array.isArray(value))
+    return onlyStrings(value) ? JSON.stringify(value) : `[${value.map(canonicalJson).join(',')}]`
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+}
+
+/**
+ * Whether every element is a string (a hole is not): then JSON.stringify writes the array exactly
+ * as element-by-element canonicalJson does, in a fraction of the time. A page's consultation entry
+ * hashes its hundred ids this way (D18).
+ */
+function onlyStrings(values: readonly unknown[]): boolean {
+  for (let i = 0; i < values.length; i++) if (typeof values[i] !== 'string') return false
+  return true
 }
 
 /** One-shot `crypto.hash` (Node >= 20.12): half the cost of createHash for short texts. */

@@ -186,3 +186,16 @@ t.test('D20: account changes apply to existing tokens at once', async (t) => {
     )
   })
 })
+
+t.test('D20: a token accepted once is refused once its exp has passed (verified tokens are cached)', async (t) => {
+  const api = await startTestApi(t)
+  const secret = secretOf(api.dataDir)
+  const me = await api.request('GET', '/me', { token: await api.adminToken() })
+  const sub = me.body.data._id as string
+  const exp = Math.floor(Date.now() / 1000) + 2
+  const token = forgeToken({ secret, claims: { sub, exp } })
+  t.equal((await api.request('GET', '/me', { token })).status, 200, 'accepted before its exp')
+  t.equal((await api.request('GET', '/me', { token })).status, 200, 'and again, from the cache')
+  await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 100))
+  assertError(t, await api.request('GET', '/me', { token }), 401, INVALID, 'the same token after its exp')
+})
