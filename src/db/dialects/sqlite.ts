@@ -13,7 +13,7 @@ import {
   type SqliteStatement,
 } from 'kysely'
 import type { Database, DynamicDb } from '../database.js'
-import { statementWithRowsBuiltInJs, type RowSource } from './sqlite-rows.js'
+import { rowSource, statementWithRowsBuiltInJs } from './sqlite-rows.js'
 
 interface ImmediateConfig {
   readonly database: SqliteDatabase
@@ -54,8 +54,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 /** Kysely prepares every query; better-sqlite3 statements can be reused, so keep them (rows built in JS). */
 function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>()
-  const schemaVersion = raw.prepare('pragma schema_version').pluck()
-  const source: RowSource = { prepare: (sql) => raw.prepare(sql), schemaVersion: () => schemaVersion.get() as number }
+  const source = rowSource(raw)
   return {
     close: () => raw.close(),
     prepare(sql: string) {

@@ -11,15 +11,13 @@ import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import {
   rowConstructor,
+  rowSource,
   selectsStar,
   statementWithRowsBuiltInJs,
   type RowSource,
 } from '../../../src/db/dialects/sqlite-rows.js'
 
-const sourceOf = (connection: BetterSqlite3.Database): RowSource => {
-  const version = connection.prepare('pragma schema_version').pluck()
-  return { prepare: (sql) => connection.prepare(sql), schemaVersion: () => version.get() as number }
-}
+const sourceOf = rowSource
 const db = new BetterSqlite3(':memory:')
 t.teardown(() => db.close())
 const source = sourceOf(db)
@@ -99,10 +97,14 @@ t.test('which SQL takes its columns from the table at run time', async (t) => {
 })
 
 /** Two connections to one new database file, as a service and another process would hold them. */
-function twoConnections(t: Test): { ours: BetterSqlite3.Database; theirs: BetterSqlite3.Database } {
+function twoConnections(
+  t: Test,
+  journal: 'delete' | 'wal' = 'delete',
+): { ours: BetterSqlite3.Database; theirs: BetterSqlite3.Database } {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-rows-'))
   const file = join(dir, 'db.sqlite')
   const ours = new BetterSqlite3(file)
+  ours.pragma(`journal_mode = ${journal}`)
   const theirs = new BetterSqlite3(file)
   t.teardown(() => {
     ours.close()
@@ -141,6 +143,7 @@ t.test('a RETURNING * runs once when the schema moves under it', async (t) => {
   // The other connection changes the schema between the version read before the run and the run.
   const moving: RowSource = {
     prepare: source.prepare,
+    snapshot: source.snapshot,
     schemaVersion: () => {
       const version = source.schemaVersion()
       if (moves++ === 2) theirs.exec('alter table w add column b text')
@@ -152,4 +155,34 @@ t.test('a RETURNING * runs once when the schema moves under it', async (t) => {
   t.same(insert.all(['dos']), [{ a: 'dos', b: null }], 'named by the columns it ran with')
   t.same(insert.all(['tres']), [{ a: 'tres', b: null }])
   t.same(ours.prepare('select a from w').pluck().all(), ['uno', 'dos', 'tres'], 'one row per insert')
+})
+
+t.test('a `select *` reads the version, its rows and the version again in one snapshot', async (t) => {
+  // WAL, as the service runs: another connection may commit while this one reads.
+  const { ours, theirs } = twoConnections(t, 'wal')
+  ours.exec("create table t (id integer, nombre text); insert into t values (1, 'Ana')")
+  const source = sourceOf(ours)
+  let reads = 0
+  const moving: RowSource = {
+    ...source,
+    schemaVersion: () => {
+      const version = source.schemaVersion()
+      // Between the version read before the statement and the statement itself.
+      if (reads++ === 0) theirs.exec("alter table t add column nota text; update t set nota = 'n'")
+      return version
+    },
+  }
+  const select = statementWithRowsBuiltInJs(moving, 'select * from t where id = ?')
+  t.same(select.all([1]), [{ id: 1, nombre: 'Ana' }], 'the change committed meanwhile is not part of this read')
+  t.notOk(ours.inTransaction, 'the read transaction ends with the read')
+  t.same(select.all([1]), [{ id: 1, nombre: 'Ana', nota: 'n' }], 'the next read sees it, each value named')
+
+  const failing = statementWithRowsBuiltInJs(source, "select * from t where json_extract('no json', '$') = ?")
+  t.throws(() => failing.all([1]), /malformed JSON/)
+  t.notOk(ours.inTransaction, 'nor is it left open when the statement fails')
+
+  ours.exec('begin')
+  t.same(select.all([1]), [{ id: 1, nombre: 'Ana', nota: 'n' }], 'inside an open transaction')
+  t.ok(ours.inTransaction, 'which stays open')
+  ours.exec('commit')
 })
