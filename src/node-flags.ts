@@ -18,7 +18,10 @@
 // bench, but 10,000 creates through the API on PostgreSQL let the heap reach 115 MiB of mostly
 // garbage, and the process's peak RSS 245 MiB; with the factor fixed, 180 MiB, the seed as fast.
 // Unlike a cap on the old space there is no ceiling: a burst that needs more memory still gets it.
-// Not allowed in NODE_OPTIONS: a service run without npm passes it to node itself (docs/operators.md).
+// The factor is fixed in every mode, also where V8 would pick a smaller one (1.1 to 1.3) to save
+// memory under pressure.
+// Only --max-semi-space-size is allowed in NODE_OPTIONS: a service run without npm passes the
+// flags to node itself (docs/operators.md).
 export const SERVICE_NODE_FLAGS: readonly string[] = [
   '--max-semi-space-size=4',
   '--min-semi-space-size=4',

@@ -78,9 +78,9 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
   await app.register(fastifyJwt, {
     secret: options.secret,
     sign: { algorithm: 'HS256', expiresIn: `${options.service.service.tokenDays}d` },
-    // fast-jwt's cache of verified tokens (1,000, keyed by the token's hash, each until its own
-    // exp): a client's next request skips the signature and the claims' parsing. Revocation,
-    // the account and its session version are still checked on every request (caller).
+    // fast-jwt's cache of verified tokens (1,000, keyed by the token's hash, each until its exp and
+    // at most 10 minutes): a client's next request skips the signature and the claims' parsing.
+    // Revocation, the account and its session version are still checked on every request (caller).
     verify: { algorithms: ['HS256'], cache: true },
   })
   app.decorateRequest('auth', undefined)
@@ -96,7 +96,8 @@ async function authPlugin(app: FastifyInstance, options: AuthOptions): Promise<v
     let claims: TokenClaims
     try {
       // The plugin's verifier, compiled once; request.jwtVerify() re-merges options per call.
-      claims = app.jwt.verify<TokenClaims>(header.slice('Bearer '.length))
+      // Frozen: a cache hit hands every request of this token the same object.
+      claims = Object.freeze(app.jwt.verify<TokenClaims>(header.slice('Bearer '.length)))
     } catch (error) {
       throw invalidToken(error)
     }

@@ -54,17 +54,26 @@ export function rowSource(raw: BetterSqlite3.Database): RowSource {
   const schemaVersion = raw.prepare('pragma schema_version').pluck()
   const begin = raw.prepare('begin')
   const commit = raw.prepare('commit')
+  const rollback = raw.prepare('rollback')
   return {
     prepare: (sql) => raw.prepare(sql),
     schemaVersion: () => schemaVersion.get() as number,
     snapshot(read) {
       if (raw.inTransaction) return read()
+      // (better-sqlite3 refuses `begin` while an iterator of this connection is open; Kysely holds
+      // the connection for a stream's whole length, so no read comes here meanwhile.)
       begin.run()
       try {
         return read()
       } finally {
-        // A read ends its transaction by committing nothing; SQLite may have ended it already.
-        if (raw.inTransaction) commit.run()
+        // A read ends its transaction by committing nothing; SQLite may have ended it already. Were
+        // the commit to fail, the transaction is rolled back: left open, every later read would
+        // run inside it, on its old snapshot, and no write could begin.
+        try {
+          if (raw.inTransaction) commit.run()
+        } finally {
+          if (raw.inTransaction) rollback.run()
+        }
       }
     },
   }

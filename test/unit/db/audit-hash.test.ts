@@ -6,6 +6,7 @@ import { hashAuditEntry } from '../../../src/db/audit/log.js'
 import { canonicalJson, sha256Hex } from '../../../src/db/canonical.js'
 
 const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null })
+const EXPECTED_PAGE_HASH = '736296d0f065c330138d4d030aa213d229f704896fe5355943ae2f8814b5c9c7'
 
 t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async (t) => {
   const entry = fc.record({
@@ -48,6 +49,29 @@ t.test('D18: hashAuditEntry equals sha256 of canonicalJson for any entry', async
     { numRuns: 500 },
   )
   t.pass('500 random entries hash alike')
+})
+
+t.test('D18: a consultation of a page hashes as it did before its ids were written at once', async (t) => {
+  // The expected hash was computed by the code before canonicalJson's shortcut (commit 42fb088).
+  const page = {
+    seq: 12345,
+    at: '2026-11-29 04:00:00.000',
+    user_id: 'USR-1',
+    action: 'consultar' as const,
+    module: 'denuncias',
+    record_id: null,
+    version: null,
+    record_hash: null,
+    fields: ['denunciante_nombre', 'tipo', 'estado'],
+    prev_hash: 'a'.repeat(64),
+    address: '127.0.0.1',
+    request_id: 'r-1',
+    motivo: null,
+    recipient: null,
+    record_ids: Array.from({ length: 100 }, (_, k) => `DEN-2026-${String(k).padStart(5, '0')}`),
+    criteria: { limit: 100, offset: 5 },
+  }
+  t.equal(hashAuditEntry(page), EXPECTED_PAGE_HASH)
 })
 
 t.test('an entry without the request keys hashes as before they existed', async (t) => {

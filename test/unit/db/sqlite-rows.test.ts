@@ -150,11 +150,24 @@ t.test('a RETURNING * runs once when the schema moves under it', async (t) => {
       return version
     },
   }
+  // A RETURNING * writes: never inside a deferred read transaction (it would have to upgrade it).
+  t.same(
+    statementWithRowsBuiltInJs(
+      {
+        ...source,
+        snapshot: () => {
+          throw new Error('a write in a read transaction')
+        },
+      },
+      'insert into w (a) values (?) returning *',
+    ).all(['cero']),
+    [{ a: 'cero' }],
+  )
   const insert = statementWithRowsBuiltInJs(moving, 'insert into w (a) values (?) returning *')
   t.same(insert.all(['uno']), [{ a: 'uno' }])
   t.same(insert.all(['dos']), [{ a: 'dos', b: null }], 'named by the columns it ran with')
   t.same(insert.all(['tres']), [{ a: 'tres', b: null }])
-  t.same(ours.prepare('select a from w').pluck().all(), ['uno', 'dos', 'tres'], 'one row per insert')
+  t.same(ours.prepare('select a from w').pluck().all(), ['cero', 'uno', 'dos', 'tres'], 'one row per insert')
 })
 
 t.test('a `select *` reads the version, its rows and the version again in one snapshot', async (t) => {
