@@ -47,6 +47,8 @@ import {
   agentId,
   creatableDenuncia,
   denunciaValues,
+  PLAIN_FIELDS,
+  randomPageOffset,
   seedDenuncias,
 } from './bench/seed.js'
 import { seedThroughApi } from './bench/seed-api.js'
@@ -105,14 +107,10 @@ const fastifySerializer = (schema: object): ((payload: unknown) => string) =>
     ) => (p: unknown) => string
   )(schema)
 
-/** What a list screen of denuncias shows; none of them is encrypted (S2f). */
-const PLAIN_FIELDS = ['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'estado', 'prioridad']
-
 function scenarios(size: number, year: number): Scenario[] {
   const n = () => 1 + Math.floor(Math.random() * size)
   const randomId = () => `DEN-${year}-${String(n()).padStart(5, '0')}`
-  // Small offsets: the same range at every size, so growth compares like with like (D11 lists).
-  const offset = () => Math.floor(Math.random() * Math.max(1, Math.min(size, 10_000) - 100))
+  const offset = () => randomPageOffset(size)
   // Seeded through the API, every denuncia is pendiente (the state creates take).
   const filter = () => ({ estado: seedMode === 'api' ? 'pendiente' : pick(ESTADOS), prioridad: pick(PRIORIDADES) })
   const filters = () => {
@@ -284,7 +282,7 @@ async function measureScoped(service: ServiceGroup, size: number, adminToken: st
   const agenteToken = ((await login.json()) as { data: { token: string } }).data.token
   // Offsets within the agente's records, the same for both: equal pages, equal skipped rows.
   const inScope = Math.floor(size / AGENTS)
-  const offset = () => Math.floor(Math.random() * Math.max(1, Math.min(inScope, 10_000) - 100))
+  const offset = () => randomPageOffset(inScope)
   const request: LoadRequest = { method: 'GET', path: () => `/api/denuncias?limit=100&offset=${offset()}` }
   const runs: { scoped: LoadFigures; unscoped: LoadFigures }[] = []
   for (let round = 0; round < rounds; round++) {

@@ -19,7 +19,7 @@ import { openService } from '../../src/app/service.js'
 import { loadSettings } from '../../src/app/settings.js'
 import { DEFAULT_ADMIN_URL, openBenchDatabase } from './database.js'
 import { ACTIVITY_QUERY, formatShares, startLockWaitSampler, topWaiting } from './lock-waits.js'
-import { creatableDenuncia, seedDenuncias } from './seed.js'
+import { creatableDenuncia, PLAIN_FIELDS, randomPageOffset, seedDenuncias } from './seed.js'
 
 const { values: args } = parseArgs({
   options: {
@@ -97,7 +97,8 @@ try {
   // The agents the creates are assigned to (agente_asignado references personal).
   const spec = service.spec.moduleByName.get('denuncias')
   if (spec === undefined) throw new Error('modules.yaml has no denuncias module')
-  await seedDenuncias(service, spec, Number(args.seed), 'bench-seed')
+  const seeded = Number(args.seed)
+  await seedDenuncias(service, spec, seeded, 'bench-seed')
   const login = await service.app.inject({
     method: 'POST',
     url: '/api/auth/login',
@@ -123,13 +124,11 @@ try {
     })
     if (response.statusCode !== 200) throw new Error(`get: ${response.statusCode} ${response.body}`)
   }
-  const seeded = Number(args.seed)
   // S2f's request (scripts/bench.ts): a page of the plain fields a list screen shows.
   const list = async () => {
-    const offset = Math.floor(Math.random() * Math.max(1, Math.min(seeded, 10_000) - 100))
     const response = await service.app.inject({
       method: 'GET',
-      url: `/api/denuncias?limit=100&offset=${offset}&fields=denunciante_nombre,tipo,fecha_hechos,lugar_hechos,estado,prioridad`,
+      url: `/api/denuncias?limit=100&offset=${randomPageOffset(seeded)}&fields=${PLAIN_FIELDS.join(',')}`,
       headers: { authorization: `Bearer ${token}` },
     })
     if (response.statusCode !== 200) throw new Error(`list: ${response.statusCode} ${response.body}`)

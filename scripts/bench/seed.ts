@@ -11,6 +11,21 @@ import type { OpenService } from '../../src/app/service.js'
 export const ESTADOS = ['pendiente', 'investigacion', 'archivada', 'judicializada'] as const
 export const PRIORIDADES = ['baja', 'media', 'alta', 'urgente'] as const
 export const TIPOS = ['hurto', 'robo', 'lesiones', 'daños'] as const
+/** What a list screen of denuncias shows; none of them is encrypted (S2f). */
+export const PLAIN_FIELDS = [
+  'denunciante_nombre',
+  'tipo',
+  'fecha_hechos',
+  'lugar_hechos',
+  'estado',
+  'prioridad',
+] as const
+/**
+ * A random offset of a 100-record page among the first `size` records (at most 10,000: the same
+ * range at every size, so growth compares like with like; D11 lists).
+ */
+export const randomPageOffset = (size: number): number =>
+  Math.floor(Math.random() * Math.max(1, Math.min(size, 10_000) - 100))
 /** Denuncias are assigned round-robin to this many agents: one agent's scope is 1/AGENTS of the table. */
 export const AGENTS = 20
 

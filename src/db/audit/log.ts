@@ -102,7 +102,7 @@ const optional = (key: string, value: unknown): string =>
 export function hashAuditEntry(entry: HashedAuditEntry): string {
   return sha256Hex(
     `{"action":${json(entry.action)}${optional('address', entry.address)},"at":${json(entry.at)}` +
-      `${optional('criteria', entry.criteria)},"fields":${JSON.stringify(entry.fields)},` +
+      `${optional('criteria', entry.criteria)},"fields":${canonicalJson(entry.fields)},` +
       `"module":${json(entry.module)}${optional('motivo', entry.motivo)},"prev_hash":${json(entry.prev_hash)}` +
       `${optional('recipient', entry.recipient)},"record_hash":${json(entry.record_hash)},` +
       `"record_id":${json(entry.record_id)}${optional('record_ids', entry.record_ids)}` +
