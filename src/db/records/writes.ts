@@ -24,7 +24,7 @@ import {
 } from '../audit/log.js'
 import { canonicalJson, newRecordSalt } from '../canonical.js'
 import { checkEncryptedUnique } from './encrypted-unique.js'
-import { inWriteTransaction } from '../group-commit.js'
+import { inWriteTransaction, type GroupOptions } from '../group-commit.js'
 import type { Db, Row } from '../database.js'
 import type { RecordCodec } from './codec.js'
 import { preparedPerModule, type Prepared } from '../prepared.js'
@@ -107,7 +107,10 @@ export async function create(
   checkCreation(spec, filled)
   const prepared = await codec.hashPasswords(spec, filled)
   await prepareRecordIds(database, spec.prefix, yearOf(now, timezone))
-  const [row] = await write(context, spec, (trx) => insertRecords(context, trx, spec, [prepared], actor, now))
+  // Its checks ran before the transaction: seldom refused in it, so no savepoint of its own (D49).
+  const [row] = await write(context, spec, (trx) => insertRecords(context, trx, spec, [prepared], actor, now), {
+    withoutSavepoint: true,
+  })
   return shownTo(codec.decode(spec, row as Row, reveal, prepared), recordReader(spec, user, reveal))
 }
 
@@ -217,16 +220,26 @@ async function rehashed(codec: RecordCodec, spec: ModuleSpec, adjusted: Row, giv
  * (D20); PostgreSQL seals the audit entries after the commit, and the seal bumps it (D38), so no
  * row or lock shared by all writers is held until a write commits.
  */
-async function write<T>(context: WriteContext, spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
+async function write<T>(
+  context: WriteContext,
+  spec: ModuleSpec,
+  work: (trx: Db) => Promise<T>,
+  group: GroupOptions = {},
+): Promise<T> {
   const { database, changes, onSealError } = context
   const sealed = sealsAudit(database)
   let queued: readonly number[] = []
-  const result = await transaction(context, spec, async (trx) => {
-    const out = await work(trx)
-    if (!sealed) await changes.bump(trx, spec.name)
-    queued = queuedBy(trx)
-    return out
-  })
+  const result = await transaction(
+    context,
+    spec,
+    async (trx) => {
+      const out = await work(trx)
+      if (!sealed) await changes.bump(trx, spec.name)
+      queued = queuedBy(trx)
+      return out
+    },
+    group,
+  )
   // Before answering: whoever reads /auditoria or /historial next finds the entry chained. A
   // failed seal does not undo a committed write: answering an error would invite a retry that
   // duplicates the record. The entry stays pending for the next seal (any write, the heartbeat).
@@ -242,9 +255,14 @@ async function write<T>(context: WriteContext, spec: ModuleSpec, work: (trx: Db)
  * The write's transaction (on SQLite shared with the writes that arrive with it, D48), its
  * constraint and lock errors turned into client errors.
  */
-async function transaction<T>({ database }: WriteContext, spec: ModuleSpec, work: (trx: Db) => Promise<T>): Promise<T> {
+async function transaction<T>(
+  { database }: WriteContext,
+  spec: ModuleSpec,
+  work: (trx: Db) => Promise<T>,
+  group: GroupOptions,
+): Promise<T> {
   try {
-    return await inWriteTransaction(database, work)
+    return await inWriteTransaction(database, work, group)
   } catch (error) {
     if (isAppError(error)) throw error
     const violated = database.uniqueViolation(error)

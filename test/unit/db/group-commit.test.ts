@@ -185,3 +185,164 @@ t.test('D48: a group holds at most MAX_GROUP writes; the rest form the next', as
   t.equal(committedBefore[MAX_GROUP + 5], MAX_GROUP, 'and the rest share it')
   t.equal(outsideCount(outside), MAX_GROUP + 6)
 })
+
+// D49: a write that is seldom refused inside its transaction (a create) runs without a savepoint;
+// should it fail after all, the group is rolled back whole and runs again with a savepoint per write.
+const bare = { withoutSavepoint: true }
+
+t.test('D49: writes without a savepoint share the transaction and are answered after its commit', async (t) => {
+  const { database, outside } = await open(t)
+  const seenFromOutside: number[] = []
+  const statements: string[] = []
+  const results = await Promise.all(
+    ['a', 'b', 'c'].map((name) =>
+      inWriteTransaction(
+        database,
+        async (trx) => {
+          await insert(trx, name)
+          seenFromOutside.push(outsideCount(outside))
+          return name
+        },
+        bare,
+      ).then((value) => {
+        statements.push(`${value}:${outsideCount(outside)}`)
+        return value
+      }),
+    ),
+  )
+  t.same(results, ['a', 'b', 'c'])
+  t.same(seenFromOutside, [0, 0, 0], 'none committed while the group ran')
+  t.same(statements, ['a:3', 'b:3', 'c:3'], 'each answered once all three were on disk')
+})
+
+t.test('D49: a write without a savepoint that fails: the group runs again, and it fails alone', async (t) => {
+  const { database, outside } = await open(t)
+  await insert(database.db, 'taken')
+  const runs = new Map<string, number>()
+  const counted = (name: string, work: (trx: Db) => Promise<unknown>) => (trx: Db) => {
+    runs.set(name, (runs.get(name) ?? 0) + 1)
+    return work(trx)
+  }
+  const attempts = await Promise.allSettled([
+    inWriteTransaction(
+      database,
+      counted('a', (trx) => insert(trx, 'a')),
+      bare,
+    ),
+    inWriteTransaction(
+      database,
+      counted('conflict', async (trx) => {
+        await insert(trx, 'half')
+        await insert(trx, 'taken')
+      }),
+      bare,
+    ),
+    inWriteTransaction(
+      database,
+      counted('b', (trx) => insert(trx, 'b')),
+      bare,
+    ),
+    inWriteTransaction(
+      database,
+      counted('c', (trx) => insert(trx, 'c')),
+    ),
+  ])
+  t.same(
+    attempts.map((a) => a.status),
+    ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+  )
+  t.match(
+    (attempts[1] as PromiseRejectedResult).reason,
+    { code: 'SQLITE_CONSTRAINT_PRIMARYKEY' },
+    'the failed write gets its own error, as the driver gave it',
+  )
+  t.same(
+    await names(database.db),
+    ['a', 'b', 'c', 'taken'],
+    'nothing of the failed write stays, not even its first row',
+  )
+  t.equal(outsideCount(outside), 4, 'and nothing of the first run stays twice')
+  t.same(
+    Object.fromEntries(runs),
+    { a: 2, conflict: 2, b: 1, c: 1 },
+    'the writes before the failure ran again; those after it ran once, in the second run',
+  )
+})
+
+t.test('D49: a write in a savepoint that fails does not make the group run again', async (t) => {
+  const { database } = await open(t)
+  let runs = 0
+  const attempts = await Promise.allSettled([
+    inWriteTransaction(
+      database,
+      async (trx) => {
+        runs += 1
+        await insert(trx, 'a')
+      },
+      bare,
+    ),
+    inWriteTransaction(database, async (trx) => {
+      await insert(trx, 'half')
+      throw new Error('If-Match no coincide')
+    }),
+    inWriteTransaction(database, (trx) => insert(trx, 'b'), bare),
+  ])
+  t.same(
+    attempts.map((a) => a.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  )
+  t.equal(runs, 1, 'undone to its savepoint; the others ran once')
+  t.same(await names(database.db), ['a', 'b'])
+})
+
+t.test('D49: a write refused only the first time commits in the second run', async (t) => {
+  const { database } = await open(t)
+  let tries = 0
+  const attempts = await Promise.allSettled([
+    inWriteTransaction(database, (trx) => insert(trx, 'a'), bare),
+    inWriteTransaction(
+      database,
+      async (trx) => {
+        tries += 1
+        await insert(trx, 'flaky')
+        if (tries === 1) throw new Error('ocupado')
+      },
+      bare,
+    ),
+  ])
+  t.same(
+    attempts.map((a) => a.status),
+    ['fulfilled', 'fulfilled'],
+  )
+  t.same(await names(database.db), ['a', 'flaky'])
+})
+
+t.test('D49: when SQLite ends the transaction under a write without a savepoint, none is kept', async (t) => {
+  const { database, outside } = await open(t)
+  const ended = new Error('database or disk is full')
+  const attempts = await Promise.allSettled([
+    inWriteTransaction(database, (trx) => insert(trx, 'before'), bare),
+    inWriteTransaction(
+      database,
+      async (trx) => {
+        await insert(trx, 'failing')
+        await sql`rollback`.execute(trx)
+        throw ended
+      },
+      bare,
+    ),
+    inWriteTransaction(database, (trx) => insert(trx, 'after'), bare),
+  ])
+  t.same(
+    attempts.map((a) => (a.status === 'rejected' ? a.reason : a.status)),
+    [ended, ended, ended],
+    'every write of the group fails with the cause',
+  )
+  t.same(await names(database.db), [], 'none is kept')
+  t.equal(outsideCount(outside), 0)
+  t.equal(
+    await inWriteTransaction(database, (trx) => insert(trx, 'next'), bare).then(() => 'ok'),
+    'ok',
+    'the next group writes',
+  )
+})
