@@ -44,6 +44,19 @@ interface Member {
   readonly reject: (error: unknown) => void
 }
 
+/**
+ * What the writes of a group hand on to the next write of the same transaction (the audit
+ * chain's tail, say), by key; emptied whenever a write is rolled back to its savepoint, and
+ * gone with the transaction.
+ */
+const carried = new WeakMap<Db, Map<symbol, unknown>>()
+
+/**
+ * The values a write of a group (this transaction) may hand on to the next, or undefined outside
+ * a group. What is kept here must be kept by every writer of the transaction.
+ */
+export const carriedInGroup = (trx: Db): Map<symbol, unknown> | undefined => carried.get(trx)
+
 type Run = <T>(work: (trx: Db) => Promise<T>, options: GroupOptions) => Promise<T>
 
 const groups = new WeakMap<Database, Run>()
@@ -133,6 +146,7 @@ async function commit(db: Db, members: readonly Member[]): Promise<void> {
 async function runGroup(db: Db, members: readonly Member[], everyInSavepoint: boolean): Promise<Outcome> {
   const outcome: Outcome = { done: [], failed: [] }
   await db.transaction().execute(async (trx) => {
+    carried.set(trx, new Map())
     for (const member of members) {
       const inSavepoint = everyInSavepoint || !member.withoutSavepoint
       if (inSavepoint) await trx.executeQuery(SAVEPOINT)
@@ -158,6 +172,8 @@ async function runGroup(db: Db, members: readonly Member[], everyInSavepoint: bo
  * member's error then ends the group, whose other writes are gone too.
  */
 async function undo(trx: Db, error: unknown): Promise<void> {
+  // What the undone write handed on is undone with it.
+  carried.get(trx)?.clear()
   try {
     await trx.executeQuery(ROLLBACK_TO)
     await trx.executeQuery(RELEASE)

@@ -8,6 +8,7 @@ import { canonicalJson, sha256Hex } from '../canonical.js'
 import { AUDIT_CHAIN_COLUMNS } from '../../compile/audit-columns.js'
 import { AUDIT_REQUEST_COLUMNS, SYSTEM_TABLES } from '../system-tables.js'
 import { coalesced } from '../coalesce.js'
+import { carriedInGroup } from '../group-commit.js'
 import { preparedQuery } from '../prepared.js'
 
 /** One list, which GET /auditoria?accion= validates against. */
@@ -175,6 +176,9 @@ function compiledInsert(database: Database, table: string, columns: readonly str
   return compiled
 }
 
+/** The chain's tail a write of a group hands on to the next (group-commit.ts). */
+const CHAIN_TAIL = Symbol('audit chain tail')
+
 const tailQuery = preparedQuery<never>((db) =>
   db.selectFrom(SYSTEM_TABLES.audit).select(['seq', 'hash']).orderBy('seq', 'desc').limit(1),
 )
@@ -270,9 +274,17 @@ const feedsHear = (database: Database, entries: readonly UnchainedEntry[]): bool
  * Returns the last seq, and sends it to the live feeds when a record write is among them.
  */
 async function chain(database: Database, trx: Db, entries: readonly UnchainedEntry[]): Promise<number> {
-  const chained = link(entries, (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0])
-  const seq = chained[chained.length - 1]?.seq ?? 0
+  // In a group of record writes (D48) the tail is the entry the write before appended: read once
+  // per group. The group forgets it when it undoes a write; an entry appended beside this function
+  // would make the next `seq` taken already, and the insert refused (it is the only one on SQLite).
+  const carried = carriedInGroup(trx)
+  const tail =
+    (carried?.get(CHAIN_TAIL) as Row | undefined) ?? (await trx.executeQuery(tailQuery(trx).bind({}))).rows[0]
+  const chained = link(entries, tail)
+  const last = chained[chained.length - 1]
+  const seq = last?.seq ?? 0
   await insertRows(database, trx, SYSTEM_TABLES.audit, AUDIT_COLUMNS, chained)
+  if (last !== undefined) carried?.set(CHAIN_TAIL, { seq: last.seq, hash: last.hash })
   // Live feeds of every instance wake when this commits (a NOTIFY waits for the commit).
   if (feedsHear(database, entries)) await database.notify?.(trx, AUDIT_CHANNEL, String(seq))
   return seq
