@@ -105,8 +105,8 @@ function commitGroups(db: Db): Run {
     })
 }
 
-/** A write without a savepoint failed: its group is rolled back and runs again (D49). */
-class RunAgain extends Error {}
+/** Thrown when a write without a savepoint failed: its group is rolled back and runs again (D49). */
+const RUN_AGAIN = new Error('the group runs again, a savepoint per write')
 
 interface Outcome {
   readonly done: { readonly member: Member; readonly value: unknown }[]
@@ -125,7 +125,7 @@ async function commit(db: Db, members: readonly Member[]): Promise<void> {
     try {
       outcome = await runGroup(db, members, false)
     } catch (error) {
-      if (!(error instanceof RunAgain)) throw error
+      if (error !== RUN_AGAIN) throw error
       // Rolled back whole: nothing of the first run stays. Each write now in a savepoint of its own.
       outcome = await runGroup(db, members, true)
     }
@@ -141,7 +141,7 @@ async function commit(db: Db, members: readonly Member[]): Promise<void> {
 /**
  * One transaction over `members`, each in a savepoint of its own unless it asked for none and
  * `everyInSavepoint` is false. A failed write in a savepoint is undone alone; one without
- * throws RunAgain, which rolls the whole transaction back.
+ * throws RUN_AGAIN, which rolls the whole transaction back.
  */
 async function runGroup(db: Db, members: readonly Member[], everyInSavepoint: boolean): Promise<Outcome> {
   const outcome: Outcome = { done: [], failed: [] }
@@ -154,7 +154,7 @@ async function runGroup(db: Db, members: readonly Member[], everyInSavepoint: bo
       try {
         value = await member.work(trx)
       } catch (error) {
-        if (!inSavepoint) throw new RunAgain()
+        if (!inSavepoint) throw RUN_AGAIN
         outcome.failed.push({ member, error })
         await undo(trx, error)
         continue
