@@ -33,6 +33,8 @@ const setup = workerData as WorkerSetup
 const database = createSqliteDatabase({
   file: setup.file,
   ...(setup.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: setup.busyTimeoutMs }),
+  // It appends: the pages it wrote last and the paths down its indexes are all it reads again.
+  cacheKiB: 2048,
 })
 
 port.on('message', (request: WorkerRequest) => {

@@ -72,6 +72,11 @@ function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
 export interface SqliteOptions {
   readonly file: string
   readonly busyTimeoutMs?: number
+  /**
+   * Most KiB of pages the connection keeps in memory; default the build's (16,000 KiB in
+   * better-sqlite3's). A connection that only appends (the consultation log's) needs few.
+   */
+  readonly cacheKiB?: number
 }
 
 /**
@@ -99,6 +104,7 @@ export function createSqliteDatabase(options: SqliteOptions): Database {
   // Never map the database file into memory (the build's default, said here so it stays): a mapped
   // page the disk cannot take raises SIGBUS in the process instead of an SQLITE_IOERR (F12).
   raw.pragma('mmap_size = 0')
+  if (options.cacheKiB !== undefined) raw.pragma(`cache_size = -${Math.max(1, Math.floor(options.cacheKiB))}`)
   const dataVersion = raw.prepare('pragma data_version').pluck()
   const dialect = new ImmediateSqliteDialect({
     database: withStatementCache(raw),
