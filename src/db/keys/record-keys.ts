@@ -278,7 +278,9 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   const onDisk = sqlite && keyFile !== ':memory:'
   // A records database with values under record keys never opens with an empty key store (D41).
   if (onDisk) await refuseMissingKeyStore(database.db, database.location, keyFile)
-  const own = sqlite ? createSqliteDatabase({ file: keyFile }) : undefined
+  // Its pages are read only for keys this process does not hold yet (the map below holds them
+  // unwrapped), and written by the pool's refills: a small page cache of its own.
+  const own = sqlite ? createSqliteDatabase({ file: keyFile, cacheKiB: 2048 }) : undefined
   if (onDisk && own !== undefined)
     await bindKeyStoreIdentity(database.db, own.db, keyFile).catch(async (error: unknown) => {
       await own.close()
