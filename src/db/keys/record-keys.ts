@@ -61,6 +61,18 @@ export function recordKeysFile(databaseFile: string): string {
 export const usesRecordKeys = (spec: ModuleSpec): boolean =>
   spec.retention !== undefined && spec.encryptedFields.length > 0
 
+/**
+ * `key` in memory of its own. A small Buffer (a key unwrapped from base64, one cut from random
+ * bytes) is a slice of an 8 KiB slab Node shares among small Buffers, and keeps the whole slab
+ * alive: a cache of 10,000 keys made between requests held up to 80 MiB that way.
+ */
+const ownMemory = (key: Buffer): Buffer => {
+  if (key.byteOffset === 0 && key.buffer.byteLength === key.length) return key
+  const own = Buffer.allocUnsafeSlow(key.length)
+  key.copy(own)
+  return own
+}
+
 const DATA_KEY_ID = /^[0-9a-f]{16}$/
 /** A version's JSON (or any text) naming data keys: `"r1.<id>.`. */
 const KEY_IDS_IN_TEXT = /"r1\.([0-9a-f]{16})\./g
@@ -332,7 +344,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   // holds the newest keys, so a full cache never drops the keys of work in hand.
   const hold = (keyId: string, key: Buffer) => {
     keys.delete(keyId)
-    keys.set(keyId, key)
+    keys.set(keyId, ownMemory(key))
     if (keys.size > CACHE_LIMIT) keys.delete(keys.keys().next().value as string)
   }
   const bind = (ref: string, keyId: string) => {

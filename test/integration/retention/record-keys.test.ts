@@ -180,6 +180,16 @@ t.test('D41: a list of 100 records loads their keys in one query, not one per re
   const second = again.service.recordKeys.lookups()
   t.equal((await again.request('GET', '/denuncias?limit=100', { token })).status, 200)
   t.equal(again.service.recordKeys.lookups(), second, 'none once they are held')
+  // A held key is memory of its own, never a slice of the 8 KiB slab Node shares among small
+  // Buffers: a slice keeps its whole slab alive as long as the key is held.
+  const dni = spec.fieldsByName.get('denunciante_dni')!.column
+  const stored = await again.service.database.db.selectFrom('denuncias').select(dni).execute()
+  const held = stored.map((row) => again.service.recordKeys.keyOf(String(row[dni]).split('.')[1]!))
+  t.equal(held.filter((key) => key !== undefined).length, 100, 'the page’s keys are held')
+  t.ok(
+    held.every((key) => key !== undefined && key.byteOffset === 0 && key.buffer.byteLength === key.length),
+    'each in an ArrayBuffer of its own length',
+  )
 })
 
 t.test('D41: a rotation never writes back a key an erasure destroyed after the rotation read it', async (t) => {
