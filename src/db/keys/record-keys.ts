@@ -64,7 +64,10 @@ export const usesRecordKeys = (spec: ModuleSpec): boolean =>
 /**
  * `key` in memory of its own. A small Buffer (a key unwrapped from base64, one cut from random
  * bytes) is a slice of an 8 KiB slab Node shares among small Buffers, and keeps the whole slab
- * alive: a cache of 10,000 keys made between requests held up to 80 MiB that way.
+ * alive: a cache of 10,000 keys made one at a time between requests held up to 80 MiB that way.
+ * For the keys made or read one at a time: unwrapped ones, and PostgreSQL's, made per create.
+ * SQLite's pool makes 64 at once, whose slices share their slabs, and a copy of each cost
+ * its creates measurably.
  */
 const ownMemory = (key: Buffer): Buffer => {
   if (key.byteOffset === 0 && key.buffer.byteLength === key.length) return key
@@ -344,7 +347,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   // holds the newest keys, so a full cache never drops the keys of work in hand.
   const hold = (keyId: string, key: Buffer) => {
     keys.delete(keyId)
-    keys.set(keyId, ownMemory(key))
+    keys.set(keyId, key)
     if (keys.size > CACHE_LIMIT) keys.delete(keys.keys().next().value as string)
   }
   const bind = (ref: string, keyId: string) => {
@@ -356,7 +359,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
   // would push keys out (a result's keys must outlive the loading of the rest of its keys).
   const keyOf = (keyId: string): Buffer | undefined => keys.get(keyId)
   const unwrap = (row: Row): Buffer => {
-    return Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64')
+    return ownMemory(Buffer.from(cipher.decrypt(String(row['wrapped']), wrapContextOf(row)), 'base64'))
   }
   /**
    * The key of a row, or undefined when it does not unwrap: noted, reported once, never thrown.
@@ -668,7 +671,7 @@ export async function openRecordKeys(options: RecordKeyStoreOptions): Promise<Re
           .values(created.slice(start, start + 200).map((c) => c.row))
           .execute()
       created.forEach(({ row, key }, i) => {
-        hold(row.key_id, key)
+        hold(row.key_id, ownMemory(key))
         bind(refOf(spec.name, pending[i] as string), row.key_id)
       })
     },
