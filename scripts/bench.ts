@@ -129,6 +129,7 @@ function scenarios(size: number, year: number): Scenario[] {
       requests: {
         service: { method: 'GET', path: () => `/api/denuncias/${randomId()}` },
         bare: { method: 'GET', path: () => `/bare/denuncias/${randomId()}` },
+        same: { method: 'GET', path: () => `/bare/same/denuncias/${randomId()}` },
         platformatic: platformaticRequests.get(n),
       },
     },
@@ -454,6 +455,8 @@ async function runSize(size: number): Promise<SizeReport> {
     const targets: Target[] = [
       ...serviceTargets,
       { name: 'bare', ports: [bare.port], token, cpuSeconds: () => bare.cpuSeconds() },
+      // The same process as `bare`: its same-work routes, where a scenario names them (S1).
+      { name: 'same', ports: [bare.port], token, cpuSeconds: () => bare.cpuSeconds() },
       ...(peer === undefined
         ? []
         : [
@@ -506,6 +509,11 @@ async function runSize(size: number): Promise<SizeReport> {
           cpuRatio: cpuRatioOf(runs, 'service', 'bare'),
           peerRatio: ratioOf(runs, 'service', 'platformatic'),
           peerCpuRatio: cpuRatioOf(runs, 'service', 'platformatic'),
+          ...(runs.some((r) => r['same'] !== undefined)
+            ? {
+                sameWork: { peerRatio: ratioOf(runs, 'same', 'platformatic'), ratio: ratioOf(runs, 'service', 'same') },
+              }
+            : {}),
         })
       }
       if (wanted.has('S6')) scoped = await measureScoped(service, size, token)

@@ -5,7 +5,9 @@
 //   POST /bare/denuncias      encrypts three values and inserts one row (its own file or table);
 //   POST /bare/auth/login     checks a bcrypt hash and signs a token.
 //   GET  /bare/settings       (for the report, not measured) its connections' durability settings.
-// No permissions, validation, audit, hashes or rate limits. Reads and writes go through
+// No permissions, validation, audit, hashes or rate limits. Beside it, the same-work GET:
+//   GET  /bare/same/denuncias/:id  the GET above plus what the service owes on every read of
+//                                  personal data (scripts/bench/same-work.ts). Reads and writes go through
 // better-sqlite3 or a `pg` Pool (scripts/bench/bare-store.ts). Run as a child of scripts/bench.ts:
 // BENCH_DB and BENCH_BARE_DB (SQLite) or BENCH_DATABASE_URL and BENCH_POOL_SIZE (PostgreSQL),
 // BENCH_JWT_SECRET, BENCH_KEY (base64) and PORT in the environment.
@@ -15,6 +17,7 @@ import bcrypt from 'bcryptjs'
 import Fastify, { type FastifyRequest } from 'fastify'
 import { keyIdOf } from '../../src/db/crypto.js'
 import { openBareStore, type Row } from './bare-store.js'
+import { ANSWER_HEADERS, createConsultationLog, createRateLimits, newRequestId } from './same-work.js'
 
 const env = (name: string): string => {
   const value = process.env[name]
@@ -85,6 +88,20 @@ async function decryptRows(rows: Row[]): Promise<Row[]> {
 const app = Fastify({ logger: false })
 await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), sign: { expiresIn: '7d' } })
 const verify = (request: FastifyRequest) => request.jwtVerify()
+// The same-work GET verifies as the service does: fast-jwt's cache of verified tokens.
+await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), namespace: 'same', verify: { cache: true } })
+const sameVerifier = (app.jwt as unknown as Record<string, { verify(token: string): { sub: string; jti: string } }>)[
+  'same'
+] as { verify(token: string): { sub: string; jti: string } }
+const limits = createRateLimits(
+  Number(process.env['BENCH_IP_PER_MINUTE'] ?? 1e9),
+  Number(process.env['BENCH_TOKEN_PER_HOUR'] ?? 1e9),
+)
+const consultations = createConsultationLog((entries) => store.appendConsultations(entries))
+/** The fields a consultation entry names: the module's columns but the metadata, read once from a row. */
+let shown: readonly string[] | undefined
+const shownFields = (row: Row): readonly string[] =>
+  (shown ??= Object.keys(row).filter((column) => !column.startsWith('_')))
 app.get('/bare/health', async () => ({ success: true }))
 // D45: its durability settings as its own connections answer them (the bench prints them).
 app.get('/bare/settings', async () => store.settings())
@@ -94,6 +111,38 @@ app.get<{ Params: { id: string } }>('/bare/denuncias/:id', async (request, reply
   const row = await store.getOne(request.params.id)
   if (row === undefined) return reply.code(404).send({ success: false })
   return { success: true, data: (await decryptRows([row]))[0] }
+})
+
+app.get<{ Params: { id: string } }>('/bare/same/denuncias/:id', async (request, reply) => {
+  const requestId = newRequestId()
+  void reply.headers(ANSWER_HEADERS).header('x-request-id', requestId)
+  const header = request.headers.authorization
+  const token = header?.startsWith('Bearer ') === true ? header.slice(7) : ''
+  const limited = limits(request.ip, token)
+  if (limited.headers === undefined) return reply.code(429).send({ success: false })
+  void reply.headers(limited.headers)
+  let claims: { sub: string; jti: string }
+  try {
+    claims = sameVerifier.verify(token)
+  } catch {
+    return reply.code(401).send({ success: false })
+  }
+  const { caller, row } = await store.getWithCaller(request.params.id, claims.sub, claims.jti)
+  if (caller === undefined || !caller.active || caller.revoked) return reply.code(401).send({ success: false })
+  if (row === undefined) return reply.code(404).send({ success: false })
+  const [record] = await decryptRows([row])
+  // Art. 25: who read which record, when, from where, which fields; chained, in batches.
+  consultations.record({
+    at: new Date().toISOString(),
+    userId: claims.sub,
+    module: 'denuncias',
+    recordId: request.params.id,
+    version: Number(row['_version']),
+    fields: shownFields(row),
+    address: request.ip,
+    requestId,
+  })
+  return { success: true, data: record }
 })
 
 app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (request) => {
@@ -129,4 +178,12 @@ app.post<{ Body: { username: string; password: string } }>('/bare/auth/login', a
 
 const address = await app.listen({ port: Number(env('PORT')), host: '127.0.0.1' })
 console.log(`listening ${address}`)
-process.once('SIGTERM', () => void app.close().then(() => process.exit(0)))
+process.once(
+  'SIGTERM',
+  () =>
+    void app
+      .close()
+      .then(() => consultations.flush())
+      .then(() => store.close())
+      .then(() => process.exit(0)),
+)

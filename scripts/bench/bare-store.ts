@@ -1,11 +1,15 @@
 // The bare stack's data access: the same five statements on better-sqlite3
 // (BENCH_DB, inserts into their own file BENCH_BARE_DB, the service's pragmas) or on `pg`
 // (BENCH_DATABASE_URL, a Pool of BENCH_POOL_SIZE connections like the service's
-// DATABASE_POOL_SIZE, named prepared statements, inserts into their own table). Nothing else.
+// DATABASE_POOL_SIZE, named prepared statements, inserts into their own table); and for the
+// same-work GET (scripts/bench/same-work.ts) the caller's account and token as they stand and
+// the consultation log's appends. Nothing else.
+import { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import { postgresSettings, sqliteSettings, type Durability } from './durability.js'
 import { readEveryConnection } from './every-connection.js'
+import { chain, consultationValues, CONSULTATIONS_TABLE, type Consultation } from './same-work.js'
 
 export type Row = Record<string, unknown>
 export interface Filter {
@@ -17,8 +21,24 @@ export interface Account {
   readonly password: string
 }
 
+/** The account behind a token and the token itself, as they stand now (D20). */
+export interface CallerState {
+  readonly role: string
+  readonly active: boolean
+  readonly sessionVersion: number
+  readonly revoked: boolean
+}
+
 export interface BareStore {
   getOne(id: string): Promise<Row | undefined>
+  /**
+   * The same-work GET: the caller's state (undefined: no live account) and the live row.
+   * SQLite: the caller from memory while no other connection committed to the database
+   * (`pragma data_version`), then the row; PostgreSQL: both in one statement, one round trip.
+   */
+  getWithCaller(id: string, accountId: string, jti: string): Promise<{ caller?: CallerState; row?: Row }>
+  /** Chains and appends consultation entries (SQLite: in a worker thread with its own connection). */
+  appendConsultations(entries: readonly Consultation[]): Promise<void>
   /** One page in `_row` order and the count of the same set. */
   page(limit: number, offset: number, filter: Filter | undefined): Promise<{ rows: Row[]; total: number }>
   insert(id: string, data: string, sealed: readonly (string | null)[]): Promise<void>
@@ -41,7 +61,19 @@ const SQL = {
     'insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values ($1, $2, $3, $4, $5)',
   account: 'select _id, password from usuarios where username = $1 and _deleted is null',
   recordKeys: 'select key_id, module, record_id, wrapped from _record_keys where key_id = any($1)',
+  caller:
+    'select u.rol as role, u.activo as active, (select version from _account_sessions where account_id = $1) as sv, (select count(*) from _revoked_tokens where jti = $2) as revoked from usuarios u where u._id = $3 and u._deleted is null',
 } as const
+const CALLER_COLUMNS = ['role', 'active', 'sv', 'revoked'] as const
+/** An absent `activo` is the field's default, true; SQLite stores booleans as 0 and 1. */
+const callerOf = (row: Row): CallerState => ({
+  role: String(row['role']),
+  active: row['active'] === null || row['active'] === true || row['active'] === 1,
+  sessionVersion: Number(row['sv'] ?? 0),
+  revoked: Number(row['revoked']) > 0,
+})
+const INSERT_CONSULTATION =
+  'insert into bare_consultations (at, user_id, module, record_id, version, fields, address, request_id, prev_hash, hash) values '
 const CREATE = (rowColumn: string) =>
   `create table if not exists bare_denuncias (_row ${rowColumn}, _id text not null, data text not null, denunciante_dni text, denunciante_telefono text, denunciante_domicilio text)`
 
@@ -67,10 +99,32 @@ function sqliteStore(file: string, writesFile: string): BareStore {
   const insert = writes.prepare(SQL.insert.replace(/\$\d+/g, '?'))
   // The service's key database beside its database file (records.db -> records-keys.db).
   const keys = open(file.endsWith('.db') ? `${file.slice(0, -3)}-keys.db` : `${file}-keys.db`)
+  const caller = prepare(SQL.caller)
+  const dataVersion = db.prepare('pragma data_version').pluck()
+  const callers = new Map<string, CallerState | undefined>()
+  let seenVersion: unknown
+  const consultations = consultationWorker(writesFile)
   return {
     async getOne(id) {
       return getOne.get(id) as Row | undefined
     },
+    async getWithCaller(id, accountId, jti) {
+      const version = dataVersion.get()
+      if (version !== seenVersion) {
+        callers.clear()
+        seenVersion = version
+      }
+      const key = `${accountId}\n${jti}`
+      let state = callers.get(key)
+      if (state === undefined && !callers.has(key)) {
+        const row = caller.get(accountId, jti, accountId) as Row | undefined
+        callers.set(key, (state = row === undefined ? undefined : callerOf(row)))
+      }
+      if (state === undefined) return {}
+      const row = getOne.get(id) as Row | undefined
+      return row === undefined ? { caller: state } : { caller: state, row }
+    },
+    appendConsultations: consultations.append,
     async page(limit, offset, filter) {
       const rows = (
         filter === undefined
@@ -103,6 +157,7 @@ function sqliteStore(file: string, writesFile: string): BareStore {
       }
     },
     async close() {
+      await consultations.close()
       db.close()
       writes.close()
       keys.close()
@@ -114,11 +169,32 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
   const pool = new pg.Pool({ connectionString: url, max: poolSize })
   pool.on('error', () => undefined)
   await pool.query(CREATE('bigserial primary key'))
+  await pool.query(CONSULTATIONS_TABLE('bigserial primary key'))
+  // One process writes the bench's consultation log: the chain's tail is kept here.
+  let tail = ''
+  const withCaller = `select c.*, d.* from (${SQL.caller}) c left join denuncias d on d._id = $4 and d._deleted is null`
   const run = async (name: keyof typeof SQL, values: readonly unknown[]): Promise<Row[]> =>
     (await pool.query({ name, text: SQL[name], values: [...values] })).rows as Row[]
   return {
     async getOne(id) {
       return (await run('getOne', [id]))[0]
+    },
+    async getWithCaller(id, accountId, jti) {
+      const [found] = (
+        await pool.query({ name: 'withCaller', text: withCaller, values: [accountId, jti, accountId, id] })
+      ).rows as Row[]
+      if (found === undefined) return {}
+      const state = callerOf(found)
+      if (found['_id'] === null) return { caller: state }
+      for (const column of CALLER_COLUMNS) delete found[column]
+      return { caller: state, row: found }
+    },
+    async appendConsultations(entries) {
+      const chained = chain(tail, entries)
+      const values = chained.flatMap(consultationValues)
+      const rows = chained.map((_, i) => `(${Array.from({ length: 10 }, (_, k) => `$${i * 10 + k + 1}`).join(', ')})`)
+      await pool.query(INSERT_CONSULTATION + rows.join(', '), values)
+      tail = chained.at(-1)?.hash ?? tail
     },
     async page(limit, offset, filter) {
       const [rows, total] = await Promise.all(
@@ -159,6 +235,38 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
       return { connections: [...new Map(read.map((r) => [r.pid, postgresSettings(r.value)])).values()] }
     },
     close: () => pool.end(),
+  }
+}
+
+/** SQLite's consultation writer: a worker thread with its own connection to `file`, started on first use. */
+function consultationWorker(file: string) {
+  let worker: Worker | undefined
+  let nextId = 0
+  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>()
+  const start = () => {
+    // From dist in the bench; from the sources under the test's loaders (test/integration/db/bench-bare-store.test.ts).
+    const script = `./bare-consultation-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`
+    const started = new Worker(new URL(script, import.meta.url), { workerData: { file } })
+    started.on('message', ({ id, error }: { id: number; error?: string }) => {
+      const pending = waiting.get(id)
+      waiting.delete(id)
+      if (error === undefined) pending?.resolve()
+      else pending?.reject(new Error(error))
+    })
+    started.on('error', (error) => {
+      for (const { reject } of waiting.values()) reject(error)
+      waiting.clear()
+    })
+    return started
+  }
+  return {
+    append: (entries: readonly Consultation[]) =>
+      new Promise<void>((resolve, reject) => {
+        const id = ++nextId
+        waiting.set(id, { resolve, reject })
+        ;(worker ??= start()).postMessage({ id, entries })
+      }),
+    close: async () => void (await worker?.terminate()),
   }
 }
 

@@ -25,6 +25,11 @@ export interface ScenarioReport {
   readonly peerRatio: number
   readonly peerCpuRatio: number
   /**
+   * The same-work stack's GET (scripts/bench/same-work.ts), where it ran (S1): its req/s over the
+   * peer's, and the service's req/s over its own; medians of the per-round ratios (NaN: not run).
+   */
+  readonly sameWork?: { readonly peerRatio: number; readonly ratio: number }
+  /**
    * Per later --instances count: its req/s / the first count's, and its CPU µs per request
    * (summed over its instances) / the first count's.
    */
@@ -195,6 +200,24 @@ function printGroups(report: SizeReport, run: RunInfo): void {
     )
 }
 
+/**
+ * The same-work stack beside the table: how far a hand-written stack gets against the peer when it
+ * owes what the service owes on a read (the bound docs/performance.md sets beside S1's target).
+ */
+function printSameWork(report: SizeReport): void {
+  for (const s of report.scenarios) {
+    const same = summary(s.rounds.map((r) => r['same']))
+    if (same === undefined || s.sameWork === undefined) continue
+    const target = TARGET_PEER_RATIO[s.name]
+    console.log(
+      `same-work stack, ${s.name} (the bare GET plus headers, rate limits, account and token checks, a chained consultation entry): ` +
+        `${same.rps.toFixed(0)} req/s, ${same.cpuUs.toFixed(0)} cpu µs, p50/p99 ${same.p50}/${same.p99} ms, ${same.errors} err; ` +
+        `/plt ${times(s.sameWork.peerRatio)}${target === undefined ? '' : ` (the service's target: ${target.toFixed(2)}x)`}; ` +
+        `service / same-work ${times(s.sameWork.ratio)}`,
+    )
+  }
+}
+
 /** Each target's durability settings (D45), above the figures they were measured with. */
 function printDurability(report: SizeReport): void {
   const rows: [string, string][] = [
@@ -220,6 +243,8 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
         service: summary(s.rounds.map((x) => x.service)),
         bare: summary(s.rounds.map((x) => x.bare)),
         platformatic: summary(s.rounds.map((x) => x.platformatic)),
+        same: summary(s.rounds.map((x) => x['same'])),
+        sameWork: s.sameWork,
         instances: r.groups.map((g) => ({ instances: g.instances, ...summary(s.rounds.map((x) => x[g.target])) })),
         instanceRatios: s.instanceRatios,
         rounds: s.rounds,
@@ -251,6 +276,7 @@ export function printReport(reports: readonly SizeReport[], run: RunInfo, npmSta
           `${pad(times(s.ratio), 7)}${pad(times(s.cpuRatio), 7)}${pad(times(s.peerRatio), 7)}${pad(times(s.peerCpuRatio), 7)}  ${targetText(s)}`,
       )
     }
+    printSameWork(report)
     if (report.startupRuns.length > 0)
       console.log(
         `npm start to healthy /health: ${report.startupMs.toFixed(0)} ms, median of ${report.startupRuns.map((ms) => ms.toFixed(0)).join(', ')} (target <= 1000 ms: ${verdict(report.startupMs <= 1000)})`,

@@ -6,7 +6,8 @@
 // sending the service's requests.
 import { measureLoad, type LoadFigures, type LoadOptions, type LoadRequest, type LoadWindow } from './load.js'
 
-export type TargetName = 'service' | 'bare' | 'platformatic'
+/** `same`: the bare stack's same-work routes (scripts/bench/same-work.ts), in the bare stack's process. */
+export type TargetName = 'service' | 'bare' | 'same' | 'platformatic'
 
 export interface Target {
   /** What the report calls it: a TargetName, or `service×N` for a group of N instances. */
