@@ -20,7 +20,10 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))))
 }
 
-/** Builds `root`'s dist/ (tsc, then the bundle) if a source is newer; returns the exit status (0: dist/ is usable). */
+/**
+ * Builds `root`'s dist/ (tsc, the shape validator, then the bundle) if a source is newer; returns
+ * the exit status (0: dist/ is usable).
+ */
 export function buildIfStale(root = ROOT) {
   const built = statSync(join(root, 'dist', 'src', 'cli', 'main.js'), { throwIfNoEntry: false })?.mtimeMs ?? 0
   const changed = Math.max(...SOURCES.map((s) => newest(join(root, s))))
@@ -37,6 +40,14 @@ export function buildIfStale(root = ROOT) {
   )
   const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' })
   if (result.status !== 0) return result.status ?? 1
+  // modules.yaml's shape validator as code (scripts/build-modules-validator.mjs), as `npm run build`
+  // does; without the module tsc builds it from, the service compiles the schema when it needs it.
+  if (existsSync(join(root, 'dist', 'src', 'config', 'shape-validator.js'))) {
+    const validator = spawnSync(process.execPath, [join(root, 'scripts', 'build-modules-validator.mjs')], {
+      stdio: 'inherit',
+    })
+    if (validator.status !== 0) return validator.status ?? 1
+  }
   // Then the one-file service (scripts/bundle.mjs), as `npm run build` does. Without esbuild the
   // old bundle is older than the new build, and `records serve` runs the compiled modules.
   if (!existsSync(join(root, 'node_modules', 'esbuild'))) return 0

@@ -1,26 +1,10 @@
 // Checks the shape of modules.yaml against schema/modules.schema.json and words
 // each ajv error as a sentence an administrator understands.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import addFormatsPlugin from 'ajv-formats'
-import schema from '../../schema/modules.schema.json' with { type: 'json' }
+import type { ErrorObject } from 'ajv'
 import type { ConfigProblem } from '../errors.js'
+import { shapeValidator } from './shape-validator.js'
 import { didYouMean } from './suggest.js'
 import type { YamlPath, YamlSource } from './yaml-source.js'
-
-const addFormats = addFormatsPlugin as unknown as (ajv: Ajv) => Ajv
-/**
- * The compiled schema, on first use: a start that reuses its validated modules.yaml
- * (config/validated-cache.ts) never compiles it. validateSchema: false: the schema is the
- * project's own (tests compile it strictly); checking it against the meta-schema cost a tenth of
- * every start.
- */
-let compiled: ValidateFunction | undefined
-function shapeValidator(): ValidateFunction {
-  if (compiled !== undefined) return compiled
-  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, validateSchema: false })
-  addFormats(ajv)
-  return (compiled = ajv.compile(schema))
-}
 
 const pathOf = (instancePath: string): YamlPath =>
   instancePath === ''

@@ -1,5 +1,5 @@
-// modules.schema.json is compiled at every start without ajv's meta-schema check:
-// this test is that check, so a broken schema still fails here, not in production.
+// modules.schema.json is compiled (by the build, or at a start without the built validator) without
+// ajv's meta-schema check: this test is that check, so a broken schema still fails here, not in production.
 import { Ajv } from 'ajv'
 import addFormatsPlugin from 'ajv-formats'
 import t from 'tap'
