@@ -90,9 +90,15 @@ await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), sign: { expire
 const verify = (request: FastifyRequest) => request.jwtVerify()
 // The same-work GET verifies as the service does: fast-jwt's cache of verified tokens.
 await app.register(fastifyJwt, { secret: env('BENCH_JWT_SECRET'), namespace: 'same', verify: { cache: true } })
-const sameVerifier = (app.jwt as unknown as Record<string, { verify(token: string): { sub: string; jti: string } }>)[
-  'same'
-] as { verify(token: string): { sub: string; jti: string } }
+interface SameClaims {
+  readonly sub: string
+  readonly jti: string
+  /** The account's session version when the token was issued (absent: 0). */
+  readonly sv?: number
+}
+const sameVerifier = (app.jwt as unknown as Record<string, { verify(token: string): SameClaims }>)['same'] as {
+  verify(token: string): SameClaims
+}
 const limits = createRateLimits(
   Number(process.env['BENCH_IP_PER_MINUTE'] ?? 1e9),
   Number(process.env['BENCH_TOKEN_PER_HOUR'] ?? 1e9),
@@ -121,14 +127,17 @@ app.get<{ Params: { id: string } }>('/bare/same/denuncias/:id', async (request, 
   const limited = limits(request.ip, token)
   if (limited.headers === undefined) return reply.code(429).send({ success: false })
   void reply.headers(limited.headers)
-  let claims: { sub: string; jti: string }
+  let claims: SameClaims
   try {
     claims = sameVerifier.verify(token)
   } catch {
     return reply.code(401).send({ success: false })
   }
   const { caller, row } = await store.getWithCaller(request.params.id, claims.sub, claims.jti)
-  if (caller === undefined || !caller.active || caller.revoked) return reply.code(401).send({ success: false })
+  // D20, as the service checks it: a live, active account, the token not revoked, and no password
+  // change or disable since it was issued (the session version).
+  if (caller === undefined || !caller.active || caller.revoked || (claims.sv ?? 0) !== caller.sessionVersion)
+    return reply.code(401).send({ success: false })
   if (row === undefined) return reply.code(404).send({ success: false })
   const [record] = await decryptRows([row])
   // Art. 25: who read which record, when, from where, which fields; chained, in batches.
@@ -185,5 +194,6 @@ process.once(
       .close()
       .then(() => consultations.flush())
       .then(() => store.close())
-      .then(() => process.exit(0)),
+      .catch((error: unknown) => console.error(error))
+      .finally(() => process.exit(0)),
 )
