@@ -556,6 +556,7 @@ async function runSize(size: number): Promise<SizeReport> {
     return {
       records: size,
       database: database.label,
+      databaseKind,
       seedMode,
       seedSeconds,
       startupMs: startup.medianMs,

@@ -5,6 +5,7 @@
 // cost and growth across sizes; with --instances, the service with each instance count side by
 // side and the lock waits of its S4 windows on PostgreSQL; the service's memory while an
 // evidence file streams up and down (D43).
+import type { DatabaseKind } from './database.js'
 import { formatDurability, type Durability } from './durability.js'
 import type { ListCost } from './list-cost.js'
 import type { LoadFigures } from './load.js'
@@ -66,8 +67,10 @@ export interface ScopedReport {
 
 export interface SizeReport {
   readonly records: number
-  /** Which database the service, the bare stack and the peer ran on. */
+  /** Which database the service, the bare stack and the peer ran on (its label, with its version). */
   readonly database: string
+  /** Its kind: the targets against the peer differ per kind. */
+  readonly databaseKind: DatabaseKind
   readonly seedMode: string
   readonly seedSeconds: number
   /** `npm start` to healthy, median over runs. */
@@ -105,12 +108,11 @@ export interface RunInfo {
  */
 const TARGET_RATIO: Readonly<Record<string, number>> = { S1: 0.85, S2: 0.9, S3: 0.9, S4: 0.8 }
 /** service / Platformatic DB, per database: on PostgreSQL the targets ask S1 and S4 at 0.8x, nothing of S2f. */
-const TARGET_PEER_RATIO: Readonly<Record<'sqlite' | 'postgres', Readonly<Record<string, number>>>> = {
+const TARGET_PEER_RATIO: Readonly<Record<DatabaseKind, Readonly<Record<string, number>>>> = {
   sqlite: { S1: 1.2, S2f: 1.0, S4: 1.0 },
   postgres: { S1: 0.8, S4: 0.8 },
 }
-const peerTargetsOf = (report: SizeReport) =>
-  TARGET_PEER_RATIO[report.database.startsWith('PostgreSQL') ? 'postgres' : 'sqlite']
+const peerTargetsOf = (report: SizeReport) => TARGET_PEER_RATIO[report.databaseKind]
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 const summary = (runs: readonly (LoadFigures | undefined)[]) => {
   const present = runs.filter((r): r is LoadFigures => r !== undefined)

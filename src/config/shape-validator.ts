@@ -26,6 +26,13 @@ const standaloneCode = standaloneModule as unknown as typeof standaloneModule.de
  */
 const OPTIONS: Options = { allErrors: true, strict: true, allowUnionTypes: true, verbose: true, validateSchema: false }
 
+/** An ajv with the validator's options and formats; `source`: keeping the code the build writes out. */
+function shapeAjv(source = false): Ajv {
+  const ajv = new Ajv(source ? { ...OPTIONS, code: { source: true } } : OPTIONS)
+  addFormats(ajv)
+  return ajv
+}
+
 /** The built validator's file name, in dist/src/config/. */
 export const BUILT_VALIDATOR_FILE = 'modules-validator.cjs'
 
@@ -34,8 +41,7 @@ export const schemaHash = (): string => createHash('sha256').update(JSON.stringi
 
 /** The standalone CommonJS module of the validator (the build writes it), naming the schema's hash. */
 export function shapeValidatorSource(): string {
-  const ajv = new Ajv({ ...OPTIONS, code: { source: true } })
-  addFormats(ajv)
+  const ajv = shapeAjv(true)
   return `${standaloneCode(ajv, ajv.compile(schema))}\nmodule.exports.schemaHash = ${JSON.stringify(schemaHash())};\n`
 }
 
@@ -65,11 +71,4 @@ export function builtValidator(url: URL = builtUrl()): ValidateFunction | undefi
 let validator: ValidateFunction | undefined
 
 /** The validator: the build's, else compiled on first use (a start that reuses its validation never asks). */
-export function shapeValidator(): ValidateFunction {
-  if (validator !== undefined) return validator
-  const built = builtValidator()
-  if (built !== undefined) return (validator = built)
-  const ajv = new Ajv(OPTIONS)
-  addFormats(ajv)
-  return (validator = ajv.compile(schema))
-}
+export const shapeValidator = (): ValidateFunction => (validator ??= builtValidator() ?? shapeAjv().compile(schema))
