@@ -145,9 +145,10 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
     throw routeNotFound()
   })
   const maxQueryLength = deps.maxQueryLength ?? 4096
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const at = request.url.indexOf('?')
     if (at >= 0 && request.url.length - at - 1 > maxQueryLength) throw queryTooLong(maxQueryLength)
+    done()
   })
 
   // An empty body with a JSON content type is "no body" (DELETE from many clients), not an error.
@@ -161,15 +162,19 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   })
 
   // First hooks of every request: even a 429 or a 404 carries its id and the security headers.
-  app.addHook('onRequest', async (request, reply) => void reply.header('x-request-id', request.id))
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id)
+    done()
+  })
   // Personal data and tokens must not sit in a browser's or a proxy's cache: every answer but the
   // public ones (health, the OpenAPI document, the docs page) says no-store.
   const prefix = deps.basePath === '/' ? '' : deps.basePath
   const publicPaths = new Set([`${prefix}/health`, `${prefix}/openapi.json`])
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const path = request.url.split('?', 1)[0] ?? ''
     if (!publicPaths.has(path) && !path.startsWith(`${prefix}${DOCS_PREFIX}`))
       void reply.header('cache-control', 'no-store')
+    done()
   })
   // The docs page is plain HTTP on many intranets: no upgrade-insecure-requests (API reference 1: HTTP or HTTPS).
   await app.register(securityHeaders, {
@@ -187,7 +192,10 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
   })
   await app.register(nulGuard)
   // X-Motivo is accepted on every request: one too long is refused before any work.
-  app.addHook('preHandler', async (request) => void motivoOf(request))
+  app.addHook('preHandler', (request, _reply, done) => {
+    motivoOf(request)
+    done()
+  })
   await app.register(authPlugin, { service, accounts: deps.accounts, secret: deps.jwtSecret })
 
   const ajv = createBodyAjv()
@@ -278,8 +286,9 @@ export async function buildApp(service: ServiceSpec, deps: AppDeps): Promise<Fas
         onError: (error) => api.log.error({ err: error }, 'flujo de eventos: no se pudo leer la auditoría'),
       })
       // A write answered here reaches this instance's streams at once, without waiting for the poll.
-      api.addHook('onResponse', async (request) => {
+      api.addHook('onResponse', (request, _reply, done) => {
         if (request.method !== 'GET' && request.method !== 'HEAD') feed.wake()
+        done()
       })
       const events = eventContracts(service)
       await api.register(eventRoutes, {

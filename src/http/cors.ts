@@ -26,18 +26,20 @@ const CORS_HEADERS = {
 async function cors(app: FastifyInstance, options: CorsOptions): Promise<void> {
   const { origins } = options
   const allowed = (origin: string) => origins.includes('*') || origins.includes(origin)
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const origin = request.headers.origin
     const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined
-    if (!preflight || origin === undefined || allowed(origin)) return
-    const why =
-      origins.length === 0
-        ? 'CORS_ORIGINS está vacío: la API no admite llamadas de navegador desde otros orígenes'
-        : `'${origin}' no está en CORS_ORIGINS (${origins.join(', ')})`
-    request.log.info(
-      { origin },
-      `CORS: consulta previa rechazada del origen ${origin}: ${why}. Para admitirlo, añádalo a CORS_ORIGINS`,
-    )
+    if (preflight && origin !== undefined && !allowed(origin)) {
+      const why =
+        origins.length === 0
+          ? 'CORS_ORIGINS está vacío: la API no admite llamadas de navegador desde otros orígenes'
+          : `'${origin}' no está en CORS_ORIGINS (${origins.join(', ')})`
+      request.log.info(
+        { origin },
+        `CORS: consulta previa rechazada del origen ${origin}: ${why}. Para admitirlo, añádalo a CORS_ORIGINS`,
+      )
+    }
+    done()
   })
   if (origins.length === 0) return
   const origin = origins.includes('*') ? '*' : [...origins]

@@ -53,13 +53,15 @@ function urlNulFields(request: FastifyRequest): string[] {
 }
 
 async function nulGuard(app: FastifyInstance): Promise<void> {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const fields = urlNulFields(request)
     if (fields.length > 0) throw validationFailed(fields.map(detail))
+    done()
   })
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const fields = nulPaths(request.body)
     if (fields.length > 0) throw validationFailed(fields.map((f) => detail(f === '' ? 'cuerpo' : f)))
+    done()
   })
 }
 

@@ -52,11 +52,15 @@ interface Count {
   readonly exceeded: boolean
 }
 
-/** The counter key of a bearer token: its hash, so no token is a key in Redis. */
-const tokenSubject = (request: FastifyRequest): string | undefined => {
+/** The request carries a bearer token: the token's limit applies to it as well. */
+const hasBearer = (request: FastifyRequest): boolean => {
   const header = request.headers.authorization
-  return typeof header === 'string' && header.startsWith('Bearer ') ? hash('sha256', header, 'base64url') : undefined
+  return typeof header === 'string' && header.startsWith('Bearer ')
 }
+
+/** The counter key of a bearer token: its hash, so no token is a key in Redis. */
+const tokenSubject = (request: FastifyRequest): string | undefined =>
+  hasBearer(request) ? hash('sha256', request.headers.authorization as string, 'base64url') : undefined
 
 /**
  * The plugin's Redis store under `rate-limit:`, keeping that prefix for the limiters below. The
@@ -132,8 +136,7 @@ async function rateLimitPlugin(app: FastifyInstance, options: RateLimitOptions):
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config
     if (config?.rateLimit === false) return
-    const limits =
-      config?.rateLimitGroup === 'docs' ? [docs] : tokenSubject(request) === undefined ? [address] : [address, token]
+    const limits = config?.rateLimitGroup === 'docs' ? [docs] : hasBearer(request) ? [address, token] : [address]
     const counts = await Promise.all(limits.map((l) => count(l, request)))
     // The tighter limit: the one with fewer requests left; once exceeded, the one that frees last.
     const exceeded = counts.filter((c) => c.exceeded).sort((a, b) => b.resetSeconds - a.resetSeconds)

@@ -28,7 +28,10 @@ export function helmetHeaders(options: Readonly<HelmetOptions>): Readonly<Record
 
 async function securityHeaders(app: FastifyInstance, options: { helmet: Readonly<HelmetOptions> }): Promise<void> {
   const headers = helmetHeaders(options.helmet)
-  app.addHook('onRequest', async (_request, reply) => void reply.headers(headers))
+  app.addHook('onRequest', (_request, reply, done) => {
+    void reply.headers(headers)
+    done()
+  })
 }
 
 export default fp(securityHeaders, { name: 'records-security-headers' })
