@@ -153,6 +153,10 @@ function scenarios(size: number, year: number): Scenario[] {
           method: 'GET',
           path: () => `/api/denuncias?limit=100&offset=${offset()}&fields=${PLAIN_FIELDS.join(',')}`,
         },
+        same: {
+          method: 'GET',
+          path: () => `/bare/same/denuncias?limit=100&offset=${offset()}&fields=${PLAIN_FIELDS.join(',')}`,
+        },
         platformatic: platformaticRequests.listFields(offset, PLAIN_FIELDS),
       },
     },
@@ -455,7 +459,7 @@ async function runSize(size: number): Promise<SizeReport> {
     const targets: Target[] = [
       ...serviceTargets,
       { name: 'bare', ports: [bare.port], token, cpuSeconds: () => bare.cpuSeconds() },
-      // The same process as `bare`: its same-work routes, where a scenario names them (S1).
+      // The same process as `bare`: its same-work routes, where a scenario names them (S1, S2f).
       { name: 'same', ports: [bare.port], token, cpuSeconds: () => bare.cpuSeconds() },
       ...(peer === undefined
         ? []

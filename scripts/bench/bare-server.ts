@@ -5,19 +5,20 @@
 //   POST /bare/denuncias      encrypts three values and inserts one row (its own file or table);
 //   POST /bare/auth/login     checks a bcrypt hash and signs a token.
 //   GET  /bare/settings       (for the report, not measured) its connections' durability settings.
-// No permissions, validation, audit, hashes or rate limits. Beside it, the same-work GET:
+// No permissions, validation, audit, hashes or rate limits. Beside them, the same-work routes:
 //   GET  /bare/same/denuncias/:id  the GET above plus what the service owes on every read of
-//                                  personal data (scripts/bench/same-work.ts). Reads and writes go through
-// better-sqlite3 or a `pg` Pool (scripts/bench/bare-store.ts). Run as a child of scripts/bench.ts:
-// BENCH_DB and BENCH_BARE_DB (SQLite) or BENCH_DATABASE_URL and BENCH_POOL_SIZE (PostgreSQL),
-// BENCH_JWT_SECRET, BENCH_KEY (base64) and PORT in the environment.
+//                                  personal data (scripts/bench/same-work.ts);
+//   GET  /bare/same/denuncias      S2f's page of some plain fields with the metadata, the same way.
+// Reads and writes go through better-sqlite3 or a `pg` Pool (scripts/bench/bare-store.ts). Run
+// as a child of scripts/bench.ts: BENCH_DB and BENCH_BARE_DB (SQLite) or BENCH_DATABASE_URL and
+// BENCH_POOL_SIZE (PostgreSQL), BENCH_JWT_SECRET, BENCH_KEY (base64) and PORT in the environment.
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto'
 import fastifyJwt from '@fastify/jwt'
 import bcrypt from 'bcryptjs'
-import Fastify, { type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { keyIdOf } from '../../src/db/crypto.js'
-import { openBareStore, type Row } from './bare-store.js'
-import { ANSWER_HEADERS, createConsultationLog, createRateLimits, newRequestId } from './same-work.js'
+import { openBareStore, type CallerState, type Row } from './bare-store.js'
+import { ANSWER_HEADERS, createConsultationLog, createRateLimits, newRequestId, RECORD_META } from './same-work.js'
 
 const env = (name: string): string => {
   const value = process.env[name]
@@ -119,25 +120,41 @@ app.get<{ Params: { id: string } }>('/bare/denuncias/:id', async (request, reply
   return { success: true, data: (await decryptRows([row]))[0] }
 })
 
-app.get<{ Params: { id: string } }>('/bare/same/denuncias/:id', async (request, reply) => {
+/**
+ * What every same-work answer does first: the request id and the answer's headers, the rate
+ * limits, the token. The claims, or undefined once the 429 or 401 is sent.
+ */
+function sameRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): { claims: SameClaims; requestId: string } | undefined {
   const requestId = newRequestId()
   void reply.headers(ANSWER_HEADERS).header('x-request-id', requestId)
   const header = request.headers.authorization
   const token = header?.startsWith('Bearer ') === true ? header.slice(7) : ''
   const limited = limits(request.ip, token)
-  if (limited.headers === undefined) return reply.code(429).send({ success: false })
+  if (limited.headers === undefined) return void reply.code(429).send({ success: false })
   void reply.headers(limited.headers)
-  let claims: SameClaims
   try {
-    claims = sameVerifier.verify(token)
+    return { claims: sameVerifier.verify(token), requestId }
   } catch {
-    return reply.code(401).send({ success: false })
+    return void reply.code(401).send({ success: false })
   }
+}
+
+/**
+ * D20, as the service checks it: a live, active account, the token not revoked, and no password
+ * change or disable since it was issued (the session version).
+ */
+const callerHolds = (caller: CallerState | undefined, claims: SameClaims): boolean =>
+  caller !== undefined && caller.active && !caller.revoked && (claims.sv ?? 0) === caller.sessionVersion
+
+app.get<{ Params: { id: string } }>('/bare/same/denuncias/:id', async (request, reply) => {
+  const asked = sameRequest(request, reply)
+  if (asked === undefined) return reply
+  const { claims, requestId } = asked
   const { caller, row } = await store.getWithCaller(request.params.id, claims.sub, claims.jti)
-  // D20, as the service checks it: a live, active account, the token not revoked, and no password
-  // change or disable since it was issued (the session version).
-  if (caller === undefined || !caller.active || caller.revoked || (claims.sv ?? 0) !== caller.sessionVersion)
-    return reply.code(401).send({ success: false })
+  if (!callerHolds(caller, claims)) return reply.code(401).send({ success: false })
   if (row === undefined) return reply.code(404).send({ success: false })
   const [record] = await decryptRows([row])
   // Art. 25: who read which record, when, from where, which fields; chained, in batches.
@@ -152,6 +169,40 @@ app.get<{ Params: { id: string } }>('/bare/same/denuncias/:id', async (request, 
     requestId,
   })
   return { success: true, data: record }
+})
+
+// S2f's request: a page of the plain fields a list screen shows, each record with the metadata
+// the service returns; nothing to decrypt. One consultation entry for the page, naming its ids.
+app.get<{ Querystring: Record<string, string> }>('/bare/same/denuncias', async (request, reply) => {
+  const asked = sameRequest(request, reply)
+  if (asked === undefined) return reply
+  const { claims, requestId } = asked
+  const limit = Number(request.query['limit'] ?? 100)
+  const offset = Number(request.query['offset'] ?? 0)
+  const fields = String(request.query['fields'] ?? '')
+    .split(',')
+    .filter((f) => f !== '')
+  if (fields.some((f) => !/^[a-z][a-z0-9_]*$/.test(f))) return reply.code(400).send({ success: false })
+  const { caller, rows, total } = await store.pageWithCaller(
+    [...RECORD_META, ...fields],
+    limit,
+    offset,
+    claims.sub,
+    claims.jti,
+  )
+  if (!callerHolds(caller, claims) || rows === undefined) return reply.code(401).send({ success: false })
+  consultations.record({
+    at: new Date().toISOString(),
+    userId: claims.sub,
+    module: 'denuncias',
+    // The service keeps a list's ids in their own column; here they fill the record's, as JSON.
+    recordId: JSON.stringify(rows.map((r) => r['_id'])),
+    version: null,
+    fields,
+    address: request.ip,
+    requestId,
+  })
+  return { success: true, data: { records: rows, total, limit, offset } }
 })
 
 app.get<{ Querystring: Record<string, string> }>('/bare/denuncias', async (request) => {

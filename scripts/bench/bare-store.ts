@@ -37,6 +37,20 @@ export interface BareStore {
    * (`pragma data_version`), then the row; PostgreSQL: both in one statement, one round trip.
    */
   getWithCaller(id: string, accountId: string, jti: string): Promise<{ caller?: CallerState; row?: Row }>
+  /**
+   * The same-work list page (S2f): the caller as getWithCaller reads it (undefined: nothing
+   * returned), then `limit` live rows from `offset` in `_row` order with only `columns`, through the
+   * live rows' index as the service's plain page reads them, and the count of live rows. SQLite
+   * keeps the count while no other connection committed, as the service keeps its totals per
+   * generation; PostgreSQL reads the caller, the page and the count side by side.
+   */
+  pageWithCaller(
+    columns: readonly string[],
+    limit: number,
+    offset: number,
+    accountId: string,
+    jti: string,
+  ): Promise<{ caller?: CallerState; rows?: Row[]; total?: number }>
   /** Chains and appends consultation entries (SQLite: in a worker thread with its own connection). */
   appendConsultations(entries: readonly Consultation[]): Promise<void>
   /** One page in `_row` order and the count of the same set. */
@@ -61,10 +75,16 @@ const SQL = {
     'insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values ($1, $2, $3, $4, $5)',
   account: 'select _id, password from usuarios where username = $1 and _deleted is null',
   recordKeys: 'select key_id, module, record_id, wrapped from _record_keys where key_id = any($1)',
+  liveCount: "select count(*)::int as n from denuncias where _deleted is null and _id <> ''",
   caller:
     'select u.rol as role, u.activo as active, (select version from _account_sessions where account_id = $1) as sv, (select count(*) from _revoked_tokens where jti = $2) as revoked from usuarios u where u._id = $3 and u._deleted is null',
 } as const
 const CALLER_COLUMNS = ['role', 'active', 'sv', 'revoked'] as const
+/** A page of `columns` over the live rows' index (`_id <> ''` names it, as in the service's plain page). */
+const livePage = (columns: readonly string[]): string => {
+  for (const column of columns) if (!/^[a-z_][a-z0-9_]*$/.test(column)) throw new Error(`not a column: ${column}`)
+  return `select ${columns.map((c) => `"${c}"`).join(', ')} from denuncias where _deleted is null and _id <> '' order by _row limit $1 offset $2`
+}
 /** An absent `activo` is the field's default, true; SQLite stores booleans as 0 and 1. */
 const callerOf = (row: Row): CallerState => ({
   role: String(row['role']),
@@ -103,26 +123,46 @@ function sqliteStore(file: string, writesFile: string): BareStore {
   const dataVersion = db.prepare('pragma data_version').pluck()
   const callers = new Map<string, CallerState | undefined>()
   let seenVersion: unknown
+  const pages = new Map<string, BetterSqlite3.Statement>()
+  const liveCountStatement = prepare(SQL.liveCount)
+  /** The live rows' count while `seenVersion` stands. */
+  let liveCount: number | undefined
+  /** The caller from memory while no other connection committed (the count forgotten with it). */
+  const callerAsItStands = (accountId: string, jti: string): CallerState | undefined => {
+    const version = dataVersion.get()
+    if (version !== seenVersion) {
+      callers.clear()
+      liveCount = undefined
+      seenVersion = version
+    }
+    const key = `${accountId}\n${jti}`
+    let state = callers.get(key)
+    if (state === undefined && !callers.has(key)) {
+      const row = caller.get(accountId, jti, accountId) as Row | undefined
+      callers.set(key, (state = row === undefined ? undefined : callerOf(row)))
+    }
+    return state
+  }
   const consultations = consultationWorker(writesFile)
   return {
     async getOne(id) {
       return getOne.get(id) as Row | undefined
     },
     async getWithCaller(id, accountId, jti) {
-      const version = dataVersion.get()
-      if (version !== seenVersion) {
-        callers.clear()
-        seenVersion = version
-      }
-      const key = `${accountId}\n${jti}`
-      let state = callers.get(key)
-      if (state === undefined && !callers.has(key)) {
-        const row = caller.get(accountId, jti, accountId) as Row | undefined
-        callers.set(key, (state = row === undefined ? undefined : callerOf(row)))
-      }
+      const state = callerAsItStands(accountId, jti)
       if (state === undefined) return {}
       const row = getOne.get(id) as Row | undefined
       return row === undefined ? { caller: state } : { caller: state, row }
+    },
+    async pageWithCaller(columns, limit, offset, accountId, jti) {
+      const state = callerAsItStands(accountId, jti)
+      if (state === undefined) return {}
+      const key = columns.join(',')
+      let statement = pages.get(key)
+      if (statement === undefined) pages.set(key, (statement = prepare(livePage(columns))))
+      const rows = statement.all(limit, offset) as Row[]
+      liveCount ??= (liveCountStatement.get() as { n: number }).n
+      return { caller: state, rows, total: liveCount }
     },
     appendConsultations: consultations.append,
     async page(limit, offset, filter) {
@@ -188,6 +228,15 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
       if (found['_id'] === null) return { caller: state }
       for (const column of CALLER_COLUMNS) delete found[column]
       return { caller: state, row: found }
+    },
+    async pageWithCaller(columns, limit, offset, accountId, jti) {
+      const [[found], rows, [count]] = await Promise.all([
+        run('caller', [accountId, jti, accountId]),
+        pool.query({ name: `page:${columns.join(',')}`, text: livePage(columns), values: [limit, offset] }),
+        run('liveCount', []),
+      ])
+      if (found === undefined) return {}
+      return { caller: callerOf(found), rows: rows.rows as Row[], total: Number(count?.['n']) }
     },
     async appendConsultations(entries) {
       const chained = chain(tail, entries)

@@ -26,7 +26,7 @@ export interface ScenarioReport {
   readonly peerRatio: number
   readonly peerCpuRatio: number
   /**
-   * The same-work stack's GET (scripts/bench/same-work.ts), where it ran (S1): its req/s over the
+   * The same-work stack's request (scripts/bench/same-work.ts), where it ran (S1, S2f): its req/s over the
    * peer's, and the service's req/s over its own; medians of the per-round ratios (NaN: not run).
    */
   readonly sameWork?: { readonly peerRatio: number; readonly ratio: number }
@@ -211,13 +211,19 @@ function printGroups(report: SizeReport, run: RunInfo): void {
  * The same-work stack beside the table: how far a hand-written stack gets against the peer when it
  * owes what the service owes on a read (the bound docs/performance.md sets beside S1's target).
  */
+/** What the same-work stack reads for each scenario it serves (scripts/bench/bare-server.ts). */
+const SAME_WORK: Readonly<Record<string, string>> = {
+  S1: 'the bare GET',
+  S2f: 'the page of the same fields with the metadata a record carries',
+}
+
 function printSameWork(report: SizeReport): void {
   for (const s of report.scenarios) {
     const same = summary(s.rounds.map((r) => r['same']))
     if (same === undefined || s.sameWork === undefined) continue
     const target = peerTargetsOf(report)[s.name]
     console.log(
-      `same-work stack, ${s.name} (the bare GET plus headers, rate limits, account and token checks, a chained consultation entry): ` +
+      `same-work stack, ${s.name} (${SAME_WORK[s.name] ?? 'its request'} plus headers, rate limits, account and token checks, a chained consultation entry): ` +
         `${same.rps.toFixed(0)} req/s, ${same.cpuUs.toFixed(0)} cpu µs, p50/p99 ${same.p50}/${same.p99} ms, ${same.errors} err; ` +
         `/plt ${times(s.sameWork.peerRatio)}${target === undefined ? '' : ` (the service's target: ${target.toFixed(2)}x)`}; ` +
         `service / same-work ${times(s.sameWork.ratio)}`,

@@ -1,13 +1,15 @@
 // The per-request work the service owes on every GET beyond the bare stack's (token, row,
 // decryption), written by hand as leanly as this stack allows: what a GET of the same-work
-// stack adds (`/bare/same/denuncias/:id`, scripts/bench/bare-server.ts). It measures how far a
-// Fastify + better-sqlite3 or `pg` stack gets when it owes what the service owes, the bound
-// docs/performance.md sets beside the S1 target against the peer:
+// stack adds (`/bare/same/denuncias/:id`, and S2f's page `/bare/same/denuncias`,
+// scripts/bench/bare-server.ts). It measures how far a Fastify + better-sqlite3 or `pg` stack
+// gets when it owes what the service owes, the bound docs/performance.md sets beside the S1 and
+// S2f targets against the peer:
 //   - the security headers, the request id and `cache-control: no-store` of every answer;
 //   - two rate limits, per address a minute and per token an hour (D24), with their headers;
 //   - the account and the token checked again on every request (revoked, account disabled,
 //     session version; D20), here from memory while nothing else committed (SQLite's
-//     `pragma data_version`), on PostgreSQL in the same statement as the record;
+//     `pragma data_version`), on PostgreSQL in the same statement as the record (beside the
+//     page and its count, for S2f's page);
 //   - one consultation entry per read of personal data (art. 25), chained by hash (D18) and
 //     appended in batches (at most 1,000 or 1 s), on SQLite from a worker thread.
 // Not measured here, and owed by the service too: field rules and scopes (nothing to hide from
@@ -22,6 +24,18 @@ export const ANSWER_HEADERS: Readonly<Record<string, string>> = {
 }
 
 export const newRequestId = (): string => randomUUID()
+
+/** The metadata a record of the service carries for a reader of every field (API reference 2.3, F4). */
+export const RECORD_META = [
+  '_id',
+  '_created',
+  '_created_by',
+  '_modified',
+  '_modified_by',
+  '_version',
+  '_hash',
+  '_sal',
+] as const
 
 export interface Limited {
   /** Undefined: over the limit (429). Else the headers of the tighter limit. */

@@ -6,8 +6,8 @@ import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import { openBareStore } from '../../../scripts/bench/bare-store.js'
-import type { Consultation } from '../../../scripts/bench/same-work.js'
-import { ESTADOS, seedDenuncias } from '../../../scripts/bench/seed.js'
+import { RECORD_META, type Consultation } from '../../../scripts/bench/same-work.js'
+import { creatableDenuncia, ESTADOS, PLAIN_FIELDS, seedDenuncias } from '../../../scripts/bench/seed.js'
 import { startTestApi } from '../../helpers/api.js'
 import { databaseFor, ON_POSTGRES, urlOf } from '../../helpers/postgres.js'
 
@@ -138,5 +138,32 @@ t.test(
       t.equal(row.hash, expected, `entry ${i + 1}'s hash covers the previous hash and the entry`)
       prev = row.hash
     }
+  },
+)
+
+t.test(
+  `the same-work page on ${ON_POSTGRES ? 'PostgreSQL' : 'SQLite'}: the records the API answers for those fields, the live count as it stands`,
+  async (t) => {
+    const { api, store } = await openOnApi(t, 12)
+    t.teardown(() => store.close())
+    const token = await api.adminToken()
+    const { sub, jti } = claimsOf(token)
+    const columns = [...RECORD_META, ...PLAIN_FIELDS]
+    const asked = `/denuncias?limit=5&offset=3&fields=${PLAIN_FIELDS.join(',')}`
+    const listed = await api.request('GET', asked, { token })
+    const found = await store.pageWithCaller(columns, 5, 3, sub, jti)
+    t.same(found.caller, { role: 'superadmin', active: true, sessionVersion: 0, revoked: false }, 'the live caller')
+    // JSON both ways: the page holds what the service's records hold, key for key and value for value.
+    t.same(JSON.parse(JSON.stringify(found.rows)), listed.body.data.records, "the service's records of the page")
+    t.equal(found.total, 12, 'the live count')
+
+    // Written by the service's connection: counted on the next page (SQLite: its data_version moved).
+    const created = await api.request('POST', '/denuncias', { token, body: creatableDenuncia(99) })
+    t.equal(created.status, 201)
+    t.equal((await store.pageWithCaller(columns, 5, 0, sub, jti)).total, 13, 'a create, counted at once')
+    t.same(await store.pageWithCaller(columns, 5, 0, 'USR-1999-99999', jti), {}, 'no account: 401, nothing returned')
+    t.equal((await api.request('POST', '/auth/logout', { token })).status, 200)
+    t.equal((await store.pageWithCaller(columns, 5, 0, sub, jti)).caller?.revoked, true, 'the revoked token, at once')
+    await t.rejects(store.pageWithCaller(['_id; drop table denuncias'], 1, 0, sub, jti), /not a column/)
   },
 )
