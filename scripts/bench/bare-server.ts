@@ -17,7 +17,7 @@ import fastifyJwt from '@fastify/jwt'
 import bcrypt from 'bcryptjs'
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
 import { keyIdOf } from '../../src/db/crypto.js'
-import { openBareStore, type CallerState, type Row } from './bare-store.js'
+import { isColumnName, openBareStore, type CallerState, type Row } from './bare-store.js'
 import { ANSWER_HEADERS, createConsultationLog, createRateLimits, newRequestId, RECORD_META } from './same-work.js'
 
 const env = (name: string): string => {
@@ -182,7 +182,9 @@ app.get<{ Querystring: Record<string, string> }>('/bare/same/denuncias', async (
   const fields = String(request.query['fields'] ?? '')
     .split(',')
     .filter((f) => f !== '')
-  if (fields.some((f) => !/^[a-z][a-z0-9_]*$/.test(f))) return reply.code(400).send({ success: false })
+  // As the service bounds a page (limit 1 to 100); a name that is no column of the table is SQLite's to refuse.
+  const pageAsked = Number.isInteger(limit) && limit >= 1 && limit <= 100 && Number.isInteger(offset) && offset >= 0
+  if (!pageAsked || !fields.every(isColumnName)) return reply.code(400).send({ success: false })
   const { caller, rows, total } = await store.pageWithCaller(
     [...RECORD_META, ...fields],
     limit,

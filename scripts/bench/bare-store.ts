@@ -4,6 +4,7 @@
 // DATABASE_POOL_SIZE, named prepared statements, inserts into their own table); and for the
 // same-work GET (scripts/bench/same-work.ts) the caller's account and token as they stand and
 // the consultation log's appends. Nothing else.
+import { createHash } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
 import BetterSqlite3 from 'better-sqlite3'
 import pg from 'pg'
@@ -75,14 +76,21 @@ const SQL = {
     'insert into bare_denuncias (_id, data, denunciante_dni, denunciante_telefono, denunciante_domicilio) values ($1, $2, $3, $4, $5)',
   account: 'select _id, password from usuarios where username = $1 and _deleted is null',
   recordKeys: 'select key_id, module, record_id, wrapped from _record_keys where key_id = any($1)',
+  // As `count`, through the live rows' index the same-work page walks.
   liveCount: "select count(*)::int as n from denuncias where _deleted is null and _id <> ''",
   caller:
     'select u.rol as role, u.activo as active, (select version from _account_sessions where account_id = $1) as sv, (select count(*) from _revoked_tokens where jti = $2) as revoked from usuarios u where u._id = $3 and u._deleted is null',
 } as const
 const CALLER_COLUMNS = ['role', 'active', 'sv', 'revoked'] as const
+const pageName = (columns: readonly string[]): string =>
+  createHash('sha256').update(columns.join(',')).digest('hex').slice(0, 16)
+/** What a column of the bench's queries may be called: nothing SQL could read otherwise. */
+export const isColumnName = (name: string): boolean => /^[a-z_][a-z0-9_]*$/.test(name)
+/** Column lists whose page statement a store keeps (S2f asks one). */
+const PAGE_SHAPES = 8
 /** A page of `columns` over the live rows' index (`_id <> ''` names it, as in the service's plain page). */
 const livePage = (columns: readonly string[]): string => {
-  for (const column of columns) if (!/^[a-z_][a-z0-9_]*$/.test(column)) throw new Error(`not a column: ${column}`)
+  for (const column of columns) if (!isColumnName(column)) throw new Error(`not a column: ${column}`)
   return `select ${columns.map((c) => `"${c}"`).join(', ')} from denuncias where _deleted is null and _id <> '' order by _row limit $1 offset $2`
 }
 /** An absent `activo` is the field's default, true; SQLite stores booleans as 0 and 1. */
@@ -159,7 +167,10 @@ function sqliteStore(file: string, writesFile: string): BareStore {
       if (state === undefined) return {}
       const key = columns.join(',')
       let statement = pages.get(key)
-      if (statement === undefined) pages.set(key, (statement = prepare(livePage(columns))))
+      if (statement === undefined) {
+        if (pages.size >= PAGE_SHAPES) pages.clear()
+        pages.set(key, (statement = prepare(livePage(columns))))
+      }
       const rows = statement.all(limit, offset) as Row[]
       liveCount ??= (liveCountStatement.get() as { n: number }).n
       return { caller: state, rows, total: liveCount }
@@ -232,11 +243,15 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
     async pageWithCaller(columns, limit, offset, accountId, jti) {
       const [[found], rows, [count]] = await Promise.all([
         run('caller', [accountId, jti, accountId]),
-        pool.query({ name: `page:${columns.join(',')}`, text: livePage(columns), values: [limit, offset] }),
+        // PostgreSQL reads a statement's name up to 63 bytes: the list's hash keeps two lists apart.
+        pool.query({ name: `page:${pageName(columns)}`, text: livePage(columns), values: [limit, offset] }),
         run('liveCount', []),
       ])
       if (found === undefined) return {}
-      return { caller: callerOf(found), rows: rows.rows as Row[], total: Number(count?.['n']) }
+      // `_version` is a bigint, which pg hands over as text: a number, as the service answers it.
+      const page = rows.rows as Row[]
+      for (const row of page) if (row['_version'] !== undefined) row['_version'] = Number(row['_version'])
+      return { caller: callerOf(found), rows: page, total: Number(count?.['n']) }
     },
     async appendConsultations(entries) {
       const chained = chain(tail, entries)

@@ -207,16 +207,16 @@ function printGroups(report: SizeReport, run: RunInfo): void {
     )
 }
 
-/**
- * The same-work stack beside the table: how far a hand-written stack gets against the peer when it
- * owes what the service owes on a read (the bound docs/performance.md sets beside S1's target).
- */
 /** What the same-work stack reads for each scenario it serves (scripts/bench/bare-server.ts). */
 const SAME_WORK: Readonly<Record<string, string>> = {
   S1: 'the bare GET',
   S2f: 'the page of the same fields with the metadata a record carries',
 }
 
+/**
+ * The same-work stack beside the table: how far a hand-written stack gets against the peer when it
+ * owes what the service owes on a read (the bound docs/performance.md sets beside S1's and S2f's targets).
+ */
 function printSameWork(report: SizeReport): void {
   for (const s of report.scenarios) {
     const same = summary(s.rounds.map((r) => r['same']))

@@ -15,6 +15,7 @@
 // Not measured here, and owed by the service too: field rules and scopes (nothing to hide from
 // superadmin), the X-Motivo and NUL checks, the answer's schema. Speed is never asserted.
 import { createHash, randomUUID } from 'node:crypto'
+import { META } from '../../src/compile/metadata.js'
 import { helmetHeaders } from '../../src/http/security-headers.js'
 
 /** The headers every answer of the service carries, the rate limits' apart. */
@@ -25,17 +26,11 @@ export const ANSWER_HEADERS: Readonly<Record<string, string>> = {
 
 export const newRequestId = (): string => randomUUID()
 
-/** The metadata a record of the service carries for a reader of every field (API reference 2.3, F4). */
-export const RECORD_META = [
-  '_id',
-  '_created',
-  '_created_by',
-  '_modified',
-  '_modified_by',
-  '_version',
-  '_hash',
-  '_sal',
-] as const
+/**
+ * The metadata a record of the service carries for a reader of every field (API reference 2.3,
+ * F4): all of it but `_deleted`, which a live record has none of.
+ */
+export const RECORD_META: readonly string[] = Object.values(META).filter((name) => name !== META.deleted)
 
 export interface Limited {
   /** Undefined: over the limit (429). Else the headers of the tighter limit. */

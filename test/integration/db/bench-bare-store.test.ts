@@ -154,7 +154,7 @@ t.test(
     const found = await store.pageWithCaller(columns, 5, 3, sub, jti)
     t.same(found.caller, { role: 'superadmin', active: true, sessionVersion: 0, revoked: false }, 'the live caller')
     // JSON both ways: the page holds what the service's records hold, key for key and value for value.
-    t.same(JSON.parse(JSON.stringify(found.rows)), listed.body.data.records, "the service's records of the page")
+    t.strictSame(JSON.parse(JSON.stringify(found.rows)), listed.body.data.records, "the service's records of the page")
     t.equal(found.total, 12, 'the live count')
 
     // Written by the service's connection: counted on the next page (SQLite: its data_version moved).
