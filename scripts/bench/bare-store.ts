@@ -82,8 +82,8 @@ const SQL = {
     'select u.rol as role, u.activo as active, (select version from _account_sessions where account_id = $1) as sv, (select count(*) from _revoked_tokens where jti = $2) as revoked from usuarios u where u._id = $3 and u._deleted is null',
 } as const
 const CALLER_COLUMNS = ['role', 'active', 'sv', 'revoked'] as const
-const pageName = (columns: readonly string[]): string =>
-  createHash('sha256').update(columns.join(',')).digest('hex').slice(0, 16)
+/** A statement name for a column list (its `join(',')`). */
+const pageName = (list: string): string => createHash('sha256').update(list).digest('hex').slice(0, 16)
 /** What a column of the bench's queries may be called: nothing SQL could read otherwise. */
 export const isColumnName = (name: string): boolean => /^[a-z_][a-z0-9_]*$/.test(name)
 /** Column lists whose page statement a store keeps (S2f asks one). */
@@ -223,6 +223,8 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
   await pool.query(CONSULTATIONS_TABLE('bigserial primary key'))
   // One process writes the bench's consultation log: the chain's tail is kept here.
   let tail = ''
+  /** The same-work page's statement per column list, named and written once. */
+  const pages = new Map<string, { readonly name: string; readonly text: string }>()
   const withCaller = `select c.*, d.* from (${SQL.caller}) c left join denuncias d on d._id = $4 and d._deleted is null`
   const run = async (name: keyof typeof SQL, values: readonly unknown[]): Promise<Row[]> =>
     (await pool.query({ name, text: SQL[name], values: [...values] })).rows as Row[]
@@ -241,10 +243,16 @@ async function postgresStore(url: string, poolSize: number): Promise<BareStore> 
       return { caller: state, row: found }
     },
     async pageWithCaller(columns, limit, offset, accountId, jti) {
+      const key = columns.join(',')
+      let statement = pages.get(key)
+      if (statement === undefined) {
+        if (pages.size >= PAGE_SHAPES) pages.clear()
+        // PostgreSQL reads a statement's name up to 63 bytes: the list's hash keeps two lists apart.
+        pages.set(key, (statement = { name: `page:${pageName(key)}`, text: livePage(columns) }))
+      }
       const [[found], rows, [count]] = await Promise.all([
         run('caller', [accountId, jti, accountId]),
-        // PostgreSQL reads a statement's name up to 63 bytes: the list's hash keeps two lists apart.
-        pool.query({ name: `page:${pageName(columns)}`, text: livePage(columns), values: [limit, offset] }),
+        pool.query({ ...statement, values: [limit, offset] }),
         run('liveCount', []),
       ])
       if (found === undefined) return {}

@@ -68,7 +68,10 @@ export function builtValidator(url: URL = builtUrl()): ValidateFunction | undefi
     : undefined
 }
 
+/** The schema compiled here, as a start without the built validator does. */
+export const compiledValidator = (): ValidateFunction => shapeAjv().compile(schema)
+
 let validator: ValidateFunction | undefined
 
 /** The validator: the build's, else compiled on first use (a start that reuses its validation never asks). */
-export const shapeValidator = (): ValidateFunction => (validator ??= builtValidator() ?? shapeAjv().compile(schema))
+export const shapeValidator = (): ValidateFunction => (validator ??= builtValidator() ?? compiledValidator())

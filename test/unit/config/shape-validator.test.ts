@@ -4,12 +4,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { Ajv } from 'ajv'
-import addFormatsPlugin from 'ajv-formats'
 import t from 'tap'
 import { parse } from 'yaml'
-import schema from '../../../schema/modules.schema.json' with { type: 'json' }
-import { builtValidator, shapeValidatorSource } from '../../../src/config/shape-validator.js'
+import { builtValidator, compiledValidator, shapeValidatorSource } from '../../../src/config/shape-validator.js'
 
 // Inside the checkout, so that the built code's require('ajv/...') resolves from node_modules.
 const dir = join(import.meta.dirname, '..', '..', '..', 'test-artifacts', 'shape-validator')
@@ -20,16 +17,10 @@ const file = (name: string, text: string) => {
   return pathToFileURL(path)
 }
 
-const compiledHere = () => {
-  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, validateSchema: false })
-  ;(addFormatsPlugin as unknown as (ajv: Ajv) => Ajv)(ajv)
-  return ajv.compile(schema)
-}
-
 t.test('the built validator answers as the compiled schema does, errors included', async (t) => {
   const built = builtValidator(file('built', shapeValidatorSource()))
   if (built === undefined) throw new Error('the built validator was not taken')
-  const here = compiledHere()
+  const here = compiledValidator()
   const shipped = parse(await import('node:fs/promises').then((fs) => fs.readFile('modules.yaml', 'utf8'))) as Record<
     string,
     unknown
